@@ -1,0 +1,1 @@
+"""The editor application: main window, actions, documents, undo commands and the CLI."""

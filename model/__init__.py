@@ -1,0 +1,1 @@
+"""Boscage's model: pure Python and numpy. Never imports Qt, OpenGL or pyqtgraph."""

@@ -1,0 +1,1 @@
+"""File formats: one module per format, each with read, write and one FormatError."""

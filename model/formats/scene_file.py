@@ -1,0 +1,187 @@
+"""`.boscage` scene: a TOML manifest plus binary side files beside it.
+
+Side files are written first and the manifest last, each atomically, so an interrupted
+save leaves the previous manifest pointing at a consistent set or at the new one.
+"""
+
+from __future__ import annotations
+
+import tomllib
+import zlib
+from pathlib import Path
+
+import numpy as np
+import tomli_w
+
+from model.atomic import atomic_write, atomic_write_text
+from model.errors import FormatError
+from model.scene import Scene
+from model.terrain import Terrain, TerrainLayer
+
+FORMAT = "boscage-scene"
+VERSION = 1
+MAX_CELLS = 16384 * 16384
+MAX_LAYERS = 256
+NAME_FILTER = "Boscage scenes (*.boscage)"
+
+
+def side_path(manifest: Path, suffix: str) -> Path:
+    return manifest.with_name(manifest.stem + suffix)
+
+
+def _color_hex(color: tuple[int, int, int]) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*color)
+
+
+def _parse_color(path: Path, where: str, text: object) -> tuple[int, int, int]:
+    if not (isinstance(text, str) and len(text) == 7 and text.startswith("#")):
+        raise FormatError(path, where, f"colour must be '#rrggbb', got {text!r}")
+    try:
+        return (int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16))
+    except ValueError:
+        raise FormatError(path, where, f"colour must be '#rrggbb', got {text!r}") from None
+
+
+def scene_manifest(scene: Scene, manifest: Path) -> tuple[dict, dict[Path, bytes]]:
+    """The manifest document and side-file bytes for `scene` saved at `manifest`."""
+    t = scene.terrain
+    heights = np.ascontiguousarray(t.heights, dtype="<f4").tobytes()
+    files: dict[Path, bytes] = {side_path(manifest, ".heights.bin"): heights}
+    doc: dict = {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": scene.name,
+        "terrain": {
+            "columns": t.columns,
+            "rows": t.rows,
+            "spacing": float(t.spacing),
+            "origin": [float(t.origin[0]), float(t.origin[1])],
+            "heights": side_path(manifest, ".heights.bin").name,
+            "heights_crc32": f"{zlib.crc32(heights):08x}",
+        },
+        "layers": [{"name": layer.name, "color": _color_hex(layer.color)} for layer in t.layers],
+    }
+    if t.layers:
+        weights = b"".join(np.ascontiguousarray(layer.weights, np.uint8).tobytes()
+                           for layer in t.layers)
+        files[side_path(manifest, ".layers.bin")] = weights
+        doc["terrain"]["layers"] = side_path(manifest, ".layers.bin").name
+        doc["terrain"]["layers_crc32"] = f"{zlib.crc32(weights):08x}"
+    return doc, files
+
+
+# Subsystems that store a section beside the scene register (save, load) hooks here.
+SECTION_WRITERS: dict[str, object] = {}
+SECTION_READERS: dict[str, object] = {}
+
+
+def save_scene(scene: Scene, path: str | Path) -> None:
+    """Write the scene atomically: side files first, the manifest last."""
+    manifest = Path(path)
+    doc, files = scene_manifest(scene, manifest)
+    for key, writer in SECTION_WRITERS.items():
+        section = writer(scene, manifest, files)  # type: ignore[operator]
+        if section is not None:
+            doc[key] = section
+    for file, data in files.items():
+        atomic_write(file, data)
+    atomic_write_text(manifest, tomli_w.dumps(doc))
+    scene.path = manifest
+
+
+def _require(path: Path, table: dict, key: str, kind: type | tuple, where: str):
+    if key not in table:
+        raise FormatError(path, where, f"missing key '{key}'")
+    value = table[key]
+    if isinstance(value, bool) or not isinstance(value, kind):
+        raise FormatError(path, f"{where}.{key}" if where else key,
+                          f"expected {getattr(kind, '__name__', kind)}, got {value!r}")
+    return value
+
+
+def _read_side(manifest: Path, name: str, expected_size: int, crc_text: object,
+               what: str) -> bytes:
+    if "/" in name or "\\" in name or name in ("", ".", ".."):
+        raise FormatError(manifest, what, f"side file name {name!r} must be a plain file name")
+    side = manifest.with_name(name)
+    try:
+        actual = side.stat().st_size
+    except FileNotFoundError:
+        raise FormatError(side, None, f"missing {what} side file (named in {manifest.name})") from None
+    if actual != expected_size:
+        raise FormatError(side, None, f"{what} file holds {actual} bytes, expected {expected_size}")
+    data = side.read_bytes()
+    if isinstance(crc_text, str):
+        if f"{zlib.crc32(data):08x}" != crc_text.lower():
+            raise FormatError(side, None, f"{what} checksum mismatch (file damaged)")
+    return data
+
+
+def load_scene(path: str | Path) -> Scene:
+    """Read a scene; any problem raises one FormatError naming the file and the place."""
+    manifest = Path(path)
+    try:
+        text = manifest.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise FormatError(manifest, None, "file not found") from None
+    except UnicodeDecodeError as e:
+        raise FormatError(manifest, e.start, "not a text file (invalid UTF-8)") from None
+    except OSError as e:
+        raise FormatError(manifest, None, e.strerror or str(e)) from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise FormatError(manifest, f"line {getattr(e, 'lineno', '?')}", f"bad TOML: {e}") from None
+    if doc.get("format") != FORMAT:
+        raise FormatError(manifest, "format", f"not a Boscage scene (format = {doc.get('format')!r})")
+    version = doc.get("version")
+    if version != VERSION:
+        raise FormatError(manifest, "version", f"unsupported scene version {version!r} "
+                          f"(this build reads version {VERSION})")
+    name = doc.get("name", manifest.stem)
+    if not isinstance(name, str):
+        raise FormatError(manifest, "name", "must be a string")
+    terrain_doc = _require(manifest, doc, "terrain", dict, "")
+    cols = _require(manifest, terrain_doc, "columns", int, "terrain")
+    rows = _require(manifest, terrain_doc, "rows", int, "terrain")
+    if cols < 2 or rows < 2 or cols * rows > MAX_CELLS:
+        raise FormatError(manifest, "terrain", f"impossible grid size {cols} x {rows}")
+    spacing = _require(manifest, terrain_doc, "spacing", (int, float), "terrain")
+    if not spacing > 0:
+        raise FormatError(manifest, "terrain.spacing", f"must be positive, got {spacing}")
+    origin = terrain_doc.get("origin", [0.0, 0.0])
+    if (not isinstance(origin, list) or len(origin) != 2
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in origin)):
+        raise FormatError(manifest, "terrain.origin", "must be [x, z]")
+    heights_name = _require(manifest, terrain_doc, "heights", str, "terrain")
+    raw = _read_side(manifest, heights_name, rows * cols * 4, terrain_doc.get("heights_crc32"),
+                     "heights")
+    heights = np.frombuffer(raw, dtype="<f4").reshape(rows, cols).astype(np.float32)
+    if not np.isfinite(heights).all():
+        raise FormatError(manifest.with_name(heights_name), None, "heights contain NaN or infinity")
+
+    layers_doc = doc.get("layers", [])
+    if not isinstance(layers_doc, list) or len(layers_doc) > MAX_LAYERS:
+        raise FormatError(manifest, "layers", "must be a list of at most 256 layers")
+    layers: list[TerrainLayer] = []
+    if layers_doc:
+        layers_name = _require(manifest, terrain_doc, "layers", str, "terrain")
+        raw = _read_side(manifest, layers_name, len(layers_doc) * rows * cols,
+                         terrain_doc.get("layers_crc32"), "layer weights")
+        weights = np.frombuffer(raw, np.uint8).reshape(len(layers_doc), rows, cols)
+        seen: set[str] = set()
+        for i, entry in enumerate(layers_doc):
+            where = f"layers[{i}]"
+            if not isinstance(entry, dict):
+                raise FormatError(manifest, where, "must be a table")
+            lname = _require(manifest, entry, "name", str, where)
+            if lname in seen:
+                raise FormatError(manifest, f"{where}.name", f"duplicate layer name {lname!r}")
+            seen.add(lname)
+            color = _parse_color(manifest, f"{where}.color", entry.get("color", "#808080"))
+            layers.append(TerrainLayer(lname, color, weights[i].copy()))
+    terrain = Terrain(heights, float(spacing), (float(origin[0]), float(origin[1])), layers)
+    scene = Scene(terrain=terrain, name=name, path=manifest)
+    for key, reader in SECTION_READERS.items():
+        reader(scene, manifest, doc.get(key))  # type: ignore[operator]
+    return scene

@@ -1,0 +1,1 @@
+"""OpenGL 3.3 core: shaders, GPU buffers, terrain and foliage renderers, picking."""
