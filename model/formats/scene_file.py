@@ -1,11 +1,14 @@
 """`.boscage` scene: a TOML manifest plus binary side files beside it.
 
-Side files are written first and the manifest last, each atomically, so an interrupted
-save leaves the previous manifest pointing at a consistent set or at the new one.
+Side files carry a checksum of their bytes in their name and are written first, the manifest
+last, each atomically; stale side files are removed only once the new manifest is in place.
+So an interrupted save leaves the previous manifest with every side file it names, and saving
+an unchanged scene rewrites the same names with the same bytes.
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 import zlib
 from pathlib import Path
@@ -29,6 +32,23 @@ def side_path(manifest: Path, suffix: str) -> Path:
     return manifest.with_name(manifest.stem + suffix)
 
 
+def _crc(data: bytes) -> str:
+    return f"{zlib.crc32(data):08x}"
+
+
+def versioned_side_path(manifest: Path, kind: str, data: bytes) -> Path:
+    """`<stem>.<kind>.<crc32>.bin`: new content gets a new name, so the old file survives."""
+    return side_path(manifest, f".{kind}.{_crc(data)}.bin")
+
+
+def _stale_side_files(manifest: Path, kinds: tuple[str, ...], keep: set[Path]) -> list[Path]:
+    pattern = re.compile(re.escape(manifest.stem) + r"\.(" + "|".join(kinds) + r")\.[0-9a-f]{8}\.bin")
+    if not manifest.parent.is_dir():
+        return []
+    return [p for p in manifest.parent.iterdir()
+            if pattern.fullmatch(p.name) and p not in keep and p.is_file()]
+
+
 def _color_hex(color: tuple[int, int, int]) -> str:
     return "#{:02x}{:02x}{:02x}".format(*color)
 
@@ -46,7 +66,8 @@ def scene_manifest(scene: Scene, manifest: Path) -> tuple[dict, dict[Path, bytes
     """The manifest document and side-file bytes for `scene` saved at `manifest`."""
     t = scene.terrain
     heights = np.ascontiguousarray(t.heights, dtype="<f4").tobytes()
-    files: dict[Path, bytes] = {side_path(manifest, ".heights.bin"): heights}
+    heights_path = versioned_side_path(manifest, "heights", heights)
+    files: dict[Path, bytes] = {heights_path: heights}
     doc: dict = {
         "format": FORMAT,
         "version": VERSION,
@@ -56,17 +77,18 @@ def scene_manifest(scene: Scene, manifest: Path) -> tuple[dict, dict[Path, bytes
             "rows": t.rows,
             "spacing": float(t.spacing),
             "origin": [float(t.origin[0]), float(t.origin[1])],
-            "heights": side_path(manifest, ".heights.bin").name,
-            "heights_crc32": f"{zlib.crc32(heights):08x}",
+            "heights": heights_path.name,
+            "heights_crc32": _crc(heights),
         },
         "layers": [{"name": layer.name, "color": _color_hex(layer.color)} for layer in t.layers],
     }
     if t.layers:
         weights = b"".join(np.ascontiguousarray(layer.weights, np.uint8).tobytes()
                            for layer in t.layers)
-        files[side_path(manifest, ".layers.bin")] = weights
-        doc["terrain"]["layers"] = side_path(manifest, ".layers.bin").name
-        doc["terrain"]["layers_crc32"] = f"{zlib.crc32(weights):08x}"
+        layers_path = versioned_side_path(manifest, "layers", weights)
+        files[layers_path] = weights
+        doc["terrain"]["layers"] = layers_path.name
+        doc["terrain"]["layers_crc32"] = _crc(weights)
     return doc, files
 
 
@@ -76,7 +98,7 @@ SECTION_READERS: dict[str, object] = {}
 
 
 def save_scene(scene: Scene, path: str | Path) -> None:
-    """Write the scene atomically: side files first, the manifest last."""
+    """Write the scene atomically: side files first, the manifest last, then drop stale side files."""
     manifest = Path(path)
     doc, files = scene_manifest(scene, manifest)
     for key, writer in SECTION_WRITERS.items():
@@ -86,6 +108,11 @@ def save_scene(scene: Scene, path: str | Path) -> None:
     for file, data in files.items():
         atomic_write(file, data)
     atomic_write_text(manifest, tomli_w.dumps(doc))
+    for stale in _stale_side_files(manifest, ("heights", "layers"), set(files)):
+        try:
+            stale.unlink()
+        except OSError:  # a leftover file is harmless; the manifest no longer names it
+            pass
     scene.path = manifest
 
 

@@ -1,0 +1,103 @@
+"""`boscage scene info SCENE [--json]` and `boscage scene new-demo OUT`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from app.cli import add_json_flag, emit
+from model.scene import Scene
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("scene", help="inspect and create scenes")
+    scene_sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    info = scene_sub.add_parser("info", help="size, spacing, layers with coverage, foliage counts")
+    info.add_argument("scene", type=Path, metavar="SCENE", help="a .boscage file")
+    add_json_flag(info)
+    info.set_defaults(func=run_info)
+
+    demo = scene_sub.add_parser("new-demo", help="write the procedural demo scene to OUT")
+    demo.add_argument("out", type=Path, metavar="OUT", help="the .boscage file to write")
+    add_json_flag(demo)
+    demo.set_defaults(func=run_new_demo)
+
+
+def foliage_counts(scene: Scene) -> dict[str, int]:
+    """Instances per foliage type, from the scene's foliage section when one is attached."""
+    section = scene.sections.get("foliage")
+    if section is None:
+        return {}
+    counts = getattr(section, "counts", None)
+    if callable(counts):
+        return {str(k): int(v) for k, v in dict(counts()).items()}
+    return {"(all)": int(len(section))} if hasattr(section, "__len__") else {}
+
+
+def scene_summary(scene: Scene) -> dict:
+    """The facts `scene info` reports, as one JSON-ready document."""
+    t = scene.terrain
+    cells = t.rows * t.columns
+    lo, hi = t.height_range()
+    foliage = foliage_counts(scene)
+    return {
+        "path": str(scene.path) if scene.path else None,
+        "name": scene.name,
+        "columns": t.columns,
+        "rows": t.rows,
+        "spacing": t.spacing,
+        "origin": list(t.origin),
+        "size_m": list(t.size),
+        "height_range": [lo, hi],
+        "layers": [
+            {
+                "name": layer.name,
+                "color": "#{:02x}{:02x}{:02x}".format(*layer.color),
+                # painted: share of samples with any weight; coverage: mean weight 0..1
+                "painted": round(float(np.count_nonzero(layer.weights)) / cells, 6),
+                "coverage": round(float(layer.weights.mean(dtype=np.float64)) / 255.0, 6),
+            }
+            for layer in t.layers
+        ],
+        "foliage": {"types": len(foliage), "instances": sum(foliage.values()), "by_type": foliage},
+    }
+
+
+def _human(doc: dict) -> str:
+    sx, sz = doc["size_m"]
+    lines = [
+        f"{doc['name']}  ({doc['path']})",
+        f"  terrain   {doc['columns']} x {doc['rows']} samples, spacing {doc['spacing']:g} m, "
+        f"{sx:g} x {sz:g} m, origin ({doc['origin'][0]:g}, {doc['origin'][1]:g})",
+        f"  heights   {doc['height_range'][0]:.2f} .. {doc['height_range'][1]:.2f} m",
+        f"  layers    {len(doc['layers'])}",
+    ]
+    for layer in doc["layers"]:
+        lines.append(f"    {layer['name']:<16} {layer['color']}  painted {layer['painted'] * 100:5.1f} %"
+                     f"  coverage {layer['coverage'] * 100:5.1f} %")
+    fol = doc["foliage"]
+    lines.append(f"  foliage   {fol['instances']} instances of {fol['types']} types")
+    for name, count in fol["by_type"].items():
+        lines.append(f"    {name:<16} {count}")
+    return "\n".join(lines)
+
+
+def run_info(args: argparse.Namespace) -> int:
+    from model.formats.scene_file import load_scene
+
+    doc = scene_summary(load_scene(args.scene))
+    emit(args, lambda: _human(doc), doc)
+    return 0
+
+
+def run_new_demo(args: argparse.Namespace) -> int:
+    from model.demo import build_demo_scene
+    from model.formats.scene_file import save_scene
+
+    scene = build_demo_scene()
+    save_scene(scene, args.out)
+    emit(args, f"wrote {args.out}", {"path": str(args.out), "name": scene.name})
+    return 0

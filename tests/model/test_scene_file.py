@@ -1,0 +1,275 @@
+"""Scene files: bit-exact round trips, stable bytes, atomic saves, one clear error per bad file."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tomli_w
+
+from model import atomic
+from model.errors import FormatError
+from model.formats import scene_file
+from model.formats.scene_file import load_scene, save_scene
+from model.scene import Scene
+from model.terrain import Terrain
+
+
+def make_scene(seed: int = 1, rows: int = 17, cols: int = 23) -> Scene:
+    rng = np.random.default_rng(seed)
+    heights = rng.normal(10.0, 30.0, (rows, cols)).astype(np.float32)
+    heights[0, 0] = np.float32(1e-38)  # a denormal-ish value survives too
+    terrain = Terrain(heights, spacing=1.5, origin=(-12.25, 7.5))
+    terrain.add_layer("grass", (10, 200, 30), rng.integers(0, 256, (rows, cols), dtype=np.uint8))
+    terrain.add_layer("rock", (128, 128, 128), rng.integers(0, 256, (rows, cols), dtype=np.uint8))
+    return Scene(terrain=terrain, name="Round trip")
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_save_then_load_reproduces_everything_bit_for_bit(tmp_path: Path) -> None:
+    scene = make_scene()
+    path = tmp_path / "a.boscage"
+    save_scene(scene, path)
+    back = load_scene(path)
+    assert back.name == "Round trip"
+    assert back.path == path
+    assert back.terrain.heights.dtype == np.float32
+    assert back.terrain.heights.tobytes() == scene.terrain.heights.tobytes()
+    assert back.terrain.spacing == 1.5 and back.terrain.origin == (-12.25, 7.5)
+    assert [(la.name, la.color) for la in back.terrain.layers] == [
+        ("grass", (10, 200, 30)), ("rock", (128, 128, 128))]
+    for a, b in zip(back.terrain.layers, scene.terrain.layers, strict=True):
+        assert a.weights.dtype == np.uint8
+        assert np.array_equal(a.weights, b.weights)
+
+
+def test_loaded_arrays_are_writable_copies(tmp_path: Path) -> None:
+    save_scene(make_scene(), tmp_path / "a.boscage")
+    back = load_scene(tmp_path / "a.boscage")
+    back.terrain.heights[0, 0] = 5.0
+    back.terrain.layers[0].weights[0, 0] = 3
+    assert back.terrain.heights[0, 0] == 5.0
+
+
+def test_saving_an_unchanged_scene_writes_identical_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "s.boscage"
+    save_scene(make_scene(), path)
+    first = files_of(tmp_path)
+    save_scene(load_scene(path), path)
+    assert files_of(tmp_path) == first
+
+
+def test_the_manifest_is_readable_toml(tmp_path: Path) -> None:
+    save_scene(make_scene(), tmp_path / "s.boscage")
+    doc = tomllib.loads((tmp_path / "s.boscage").read_text())
+    assert doc["format"] == "boscage-scene" and doc["version"] == 1
+    assert doc["terrain"]["columns"] == 23 and doc["terrain"]["rows"] == 17
+    assert [la["name"] for la in doc["layers"]] == ["grass", "rock"]
+
+
+def test_an_edit_replaces_side_files_and_leaves_no_stale_ones(tmp_path: Path) -> None:
+    path = tmp_path / "s.boscage"
+    scene = make_scene()
+    save_scene(scene, path)
+    scene.terrain.heights[3, 4] += 1.0
+    save_scene(scene, path)
+    names = sorted(files_of(tmp_path))
+    assert len(names) == 3 and names[0] == "s.boscage"
+    assert load_scene(path).terrain.heights[3, 4] == scene.terrain.heights[3, 4]
+
+
+def test_a_scene_without_layers_round_trips(tmp_path: Path) -> None:
+    scene = Scene(Terrain(np.arange(12, dtype=np.float32).reshape(3, 4)), name="bare")
+    save_scene(scene, tmp_path / "b.boscage")
+    back = load_scene(tmp_path / "b.boscage")
+    assert back.terrain.layers == [] and np.array_equal(back.terrain.heights, scene.terrain.heights)
+
+
+# ---- interrupted writes -------------------------------------------------------------------
+
+def test_atomic_write_failing_mid_write_keeps_the_old_file(tmp_path: Path) -> None:
+    target = tmp_path / "f.bin"
+    target.write_bytes(b"old contents")
+
+    def half_then_fail(f) -> None:
+        f.write(b"new con")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        atomic.atomic_write(target, half_then_fail)
+    assert target.read_bytes() == b"old contents"
+    assert [p.name for p in tmp_path.iterdir()] == ["f.bin"]  # no temp file left behind
+
+
+@pytest.mark.parametrize("fail_at", [1, 2, 3])
+def test_a_save_interrupted_at_any_file_leaves_the_previous_scene_loadable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail_at: int) -> None:
+    path = tmp_path / "s.boscage"
+    old = make_scene(seed=1)
+    save_scene(old, path)
+    new = make_scene(seed=2)
+    real_replace = os.replace
+    calls = {"n": 0}
+
+    def failing_replace(src, dst):
+        calls["n"] += 1
+        if calls["n"] == fail_at:  # 1: heights, 2: layers, 3: manifest
+            raise OSError("power cut")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(atomic.os, "replace", failing_replace)
+    with pytest.raises(OSError, match="power cut"):
+        save_scene(new, path)
+    monkeypatch.undo()
+    back = load_scene(path)
+    assert back.terrain.heights.tobytes() == old.terrain.heights.tobytes()
+    assert np.array_equal(back.terrain.layers[1].weights, old.terrain.layers[1].weights)
+    assert not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())
+
+
+# ---- bad files ----------------------------------------------------------------------------
+
+def saved(tmp_path: Path) -> tuple[Path, dict]:
+    path = tmp_path / "bad.boscage"
+    save_scene(make_scene(), path)
+    return path, tomllib.loads(path.read_text())
+
+
+def rewrite(path: Path, doc: dict) -> None:
+    path.write_text(tomli_w.dumps(doc))
+
+
+def side(path: Path, doc: dict, key: str) -> Path:
+    return path.with_name(doc["terrain"][key])
+
+
+def corrupt_truncated_heights(path, doc):
+    f = side(path, doc, "heights")
+    f.write_bytes(f.read_bytes()[:-10])
+    return f, "bytes"
+
+
+def corrupt_truncated_manifest(path, doc):
+    path.write_bytes(path.read_bytes()[:40])
+    return path, "TOML"
+
+
+def corrupt_wrong_size(path, doc):
+    doc["terrain"]["columns"] += 1
+    rewrite(path, doc)
+    return side(path, doc, "heights"), "expected"
+
+
+def corrupt_unknown_version(path, doc):
+    doc["version"] = 99
+    rewrite(path, doc)
+    return path, "version"
+
+
+def corrupt_missing_side_file(path, doc):
+    f = side(path, doc, "layers")
+    f.unlink()
+    return f, "missing"
+
+
+def corrupt_checksum(path, doc):
+    f = side(path, doc, "heights")
+    data = bytearray(f.read_bytes())
+    data[100] ^= 0xFF
+    f.write_bytes(bytes(data))
+    return f, "checksum"
+
+
+def corrupt_escaping_side_name(path, doc):
+    doc["terrain"]["heights"] = "../elsewhere.bin"
+    rewrite(path, doc)
+    return path, "plain file name"
+
+
+def corrupt_not_a_scene(path, doc):
+    path.write_text('format = "something-else"\n')
+    return path, "not a Boscage scene"
+
+
+def corrupt_binary_garbage(path, doc):
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    return path, "UTF-8"
+
+
+def corrupt_huge_grid(path, doc):
+    doc["terrain"]["columns"] = 10 ** 9
+    doc["terrain"]["rows"] = 10 ** 9
+    rewrite(path, doc)
+    return path, "impossible grid size"
+
+
+def corrupt_nan_heights(path, doc):
+    f = side(path, doc, "heights")
+    heights = np.frombuffer(f.read_bytes(), "<f4").copy()
+    heights[5] = np.nan
+    f.write_bytes(heights.tobytes())
+    doc["terrain"].pop("heights_crc32")
+    rewrite(path, doc)
+    return f, "NaN"
+
+
+def corrupt_duplicate_layer(path, doc):
+    doc["layers"][1]["name"] = doc["layers"][0]["name"]
+    rewrite(path, doc)
+    return path, "duplicate layer"
+
+
+def corrupt_bad_colour(path, doc):
+    doc["layers"][0]["color"] = "green"
+    rewrite(path, doc)
+    return path, "colour"
+
+
+def corrupt_missing_file(path, doc):
+    path.unlink()
+    return path, "not found"
+
+
+BAD_FILES = [corrupt_truncated_heights, corrupt_truncated_manifest, corrupt_wrong_size,
+             corrupt_unknown_version, corrupt_missing_side_file, corrupt_checksum,
+             corrupt_escaping_side_name, corrupt_not_a_scene, corrupt_binary_garbage,
+             corrupt_huge_grid, corrupt_nan_heights, corrupt_duplicate_layer, corrupt_bad_colour,
+             corrupt_missing_file]
+
+
+@pytest.mark.parametrize("corrupt", BAD_FILES, ids=lambda f: f.__name__.removeprefix("corrupt_"))
+def test_each_kind_of_bad_file_is_one_format_error_naming_file_and_problem(
+        tmp_path: Path, corrupt) -> None:
+    path, doc = saved(tmp_path)
+    named, words = corrupt(path, doc)
+    with pytest.raises(FormatError) as info:
+        load_scene(path)
+    assert info.value.path == str(named)
+    assert words.lower() in info.value.reason.lower()
+    assert str(named) in str(info.value)
+
+
+def test_sections_hooks_write_and_read_beside_the_scene(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    def write(scene, manifest, files):
+        files[scene_file.side_path(manifest, ".extra.txt")] = b"hello"
+        return {"file": manifest.stem + ".extra.txt", "count": 1}
+
+    seen = {}
+
+    def read(scene, manifest, section):
+        seen["section"] = section
+        scene.sections["extra"] = manifest.with_name(section["file"]).read_bytes()
+
+    monkeypatch.setitem(scene_file.SECTION_WRITERS, "extra", write)
+    monkeypatch.setitem(scene_file.SECTION_READERS, "extra", read)
+    save_scene(make_scene(), tmp_path / "x.boscage")
+    back = load_scene(tmp_path / "x.boscage")
+    assert seen["section"] == {"file": "x.extra.txt", "count": 1}
+    assert back.sections["extra"] == b"hello"
