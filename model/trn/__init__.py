@@ -1,0 +1,1 @@
+"""TRN procedural terrain generator files: exact reader/writer, model and vectorised evaluator."""
