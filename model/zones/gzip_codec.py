@@ -83,7 +83,8 @@ def decompress(path: object, blob: bytes, expected: int) -> bytes:
         except zlib.error as e:
             raise FormatError(path, offset, f"damaged gzip data: {e}") from None
         if len(out) > expected:
-            raise FormatError(path, None, f"decompresses to more than the expected {expected} bytes")
+            raise FormatError(path, None, f"decompresses to more than the expected {expected} bytes "
+                              f"(its trailer says {claimed_size(blob)})")
         if not d.eof:
             raise FormatError(path, len(blob), f"gzip data ends early: decompressed {len(out)} bytes, "
                               f"expected {expected}")

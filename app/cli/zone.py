@@ -1,0 +1,108 @@
+"""`boscage zone info DIR --id N [--size W[xH]] [--json]` and `zone slope … --out FILE.png`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.cli import add_json_flag, emit
+from model.atomic import atomic_write
+from model.zones import parse_size, read_zone, zone_statistics
+from model.zones.png import encode_png
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _zone_id(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"zone id must be a non-negative integer, got {text!r}")
+    return int(text)
+
+
+def _zone_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("folder", type=Path, metavar="DIR", help="folder holding {layer}.{id:04d}.bin[.gz] files")
+    p.add_argument("--id", dest="zone_id", type=_zone_id, required=True, metavar="N", help="zone id")
+    p.add_argument("--size", type=_size, metavar="W[xH]",
+                   help="zone size in tiles (default: square, from the altitude file's size)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("zone", help="inspect a zone's layer files")
+    zone_sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    info = zone_sub.add_parser("info", help="dimensions and per-layer statistics")
+    _zone_args(info)
+    add_json_flag(info)
+    info.set_defaults(func=run_info)
+
+    slope = zone_sub.add_parser("slope", help="write the derived slope layer as a grey PNG (0..255)")
+    _zone_args(slope)
+    slope.add_argument("--out", type=Path, required=True, metavar="FILE.png", help="the PNG to write")
+    add_json_flag(slope)
+    slope.set_defaults(func=run_slope)
+
+
+def _counts(title: str, counts: dict, indent: str = "  ") -> list[str]:
+    if not counts:
+        return [f"{indent}{title}: none"]
+    width = max(len(str(k)) for k in counts)
+    return [f"{indent}{title}:"] + [f"{indent}  {str(k):<{width}} {v:>10,}" for k, v in counts.items()]
+
+
+def _spread(histogram: dict) -> str:
+    """A histogram with many values, in one line: the most common ones."""
+    top = sorted(histogram.items(), key=lambda kv: -kv[1])[:8]
+    return ", ".join(f"{k}: {v:,}" for k, v in top) + (" …" if len(histogram) > 8 else "")
+
+
+def info_text(doc: dict) -> str:
+    lines = [f"zone {doc['zone_id']}: {doc['width']} x {doc['height']} tiles "
+             f"({doc['tiles']:,}); layers: {', '.join(doc['layers'])}"]
+    for layer in ("altitude", "altitude_original", "altitude_blend"):
+        if layer in doc:
+            a = doc[layer]
+            lines.append(f"{layer}: {a['min_units']:.2f} .. {a['max_units']:.2f} units "
+                         f"(raw {a['raw_min']} .. {a['raw_max']}), mean {a['mean_units']:.2f}")
+    if "slope" in doc:
+        s = doc["slope"]
+        lines.append(f"slope: {s['min']} .. {s['max']}, mean {s['mean']:.2f}")
+    if "blocks" in doc:
+        b = doc["blocks"]
+        lines.append(f"blocks: height {b['height_min']} .. {b['height_max']}")
+        lines += _counts("flag counts", b["flag_counts"])
+    if "control" in doc:
+        c = doc["control"]
+        lines.append(f"control: PlantAllowed {c['plant_allowed']:,} tiles, "
+                     f"DevrinolAllowed {c['devrinol_allowed']:,} tiles")
+        lines += _counts("bit counts", c["bit_counts"])
+    if "plants" in doc:
+        p = doc["plants"]
+        lines.append(f"plants: {p['plant_tiles']:,} plant tiles, {p['sterile_tiles']:,} sterile (spawn 0)")
+        lines += _counts("plant types", p["type_counts"])
+        lines.append(f"  states: {_spread(p['state_histogram'])}")
+        lines.append(f"  spawn bytes: {_spread(p['spawn_histogram'])}")
+        lines += _counts("ground types", p["ground_type_counts"])
+    return "\n".join(lines)
+
+
+def run_info(args: argparse.Namespace) -> int:
+    zone = read_zone(args.folder, args.zone_id, size=args.size)
+    doc = zone_statistics(zone)
+    emit(args, lambda: info_text(doc), doc)
+    return 0
+
+
+def run_slope(args: argparse.Namespace) -> int:
+    zone = read_zone(args.folder, args.zone_id, size=args.size, layers=("altitude",))
+    slope = zone.slope()
+    atomic_write(args.out, encode_png(slope))
+    doc = {"zone_id": zone.zone_id, "width": zone.width, "height": zone.height, "out": str(args.out),
+           "slope_min": int(slope.min()), "slope_max": int(slope.max())}
+    emit(args, f"wrote {args.out}: slope of zone {zone.zone_id}, {zone.width} x {zone.height}, "
+               f"values {doc['slope_min']} .. {doc['slope_max']}", doc)
+    return 0

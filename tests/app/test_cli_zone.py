@@ -1,0 +1,61 @@
+"""`boscage zone info` and `boscage zone slope` on zones written by the model's writer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.cli import run_cli
+from model.zones import derive_slope, write_zone
+from model.zones.png import decode_png_gray
+from model.zones.sample import sample_zone
+
+
+@pytest.fixture()
+def zone_dir(tmp_path: Path) -> Path:
+    write_zone(sample_zone(106, 64, seed=2), tmp_path, gz=True)
+    return tmp_path
+
+
+def test_info_json_reports_dimensions_and_statistics(zone_dir: Path, capsys) -> None:
+    assert run_cli(["zone", "info", str(zone_dir), "--id", "106", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    zone = sample_zone(106, 64, seed=2)
+    assert (doc["width"], doc["height"]) == (64, 64)
+    assert doc["plants"]["plant_tiles"] == int(np.count_nonzero(zone.plants["type"]))
+    assert doc["slope"]["max"] == int(derive_slope(zone.altitude).max())
+    assert doc["control"]["bit_counts"]["Highway"] == int(np.count_nonzero(zone.control & 128))
+
+
+def test_info_text_names_types_and_flags(zone_dir: Path, capsys) -> None:
+    assert run_cli(["zone", "info", str(zone_dir), "--id", "106", "--size", "64"]) == 0
+    out = capsys.readouterr().out
+    assert "zone 106: 64 x 64 tiles" in out
+    for word in ("PineTree", "Obstacle", "Highway", "PlantAllowed", "MidlandA", "slope: "):
+        assert word in out
+
+
+def test_slope_writes_the_derived_layer_as_png(zone_dir: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "png" / "slope.png"
+    assert run_cli(["zone", "slope", str(zone_dir), "--id", "106", "--out", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    np.testing.assert_array_equal(decode_png_gray(out.read_bytes()),
+                                  derive_slope(sample_zone(106, 64, seed=2).altitude))
+
+
+def test_bad_inputs_exit_1_with_the_file_and_reason(zone_dir: Path, capsys) -> None:
+    assert run_cli(["zone", "info", str(zone_dir), "--id", "5"]) == 1
+    assert "unknown zone id 5" in capsys.readouterr().err
+    assert run_cli(["zone", "info", str(zone_dir), "--id", "106", "--size", "60", "--json"]) == 1
+    captured = capsys.readouterr()
+    assert "altitude.0106.bin.gz" in json.loads(captured.out)["error"]
+    assert "more than the expected 7200 bytes (its trailer says 8192)" in captured.err
+
+
+def test_usage_errors_exit_2(zone_dir: Path, capsys) -> None:
+    assert run_cli(["zone", "info", str(zone_dir), "--id", "x"]) == 2
+    assert run_cli(["zone", "info", str(zone_dir), "--id", "106", "--size", "0x5"]) == 2
+    assert run_cli(["zone", "slope", str(zone_dir), "--id", "106"]) == 2
