@@ -1,0 +1,193 @@
+"""The TRN multifractal: minimal-standard generator, 2-D gradient noise, octave rules, bias, gain.
+
+Arithmetic is single precision, as in the original engine, so values match it to ~1e-7.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+_IA, _IM, _IQ, _IR = 16807, 2147483647, 127773, 2836
+NTAB = 322
+NDIV = 6669205.0  # 1 + (IM − 1)/NTAB evaluated in float, as the original does
+
+
+class MinimalStandard:
+    """Park–Miller minimal standard behind a Bays–Durham table of 322 entries (`ran1`)."""
+
+    def __init__(self, seed: int) -> None:
+        s = int(seed) & 0xFFFFFFFF
+        s = s - (1 << 32) if s >= (1 << 31) else s  # (int32)seed
+        self.idnum = -s
+        self.iy = 0
+        self.iv = [0] * NTAB
+
+    @staticmethod
+    def _step(idnum: int) -> int:
+        k = idnum // _IQ if idnum >= 0 else -((-idnum) // _IQ)  # C division truncates
+        idnum = _IA * (idnum - k * _IQ) - _IR * k
+        return idnum + _IM if idnum < 0 else idnum
+
+    def draw(self) -> int:
+        if self.idnum <= 0 or not self.iy:
+            self.idnum = 1 if -self.idnum < 1 else -self.idnum
+            for j in range(NTAB + 7, -1, -1):
+                self.idnum = self._step(self.idnum)
+                if j < NTAB:
+                    self.iv[j] = self.idnum
+            self.iy = self.iv[0]
+        self.idnum = self._step(self.idnum)
+        j = min(int(self.iy / NDIV), NTAB - 1)
+        self.iy = self.iv[j]
+        self.iv[j] = self.idnum
+        return self.iy
+
+
+@dataclass(frozen=True)
+class NoiseTables:
+    p: np.ndarray  # int64 (514,)
+    g2: np.ndarray  # float32 (514, 2)
+
+
+_TABLE_CACHE: dict[int, NoiseTables] = {}
+
+
+def noise_tables(seed: int) -> NoiseTables:
+    """Permutation and gradient tables exactly as the generator fills them."""
+    seed = int(seed) & 0xFFFFFFFF
+    if seed in _TABLE_CACHE:
+        return _TABLE_CACHE[seed]
+    rng = MinimalStandard(seed)
+    f32 = np.float32
+    p = np.zeros(514, np.int64)
+    g2 = np.zeros((514, 2), np.float32)
+    for i in range(256):
+        p[i] = i
+        rng.draw()  # g1[i]: drawn to keep the stream in step, unused in 2-D
+        gx = f32((rng.draw() % 512) - 256) / f32(256)
+        gz = f32((rng.draw() % 512) - 256) / f32(256)
+        s = np.sqrt(gx * gx + gz * gz, dtype=np.float32)
+        if s > 0:
+            gx, gz = gx / s, gz / s
+        g2[i] = (gx, gz)
+    for i in range(255, 0, -1):
+        j = rng.draw() % 256
+        p[i], p[j] = p[j], p[i]
+    for i in range(258):  # sequential, as the original loop: 512, 513 repeat 0, 1
+        p[256 + i] = p[i]
+        g2[256 + i] = g2[i]
+    tables = NoiseTables(p, g2)
+    _TABLE_CACHE[seed] = tables
+    return tables
+
+
+def _s_curve(r: np.ndarray) -> np.ndarray:
+    return r * r * (np.float32(3) - np.float32(2) * r)
+
+
+def noise2(tables: NoiseTables, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Classic 2-D gradient noise, vectorised, single precision."""
+    f32 = np.float32
+    tx = np.asarray(x, np.float32) + f32(4096)
+    tz = np.asarray(z, np.float32) + f32(4096)
+    ix = np.floor(tx)
+    iz = np.floor(tz)
+    bx0 = ix.astype(np.int64) & 255
+    bz0 = iz.astype(np.int64) & 255
+    bx1 = (bx0 + 1) & 255
+    bz1 = (bz0 + 1) & 255
+    rx0 = (tx - ix).astype(np.float32)
+    rz0 = (tz - iz).astype(np.float32)
+    rx1 = rx0 - f32(1)
+    rz1 = rz0 - f32(1)
+    p, g = tables.p, tables.g2
+    i, j = p[bx0], p[bx1]
+    b00, b10, b01, b11 = p[i + bz0], p[j + bz0], p[i + bz1], p[j + bz1]
+    sx, sz = _s_curve(rx0), _s_curve(rz0)
+    u = rx0 * g[b00, 0] + rz0 * g[b00, 1]
+    v = rx1 * g[b10, 0] + rz0 * g[b10, 1]
+    a = u + sx * (v - u)
+    u = rx0 * g[b01, 0] + rz1 * g[b01, 1]
+    v = rx1 * g[b11, 0] + rz1 * g[b11, 1]
+    b = u + sx * (v - u)
+    return (a + sz * (b - a)).astype(np.float32)
+
+
+@dataclass
+class Multifractal:
+    """MFRC parameters; `value(x, z)` gives the fractal in [0, 1] at world positions."""
+
+    seed: int = 0
+    useBias: int = 0  # noqa: N815 - names follow the file's fields
+    bias: float = 0.5
+    useGain: int = 0  # noqa: N815
+    gain: float = 0.7
+    octaves: int = 1
+    frequency: float = 4.0
+    amplitude: float = 0.5
+    scaleX: float = 0.01  # noqa: N815
+    scaleY: float = 0.01  # noqa: N815
+    offsetX: float = 0.0  # noqa: N815
+    offsetY: float = 0.0  # noqa: N815
+    combinationRule: int = 0  # noqa: N815
+
+    @classmethod
+    def from_values(cls, values: dict) -> Multifractal:
+        names = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in values.items() if k in names})
+
+    def value(self, x, z) -> np.ndarray:
+        f32 = np.float32
+        tables = noise_tables(self.seed)
+        x = np.asarray(x, np.float32)
+        z = np.asarray(z, np.float32)
+        bx = x * f32(self.scaleX) + f32(self.offsetX)
+        bz = z * f32(self.scaleY) + f32(self.offsetY)
+        total = np.zeros(np.broadcast(bx, bz).shape, np.float32)
+        freq, amp, norm = f32(1), f32(1), f32(0)
+        rule = int(self.combinationRule)
+        for _ in range(max(0, int(self.octaves))):
+            n = noise2(tables, bx * freq, bz * freq)
+            if rule == 2:
+                n = f32(1) - np.abs(n)
+            elif rule == 3:
+                n = np.abs(n)
+            elif rule == 4:
+                n = f32(1) - np.clip(n, f32(0), f32(1))
+            elif rule == 5:
+                n = np.clip(n, f32(0), f32(1))
+            total = total + n * amp
+            norm = norm + amp
+            freq = freq * f32(self.frequency)
+            amp = amp * f32(self.amplitude)
+        r = total / norm if norm > 0 else total
+        if rule in (0, 1) or rule not in (2, 3, 4, 5):
+            r = (r + f32(1)) * f32(0.5)
+        r = r.astype(np.float32)
+        if self.useBias:
+            r = _bias(r, f32(self.bias))
+        if self.useGain:
+            r = _gain(r, f32(self.gain))
+        return r
+
+
+def _bias(r: np.ndarray, b: np.float32) -> np.ndarray:
+    if not 0 < b < 1:
+        return r
+    e = np.float32(np.log(b) / np.log(np.float32(0.5)))
+    return np.power(np.maximum(r, np.float32(0)), e, dtype=np.float32)
+
+
+def _gain(r: np.ndarray, g: np.float32) -> np.ndarray:
+    f32 = np.float32
+    if not 0 < g < 1:
+        return r
+    p = f32(np.log(f32(1) - g) / np.log(f32(0.5)))
+    low = np.power(np.maximum(f32(2) * r, f32(0)), p, dtype=np.float32) / f32(2)
+    high = f32(1) - np.power(np.maximum(f32(2) * (f32(1) - r), f32(0)), p, dtype=np.float32) / f32(2)
+    out = np.where(r < f32(0.5), low, high)
+    out = np.where(r < f32(0.001), f32(0), out)
+    out = np.where(r > f32(0.999), f32(1), out)
+    return out.astype(np.float32)
