@@ -1,0 +1,165 @@
+"""Rule files from a folder: `source=` inheritance, merged settings with origins, whole-folder loads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from model.errors import FormatError
+from model.plants.genxy import Entry, read_entries_lenient
+from model.plants.rule import PlantRule, Setting, rule_from_settings
+
+MAX_RULE_FILE = 1 << 20  # rule files are a few hundred bytes; refuse anything absurd before reading
+RULE_SUFFIX = ".txt"
+
+
+@dataclass
+class RuleFile:
+    """One file's text, its entries in order, and the lines that did not parse."""
+
+    path: Path
+    text: str
+    entries: list[Entry]
+    errors: list[FormatError]
+
+
+def read_rule_file(path: str | Path) -> RuleFile:
+    """Read and tokenise one rule file; unreadable files raise FormatError, bad lines are collected."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise FormatError(path, None, f"cannot read: {e.strerror or e}") from None
+    if size > MAX_RULE_FILE:
+        raise FormatError(path, 0, f"{size} bytes is too large for a rule file (limit {MAX_RULE_FILE})")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        text = data.decode("latin-1")  # older files are single-byte; keep going but say so
+        if b"\0" in data:
+            raise FormatError(path, e.start, "binary data, not a rule file") from None
+    entries, errors = read_entries_lenient(text, str(path))
+    return RuleFile(path, text, entries, errors)
+
+
+def rule_name_of(name: str) -> str:
+    """`grass_a.txt` and `grass_a` both name the rule `grass_a`."""
+    return name[: -len(RULE_SUFFIX)] if name.lower().endswith(RULE_SUFFIX) else name
+
+
+class RuleFolder:
+    """A rules folder: cached file reads and inheritance resolution that never leaves the folder."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+        if not self.folder.is_dir():
+            raise FormatError(self.folder, None, "not a folder of rule files")
+        self._root = self.folder.resolve()
+        self._files: dict[str, RuleFile] = {}
+
+    def names(self) -> list[str]:
+        """Every rule file's name (stem), sorted."""
+        return sorted(rule_name_of(p.name) for p in self.folder.iterdir()
+                      if p.is_file() and p.name.lower().endswith(RULE_SUFFIX))
+
+    def path_of(self, name: str, chain: list[str] | None = None) -> Path:
+        """The file for `name`; names with folders or that resolve outside the folder are refused."""
+        chain_text = " → ".join([*(chain or []), name])
+        file_name = name if name.lower().endswith(RULE_SUFFIX) else name + RULE_SUFFIX
+        candidate = self.folder / file_name
+        if ("/" in name or "\\" in name or name in ("", ".", "..")
+                or not candidate.resolve().is_relative_to(self._root)):
+            raise FormatError(self.folder / (chain[-1] + RULE_SUFFIX) if chain else candidate, None,
+                              f"{name!r} leaves the rules folder (chain: {chain_text})")
+        if not candidate.is_file():
+            where = self.folder / (chain[-1] + RULE_SUFFIX) if chain else candidate
+            raise FormatError(where, None, f"missing rule file {file_name!r} (chain: {chain_text})")
+        return candidate
+
+    def file(self, name: str, chain: list[str] | None = None) -> RuleFile:
+        key = rule_name_of(name)
+        if key not in self._files:
+            self._files[key] = read_rule_file(self.path_of(name, chain))
+        return self._files[key]
+
+    def chain(self, name: str) -> list[str]:
+        """The inheritance chain from `name` to its root, e.g. ['irontree_t2', 'irontree_lo']."""
+        chain: list[str] = []
+        current: str | None = rule_name_of(name)
+        while current is not None:
+            if current in chain:
+                raise FormatError(self.folder / (chain[-1] + RULE_SUFFIX), None,
+                                  f"inheritance cycle: {' → '.join([*chain, current])}")
+            rf = self.file(current, chain)
+            chain.append(current)
+            if rf.errors:
+                raise rf.errors[0]
+            source = next((e for e in reversed(rf.entries) if e.key == "source"), None)
+            if source is None:
+                current = None
+            elif source.value.kind != "string" or not isinstance(source.value.data, str):
+                raise FormatError(rf.path, f"line {source.line}", "source must be a string ($name.txt)")
+            else:
+                current = rule_name_of(source.value.data.strip())
+                if not current:
+                    raise FormatError(rf.path, f"line {source.line}", "source names no file")
+                self.path_of(current, chain)  # refuse escapes and missing files with the chain
+        return chain
+
+    def settings(self, name: str) -> dict[str, Setting]:
+        """Merged settings: the root of the chain first, each inheriting file's keys override."""
+        merged: dict[str, Setting] = {}
+        for link in reversed(self.chain(name)):
+            rf = self.file(link)
+            for e in rf.entries:  # duplicate keys: the last one wins
+                merged[e.key] = Setting(e.value, rf.path, e.line)
+        return merged
+
+    def rule(self, name: str) -> PlantRule:
+        key = rule_name_of(name)
+        return rule_from_settings(self.settings(key), self.path_of(key), rule_name=key)
+
+
+@dataclass
+class FolderLoad:
+    """Every rule in a folder that loaded, and one error per file that did not."""
+
+    folder: Path
+    rules: dict[str, PlantRule] = field(default_factory=dict)
+    settings: dict[str, dict[str, Setting]] = field(default_factory=dict)
+    errors: dict[str, FormatError] = field(default_factory=dict)
+    files: dict[str, RuleFile] = field(default_factory=dict)
+
+    def by_index(self) -> dict[int, PlantRule]:
+        """Rules keyed by plant type; when two files claim one index the first by name is kept."""
+        out: dict[int, PlantRule] = {}
+        for name in sorted(self.rules):
+            out.setdefault(self.rules[name].index, self.rules[name])
+        return out
+
+
+def load_folder(folder: str | Path) -> FolderLoad:
+    """Load every `*.txt` rule in `folder`; a bad file is recorded and the rest still load."""
+    rf = RuleFolder(folder)
+    result = FolderLoad(rf.folder)
+    for name in rf.names():
+        try:
+            result.files[name] = rf.file(name)
+        except FormatError as e:
+            result.errors[name] = e
+            continue
+        try:
+            result.settings[name] = rf.settings(name)
+            result.rules[name] = rule_from_settings(result.settings[name], rf.path_of(name), name)
+        except FormatError as e:
+            result.errors[name] = e
+    return result
+
+
+def load_rules(folder: str | Path) -> dict[int, PlantRule]:
+    """The folder's rules by plant type; any bad file raises its FormatError."""
+    result = load_folder(folder)
+    if result.errors:
+        raise next(iter(result.errors.values()))
+    return result.by_index()
