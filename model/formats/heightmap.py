@@ -1,0 +1,260 @@
+"""Heightmaps in and out: 16-bit PNG, RAW R16 (little-endian), float32 `.npy`; layer weights as 8-bit PNG.
+
+16-bit formats store `value = round((height - offset) / scale * 65535)`, so a height comes back
+as `offset + scale * value / 65535`: exact within one 16-bit step (float32 resolves every step
+while |height| stays below about 64 × scale, which the default mapping, min to max, ensures).
+A PNG written here carries offset, scale and spacing in `tEXt` chunks, so reading it back
+needs no settings; RAW files carry nothing, and their size must be given (or be a square).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from model.atomic import atomic_write
+from model.errors import FormatError
+from model.formats.png import read_png, write_png
+from model.scene import Scene
+from model.terrain import Terrain
+
+FORMATS = ("png16", "r16", "npy")
+SUFFIXES = {".png": "png16", ".r16": "r16", ".raw": "r16", ".npy": "npy"}
+NAME_FILTER = "Heightmaps (*.png *.r16 *.raw *.npy)"
+LAYER_NAME_FILTER = "Layer weights (*.png)"
+MAX_CELLS = 16384 * 16384
+DEFAULT_SCALE = 100.0  # metres for the full 16-bit range, when a file does not say
+_KEY = "boscage."
+
+
+class HeightMapping(NamedTuple):
+    """height = offset + scale * value / 65535 for a 16-bit value."""
+
+    offset: float
+    scale: float
+
+
+class Heightmap(NamedTuple):
+    """What a heightmap file held: float32 heights (rows = Z), and the settings it carried."""
+
+    heights: np.ndarray
+    mapping: HeightMapping | None  # None for float files
+    spacing: float | None  # None when the file does not say
+
+
+def format_of(path: str | Path, fmt: str | None = None) -> str:
+    """The format named, or the one the file suffix implies."""
+    if fmt is not None:
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown heightmap format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        return fmt
+    suffix = Path(path).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ValueError(f"cannot tell the heightmap format of {Path(path).name!r}; "
+                         f"use one of {', '.join(sorted(SUFFIXES))} or name the format")
+    return SUFFIXES[suffix]
+
+
+# ---- quantisation ---------------------------------------------------------------------------
+def mapping_for(heights: np.ndarray, offset: float | None = None,
+                scale: float | None = None) -> HeightMapping:
+    """The mapping that spans the heights (from their minimum over their range) unless given."""
+    lo, hi = float(np.min(heights)), float(np.max(heights))
+    offset = lo if offset is None else float(offset)
+    if scale is None:
+        scale = hi - offset if hi > offset else 1.0
+    if not (math.isfinite(offset) and math.isfinite(scale) and scale > 0):
+        raise ValueError(f"height scale must be a positive number, got {scale}")
+    return HeightMapping(offset, float(scale))
+
+
+def quantise(heights: np.ndarray, mapping: HeightMapping) -> np.ndarray:
+    """Heights → uint16 values (clamped to the mapping's range)."""
+    v = (np.asarray(heights, np.float64) - mapping.offset) / mapping.scale * 65535.0
+    return np.clip(np.rint(v), 0, 65535).astype(np.uint16)
+
+
+def dequantise(values: np.ndarray, mapping: HeightMapping) -> np.ndarray:
+    return (mapping.offset + mapping.scale * (values.astype(np.float64) / 65535.0)).astype(np.float32)
+
+
+# ---- writing --------------------------------------------------------------------------------
+def write_heightmap(path: str | Path, heights: np.ndarray, fmt: str | None = None,
+                    offset: float | None = None, scale: float | None = None,
+                    spacing: float | None = None) -> HeightMapping | None:
+    """Write heights atomically; returns the 16-bit mapping used (None for `.npy`)."""
+    fmt = format_of(path, fmt)
+    heights = np.asarray(heights, np.float32)
+    if heights.ndim != 2:
+        raise ValueError("heights must be a 2-D grid")
+    if fmt == "npy":
+        atomic_write(path, lambda f: np.save(f, np.ascontiguousarray(heights), allow_pickle=False))
+        return None
+    mapping = mapping_for(heights, offset, scale)
+    values = quantise(heights, mapping)
+    if fmt == "r16":
+        atomic_write(path, values.astype("<u2").tobytes())
+    else:
+        text = {_KEY + "height_offset": repr(mapping.offset), _KEY + "height_scale": repr(mapping.scale)}
+        if spacing is not None:
+            text[_KEY + "spacing"] = repr(float(spacing))
+        write_png(path, values, text=text)
+    return mapping
+
+
+def write_layer_png(path: str | Path, weights: np.ndarray) -> None:
+    """A layer's weights as an 8-bit grey PNG (rows = Z)."""
+    write_png(path, np.asarray(weights, np.uint8))
+
+
+# ---- reading --------------------------------------------------------------------------------
+def read_heightmap(path: str | Path, fmt: str | None = None, size: tuple[int, int] | None = None,
+                   offset: float | None = None, scale: float | None = None,
+                   expected_shape: tuple[int, int] | None = None) -> Heightmap:
+    """Read heights. `size` = (columns, rows) for RAW files; `offset`/`scale` override the file's.
+
+    With `expected_shape` (rows, columns), a grid of any other size is refused, naming both.
+    """
+    path = Path(path)
+    try:
+        fmt = format_of(path, fmt)
+    except ValueError as e:
+        raise FormatError(path, None, str(e)) from None
+    if fmt == "npy":
+        result = _read_npy(path)
+    elif fmt == "r16":
+        mapping = _mapping(None, offset, scale, path)
+        result = Heightmap(dequantise(_read_r16(path, size), mapping), mapping, None)
+    else:
+        image = read_png(path)
+        pixels = image.pixels
+        if pixels.dtype == np.uint8:  # an 8-bit heightmap: spread it over the same range
+            pixels = pixels.astype(np.uint16) * 257
+        mapping = _mapping(image.text, offset, scale, path)
+        spacing = _text_float(image.text, "spacing", path)
+        result = Heightmap(dequantise(pixels, mapping), mapping, spacing)
+    if expected_shape is not None:
+        check_shape(path, "heightmap", tuple(expected_shape), result.heights.shape)
+    return result
+
+
+def read_layer_png(path: str | Path, expected_shape: tuple[int, int] | None = None) -> np.ndarray:
+    """Layer weights 0..255 from a grey PNG (16-bit images are scaled down)."""
+    image = read_png(path)
+    pixels = image.pixels
+    if pixels.dtype == np.uint16:
+        pixels = ((pixels.astype(np.uint32) + 128) // 257).astype(np.uint8)
+    if expected_shape is not None:
+        check_shape(path, "layer weights", tuple(expected_shape), pixels.shape)
+    return pixels
+
+
+def check_shape(path: str | Path, what: str, expected: tuple[int, int], actual: tuple[int, ...]) -> None:
+    """Refuse a grid of the wrong size, naming both sizes as columns x rows."""
+    if tuple(actual) != tuple(expected):
+        raise FormatError(path, None, f"{what} is {actual[1]} x {actual[0]} (columns x rows), "
+                          f"expected {expected[1]} x {expected[0]} to match the terrain")
+
+
+def _mapping(text: dict[str, str] | None, offset, scale, path) -> HeightMapping:
+    stored_offset = _text_float(text or {}, "height_offset", path)
+    stored_scale = _text_float(text or {}, "height_scale", path)
+    offset = offset if offset is not None else (stored_offset if stored_offset is not None else 0.0)
+    scale = scale if scale is not None else (stored_scale if stored_scale is not None else DEFAULT_SCALE)
+    if not (math.isfinite(offset) and math.isfinite(scale) and scale > 0):
+        raise FormatError(path, None, f"height scale must be positive and finite, got {scale}")
+    return HeightMapping(float(offset), float(scale))
+
+
+def _text_float(text: dict[str, str], key: str, path) -> float | None:
+    if _KEY + key not in text:
+        return None
+    try:
+        value = float(text[_KEY + key])
+    except ValueError:
+        raise FormatError(path, f"tEXt {_KEY + key}", f"not a number: {text[_KEY + key]!r}") from None
+    if not math.isfinite(value):
+        raise FormatError(path, f"tEXt {_KEY + key}", f"not a finite number: {value}")
+    return value
+
+
+def _file_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        raise FormatError(path, None, "file not found") from None
+    except OSError as e:
+        raise FormatError(path, None, e.strerror or str(e)) from None
+
+
+def _read_r16(path: Path, size: tuple[int, int] | None) -> np.ndarray:
+    actual = _file_size(path)
+    if size is None:
+        side = math.isqrt(actual // 2)
+        if actual % 2 or side * side * 2 != actual or side < 2:
+            raise FormatError(path, None, f"file holds {actual} bytes, which is not a square grid of "
+                              "16-bit samples; give the size (columns x rows)")
+        size = (side, side)
+    columns, rows = (int(v) for v in size)
+    if columns < 2 or rows < 2 or columns * rows > MAX_CELLS:
+        raise FormatError(path, None, f"impossible grid size {columns} x {rows}")
+    expected = columns * rows * 2
+    if actual != expected:
+        raise FormatError(path, None, f"expected {columns} x {rows} x 2 = {expected} bytes, "
+                          f"file holds {actual}")
+    return np.fromfile(path, dtype="<u2").reshape(rows, columns).astype(np.uint16)
+
+
+def _read_npy(path: Path) -> Heightmap:
+    actual = _file_size(path)
+    try:
+        with open(path, "rb") as f:
+            version = np.lib.format.read_magic(f)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+            else:
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+            data_offset = f.tell()
+    except (ValueError, OSError, SyntaxError) as e:
+        raise FormatError(path, 0, f"not a NumPy .npy file: {e}") from None
+    if len(shape) != 2 or min(shape) < 2:
+        raise FormatError(path, data_offset, f"expected a 2-D grid of at least 2 x 2, got shape {shape}")
+    if dtype.kind not in "fiu" or dtype.hasobject:
+        raise FormatError(path, data_offset, f"expected float heights, got dtype {dtype}")
+    if shape[0] * shape[1] > MAX_CELLS:
+        raise FormatError(path, data_offset, f"impossible grid size {shape[1]} x {shape[0]}")
+    needed = shape[0] * shape[1] * dtype.itemsize
+    if needed > actual - data_offset:
+        raise FormatError(path, data_offset, f"header claims {shape[1]} x {shape[0]} {dtype} "
+                          f"({needed} bytes) but only {actual - data_offset} remain")
+    try:
+        array = np.load(path, allow_pickle=False)
+    except (ValueError, OSError) as e:
+        raise FormatError(path, data_offset, f"cannot read the array: {e}") from None
+    heights = np.ascontiguousarray(array, dtype=np.float32)
+    if not np.isfinite(heights).all():
+        bad = np.argwhere(~np.isfinite(heights))[0]
+        raise FormatError(path, f"row {bad[0]}, column {bad[1]}", "height is NaN or infinite")
+    return Heightmap(heights, None, None)
+
+
+# ---- scenes ---------------------------------------------------------------------------------
+def scene_from_heightmap(path: str | Path, fmt: str | None = None, size: tuple[int, int] | None = None,
+                         offset: float | None = None, scale: float | None = None,
+                         spacing: float | None = None, name: str | None = None) -> Scene:
+    """A new scene whose terrain is the heightmap (spacing: given, else the file's, else 1 m)."""
+    hm = read_heightmap(path, fmt, size, offset, scale)
+    spacing = spacing if spacing is not None else (hm.spacing if hm.spacing is not None else 1.0)
+    if not (math.isfinite(spacing) and spacing > 0):
+        raise FormatError(path, None, f"spacing must be positive, got {spacing}")
+    terrain = Terrain(hm.heights, spacing=float(spacing))
+    return Scene(terrain=terrain, name=name or Path(path).stem)
+
+
+def export_heights(terrain: Terrain, path: str | Path, fmt: str | None = None,
+                   offset: float | None = None, scale: float | None = None) -> HeightMapping | None:
+    """Write a terrain's heights, recording its spacing where the format can hold it."""
+    return write_heightmap(path, terrain.heights, fmt, offset, scale, spacing=terrain.spacing)

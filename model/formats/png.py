@@ -1,0 +1,249 @@
+"""A minimal PNG codec for grey images (8- and 16-bit), with zlib and struct only.
+
+Reading accepts every filter type (0–4), grey, grey+alpha, RGB and RGBA at 8 or 16 bits (the
+first channel is the value), and `tEXt` metadata. Interlaced and palette images are refused
+with a clear error. Writing produces grey images, filtered per row (adaptive by default).
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from model.atomic import atomic_write
+from model.errors import FormatError
+
+SIGNATURE = b"\x89PNG\r\n\x1a\n"
+MAX_PIXELS = 16384 * 16384
+_CHANNELS = {0: 1, 2: 3, 4: 2, 6: 4}  # colour type → samples per pixel
+_IDAT_SIZE = 1 << 20
+
+
+class PngImage(NamedTuple):
+    """The first channel of a decoded image (uint8 or uint16, rows × columns) and its tEXt."""
+
+    pixels: np.ndarray
+    text: dict[str, str]
+
+
+# ---- writing ---------------------------------------------------------------------------------
+def encode_png(image: np.ndarray, filters: int | str | np.ndarray = "adaptive",
+               text: dict[str, str] | None = None) -> bytes:
+    """PNG bytes for a 2-D uint8 or uint16 grey image.
+
+    `filters` is one filter type for every row, an array of one type per row, or "adaptive"
+    (per row, the type whose output has the smallest sum of absolute signed bytes).
+    """
+    image = np.asarray(image)
+    if image.ndim != 2 or image.dtype not in (np.uint8, np.uint16) or min(image.shape) < 1:
+        raise ValueError("encode_png takes a non-empty 2-D uint8 or uint16 array")
+    height, width = image.shape
+    depth = 8 * image.dtype.itemsize
+    raw = np.ascontiguousarray(image.astype(">u2") if depth == 16 else image)
+    rows = raw.view(np.uint8).reshape(height, width * image.dtype.itemsize)
+    filtered = _filter_rows(rows, image.dtype.itemsize, filters)
+    out = [SIGNATURE, _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, 0, 0, 0, 0))]
+    for key, value in (text or {}).items():
+        out.append(_chunk(b"tEXt", key.encode("latin-1") + b"\0" + value.encode("latin-1")))
+    data = zlib.compress(filtered.tobytes(), 6)
+    for start in range(0, len(data), _IDAT_SIZE):
+        out.append(_chunk(b"IDAT", data[start:start + _IDAT_SIZE]))
+    out.append(_chunk(b"IEND", b""))
+    return b"".join(out)
+
+
+def write_png(path: str | Path, image: np.ndarray, filters: int | str | np.ndarray = "adaptive",
+              text: dict[str, str] | None = None) -> None:
+    """Write a grey PNG atomically."""
+    atomic_write(path, encode_png(image, filters, text))
+
+
+def _chunk(kind: bytes, payload: bytes) -> bytes:
+    return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
+
+
+def _predictions(rows: np.ndarray, prev: np.ndarray, bpp: int) -> list[np.ndarray]:
+    """What each filter type predicts for every byte (int16), from the unfiltered bytes."""
+    x = rows.astype(np.int16)
+    b = prev.astype(np.int16)
+    a = np.zeros_like(x)
+    a[:, bpp:] = x[:, :-bpp]
+    c = np.zeros_like(x)
+    c[:, bpp:] = b[:, :-bpp]
+    return [np.zeros_like(x), a, b, (a + b) >> 1, _paeth(a, b, c)]
+
+
+def _filter_rows(rows: np.ndarray, bpp: int, filters: int | str | np.ndarray) -> np.ndarray:
+    height, stride = rows.shape
+    out = np.empty((height, stride + 1), np.uint8)
+    block = max(1, (1 << 20) // max(1, stride))  # bound the temporary arrays
+    for start in range(0, height, block):
+        chunk = rows[start:start + block]
+        prev = np.zeros_like(chunk)
+        prev[1:] = chunk[:-1]
+        if start:
+            prev[0] = rows[start - 1]
+        residues = [(chunk.astype(np.int16) - p) & 0xFF for p in _predictions(chunk, prev, bpp)]
+        if isinstance(filters, str):
+            if filters != "adaptive":
+                raise ValueError(f"unknown filter choice {filters!r}")
+            cost = np.stack([np.abs(r.astype(np.int8).astype(np.int32)).sum(axis=1) for r in residues])
+            kinds = np.argmin(cost, axis=0)
+        else:
+            kinds = np.broadcast_to(np.asarray(filters, np.int64), (height,))[start:start + block]
+            if ((kinds < 0) | (kinds > 4)).any():
+                raise ValueError("PNG filter types are 0..4")
+        stacked = np.stack(residues)
+        out[start:start + block, 0] = kinds
+        out[start:start + block, 1:] = stacked[kinds, np.arange(len(chunk))]
+    return out
+
+
+def _paeth(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    p = a + b - c
+    pa, pb, pc = np.abs(p - a), np.abs(p - b), np.abs(p - c)
+    return np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
+
+
+# ---- reading ---------------------------------------------------------------------------------
+def read_png(path: str | Path) -> PngImage:
+    """Decode a PNG file; any problem raises FormatError naming the file and the byte offset."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise FormatError(path, None, "file not found") from None
+    except OSError as e:
+        raise FormatError(path, None, e.strerror or str(e)) from None
+    return decode_png(data, path)
+
+
+def decode_png(data: bytes, path: str | Path | None = None) -> PngImage:
+    if not data.startswith(SIGNATURE):
+        raise FormatError(path, 0, "not a PNG file (bad signature)")
+    pos = len(SIGNATURE)
+    header = None
+    idat: list[bytes] = []
+    text: dict[str, str] = {}
+    idat_offset = None
+    while True:
+        if len(data) - pos < 12:
+            raise FormatError(path, pos, "truncated: missing chunk or IEND")
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if length > len(data) - pos - 12:
+            raise FormatError(path, pos, f"chunk {kind!r} claims {length} bytes but only "
+                              f"{max(0, len(data) - pos - 12)} remain")
+        payload = data[pos + 8:pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
+        if zlib.crc32(kind + payload) != crc:
+            raise FormatError(path, pos, f"chunk {kind.decode('latin-1')!r} checksum mismatch (file damaged)")
+        if header is None and kind != b"IHDR":
+            raise FormatError(path, pos, "the first chunk must be IHDR")
+        if kind == b"IHDR":
+            header = _parse_header(payload, path, pos)
+        elif kind == b"IDAT":
+            idat_offset = pos if idat_offset is None else idat_offset
+            idat.append(payload)
+        elif kind == b"tEXt":
+            key, _, value = payload.partition(b"\0")
+            text[key.decode("latin-1")] = value.decode("latin-1")
+        elif kind == b"IEND":
+            break
+        elif kind[0:1].isupper() and kind != b"PLTE":
+            raise FormatError(path, pos, f"unknown critical chunk {kind.decode('latin-1')!r}")
+        pos += 12 + length
+    if not idat:
+        raise FormatError(path, pos, "no image data (IDAT)")
+    width, height, depth, channels = header
+    pixels = _decode_pixels(b"".join(idat), width, height, depth, channels, path, idat_offset)
+    return PngImage(pixels, text)
+
+
+def _parse_header(payload: bytes, path, pos: int) -> tuple[int, int, int, int]:
+    if len(payload) != 13:
+        raise FormatError(path, pos, "IHDR must hold 13 bytes")
+    width, height, depth, colour, compression, filter_method, interlace = struct.unpack(">IIBBBBB", payload)
+    if width == 0 or height == 0 or width * height > MAX_PIXELS:
+        raise FormatError(path, pos + 8, f"impossible image size {width} x {height}")
+    if colour == 3:
+        raise FormatError(path, pos + 16, "palette images are not heightmaps; save as greyscale")
+    if colour not in _CHANNELS or depth not in (8, 16):
+        raise FormatError(path, pos + 16, f"unsupported PNG: colour type {colour}, {depth}-bit "
+                          "(grey, grey+alpha, RGB or RGBA at 8 or 16 bits are read)")
+    if compression != 0 or filter_method != 0:
+        raise FormatError(path, pos + 18, "unknown compression or filter method")
+    if interlace != 0:
+        raise FormatError(path, pos + 20, "interlaced PNG is not supported; save without interlacing")
+    return width, height, depth, _CHANNELS[colour]
+
+
+def _decode_pixels(compressed: bytes, width: int, height: int, depth: int, channels: int,
+                   path, offset: int | None) -> np.ndarray:
+    bpp = channels * depth // 8
+    stride = width * bpp
+    expected = height * (stride + 1)
+    inflater = zlib.decompressobj()
+    try:
+        raw = inflater.decompress(compressed, expected + 1)
+    except zlib.error as e:
+        raise FormatError(path, offset, f"damaged image data: {e}") from None
+    if len(raw) != expected:
+        what = "more" if len(raw) > expected else "less"
+        raise FormatError(path, offset, f"image data holds {what} than {width} x {height} needs "
+                          f"(expected {expected} bytes after inflating, got "
+                          f"{len(raw) if len(raw) <= expected else 'more'})")
+    lines = np.frombuffer(raw, np.uint8).reshape(height, stride + 1)
+    kinds = lines[:, 0]
+    bad = np.nonzero(kinds > 4)[0]
+    if bad.size:
+        raise FormatError(path, offset, f"row {int(bad[0])} has unknown filter type {int(kinds[bad[0]])}")
+    rows = unfilter(lines[:, 1:], kinds, bpp)
+    samples = rows.reshape(height, width, channels * depth // 8)
+    if depth == 16:
+        first = samples[:, :, 0:2].copy().view(">u2")[:, :, 0]
+        return first.astype(np.uint16)
+    return np.ascontiguousarray(samples[:, :, 0])
+
+
+def unfilter(rows: np.ndarray, kinds: np.ndarray, bpp: int) -> np.ndarray:
+    """Undo PNG row filters. Sub/Up rows go a row at a time; Average/Paeth sweep anti-diagonals."""
+    if (kinds <= 2).all():
+        return _unfilter_rows(rows, kinds, bpp)
+    return _unfilter_wavefront(rows, kinds, bpp)
+
+
+def _unfilter_rows(rows: np.ndarray, kinds: np.ndarray, bpp: int) -> np.ndarray:
+    out = np.empty_like(rows)
+    prev = np.zeros(rows.shape[1], np.uint8)
+    for r in range(rows.shape[0]):
+        kind = kinds[r]
+        if kind == 0:
+            out[r] = rows[r]
+        elif kind == 2:
+            out[r] = rows[r] + prev
+        else:  # Sub: a running sum per byte lane, wrapping at 256
+            out[r] = np.cumsum(rows[r].reshape(-1, bpp), axis=0, dtype=np.uint8).reshape(-1)
+        prev = out[r]
+    return out
+
+
+def _unfilter_wavefront(rows: np.ndarray, kinds: np.ndarray, bpp: int) -> np.ndarray:
+    """Each pixel needs its left, upper and upper-left neighbours: every anti-diagonal is independent."""
+    height, stride = rows.shape
+    width = stride // bpp
+    x = rows.reshape(height, width, bpp).astype(np.int16)
+    out = np.zeros((height + 1, width + 1, bpp), np.int16)  # one row and column of zero padding
+    kinds = kinds.astype(np.int16)
+    for d in range(height + width - 1):
+        r = np.arange(max(0, d - width + 1), min(height - 1, d) + 1)
+        c = d - r
+        a, b, ul = out[r + 1, c], out[r, c + 1], out[r, c]
+        k = kinds[r][:, None]
+        pred = np.where(k == 1, a, np.where(k == 2, b, np.where(k == 3, (a + b) >> 1,
+                                                                np.where(k == 4, _paeth(a, b, ul), 0))))
+        out[r + 1, c + 1] = (x[r, c] + pred) & 0xFF
+    return out[1:, 1:].astype(np.uint8).reshape(height, stride)
