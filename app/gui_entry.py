@@ -1,0 +1,107 @@
+"""`boscage [SCENE]` and `boscage --screenshot PNG [SCENE]`: start the editor window."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from model.demo import demo_resource_path
+from model.errors import FormatError
+
+SCREENSHOT_TIMEOUT_MS = 60000
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="boscage", description="Boscage foliage and terrain editor. "
+                                "Subcommands (scene, bench, …) run headless; see `boscage bench -h`.")
+    p.add_argument("scene", nargs="?", type=Path, metavar="SCENE",
+                   help="a .boscage scene to open (default: the bundled demo scene)")
+    p.add_argument("--screenshot", type=Path, metavar="PNG",
+                   help="render the first full frame, save the whole window as PNG and exit")
+    p.add_argument("--size", default="1400x900", metavar="WxH", help="window size for --screenshot")
+    return p
+
+
+def load_demo():
+    from model.formats.scene_file import load_scene
+
+    scene = load_scene(demo_resource_path())
+    scene.path = None  # the bundled copy is never overwritten: Save asks where
+    return scene
+
+
+def run_gui(argv: list[str]) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0)
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        print(f"boscage: error: --size must be WxH, got {args.size!r}", file=sys.stderr)
+        return 2
+
+    from app.gl_format import install_default_format
+
+    install_default_format()
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setOrganizationName("Boscage")
+    app.setApplicationName("Boscage")
+
+    from model.formats.scene_file import load_scene
+
+    scene, error = None, None
+    if args.scene is not None:
+        try:
+            scene = load_scene(args.scene)
+        except FormatError as e:
+            if args.screenshot is not None:
+                print(f"boscage: error: {e}", file=sys.stderr)
+                return 1
+            error = e
+    if scene is None:
+        scene = load_demo()
+
+    from app.main_window import MainWindow
+
+    window = MainWindow(scene, restore_layout=args.screenshot is None)
+    if scene.path is not None:
+        window.settings.add_recent_file(scene.path)
+        window._fill_recent_menu()
+    if args.screenshot is not None:
+        return take_screenshot(app, window, args.screenshot, (width, height))
+    window.show()
+    if error is not None:
+        window.show_error("Could not open scene", str(error))
+    return app.exec()
+
+
+def take_screenshot(app, window, path: Path, size: tuple[int, int]) -> int:
+    """Show the window, wait for the viewport's first frame, save the whole window, exit."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    window.resize(*size)
+    window.show()
+    loop = QEventLoop()
+    window.viewport.frame_rendered.connect(loop.quit)
+    QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, loop.quit)
+    if window.viewport.frames_rendered == 0:
+        loop.exec()
+    for _ in range(5):  # let docks and menus finish laying out
+        app.processEvents()
+    ok = window.viewport.frames_rendered > 0
+    if ok:
+        image = window.grab().toImage()
+        ok = image.save(str(path), "PNG")
+        if not ok:
+            print(f"boscage: error: {path}: could not write the PNG", file=sys.stderr)
+    else:
+        print("boscage: error: the viewport rendered no frame (is there an OpenGL 3.3 display?)",
+              file=sys.stderr)
+    window.document.undo_stack.setClean()
+    window.close()
+    return 0 if ok else 1

@@ -1,0 +1,458 @@
+"""The editor's main window: viewport, docks, menus, and the open/save/close flow."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QColor, QIcon, QKeySequence, QPixmap
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QUndoView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.document import SceneDocument, new_scene
+from app.extensions import Importer, ToolWindow, importers, tool_windows
+from app.settings import Settings
+from model.errors import FormatError
+from model.formats.scene_file import NAME_FILTER
+from model.scene import Scene
+from widgets.viewport import Viewport
+
+APP_NAME = "Boscage"
+DEFAULT_SIZE = (1400, 900)
+
+# key, title, area, tooltip — the fixed docks; later work fills the placeholders.
+FIXED_DOCKS = [
+    ("palette", "Palette", Qt.DockWidgetArea.LeftDockWidgetArea, "Foliage types to paint with"),
+    ("tool_settings", "Tool Settings", Qt.DockWidgetArea.LeftDockWidgetArea,
+     "Brush radius, strength, falloff and the active tool's options"),
+    ("layers", "Layers", Qt.DockWidgetArea.RightDockWidgetArea, "The scene's terrain paint layers"),
+    ("inspector", "Inspector", Qt.DockWidgetArea.RightDockWidgetArea, "Properties of the selection"),
+    ("history", "History", Qt.DockWidgetArea.RightDockWidgetArea,
+     "Undo history: click a step to go back to it"),
+    ("refusals", "Refusals", Qt.DockWidgetArea.BottomDockWidgetArea,
+     "Why the last stroke placed what it placed, and what it refused"),
+]
+
+
+def placeholder(text: str) -> QWidget:
+    label = QLabel(text)
+    label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+    label.setWordWrap(True)
+    label.setMargin(8)
+    label.setEnabled(False)
+    return label
+
+
+class MainWindow(QMainWindow):
+    """`document`, `viewport`, `docks[key]` and `open_scene(scene)` are the interface for later work."""
+
+    def __init__(self, scene: Scene | None = None, settings: Settings | None = None,
+                 restore_layout: bool = True) -> None:
+        super().__init__()
+        self.setObjectName("main_window")
+        self.settings = settings if settings is not None else Settings()
+        self.persist_layout = restore_layout
+        self.document = SceneDocument(scene if scene is not None else new_scene(), self)
+        self.viewport = Viewport(self)
+        self.viewport.setObjectName("viewport")
+        self.setCentralWidget(self.viewport)
+        self.docks: dict[str, QDockWidget] = {}
+        self.tool_docks: dict[str, QDockWidget] = {}
+        self.actions: dict[str, QAction] = {}
+        self.last_error: str | None = None
+        self.resize(*DEFAULT_SIZE)
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
+
+        self._build_docks()
+        self._build_actions()
+        self._build_menus()
+        self.statusBar().showMessage("Ready", 3000)
+        self._default_state = self.saveState()
+
+        self.document.scene_replaced.connect(self._on_scene_replaced)
+        self.document.modified_changed.connect(self._update_title)
+        self.document.saved.connect(lambda path: self._remember(path))
+        self.viewport.gl_failed.connect(lambda msg: self.show_error("Drawing failed", msg))
+        self._on_scene_replaced(self.document.scene)
+        if restore_layout:
+            self.restore_layout()
+
+    # ---- docks ------------------------------------------------------------------------
+    def _build_docks(self) -> None:
+        panels: dict[str, QWidget] = {
+            "palette": placeholder("No foliage palette in this scene."),
+            "tool_settings": placeholder("No tool is active."),
+            "refusals": placeholder("No stroke yet."),
+            "history": QUndoView(self.document.undo_stack),
+            "layers": QListWidget(),
+            "inspector": placeholder("Nothing selected."),
+        }
+        panels["history"].setEmptyLabel("<opened>")
+        self.layer_list: QListWidget = panels["layers"]
+        for key, title, area, tooltip in FIXED_DOCKS:
+            dock = QDockWidget(title, self)
+            dock.setObjectName(f"dock_{key}")
+            dock.setWidget(panels[key])
+            dock.setToolTip(tooltip)
+            self.addDockWidget(area, dock)
+            self.docks[key] = dock
+        self.tabifyDockWidget(self.docks["inspector"], self.docks["history"])
+        self.docks["inspector"].raise_()
+
+    def _refresh_layers(self) -> None:
+        self.layer_list.clear()
+        terrain = self.document.scene.terrain
+        cells = max(1, terrain.rows * terrain.columns)
+        for layer in terrain.layers:
+            swatch = QPixmap(14, 14)
+            swatch.fill(QColor(*layer.color))
+            coverage = float(layer.weights.sum(dtype="uint64")) / (255.0 * cells)
+            item = QListWidgetItem(QIcon(swatch), f"{layer.name}   {coverage * 100:.1f} %")
+            item.setToolTip(f"{layer.name}: painted over {coverage * 100:.1f} % of the terrain")
+            self.layer_list.addItem(item)
+
+    # ---- actions and menus ------------------------------------------------------------
+    def _action(self, key: str, text: str, slot: Callable, shortcut=None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        action.setObjectName(f"action_{key}")
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setStatusTip(tip)
+        action.setToolTip(tip or text.replace("&", "").rstrip("…"))
+        action.triggered.connect(lambda checked=False: slot())
+        self.actions[key] = action
+        return action
+
+    def _build_actions(self) -> None:
+        K = QKeySequence.StandardKey
+        self._action("new", "&New", self.new_scene, K.New, "Start a new flat terrain scene")
+        self._action("open", "&Open…", self.open_dialog, K.Open, "Open a .boscage scene")
+        self._action("save", "&Save", self.save, K.Save, "Save the scene")
+        self._action("save_as", "Save &As…", self.save_as, K.SaveAs, "Save the scene under a new name")
+        self._action("quit", "&Quit", self.close, K.Quit, "Close the editor")
+        self.actions["quit"].setMenuRole(QAction.MenuRole.QuitRole)
+        undo = self.document.undo_stack.createUndoAction(self, "&Undo")
+        undo.setShortcut(QKeySequence(K.Undo))
+        undo.setObjectName("action_undo")
+        redo = self.document.undo_stack.createRedoAction(self, "&Redo")
+        redo.setShortcut(QKeySequence(K.Redo))
+        redo.setObjectName("action_redo")
+        self.actions["undo"], self.actions["redo"] = undo, redo
+        self._action("frame_all", "&Frame All", self.viewport.frame_all, "F",
+                     "Point the camera at the whole scene")
+        self._action("reset_layout", "&Reset Layout", self.reset_layout, None,
+                     "Put every panel back where it started")
+        self._action("about", "&About Boscage", self.show_about, None)
+        self._action("shortcuts", "&Keyboard Shortcuts", self.show_shortcuts, K.HelpContents,
+                     "List every keyboard shortcut")
+        self.actions["about"].setMenuRole(QAction.MenuRole.AboutRole)
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addActions([self.actions["new"], self.actions["open"]])
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self._fill_recent_menu()
+        file_menu.addSeparator()
+        file_menu.addActions([self.actions["save"], self.actions["save_as"]])
+        file_menu.addSeparator()
+        self.import_menu = file_menu.addMenu("&Import")
+        self._fill_import_menu()
+        file_menu.addSeparator()
+        file_menu.addAction(self.actions["quit"])
+
+        edit_menu = bar.addMenu("&Edit")
+        edit_menu.addActions([self.actions["undo"], self.actions["redo"]])
+
+        view_menu = bar.addMenu("&View")
+        view_menu.addAction(self.actions["frame_all"])
+        view_menu.addSeparator()
+        for key, *_ in FIXED_DOCKS:
+            toggle = self.docks[key].toggleViewAction()
+            toggle.setObjectName(f"action_show_{key}")
+            toggle.setToolTip(f"Show or hide the {self.docks[key].windowTitle()} panel")
+            view_menu.addAction(toggle)
+        view_menu.addSeparator()
+        view_menu.addAction(self.actions["reset_layout"])
+
+        self.tools_menu = bar.addMenu("&Tools")
+        self._fill_tools_menu()
+
+        help_menu = bar.addMenu("&Help")
+        help_menu.addActions([self.actions["shortcuts"], self.actions["about"]])
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        files = self.settings.recent_files()
+        for i, path in enumerate(files):
+            action = self.recent_menu.addAction(f"&{i + 1} {Path(path).name}")
+            action.setToolTip(path)
+            action.setStatusTip(path)
+            action.triggered.connect(lambda checked=False, p=path: self.open_recent(p))
+        if not files:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+        self.recent_menu.addSeparator()
+        clear = self.recent_menu.addAction("&Clear Recent Files")
+        clear.setEnabled(bool(files))
+        clear.triggered.connect(self._clear_recent)
+
+    def _clear_recent(self) -> None:
+        self.settings.clear_recent_files()
+        self._fill_recent_menu()
+
+    def _fill_import_menu(self) -> None:
+        found = importers()
+        for imp in found:
+            action = self.import_menu.addAction(imp.title)
+            action.setObjectName(f"action_import_{imp.key}")
+            action.setToolTip(imp.tooltip or imp.title)
+            action.setStatusTip(imp.tooltip)
+            action.triggered.connect(lambda checked=False, i=imp: self.run_importer(i))
+        if not found:
+            self.import_menu.addAction("(no importers)").setEnabled(False)
+
+    def _fill_tools_menu(self) -> None:
+        self.tool_window_specs = {w.key: w for w in tool_windows()}
+        for spec in self.tool_window_specs.values():
+            action = self.tools_menu.addAction(spec.title)
+            action.setObjectName(f"action_tool_{spec.key}")
+            action.setCheckable(True)
+            if spec.shortcut:
+                action.setShortcut(QKeySequence(spec.shortcut))
+            action.setToolTip(spec.tooltip or spec.title)
+            action.setStatusTip(spec.tooltip)
+            action.toggled.connect(lambda on, k=spec.key: self.set_tool_window_visible(k, on))
+            self.actions[f"tool_{spec.key}"] = action
+        if not self.tool_window_specs:
+            self.tools_menu.addAction("(no tool windows)").setEnabled(False)
+
+    # ---- tool windows (created on first show) -----------------------------------------
+    def tool_window(self, key: str) -> QDockWidget | None:
+        """The dock for tool window `key`, creating it on first use; None if it cannot be made."""
+        if key in self.tool_docks:
+            return self.tool_docks[key]
+        spec: ToolWindow | None = self.tool_window_specs.get(key)
+        if spec is None:
+            return None
+        try:
+            widget = spec.create(self)
+        except Exception as e:  # a broken extension reports, it does not crash the editor
+            self.show_error(f"Could not open {spec.title}", f"{type(e).__name__}: {e}")
+            return None
+        dock = QDockWidget(spec.title, self)
+        dock.setObjectName(f"dock_{key}")
+        dock.setWidget(widget)
+        dock.setToolTip(spec.tooltip)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        self.restoreDockWidget(dock)  # back where the saved layout had it, if anywhere
+        action = self.actions[f"tool_{key}"]
+        dock.toggleViewAction().toggled.connect(action.setChecked)
+        self.tool_docks[key] = dock
+        return dock
+
+    def set_tool_window_visible(self, key: str, visible: bool) -> None:
+        if not visible and key not in self.tool_docks:
+            return
+        dock = self.tool_window(key)
+        if dock is None:
+            self.actions[f"tool_{key}"].setChecked(False)
+            return
+        dock.setVisible(visible)
+        if visible:
+            dock.raise_()
+
+    # ---- layout -----------------------------------------------------------------------
+    def restore_layout(self) -> None:
+        geometry = self.settings.window_geometry()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        for key in self.settings.open_tool_windows():
+            if key in self.tool_window_specs:
+                self.tool_window(key)
+        state = self.settings.window_state()
+        if state is not None:
+            self.restoreState(state)
+        for key, dock in self.tool_docks.items():
+            self.actions[f"tool_{key}"].setChecked(not dock.isHidden())
+
+    def save_layout(self) -> None:
+        self.settings.set_window_layout(self.saveGeometry(), self.saveState())
+        self.settings.set_open_tool_windows([k for k, d in self.tool_docks.items() if not d.isHidden()])
+        self.settings.sync()
+
+    def reset_layout(self) -> None:
+        for dock in self.tool_docks.values():
+            dock.hide()
+        self.restoreState(QByteArray(self._default_state))
+
+    # ---- document flow ----------------------------------------------------------------
+    def _on_scene_replaced(self, scene: Scene) -> None:
+        self.viewport.set_scene(scene)
+        self._refresh_layers()
+        self._update_title()
+
+    def _update_title(self, *_) -> None:
+        self.setWindowTitle(f"{self.document.display_name()}[*] — {APP_NAME}")
+        self.setWindowModified(self.document.modified)
+
+    def _remember(self, path: str | Path) -> None:
+        self.settings.add_recent_file(path)
+        self._fill_recent_menu()
+        self._update_title()
+
+    def open_scene(self, scene: Scene) -> None:
+        """Make `scene` the open document (importers call this; asking to save is the caller's job)."""
+        self.document.replace_scene(scene)
+
+    def open_file(self, path: str | Path) -> bool:
+        """Open a scene file; on any problem show one error and keep the current scene."""
+        try:
+            self.document.load(path)
+        except FormatError as e:
+            self.show_error("Could not open scene", str(e))
+            return False
+        except OSError as e:
+            self.show_error("Could not open scene", f"{path}: {e.strerror or e}")
+            return False
+        self._remember(path)
+        self.statusBar().showMessage(f"Opened {path}", 5000)
+        return True
+
+    def open_dialog(self) -> None:
+        if not self.maybe_save():
+            return
+        start = str(self.document.path.parent) if self.document.path else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open Scene", start, NAME_FILTER)
+        if path:
+            self.open_file(path)
+
+    def open_recent(self, path: str) -> None:
+        if not self.maybe_save():
+            return
+        if not Path(path).exists():
+            self.settings.remove_recent_file(path)
+            self._fill_recent_menu()
+            self.show_error("Could not open scene", f"{path}: file not found (removed from the list)")
+            return
+        self.open_file(path)
+
+    def new_scene(self) -> None:
+        if self.maybe_save():
+            self.open_scene(new_scene())
+
+    def run_importer(self, importer: Importer) -> None:
+        if not self.maybe_save():
+            return
+        try:
+            scene = importer.run(self)
+        except FormatError as e:
+            self.show_error(f"{importer.title} failed", str(e))
+            return
+        if scene is not None:
+            self.open_scene(scene)
+
+    def save(self) -> bool:
+        if self.document.path is None:
+            return self.save_as()
+        return self._save_to(self.document.path)
+
+    def save_as(self) -> bool:
+        start = str(self.document.path or Path.cwd() / f"{self.document.scene.name}.boscage")
+        path, _ = QFileDialog.getSaveFileName(self, "Save Scene As", start, NAME_FILTER)
+        if not path:
+            return False
+        if not path.endswith(".boscage"):
+            path += ".boscage"
+        return self._save_to(Path(path))
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            self.document.save(path)
+        except OSError as e:
+            self.show_error("Could not save scene", f"{path}: {e.strerror or e}")
+            return False
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def maybe_save(self) -> bool:
+        """True when it is fine to drop the current scene (saved, discarded, or unmodified)."""
+        if not self.document.modified:
+            return True
+        answer = QMessageBox.warning(
+            self, "Unsaved changes",
+            f"{self.document.display_name()} has unsaved changes. Save them?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.maybe_save():
+            event.ignore()
+            return
+        if self.persist_layout:
+            self.save_layout()
+        event.accept()
+
+    # ---- dialogs ----------------------------------------------------------------------
+    def show_error(self, title: str, message: str) -> None:
+        """One error dialog; the text names the file and the problem."""
+        self.last_error = message
+        self.statusBar().showMessage(message, 10000)
+        QMessageBox.critical(self, title, message)
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, f"About {APP_NAME}",
+                          f"<b>{APP_NAME}</b><br>A foliage and terrain editor for game artists."
+                          f"<br><br>OpenGL: {self.viewport.gl_info.get('renderer', 'not started')}")
+
+    def shortcut_rows(self) -> list[tuple[str, str]]:
+        rows = [(a.text().replace("&", ""), a.shortcut().toString(QKeySequence.SequenceFormat.NativeText))
+                for a in self.findChildren(QAction) if not a.shortcut().isEmpty()]
+        rows += [("Orbit", "Right drag / Alt + left drag"), ("Pan", "Middle drag / Shift + right drag"),
+                 ("Zoom", "Mouse wheel")]
+        return sorted(set(rows))
+
+    def show_shortcuts(self) -> QDialog:
+        dialog = QDialog(self)
+        dialog.setWindowTitle("Keyboard Shortcuts")
+        rows = self.shortcut_rows()
+        table = QTableWidget(len(rows), 2, dialog)
+        table.setHorizontalHeaderLabels(["Action", "Shortcut"])
+        for i, (name, keys) in enumerate(rows):
+            table.setItem(i, 0, QTableWidgetItem(name))
+            table.setItem(i, 1, QTableWidgetItem(keys))
+        table.resizeColumnsToContents()
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
+        buttons.rejected.connect(dialog.close)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(table)
+        layout.addWidget(buttons)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.resize(420, 360)
+        dialog.open()
+        return dialog
+
+
+def menu_titles(menu: QMenu) -> list[str]:
+    """Visible entries of a menu, without '&' markers (for tests and the shortcut list)."""
+    return [a.text().replace("&", "") for a in menu.actions() if not a.isSeparator()]

@@ -1,0 +1,88 @@
+"""The editor's persistent settings (window layout, recent files) in one INI file.
+
+Tests and scripts redirect it with `use_settings_folder(path)` or `BOSCAGE_SETTINGS_DIR`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+
+ORGANIZATION = "Boscage"
+APPLICATION = "Boscage"
+MAX_RECENT = 10
+
+_folder: Path | None = None
+
+
+def use_settings_folder(folder: str | Path | None) -> None:
+    """Keep settings in `folder/boscage.ini` from now on (None: the user's default place)."""
+    global _folder
+    _folder = Path(folder) if folder is not None else None
+
+
+def settings_path() -> Path | None:
+    """The redirected INI file, or None when Qt's per-user location is used."""
+    folder = _folder or (Path(os.environ["BOSCAGE_SETTINGS_DIR"])
+                         if os.environ.get("BOSCAGE_SETTINGS_DIR") else None)
+    return folder / "boscage.ini" if folder is not None else None
+
+
+class Settings:
+    """Typed access to the few things the editor remembers."""
+
+    def __init__(self) -> None:
+        path = settings_path()
+        if path is not None:
+            self.qsettings = QSettings(str(path), QSettings.Format.IniFormat)
+        else:
+            self.qsettings = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
+                                       ORGANIZATION, APPLICATION)
+
+    # ---- recent files -----------------------------------------------------------------
+    def recent_files(self) -> list[str]:
+        value = self.qsettings.value("files/recent", [])
+        if isinstance(value, str):  # QSettings returns a lone string for a one-item list
+            value = [value]
+        return [str(v) for v in (value or [])][:MAX_RECENT]
+
+    def add_recent_file(self, path: str | Path) -> list[str]:
+        text = str(Path(path).resolve())
+        files = [text] + [f for f in self.recent_files() if f != text]
+        self.qsettings.setValue("files/recent", files[:MAX_RECENT])
+        return files[:MAX_RECENT]
+
+    def remove_recent_file(self, path: str | Path) -> list[str]:
+        files = [f for f in self.recent_files() if f != str(path)]
+        self.qsettings.setValue("files/recent", files)
+        return files
+
+    def clear_recent_files(self) -> None:
+        self.qsettings.setValue("files/recent", [])
+
+    # ---- window layout ----------------------------------------------------------------
+    def window_geometry(self) -> QByteArray | None:
+        value = self.qsettings.value("window/geometry")
+        return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+
+    def window_state(self) -> QByteArray | None:
+        value = self.qsettings.value("window/state")
+        return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+
+    def set_window_layout(self, geometry: QByteArray, state: QByteArray) -> None:
+        self.qsettings.setValue("window/geometry", geometry)
+        self.qsettings.setValue("window/state", state)
+
+    def open_tool_windows(self) -> list[str]:
+        value = self.qsettings.value("window/tool_windows", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def set_open_tool_windows(self, keys: list[str]) -> None:
+        self.qsettings.setValue("window/tool_windows", list(keys))
+
+    def sync(self) -> None:
+        self.qsettings.sync()

@@ -1,0 +1,142 @@
+"""An orbit camera: a target point, a distance, yaw and pitch. Pure numpy, so tests need no GL."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+MIN_PITCH, MAX_PITCH = math.radians(-89.0), math.radians(89.0)
+
+
+def perspective(fov_y_deg: float, aspect: float, near: float, far: float) -> np.ndarray:
+    """OpenGL clip-space projection (column vectors), float32 4x4."""
+    f = 1.0 / math.tan(math.radians(fov_y_deg) / 2.0)
+    m = np.zeros((4, 4), np.float64)
+    m[0, 0] = f / max(aspect, 1e-6)
+    m[1, 1] = f
+    m[2, 2] = (far + near) / (near - far)
+    m[2, 3] = 2.0 * far * near / (near - far)
+    m[3, 2] = -1.0
+    return m.astype(np.float32)
+
+
+def look_at(eye: np.ndarray, target: np.ndarray, up=(0.0, 1.0, 0.0)) -> np.ndarray:
+    """World-to-view matrix, float32 4x4."""
+    eye = np.asarray(eye, np.float64)
+    f = np.asarray(target, np.float64) - eye
+    f /= np.linalg.norm(f)
+    s = np.cross(f, up)
+    s /= np.linalg.norm(s)
+    u = np.cross(s, f)
+    m = np.identity(4)
+    m[0, :3], m[1, :3], m[2, :3] = s, u, -f
+    m[:3, 3] = -m[:3, :3] @ eye
+    return m.astype(np.float32)
+
+
+@dataclass
+class OrbitCamera:
+    """Orbits `target` at `distance`; yaw around world Y, pitch above the horizon (radians)."""
+
+    target: np.ndarray = None  # type: ignore[assignment]
+    distance: float = 100.0
+    yaw: float = math.radians(35.0)
+    pitch: float = math.radians(35.0)
+    fov_y: float = 45.0
+    min_distance: float = 0.5
+    max_distance: float = 100000.0
+
+    def __post_init__(self) -> None:
+        self.target = np.zeros(3) if self.target is None else np.asarray(self.target, np.float64)
+
+    # ---- matrices ---------------------------------------------------------------------
+    def forward(self) -> np.ndarray:
+        """Unit vector from the eye towards the target."""
+        cp = math.cos(self.pitch)
+        return -np.array([cp * math.sin(self.yaw), math.sin(self.pitch), cp * math.cos(self.yaw)])
+
+    def eye(self) -> np.ndarray:
+        return self.target - self.forward() * self.distance
+
+    def near_far(self) -> tuple[float, float]:
+        near = max(0.05, self.distance * 0.002)
+        return near, max(near * 10.0, self.distance * 20.0)
+
+    def view_matrix(self) -> np.ndarray:
+        return look_at(self.eye(), self.target)
+
+    def projection_matrix(self, aspect: float) -> np.ndarray:
+        return perspective(self.fov_y, aspect, *self.near_far())
+
+    def view_projection(self, aspect: float) -> np.ndarray:
+        return (self.projection_matrix(aspect).astype(np.float64)
+                @ self.view_matrix().astype(np.float64)).astype(np.float32)
+
+    def ray(self, ndc_x: float, ndc_y: float, aspect: float) -> tuple[np.ndarray, np.ndarray]:
+        """World-space origin and unit direction through a point in normalised device coordinates."""
+        inv = np.linalg.inv(self.view_projection(aspect).astype(np.float64))
+        near = inv @ np.array([ndc_x, ndc_y, -1.0, 1.0])
+        far = inv @ np.array([ndc_x, ndc_y, 1.0, 1.0])
+        near, far = near[:3] / near[3], far[:3] / far[3]
+        d = far - near
+        return near, d / np.linalg.norm(d)
+
+    # ---- navigation -------------------------------------------------------------------
+    def orbit(self, d_yaw: float, d_pitch: float) -> None:
+        self.yaw = (self.yaw + d_yaw) % (2.0 * math.pi)
+        self.pitch = min(MAX_PITCH, max(MIN_PITCH, self.pitch + d_pitch))
+
+    def pan(self, dx_pixels: float, dy_pixels: float, viewport_height: int) -> None:
+        """Move the target so the ground under the cursor follows it."""
+        per_pixel = 2.0 * self.distance * math.tan(math.radians(self.fov_y) / 2.0) / max(1, viewport_height)
+        f = self.forward()
+        right = np.cross(f, (0.0, 1.0, 0.0))
+        right /= np.linalg.norm(right)
+        up = np.cross(right, f)
+        self.target = self.target - right * dx_pixels * per_pixel + up * dy_pixels * per_pixel
+
+    def zoom(self, steps: float) -> None:
+        """Positive steps move closer, each by about 15 %."""
+        self.distance = min(self.max_distance, max(self.min_distance, self.distance * 0.85 ** steps))
+
+    def frame(self, lo, hi, aspect: float = 1.0, margin: float = 0.92) -> None:
+        """Aim at the centre of the box `lo`..`hi`, at the nearest distance where all its corners show."""
+        lo = np.asarray(lo, np.float64)
+        hi = np.asarray(hi, np.float64)
+        self.target = (lo + hi) / 2.0
+        radius = max(float(np.linalg.norm(hi - lo)) / 2.0, 1e-3)
+        half_fov = math.radians(self.fov_y) / 2.0
+        if aspect < 1.0:
+            half_fov = math.atan(math.tan(half_fov) * aspect)
+        far_enough = radius / math.sin(half_fov)  # the bounding sphere always fits from here
+        self.max_distance = max(self.max_distance, far_enough * 10.0)
+        corners = np.array([[x, y, z, 1.0] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
+                            for z in (lo[2], hi[2])])
+        for _ in range(3):  # fit the distance, then re-centre on the box's projection, twice over
+            self.distance = self._fit_distance(corners, aspect, margin, far_enough)
+            ndc = self._project(corners, aspect)
+            cx = (ndc[:, 0].min() + ndc[:, 0].max()) / 2.0
+            cy = (ndc[:, 1].min() + ndc[:, 1].max()) / 2.0
+            f = self.forward()
+            right = np.cross(f, (0.0, 1.0, 0.0))
+            right /= np.linalg.norm(right)
+            up = np.cross(right, f)
+            t = math.tan(math.radians(self.fov_y) / 2.0) * self.distance
+            self.target = self.target + right * cx * t * aspect + up * cy * t
+        self.distance = self._fit_distance(corners, aspect, margin, far_enough)
+
+    def _project(self, points: np.ndarray, aspect: float) -> np.ndarray:
+        clip = points @ self.view_projection(aspect).astype(np.float64).T
+        return clip[:, :2] / clip[:, 3:4]
+
+    def _fit_distance(self, corners: np.ndarray, aspect: float, margin: float, far_enough: float) -> float:
+        near_d, far_d = 0.0, far_enough * 2.0
+        for _ in range(40):  # bisect: the box shrinks on screen as the camera backs off
+            self.distance = (near_d + far_d) / 2.0
+            clip = corners @ self.view_projection(aspect).astype(np.float64).T
+            w = clip[:, 3]
+            fits = bool(np.all(w > 0) and np.all(np.abs(clip[:, :2]) <= margin * w[:, None]))
+            near_d, far_d = (near_d, self.distance) if fits else (self.distance, far_d)
+        return max(self.min_distance, far_d)
