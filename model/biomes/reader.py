@@ -1,0 +1,123 @@
+"""Reading biome folders: one asset per `*.json` file, keyed by file name; later folders overlay."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from model.biomes.issues import ERROR, WARNING, Issue
+from model.errors import FormatError
+
+MAX_FILE_BYTES = 8 * 1024 * 1024  # a biome asset is a few kilobytes; refuse anything absurd
+
+
+@dataclass(eq=False)
+class AssetFile:
+    """One file of a biome set: its key, where it is, which folder (0 = base) and its document."""
+
+    key: str
+    path: Path
+    folder: int
+    doc: dict | None  # None when the file could not be read as a JSON object
+
+    @property
+    def name(self) -> str:
+        return str(self.path)
+
+    @property
+    def is_overlay(self) -> bool:
+        return self.folder > 0
+
+
+def read_folders(folders: Sequence[str | Path]) -> tuple[dict[str, list[AssetFile]], list[Issue]]:
+    """Every asset file by key, in overlay order (base first), and the problems reading them.
+
+    A folder that does not exist raises `FormatError`; a bad file is an issue, never an exception.
+    """
+    if not folders:
+        raise FormatError(None, None, "no biome folder given")
+    stacks: dict[str, list[AssetFile]] = {}
+    issues: list[Issue] = []
+    for index, folder in enumerate(folders):
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise FormatError(folder, None, "not a folder of biome assets")
+        root = folder.resolve()
+        for path in sorted(folder.glob("*.json")):
+            key = path.stem
+            doc = _read_file(path, root, key, issues)
+            stacks.setdefault(key, []).append(AssetFile(key, path, index, doc))
+    return dict(sorted(stacks.items())), issues
+
+
+def _read_file(path: Path, root: Path, key: str, issues: list[Issue]) -> dict | None:
+    def error(place: str, reason: str) -> None:
+        issues.append(Issue(ERROR, key, str(path), place, reason))
+
+    real = path.resolve()
+    if not real.is_relative_to(root):
+        error("", "the file links outside the biome folder; refused")
+        return None
+    if not real.is_file():
+        error("", "not a regular file")
+        return None
+    size = real.stat().st_size
+    if size > MAX_FILE_BYTES:
+        error("", f"file is {size} bytes; a biome asset may be at most {MAX_FILE_BYTES}")
+        return None
+    data = real.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        error(f"byte {e.start}", "not UTF-8 text")
+        return None
+    duplicates: list[str] = []
+    try:
+        doc = json.loads(text, object_pairs_hook=lambda pairs: _object(pairs, duplicates),
+                         parse_constant=_refuse_constant)
+    except json.JSONDecodeError as e:
+        error(f"line {e.lineno} column {e.colno}", f"invalid JSON: {e.msg}")
+        return None
+    except ValueError as e:
+        error("", f"invalid JSON: {e}")
+        return None
+    except RecursionError:
+        error("", "invalid JSON: nested too deeply")
+        return None
+    if not isinstance(doc, dict):
+        error("", f"a biome asset must be a JSON object, not {json_kind(doc)}")
+        return None
+    for name in duplicates:
+        issues.append(Issue(WARNING, key, str(path), "",
+                            f"key {name!r} appears twice in one object; the last one wins"))
+    return doc
+
+
+def _object(pairs: list[tuple[str, object]], duplicates: list[str]) -> dict:
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:
+            duplicates.append(k)
+        out[k] = v
+    return out
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def json_kind(value: object) -> str:
+    """The JSON name of a value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
