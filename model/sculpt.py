@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from model.brush import Brush
+from model.reground import FoliageLift
 from model.terrain import Terrain
 
 HEIGHTS = None  # the target of a sculpt; a layer name is the target of a paint
@@ -260,12 +261,17 @@ class TileUndo:
 
 
 class TerrainStroke:
-    """One drag of a sculpt or paint tool on one target (heights, or a layer by name)."""
+    """One drag of a sculpt or paint tool on one target (heights, or a layer by name).
 
-    def __init__(self, terrain: Terrain, target: str | None = HEIGHTS) -> None:
+    Given a foliage volume, a sculpt stroke re-grounds the stored instances standing on the
+    ground it reshapes, in the same undo step.
+    """
+
+    def __init__(self, terrain: Terrain, target: str | None = HEIGHTS, volume=None) -> None:
         self.terrain = terrain
         self.target = target
         self.tiles = TileUndo()
+        self.lift = FoliageLift(terrain, volume) if volume is not None and target is HEIGHTS else None
         self.stamps = 0
         self.touched: tuple[slice, slice] | None = None  # bounding window of every stamp
         self._sealed = True
@@ -276,7 +282,10 @@ class TerrainStroke:
             return False
         grid = target_grid(self.terrain, self.target)
         self.tiles.capture(grid, patch.rows, patch.cols)
+        pending = self.lift.before(patch.rows, patch.cols) if self.lift else None
         write_region(self.terrain, self.target, patch.rows, patch.cols, patch.new)
+        if self.lift:
+            self.lift.after(pending)
         self._sealed = False
         self.stamps += 1
         self.touched = _union(self.touched, (patch.rows, patch.cols))
@@ -285,15 +294,21 @@ class TerrainStroke:
     def finish(self) -> None:
         """Fix the redo state; call when the drag ends (and before undo)."""
         self.tiles.seal(target_grid(self.terrain, self.target))
+        if self.lift:
+            self.lift.seal()
         self._sealed = True
 
     def undo(self) -> None:
         if not self._sealed:
             self.finish()
         self._write(new=False)
+        if self.lift:
+            self.lift.undo()
 
     def redo(self) -> None:
         self._write(new=True)
+        if self.lift:
+            self.lift.redo()
 
     def _write(self, new: bool) -> None:
         grid = target_grid(self.terrain, self.target)
