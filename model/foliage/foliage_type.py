@@ -1,0 +1,260 @@
+"""FoliageType: what one `.vxfoliage` (TOML) file holds, with strict reading and writing."""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+
+import tomli_w
+
+from model.atomic import atomic_write_text
+from model.errors import FormatError
+
+BUILTIN_MESHES = ("conifer", "broadleaf", "bush", "rock", "grass")
+# Extent (radius, height) of each built-in mesh at scale 1, metres.
+BUILTIN_EXTENTS = {
+    "conifer": (2.5, 14.0),
+    "broadleaf": (4.5, 11.0),
+    "bush": (1.2, 1.4),
+    "rock": (1.5, 1.2),
+    "grass": (0.25, 0.5),
+}
+MESH_FILE_SUFFIXES = (".obj", ".gltf", ".glb")
+STORAGES = ("stored", "derived")
+SUFFIX = ".vxfoliage"
+NAME_FILTER = "Foliage types (*.vxfoliage)"
+
+
+@dataclass(frozen=True)
+class LayerFilter:
+    """Grow only where the terrain layer called `name` is painted at least `min_weight` (0..1)."""
+
+    name: str
+    min_weight: float = 0.5
+
+
+@dataclass(frozen=True)
+class Extent:
+    """The mesh's size at scale 1: `radius` sideways, `height` upward (metres)."""
+
+    radius: float
+    height: float
+
+
+@dataclass(frozen=True)
+class FoliageType:
+    """One kind of foliage: mesh, density, randomness ranges and placement filters."""
+
+    name: str
+    mesh: str = "builtin:conifer"
+    storage: str = "stored"
+    density: float = 1.0
+    spacing: float = 0.0
+    scale: tuple[float, float] = (1.0, 1.0)
+    yaw: tuple[float, float] = (0.0, 360.0)
+    tilt: tuple[float, float] = (0.0, 0.0)
+    align: float = 0.0
+    sink: tuple[float, float] = (0.0, 0.0)
+    slope: tuple[float, float] = (0.0, 90.0)
+    altitude: tuple[float, float] = (-math.inf, math.inf)
+    layer: LayerFilter | None = None
+    extent: Extent | None = None  # None: from the mesh
+    activation_radius: float = 0.0
+    cull: tuple[float, float] = (150.0, 200.0)
+
+    @property
+    def derived(self) -> bool:
+        """Derived types (grass) are scattered from rules: never stored, never collide."""
+        return self.storage == "derived"
+
+    @property
+    def stored(self) -> bool:
+        return self.storage == "stored"
+
+    def resolved_extent(self) -> Extent:
+        """The explicit extent, else the built-in mesh's, else one metre each way."""
+        if self.extent is not None:
+            return self.extent
+        if self.mesh.startswith("builtin:"):
+            r, h = BUILTIN_EXTENTS[self.mesh.removeprefix("builtin:")]
+            return Extent(r, h)
+        return Extent(1.0, 1.0)
+
+    def renamed(self, name: str) -> FoliageType:
+        return replace(self, name=name)
+
+
+# ---- reading -------------------------------------------------------------------------------
+_KEYS = ("name", "mesh", "storage", "density", "spacing", "scale", "yaw", "tilt", "align", "sink",
+         "slope", "altitude", "layer", "extent", "activation_radius", "cull")
+
+
+def _number(path, key: str, value, low: float = -math.inf, high: float = math.inf,
+            finite: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FormatError(path, key, f"expected a number, got {value!r}")
+    value = float(value)
+    if math.isnan(value) or (finite and math.isinf(value)):
+        raise FormatError(path, key, f"expected a finite number, got {value!r}")
+    if not low <= value <= high:
+        raise FormatError(path, key, f"must be between {low:g} and {high:g}, got {value:g}")
+    return value
+
+
+def _range(path, key: str, value, low: float = -math.inf, high: float = math.inf,
+           finite: bool = True) -> tuple[float, float]:
+    if not isinstance(value, list) or len(value) != 2:
+        raise FormatError(path, key, f"expected [min, max], got {value!r}")
+    a = _number(path, f"{key}[0]", value[0], low, high, finite)
+    b = _number(path, f"{key}[1]", value[1], low, high, finite)
+    if a > b:
+        raise FormatError(path, key, f"min {a:g} is greater than max {b:g}")
+    return (a, b)
+
+
+def _table(path, key: str, value, keys: tuple[str, ...]) -> dict:
+    if not isinstance(value, dict):
+        raise FormatError(path, key, f"expected a table, got {value!r}")
+    for k in value:
+        if k not in keys:
+            raise FormatError(path, f"{key}.{k}", f"unknown key '{k}' (known: {', '.join(keys)})")
+    return value
+
+
+def _mesh(path, key: str, value) -> str:
+    if not isinstance(value, str) or not value:
+        raise FormatError(path, key, f"expected a mesh name, got {value!r}")
+    if value.startswith("builtin:"):
+        if value.removeprefix("builtin:") not in BUILTIN_MESHES:
+            known = ", ".join(f"builtin:{m}" for m in BUILTIN_MESHES)
+            raise FormatError(path, key, f"unknown built-in mesh {value!r} (known: {known})")
+        return value
+    p = PurePosixPath(value.replace("\\", "/"))
+    if p.is_absolute() or ".." in p.parts or ":" in value:
+        raise FormatError(path, key, f"mesh path {value!r} must stay inside the type's folder")
+    if p.suffix.lower() not in MESH_FILE_SUFFIXES:
+        raise FormatError(path, key, f"mesh file {value!r} must be OBJ or glTF")
+    return value
+
+
+def foliage_type_from_dict(doc: dict, path: str | Path | None = None, where: str = "") -> FoliageType:
+    """Build a FoliageType from a parsed TOML table; errors name `path` and the key."""
+    def k(key: str) -> str:
+        return f"{where}.{key}" if where else key
+
+    if not isinstance(doc, dict):
+        raise FormatError(path, where or None, "expected a table")
+    for key in doc:
+        if key not in _KEYS:
+            raise FormatError(path, k(key), f"unknown key '{key}'")
+    if "name" not in doc:
+        raise FormatError(path, k("name"), "missing key 'name'")
+    name = doc["name"]
+    if not isinstance(name, str) or not name.strip() or len(name.encode("utf-8")) > 255:
+        raise FormatError(path, k("name"), f"expected a non-empty name of at most 255 bytes, got {name!r}")
+    fields: dict = {"name": name}
+    if "mesh" in doc:
+        fields["mesh"] = _mesh(path, k("mesh"), doc["mesh"])
+    if "storage" in doc:
+        if doc["storage"] not in STORAGES:
+            raise FormatError(path, k("storage"), f"expected 'stored' or 'derived', got {doc['storage']!r}")
+        fields["storage"] = doc["storage"]
+    if "density" in doc:
+        fields["density"] = _number(path, k("density"), doc["density"], 0.0, 1e6)
+    if "spacing" in doc:
+        fields["spacing"] = _number(path, k("spacing"), doc["spacing"], 0.0, 1e4)
+    if "scale" in doc:
+        fields["scale"] = _range(path, k("scale"), doc["scale"], 1e-4, 1e4)
+    if "yaw" in doc:
+        fields["yaw"] = _range(path, k("yaw"), doc["yaw"], -720.0, 720.0)
+    if "tilt" in doc:
+        fields["tilt"] = _range(path, k("tilt"), doc["tilt"], 0.0, 90.0)
+    if "align" in doc:
+        fields["align"] = _number(path, k("align"), doc["align"], 0.0, 1.0)
+    if "sink" in doc:
+        fields["sink"] = _range(path, k("sink"), doc["sink"], -1e4, 1e4)
+    if "slope" in doc:
+        fields["slope"] = _range(path, k("slope"), doc["slope"], 0.0, 90.0)
+    if "altitude" in doc:
+        fields["altitude"] = _range(path, k("altitude"), doc["altitude"], finite=False)
+    if "layer" in doc:
+        t = _table(path, k("layer"), doc["layer"], ("name", "min_weight"))
+        lname = t.get("name")
+        if not isinstance(lname, str) or not lname:
+            raise FormatError(path, k("layer.name"), f"expected a layer name, got {lname!r}")
+        weight = _number(path, k("layer.min_weight"), t.get("min_weight", 0.5), 0.0, 1.0)
+        fields["layer"] = LayerFilter(lname, weight)
+    if "extent" in doc:
+        t = _table(path, k("extent"), doc["extent"], ("radius", "height"))
+        for sub in ("radius", "height"):
+            if sub not in t:
+                raise FormatError(path, k(f"extent.{sub}"), f"missing key '{sub}'")
+        fields["extent"] = Extent(_number(path, k("extent.radius"), t["radius"], 0.0, 1e4),
+                                  _number(path, k("extent.height"), t["height"], 0.0, 1e4))
+    if "activation_radius" in doc:
+        fields["activation_radius"] = _number(path, k("activation_radius"), doc["activation_radius"],
+                                              0.0, 1e5)
+    if "cull" in doc:
+        fields["cull"] = _range(path, k("cull"), doc["cull"], 0.0, 1e6)
+    return FoliageType(**fields)
+
+
+def foliage_type_to_dict(ftype: FoliageType) -> dict:
+    """The TOML table for `ftype`; keys at their default are left out so diffs stay small."""
+    default = FoliageType(name=ftype.name)
+    doc: dict = {"name": ftype.name}
+    for key in _KEYS[1:]:
+        value = getattr(ftype, key)
+        if value == getattr(default, key):
+            continue
+        if isinstance(value, LayerFilter):
+            value = {"name": value.name, "min_weight": float(value.min_weight)}
+        elif isinstance(value, Extent):
+            value = {"radius": float(value.radius), "height": float(value.height)}
+        elif isinstance(value, tuple):
+            value = [float(v) for v in value]
+        doc[key] = value
+    return doc
+
+
+def toml_line(error: Exception) -> str:
+    """'line N' for a TOML error (Python 3.11's tomllib only says it in the message)."""
+    line = getattr(error, "lineno", None)
+    if line is None:
+        m = re.search(r"line (\d+)", str(error))
+        line = m.group(1) if m else "?"
+    return f"line {line}"
+
+
+def parse_foliage_type(text: str, path: str | Path | None = None) -> FoliageType:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise FormatError(path, toml_line(e), f"bad TOML: {e}") from None
+    return foliage_type_from_dict(doc, path)
+
+
+def load_foliage_type(path: str | Path) -> FoliageType:
+    """Read one `.vxfoliage` file."""
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise FormatError(path, None, "file not found") from None
+    except UnicodeDecodeError as e:
+        raise FormatError(path, e.start, "not a text file (invalid UTF-8)") from None
+    except OSError as e:
+        raise FormatError(path, None, e.strerror or str(e)) from None
+    return parse_foliage_type(text, path)
+
+
+def dumps_foliage_type(ftype: FoliageType) -> str:
+    return tomli_w.dumps(foliage_type_to_dict(ftype))
+
+
+def save_foliage_type(ftype: FoliageType, path: str | Path) -> None:
+    """Write one `.vxfoliage` file atomically."""
+    atomic_write_text(path, dumps_foliage_type(ftype))

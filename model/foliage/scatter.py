@@ -1,0 +1,550 @@
+"""FoliageScatter: a brush stamp (or a fill region) becomes instances, and every refusal is named.
+
+Candidate *i* of a type in a stamp draws its position and randomness from
+`hashing.candidate_hashes(seed, type, stamp index, i)`, never from iteration order, so an
+undone-and-redone stroke yields the same forest. Candidates are spread uniformly over the
+square (or box) bounding the region, `density × strength × box area / 100 m²` of them, so the
+density inside the region is exactly the type's; those outside it are refused as `BRUSH`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+import numpy as np
+
+from model.foliage import hashing
+from model.foliage.foliage_type import FoliageType
+from model.foliage.hashing import Channel
+from model.foliage.neighbours import any_within, count_candidate_pairs, pairs_within
+from model.foliage.volume import FoliageVolume, Removed, Selection, points_in_polygon
+from model.terrain import Terrain
+
+PLACED = 0
+MAX_CANDIDATES = 4_000_000  # per type per stamp; beyond this the count is clamped
+MAX_PAIRS = 20_000_000  # within-stamp neighbour pairs before the sequential fallback
+
+
+class Refusal(IntEnum):
+    """Why a candidate was not placed, in the order the rules are applied."""
+
+    NO_GROUND = 1
+    SLOPE = 2
+    ALTITUDE = 3
+    LAYER = 4
+    SPACING = 5
+    BRUSH = 6
+
+
+REFUSAL_WORDS = {
+    Refusal.NO_GROUND: "no ground",
+    Refusal.SLOPE: "on the wrong slope",
+    Refusal.ALTITUDE: "outside the altitude band",
+    Refusal.LAYER: "not on the layer",
+    Refusal.SPACING: "too close",
+    Refusal.BRUSH: "outside the brush",
+}
+
+
+# ---- regions: where candidates may land --------------------------------------------------------
+@dataclass(frozen=True)
+class Stamp:
+    """One brush dab: centre (x, z), radius, falloff fraction, strength, stroke seed, stamp index."""
+
+    center: tuple[float, float]
+    radius: float
+    falloff: float = 0.5
+    strength: float = 1.0
+    seed: int = 0
+    index: int = 0
+
+    def box(self, terrain: Terrain | None = None) -> tuple[float, float, float, float]:
+        x, z = self.center
+        r = self.radius
+        return (x - r, z - r, x + r, z + r)
+
+    def weight(self, x, z) -> np.ndarray:
+        """Falloff weight 0..1: 1 inside the inner radius, smoothstep to 0 at the rim."""
+        dx = np.asarray(x, np.float64) - self.center[0]
+        dz = np.asarray(z, np.float64) - self.center[1]
+        d = np.sqrt(dx * dx + dz * dz)
+        return falloff_weight(d, self.radius, self.falloff)
+
+    def reach(self, x, z, thin, terrain: Terrain | None = None) -> np.ndarray:
+        """True where the brush reaches: inside the radius and not thinned by the falloff."""
+        return np.asarray(thin) < self.weight(x, z)
+
+
+def falloff_weight(d, radius: float, falloff: float) -> np.ndarray:
+    d = np.asarray(d, np.float64)
+    f = min(max(float(falloff), 0.0), 1.0)
+    inner = radius * (1.0 - f)
+    if f > 0:
+        t = np.clip((radius - d) / (radius * f), 0.0, 1.0)
+        w = t * t * (3.0 - 2.0 * t)
+    else:
+        w = np.ones_like(d)
+    w = np.where(d <= inner, 1.0, w)
+    return np.where(d <= radius, w, 0.0)
+
+
+@dataclass(frozen=True)
+class PolygonRegion:
+    """A lasso: a closed (x, z) polygon; everything inside is reached."""
+
+    polygon: tuple[tuple[float, float], ...]
+    seed: int = 0
+    index: int = 0
+    strength: float = 1.0
+
+    def box(self, terrain: Terrain | None = None) -> tuple[float, float, float, float]:
+        p = np.asarray(self.polygon, np.float64)
+        return (p[:, 0].min(), p[:, 1].min(), p[:, 0].max(), p[:, 1].max())
+
+    def reach(self, x, z, thin, terrain: Terrain | None = None) -> np.ndarray:
+        poly = np.asarray(self.polygon, np.float64)
+        return points_in_polygon(np.asarray(x, np.float64), np.asarray(z, np.float64), poly)
+
+
+@dataclass(frozen=True)
+class LayerRegion:
+    """A whole painted terrain layer: reached where its weight is at least `min_weight`."""
+
+    layer: str
+    min_weight: float = 0.5
+    seed: int = 0
+    index: int = 0
+    strength: float = 1.0
+
+    def box(self, terrain: Terrain | None = None) -> tuple[float, float, float, float]:
+        return terrain.bounds()
+
+    def reach(self, x, z, thin, terrain: Terrain | None = None) -> np.ndarray:
+        w = terrain.layer_weight_at(self.layer, x, z)
+        if w is None:
+            return np.zeros(np.shape(x), bool)
+        return w >= self.min_weight
+
+
+Region = Stamp | PolygonRegion | LayerRegion
+
+
+# ---- results -------------------------------------------------------------------------------
+@dataclass
+class TypeOutcome:
+    """Every candidate of one type: position, refusal (0 = placed) and the placed records."""
+
+    type_name: str
+    xz: np.ndarray  # (n, 2) float64
+    refusals: np.ndarray  # (n,) int8: 0 placed, else a Refusal
+    records: np.ndarray  # (placed, 7) float32, in candidate order
+    layer_missing: bool = False
+    clamped: bool = False
+
+    @property
+    def accepted(self) -> np.ndarray:
+        return np.flatnonzero(self.refusals == PLACED)
+
+
+@dataclass
+class StrokeResult:
+    """What a stamp or fill did: per type outcomes, totals per reason, and the addresses added."""
+
+    outcomes: dict[str, TypeOutcome] = field(default_factory=dict)
+    added: Selection = field(default_factory=dict)
+
+    @property
+    def candidates(self) -> int:
+        return sum(len(o.refusals) for o in self.outcomes.values())
+
+    @property
+    def placed(self) -> int:
+        return sum(len(o.records) for o in self.outcomes.values())
+
+    @property
+    def counts(self) -> dict[Refusal, int]:
+        """Candidates refused per reason (every reason present, zero included)."""
+        out = {r: 0 for r in Refusal}
+        for o in self.outcomes.values():
+            bc = np.bincount(o.refusals.astype(np.int64), minlength=len(Refusal) + 1)
+            for r in Refusal:
+                out[r] += int(bc[r])
+        return out
+
+    @property
+    def missing_layers(self) -> list[str]:
+        return sorted({o.type_name for o in self.outcomes.values() if o.layer_missing})
+
+    def records(self, type_name: str) -> np.ndarray:
+        return self.outcomes[type_name].records
+
+    def refused(self) -> dict[str, int]:
+        return {r.name: n for r, n in self.counts.items()}
+
+    def summary(self) -> str:
+        """'40 candidates: 31 too steep or too flat, 4 too close, 5 placed'."""
+        parts = [f"{n} {REFUSAL_WORDS[r]}" for r, n in self.counts.items() if n]
+        parts.append(f"{self.placed} placed")
+        text = f"{self.candidates} candidates: " + ", ".join(parts)
+        if self.missing_layers:
+            text += f" (no terrain layer for: {', '.join(self.missing_layers)})"
+        return text
+
+    def merge(self, other: StrokeResult) -> None:
+        """Fold another stamp of the same stroke into this result (counts add up)."""
+        for name, o in other.outcomes.items():
+            mine = self.outcomes.get(name)
+            if mine is None:
+                self.outcomes[name] = o
+            else:
+                self.outcomes[name] = TypeOutcome(
+                    name, np.concatenate([mine.xz, o.xz]), np.concatenate([mine.refusals, o.refusals]),
+                    np.concatenate([mine.records, o.records]), mine.layer_missing or o.layer_missing,
+                    mine.clamped or o.clamped)
+        for key, idx in other.added.items():
+            self.added[key] = np.concatenate([self.added[key], idx]) if key in self.added else idx
+
+
+@dataclass
+class ReapplyResult:
+    """What reapply changed: records rewritten in place (with the old values) and those removed."""
+
+    replaced: Selection
+    old: np.ndarray
+    new: np.ndarray
+    removed: Removed
+
+
+# ---- record maths (shared with the single tool and reapply) ---------------------------------
+def lerp(range_: tuple[float, float], u) -> np.ndarray:
+    return range_[0] + (range_[1] - range_[0]) * np.asarray(u, np.float64)
+
+
+def make_records(ftype: FoliageType, x, z, height, normal, draws) -> np.ndarray:
+    """Records (n, 7) from positions, ground height/normal and per-channel draws (dict)."""
+    x = np.asarray(x, np.float64)
+    z = np.asarray(z, np.float64)
+    yaw = np.radians(lerp(ftype.yaw, draws[Channel.YAW]))
+    scale = lerp(ftype.scale, draws[Channel.SCALE])
+    y = np.asarray(height, np.float64) - lerp(ftype.sink, draws[Channel.SINK])
+    up = lean_up(normal, ftype.align, np.radians(lerp(ftype.tilt, draws[Channel.TILT])),
+                 2.0 * np.pi * np.asarray(draws[Channel.TILT_AZIMUTH], np.float64))
+    pitch, roll = pitch_roll_for_up(up, yaw)
+    return np.stack([x, y, z, yaw, pitch, roll, scale], axis=-1).astype(np.float32)
+
+
+def lean_up(normal, align: float, tilt, azimuth) -> np.ndarray:
+    """The instance's up vector: `align` of the way from world up to the normal, then tilted."""
+    n = np.asarray(normal, np.float64)
+    slope = np.arccos(np.clip(n[..., 1], -1.0, 1.0))
+    hl = np.sqrt(n[..., 0] * n[..., 0] + n[..., 2] * n[..., 2])
+    safe = np.where(hl > 1e-12, hl, 1.0)
+    dx = np.where(hl > 1e-12, n[..., 0] / safe, 0.0)
+    dz = np.where(hl > 1e-12, n[..., 2] / safe, 0.0)
+    angle = align * slope
+    sa = np.sin(angle)
+    a = np.stack([sa * dx, np.cos(angle), sa * dz], axis=-1)
+    # random lean: rotate `a` by `tilt` towards a horizontal direction chosen by `azimuth`
+    h = np.stack([np.cos(azimuth), np.zeros_like(azimuth), np.sin(azimuth)], axis=-1)
+    t = h - np.sum(h * a, axis=-1, keepdims=True) * a
+    tl = np.sqrt(np.sum(t * t, axis=-1, keepdims=True))
+    t = t / np.where(tl > 1e-12, tl, 1.0)
+    tilt = np.asarray(tilt, np.float64)[..., None]
+    return a * np.cos(tilt) + t * np.sin(tilt)
+
+
+def pitch_roll_for_up(up, yaw) -> tuple[np.ndarray, np.ndarray]:
+    """Pitch and roll that, with intrinsic Y(yaw)→X(pitch)→Z(roll), carry +Y onto `up`."""
+    up = np.asarray(up, np.float64)
+    cy, sy = np.cos(yaw), np.sin(yaw)
+    lx = up[..., 0] * cy - up[..., 2] * sy
+    lz = up[..., 0] * sy + up[..., 2] * cy
+    roll = np.arcsin(np.clip(-lx, -1.0, 1.0))
+    pitch = np.arctan2(lz, up[..., 1])
+    return pitch, roll
+
+
+def up_of(records) -> np.ndarray:
+    """The up vector (n, 3) each record's rotation gives its mesh (the inverse of the above)."""
+    r = np.asarray(records, np.float64)
+    yaw, pitch, roll = r[..., 3], r[..., 4], r[..., 5]
+    x = -np.sin(roll)
+    y = np.cos(roll) * np.cos(pitch)
+    z = np.cos(roll) * np.sin(pitch)
+    return np.stack([x * np.cos(yaw) + z * np.sin(yaw), y, -x * np.sin(yaw) + z * np.cos(yaw)], axis=-1)
+
+
+def candidate_count(ftype: FoliageType, area: float, strength: float, seed: int, type_name: str,
+                    index: int) -> tuple[int, bool]:
+    """density × strength × area / 100, the fraction rounded by a hash so density holds on average."""
+    expected = max(ftype.density, 0.0) * max(float(strength), 0.0) * max(area, 0.0) / 100.0
+    if not math.isfinite(expected):
+        return MAX_CANDIDATES, True
+    whole = math.floor(expected)
+    frac = expected - whole
+    h = hashing.candidate_hashes(seed, type_name, index, [0xFFFFFFFF])
+    n = whole + (1 if hashing.draw(h, Channel.THIN)[0] < frac else 0)
+    return (MAX_CANDIDATES, True) if n > MAX_CANDIDATES else (int(n), False)
+
+
+# ---- the scatter --------------------------------------------------------------------------
+class FoliageScatter:
+    """Applies a palette's rules to candidates over a terrain, against a volume."""
+
+    def __init__(self, terrain: Terrain, volume: FoliageVolume) -> None:
+        self.terrain = terrain
+        self.volume = volume
+
+    @property
+    def palette(self):
+        return self.volume.palette
+
+    def _type(self, name: str) -> FoliageType:
+        ftype = self.palette.get(name)
+        if ftype is None:
+            raise KeyError(f"no foliage type named {name!r} in the palette")
+        return ftype
+
+    def candidates(self, type_name: str, region: Region) -> tuple[np.ndarray, np.ndarray, bool]:
+        """(hashes, xz) of every candidate of a type in a region, and whether the count was clamped."""
+        ftype = self._type(type_name)
+        x0, z0, x1, z1 = region.box(self.terrain)
+        n, clamped = candidate_count(ftype, (x1 - x0) * (z1 - z0), region.strength, region.seed,
+                                     type_name, region.index)
+        hashes = hashing.candidate_hashes(region.seed, type_name, region.index, np.arange(n))
+        x = x0 + (x1 - x0) * hashing.draw(hashes, Channel.X)
+        z = z0 + (z1 - z0) * hashing.draw(hashes, Channel.Z)
+        return hashes, np.stack([x, z], axis=-1), clamped
+
+    def stored_positions(self, box, margin: float) -> np.ndarray:
+        x0, z0, x1, z1 = box
+        names = [n for n in self.volume.type_names()
+                 if self.palette.get(n) is None or self.palette[n].stored]
+        return self.volume.positions_near(x0 - margin, z0 - margin, x1 + margin, z1 + margin, names)
+
+    def consider(self, type_name: str, region: Region, others: np.ndarray | None = None) -> TypeOutcome:
+        """Apply the six rules to every candidate, in spec order; nothing is added.
+
+        `others` are (x, z) of instances this stroke already accepted for earlier types,
+        treated as stored for spacing.
+        """
+        ftype = self._type(type_name)
+        hashes, xz, clamped = self.candidates(type_name, region)
+        x, z = xz[:, 0], xz[:, 1]
+        n = len(hashes)
+        refusal = np.zeros(n, np.int8)
+        height = self.terrain.height_at(x, z)
+        normal = self.terrain.normal_at(x, z)
+        slope = np.degrees(np.arccos(np.clip(normal[..., 1], -1.0, 1.0)))
+
+        def refuse(reason: Refusal, bad: np.ndarray) -> None:
+            refusal[(refusal == PLACED) & bad] = reason
+
+        refuse(Refusal.NO_GROUND, np.isnan(height))
+        refuse(Refusal.SLOPE, ~((slope >= ftype.slope[0]) & (slope <= ftype.slope[1])))
+        refuse(Refusal.ALTITUDE, ~((height >= ftype.altitude[0]) & (height <= ftype.altitude[1])))
+        missing = False
+        if ftype.layer is not None:
+            weight = self.terrain.layer_weight_at(ftype.layer.name, x, z)
+            missing = weight is None
+            refuse(Refusal.LAYER, np.ones(n, bool) if missing else ~(weight >= ftype.layer.min_weight))
+        reach = region.reach(x, z, hashing.draw(hashes, Channel.THIN), self.terrain)
+        if ftype.spacing > 0:
+            alive = np.flatnonzero(refusal == PLACED)
+            pts = self.stored_positions(region.box(self.terrain), ftype.spacing)
+            if others is not None and len(others):
+                pts = np.concatenate([pts, np.asarray(others, np.float64)])
+            near = any_within(xz[alive], pts, ftype.spacing)
+            refusal[alive[near]] = Refusal.SPACING
+            alive = alive[~near]
+            blocked = _blocked_by_earlier(xz[alive], reach[alive], ftype.spacing)
+            refusal[alive[blocked]] = Refusal.SPACING
+        refuse(Refusal.BRUSH, ~reach)
+        ok = refusal == PLACED
+        draws = {c: hashing.draw(hashes[ok], c) for c in Channel}
+        records = make_records(ftype, x[ok], z[ok], height[ok], normal[ok], draws)
+        return TypeOutcome(type_name, xz, refusal, records, missing, clamped)
+
+    # ---- operations for the tools (each returns what it changed) ----------------------------
+    def scatter(self, types: Sequence[str], region: Region, apply: bool = True) -> StrokeResult:
+        """Paint (a stamp) or fill (a polygon or layer region) with each type in turn."""
+        result = StrokeResult()
+        others: list[np.ndarray] = []
+        for name in types:
+            outcome = self.consider(name, region, np.concatenate(others) if others else None)
+            result.outcomes[name] = outcome
+            if self._type(name).stored and len(outcome.records):
+                others.append(outcome.records[:, (0, 2)].astype(np.float64))
+        if apply:
+            for name, outcome in result.outcomes.items():
+                result.added.update(self.volume.add(name, outcome.records))
+        return result
+
+    def paint(self, types: Sequence[str], stamp: Stamp, apply: bool = True) -> StrokeResult:
+        return self.scatter(types, stamp, apply)
+
+    def fill_polygon(self, types: Sequence[str], polygon: Iterable[tuple[float, float]], seed: int = 0,
+                     strength: float = 1.0, apply: bool = True) -> StrokeResult:
+        region = PolygonRegion(tuple((float(a), float(b)) for a, b in polygon), seed, 0, strength)
+        return self.scatter(types, region, apply)
+
+    def fill_layer(self, types: Sequence[str], layer: str, min_weight: float = 0.5, seed: int = 0,
+                   strength: float = 1.0, apply: bool = True) -> StrokeResult:
+        return self.scatter(types, LayerRegion(layer, min_weight, seed, 0, strength), apply)
+
+    def single(self, type_name: str, x: float, z: float, seed: int = 0, index: int = 0,
+               apply: bool = True) -> StrokeResult:
+        """Exactly one instance at (x, z), or the refusal saying why not (the brush always reaches)."""
+        ftype = self._type(type_name)
+        hashes = hashing.candidate_hashes(seed, type_name, index, [0])
+        xs, zs = np.array([float(x)]), np.array([float(z)])
+        height = self.terrain.height_at(xs, zs)
+        normal = self.terrain.normal_at(xs, zs)
+        slope = np.degrees(np.arccos(np.clip(normal[..., 1], -1.0, 1.0)))
+        missing = False
+        reason = PLACED
+        if np.isnan(height[0]):
+            reason = Refusal.NO_GROUND
+        elif not ftype.slope[0] <= slope[0] <= ftype.slope[1]:
+            reason = Refusal.SLOPE
+        elif not ftype.altitude[0] <= height[0] <= ftype.altitude[1]:
+            reason = Refusal.ALTITUDE
+        elif ftype.layer is not None:
+            w = self.terrain.layer_weight_at(ftype.layer.name, xs, zs)
+            missing = w is None
+            if missing or not w[0] >= ftype.layer.min_weight:
+                reason = Refusal.LAYER
+        if reason == PLACED and ftype.spacing > 0:
+            pts = self.stored_positions((x, z, x, z), ftype.spacing)
+            if any_within(np.array([[x, z]]), pts, ftype.spacing)[0]:
+                reason = Refusal.SPACING
+        records = np.empty((0, 7), np.float32)
+        if reason == PLACED:
+            draws = {c: hashing.draw(hashes, c) for c in Channel}
+            records = make_records(ftype, xs, zs, height, normal, draws)
+        outcome = TypeOutcome(type_name, np.array([[float(x), float(z)]]), np.array([reason], np.int8),
+                              records, missing)
+        result = StrokeResult({type_name: outcome})
+        if apply and len(records):
+            result.added = self.volume.add(type_name, records)
+        return result
+
+    def erase(self, types: Sequence[str] | None, stamp: Stamp, apply: bool = True) -> Removed | Selection:
+        """Remove instances under the brush, thinned by falloff × strength from a position hash.
+
+        Returns what was removed (for undo), or with `apply=False` the selection it would remove.
+        """
+        sel = self.volume.query_radius(stamp.center[0], stamp.center[1], stamp.radius, types)
+        salt = int(hashing.pcg(np.uint32(stamp.seed & 0xFFFFFFFF))) ^ (stamp.index & 0xFFFFFFFF)
+        chosen: Selection = {}
+        for key, idx in sel.items():
+            rec = self.volume.records(*key)[idx]
+            u = hashing.draw(hashing.position_hashes(rec[:, 0], rec[:, 2], salt), Channel.THIN)
+            w = stamp.weight(rec[:, 0], rec[:, 2]) * min(max(stamp.strength, 0.0), 1.0)
+            pick = idx[u < w]
+            if pick.size:
+                chosen[key] = pick
+        return self.volume.remove(chosen) if apply else chosen
+
+    def reapply(self, types: Sequence[str] | None, stamp: Stamp) -> ReapplyResult:
+        """Re-run each type's filters and randomisation on instances under the brush.
+
+        Instances the filters now refuse are removed; the rest get fresh height, rotation and
+        scale from a hash of their position and the stroke seed (positions never move).
+        """
+        sel = self.volume.query_radius(stamp.center[0], stamp.center[1], stamp.radius, types)
+        salt = int(hashing.pcg(np.uint32(stamp.seed & 0xFFFFFFFF))) ^ (stamp.index & 0xFFFFFFFF)
+        keep_sel: Selection = {}
+        drop_sel: Selection = {}
+        new_parts = []
+        for key, idx in sel.items():
+            ftype = self._type(key[1])
+            rec = self.volume.records(*key)[idx]
+            x, z = rec[:, 0].astype(np.float64), rec[:, 2].astype(np.float64)
+            height = self.terrain.height_at(x, z)
+            normal = self.terrain.normal_at(x, z)
+            slope = np.degrees(np.arccos(np.clip(normal[..., 1], -1.0, 1.0)))
+            ok = ~np.isnan(height)
+            ok &= (slope >= ftype.slope[0]) & (slope <= ftype.slope[1])
+            ok &= (height >= ftype.altitude[0]) & (height <= ftype.altitude[1])
+            if ftype.layer is not None:
+                w = self.terrain.layer_weight_at(ftype.layer.name, x, z)
+                ok &= np.zeros(len(x), bool) if w is None else w >= ftype.layer.min_weight
+            h = hashing.position_hashes(rec[:, 0], rec[:, 2], salt)
+            draws = {c: hashing.draw(h[ok], c) for c in Channel}
+            new = make_records(ftype, x[ok], z[ok], height[ok], normal[ok], draws)
+            new[:, 0], new[:, 2] = rec[ok, 0], rec[ok, 2]  # bit-identical positions keep the cell
+            if ok.any():
+                keep_sel[key] = idx[ok]
+                new_parts.append(new)
+            if (~ok).any():
+                drop_sel[key] = idx[~ok]
+        new_all = np.concatenate(new_parts) if new_parts else np.empty((0, 7), np.float32)
+        old = self.volume.replace(keep_sel, new_all)
+        removed = self.volume.remove(drop_sel)
+        return ReapplyResult(keep_sel, old, new_all, removed)
+
+    def undo_reapply(self, result: ReapplyResult) -> None:
+        self.volume.restore(result.removed)
+        self.volume.replace(result.replaced, result.old)
+
+
+def _blocked_by_earlier(xz: np.ndarray, reach: np.ndarray, spacing: float) -> np.ndarray:
+    """Which candidates (in index order) have an earlier *accepted* candidate within `spacing`.
+
+    Accepted = reached by the brush and not blocked itself; decided greedily in index order,
+    in vectorised rounds: a candidate is settled once every earlier neighbour is.
+    """
+    n = len(xz)
+    blocked = np.zeros(n, bool)
+    if n < 2:
+        return blocked
+    if count_candidate_pairs(xz, xz, spacing) > MAX_PAIRS:
+        return _blocked_sequential(xz, reach, spacing)
+    qi, pi = pairs_within(xz, xz, spacing)
+    earlier = (pi < qi) & reach[pi]  # only reached candidates can be accepted, so only they block
+    qi, pi = qi[earlier], pi[earlier]
+    if qi.size == 0:
+        return blocked
+    # status: 0 undecided, 1 accepted (or, if not reached, clear), 2 blocked
+    status = np.where(np.bincount(qi, minlength=n) == 0, 1, 0).astype(np.int8)
+    while True:
+        undecided = status[qi] == 0
+        if not undecided.any():
+            break
+        q, p = qi[undecided], pi[undecided]
+        hit = np.zeros(n, bool)
+        hit[q[status[p] == 1]] = True
+        wait = np.zeros(n, bool)
+        wait[q[status[p] == 0]] = True
+        todo = status == 0
+        status[todo & hit] = 2
+        status[todo & ~hit & ~wait] = 1
+    # a non-reached candidate's own status only says whether something earlier blocks it
+    return status == 2
+
+
+def _blocked_sequential(xz: np.ndarray, reach: np.ndarray, spacing: float) -> np.ndarray:
+    """The same rule as a loop over a grid of accepted points (for pathologically dense stamps)."""
+    grid: dict[tuple[int, int], list[int]] = {}
+    blocked = np.zeros(len(xz), bool)
+    r2 = spacing * spacing
+    for i, (x, z) in enumerate(xz):
+        cx, cz = math.floor(x / spacing), math.floor(z / spacing)
+        for dx in (-1, 0, 1):
+            for dz in (-1, 0, 1):
+                for j in grid.get((cx + dx, cz + dz), ()):
+                    ddx, ddz = x - xz[j, 0], z - xz[j, 1]
+                    if ddx * ddx + ddz * ddz < r2:
+                        blocked[i] = True
+                        break
+                if blocked[i]:
+                    break
+            if blocked[i]:
+                break
+        if not blocked[i] and reach[i]:
+            grid.setdefault((cx, cz), []).append(i)
+    return blocked

@@ -1,0 +1,97 @@
+"""The scene's foliage section: palette as TOML inside the manifest, instances in `<stem>.foliage.bin`.
+
+Registered into `model.formats.scene_file` when `model.foliage` is imported. A scene carries its
+foliage as `scene.sections["foliage"]`, a `SceneFoliage` (use `foliage_of(scene)`).
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from model.errors import FormatError
+from model.foliage.palette import Palette, palette_from_list, palette_to_list
+from model.foliage.store import SUFFIX, decode_store, encode_store
+from model.foliage.volume import DEFAULT_CELL_SIZE, FoliageVolume
+from model.formats import scene_file
+from model.scene import Scene
+
+KEY = "foliage"
+_SECTION_KEYS = ("cell_size", "instances", "instances_crc32", "types")
+
+
+@dataclass
+class SceneFoliage:
+    """A scene's palette and the volume of instances painted with it."""
+
+    palette: Palette = field(default_factory=Palette)
+    volume: FoliageVolume | None = None
+
+    def __post_init__(self) -> None:
+        if self.volume is None:
+            self.volume = FoliageVolume(self.palette)
+        elif self.volume.palette is not self.palette:
+            self.volume.palette = self.palette
+
+
+def foliage_of(scene: Scene) -> SceneFoliage:
+    """The scene's foliage, created empty on first use."""
+    section = scene.sections.get(KEY)
+    if section is None:
+        section = scene.sections[KEY] = SceneFoliage()
+    return section  # type: ignore[return-value]
+
+
+def write_section(scene: Scene, manifest: Path, files: dict[Path, bytes]) -> dict | None:
+    """Hook for `save_scene`: adds the instance file to `files`, returns the manifest table."""
+    foliage = scene.sections.get(KEY)
+    if foliage is None:
+        return None
+    data = encode_store(foliage.volume)
+    side = scene_file.side_path(manifest, SUFFIX)
+    files[side] = data
+    return {
+        "cell_size": foliage.volume.cell_size,
+        "instances": side.name,
+        "instances_crc32": f"{zlib.crc32(data):08x}",
+        "types": palette_to_list(foliage.palette),
+    }
+
+
+def read_section(scene: Scene, manifest: Path, doc: object) -> None:
+    """Hook for `load_scene`: the palette from the manifest, instances re-celled from the side file."""
+    if doc is None:
+        return
+    if not isinstance(doc, dict):
+        raise FormatError(manifest, KEY, "must be a table")
+    for key in doc:
+        if key not in _SECTION_KEYS:
+            raise FormatError(manifest, f"{KEY}.{key}", f"unknown key '{key}'")
+    palette = palette_from_list(doc.get("types", []), manifest, f"{KEY}.types")
+    cell_size = doc.get("cell_size", DEFAULT_CELL_SIZE)
+    if isinstance(cell_size, bool) or not isinstance(cell_size, (int, float)) or not 0 < cell_size < 1e6:
+        raise FormatError(manifest, f"{KEY}.cell_size", f"must be a positive number, got {cell_size!r}")
+    volume = FoliageVolume(palette, float(cell_size))
+    name = doc.get("instances")
+    if name is not None:
+        if not isinstance(name, str) or "/" in name or "\\" in name or name in ("", ".", ".."):
+            raise FormatError(manifest, f"{KEY}.instances", f"{name!r} must be a plain file name")
+        side = manifest.with_name(name)
+        try:
+            data = bytearray(side.read_bytes())
+        except FileNotFoundError:
+            raise FormatError(side, None,
+                              f"missing foliage instance file (named in {manifest.name})") from None
+        except OSError as e:
+            raise FormatError(side, None, e.strerror or str(e)) from None
+        crc = doc.get("instances_crc32")
+        if isinstance(crc, str) and f"{zlib.crc32(data):08x}" != crc.lower():
+            raise FormatError(side, None, "foliage instance file does not match the scene (checksum)")
+        decode_store(data, volume, side)
+    scene.sections[KEY] = SceneFoliage(palette, volume)
+
+
+def register() -> None:
+    scene_file.SECTION_WRITERS[KEY] = write_section
+    scene_file.SECTION_READERS[KEY] = read_section

@@ -1,0 +1,145 @@
+"""FoliageStore: the binary instance file beside a scene (`<stem>.foliage.bin`).
+
+Layout, little-endian:
+
+    magic      8 bytes  b"BSCGFOL\\0"
+    version    u32      1
+    cell_size  f64      the cell size the volume had when written (reading re-cells anyway)
+    type_count u32
+    per type:  name_len u16, name (UTF-8), count u64, count × 28 bytes of records
+               (7 × f32: x, y, z, yaw, pitch, roll, scale), chunks in sorted cell order
+    crc32      u32      CRC-32 of every byte before it
+
+Derived types are never written. A count the file cannot hold is refused before allocating.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+
+from model.atomic import atomic_write
+from model.errors import FormatError, check_available
+from model.foliage.volume import RECORD_BYTES, RECORD_SIZE, FoliageVolume
+
+MAGIC = b"BSCGFOL\0"
+VERSION = 1
+SUFFIX = ".foliage.bin"
+_HEADER = struct.Struct("<8sIdI")
+_NAME_LEN = struct.Struct("<H")
+_COUNT = struct.Struct("<Q")
+_CRC = struct.Struct("<I")
+
+
+def _pieces(volume: FoliageVolume) -> Iterator[bytes | memoryview]:
+    """The file as a sequence of byte pieces (records are views, never copied)."""
+    palette = volume.palette
+    names = [n for n in palette.names() if palette[n].stored and volume.count(n)]
+    names += [n for n in volume.type_names() if n not in palette and volume.count(n)]
+    yield _HEADER.pack(MAGIC, VERSION, volume.cell_size, len(names))
+    for name in names:
+        raw = name.encode("utf-8")
+        chunks = [c.records for _, c in sorted(volume.chunks(name), key=lambda kc: kc[0][0])]
+        yield _NAME_LEN.pack(len(raw)) + raw + _COUNT.pack(sum(len(r) for r in chunks))
+        for rec in chunks:
+            yield memoryview(np.ascontiguousarray(rec, dtype="<f4")).cast("B")
+
+
+def encode_store(volume: FoliageVolume) -> bytes:
+    """The whole file as bytes (for the scene's side-file set)."""
+    data = b"".join(bytes(p) if isinstance(p, memoryview) else p for p in _pieces(volume))
+    return data + _CRC.pack(zlib.crc32(data))
+
+
+def _writer(volume: FoliageVolume) -> Callable[[BinaryIO], None]:
+    def write(f: BinaryIO) -> None:
+        crc = 0
+        for piece in _pieces(volume):
+            crc = zlib.crc32(piece, crc)
+            f.write(piece)
+        f.write(_CRC.pack(crc))
+    return write
+
+
+def save_store(volume: FoliageVolume, path: str | Path) -> None:
+    """Write the instance file atomically, streaming chunk arrays without joining them."""
+    atomic_write(path, _writer(volume))
+
+
+def decode_store(data: bytes | bytearray | memoryview, volume: FoliageVolume,
+                 path: str | Path | None = None) -> dict[str, int]:
+    """Parse an instance file into `volume` (re-celled to its cell size); returns counts per type.
+
+    Everything is checked before the volume is touched, so a bad file leaves it as it was.
+    """
+    buf = memoryview(data).cast("B")
+    size = len(buf)
+    if size < _HEADER.size + _CRC.size:
+        raise FormatError(path, 0, f"file too short for a foliage instance file ({size} bytes)")
+    magic, version, cell_size, ntypes = _HEADER.unpack_from(buf, 0)
+    if magic != MAGIC:
+        raise FormatError(path, 0, "not a Boscage foliage instance file (bad magic)")
+    if version != VERSION:
+        raise FormatError(path, 8, f"unsupported foliage file version {version} (this build reads {VERSION})")
+    if not (cell_size > 0 and np.isfinite(cell_size)):
+        raise FormatError(path, 12, f"impossible cell size {cell_size}")
+    end = size - _CRC.size
+    pos = _HEADER.size
+    # each type needs at least its name length and count
+    check_available(path, 20, ntypes * (_NAME_LEN.size + _COUNT.size), end - pos, "type count")
+    parts: list[tuple[str, np.ndarray]] = []
+    for t in range(ntypes):
+        check_available(path, pos, _NAME_LEN.size, end - pos, f"type {t} name length")
+        (nlen,) = _NAME_LEN.unpack_from(buf, pos)
+        pos += _NAME_LEN.size
+        check_available(path, pos, nlen + _COUNT.size, end - pos, f"type {t} name")
+        try:
+            name = bytes(buf[pos:pos + nlen]).decode("utf-8")
+        except UnicodeDecodeError:
+            raise FormatError(path, pos, f"type {t} name is not UTF-8") from None
+        if not name or any(name == n for n, _ in parts):
+            raise FormatError(path, pos, f"empty or duplicate type name {name!r}")
+        pos += nlen
+        (count,) = _COUNT.unpack_from(buf, pos)
+        pos += _COUNT.size
+        if count > (end - pos) // RECORD_BYTES:
+            raise FormatError(path, pos - _COUNT.size, f"type {name!r} claims {count} instances "
+                              f"({count * RECORD_BYTES} bytes) but only {end - pos} bytes remain")
+        nbytes = count * RECORD_BYTES
+        rec = np.frombuffer(buf[pos:pos + nbytes], dtype="<f4").reshape(count, RECORD_SIZE)
+        parts.append((name, rec))
+        pos += nbytes
+    if pos != end:
+        raise FormatError(path, pos, f"{end - pos} unexpected bytes after the last type")
+    (crc,) = _CRC.unpack_from(buf, end)
+    if zlib.crc32(buf[:end]) != crc:
+        raise FormatError(path, end, "checksum mismatch (file damaged)")
+    for name, rec in parts:
+        if not np.isfinite(rec).all():
+            raise FormatError(path, None, f"type {name!r} has a record with NaN or infinity")
+    counts: dict[str, int] = {}
+    for name, rec in parts:
+        volume.add(name, rec, copy=not rec.flags.writeable)
+        counts[name] = len(rec)
+    return counts
+
+
+def load_store(path: str | Path, volume: FoliageVolume) -> dict[str, int]:
+    """Read an instance file into `volume`; one FormatError names the file and offset on any fault."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, 2)
+            f.seek(0)
+            data = bytearray(size)  # writable, so chunks can be views of it without a copy
+            f.readinto(data)
+    except FileNotFoundError:
+        raise FormatError(path, None, "file not found") from None
+    except OSError as e:
+        raise FormatError(path, None, e.strerror or str(e)) from None
+    return decode_store(data, volume, path)

@@ -1,0 +1,414 @@
+"""FoliageVolume: every instance of a scene, in chunks of one grid cell × one type.
+
+A record is seven float32 `x, y, z, yaw, pitch, roll, scale` (rotation intrinsic Y→X→Z,
+radians). Chunks are numpy arrays of shape (n, 7); each carries a change counter the renderer
+compares to decide whether to re-upload it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from model.events import Event
+from model.foliage.palette import Palette
+
+RECORD_FIELDS = ("x", "y", "z", "yaw", "pitch", "roll", "scale")
+RECORD_SIZE = 7
+RECORD_BYTES = RECORD_SIZE * 4
+DEFAULT_CELL_SIZE = 32.0
+
+Cell = tuple[int, int]
+ChunkKey = tuple[Cell, str]
+# A selection: chunk → ascending, unique instance indices in it.
+Selection = dict[ChunkKey, np.ndarray]
+
+
+class FoliageAddress(NamedTuple):
+    """(cell, type, index): valid only until that chunk changes."""
+
+    cell: Cell
+    type: str
+    index: int
+
+
+@dataclass
+class Chunk:
+    """One cell × one type: records (n, 7) float32 and a change counter."""
+
+    records: np.ndarray
+    version: int = 0
+    _bounds: tuple[int, np.ndarray] | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return int(self.records.shape[0])
+
+
+@dataclass
+class Removed:
+    """What `remove` took out, per chunk: original ascending indices and their records."""
+
+    parts: dict[ChunkKey, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return sum(len(i) for i, _ in self.parts.values())
+
+    def addresses(self) -> list[FoliageAddress]:
+        return [FoliageAddress(cell, t, int(i)) for (cell, t), (idx, _) in self.parts.items() for i in idx]
+
+    def records(self) -> np.ndarray:
+        if not self.parts:
+            return np.empty((0, RECORD_SIZE), np.float32)
+        return np.concatenate([r for _, r in self.parts.values()])
+
+
+def empty_records(n: int = 0) -> np.ndarray:
+    return np.empty((n, RECORD_SIZE), np.float32)
+
+
+def as_records(records) -> np.ndarray:
+    """Validate and convert to a C-contiguous (n, 7) float32 array."""
+    arr = np.ascontiguousarray(records, dtype=np.float32)
+    if arr.ndim == 1 and arr.size == RECORD_SIZE:
+        arr = arr.reshape(1, RECORD_SIZE)
+    if arr.ndim != 2 or arr.shape[1] != RECORD_SIZE:
+        raise ValueError(f"records must have shape (n, {RECORD_SIZE}), got {arr.shape}")
+    return arr
+
+
+def group_addresses(addresses: Iterable[FoliageAddress] | Mapping[ChunkKey, object]) -> Selection:
+    """Group addresses by chunk into sorted unique index arrays."""
+    if isinstance(addresses, Mapping):
+        return {key: np.unique(np.asarray(idx, dtype=np.int64)) for key, idx in addresses.items()}
+    grouped: dict[ChunkKey, list[int]] = {}
+    for cell, type_name, index in addresses:
+        grouped.setdefault((tuple(cell), type_name), []).append(index)
+    return {key: np.unique(np.asarray(idx, dtype=np.int64)) for key, idx in grouped.items()}
+
+
+def addresses_of(selection: Mapping[ChunkKey, np.ndarray]) -> list[FoliageAddress]:
+    return [FoliageAddress(cell, t, int(i)) for (cell, t), idx in selection.items() for i in idx]
+
+
+class FoliageVolume:
+    """Instances in square cells of `cell_size` metres, one chunk per (cell, type name)."""
+
+    def __init__(self, palette: Palette | None = None, cell_size: float = DEFAULT_CELL_SIZE) -> None:
+        if not cell_size > 0:
+            raise ValueError("cell size must be positive")
+        self.palette = palette if palette is not None else Palette()
+        self.cell_size = float(cell_size)
+        self._chunks: dict[ChunkKey, Chunk] = {}
+        self._clock = 0  # versions come from one counter, so a re-created chunk never repeats one
+        self.changed = Event()  # (list of chunk keys whose records changed)
+
+    # ---- cells ------------------------------------------------------------------------------
+    def cell_of(self, x, z):
+        """The cell holding (x, z): floors, so -0.5 is in cell -1 and +0.5 in cell 0."""
+        cx = np.floor(np.asarray(x, np.float64) / self.cell_size).astype(np.int64)
+        cz = np.floor(np.asarray(z, np.float64) / self.cell_size).astype(np.int64)
+        if cx.ndim == 0:
+            return (int(cx), int(cz))
+        return cx, cz
+
+    def cell_box(self, cell: Cell) -> tuple[float, float, float, float]:
+        s = self.cell_size
+        return (cell[0] * s, cell[1] * s, (cell[0] + 1) * s, (cell[1] + 1) * s)
+
+    # ---- reading ----------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return sum(len(c) for c in self._chunks.values())
+
+    def keys(self) -> list[ChunkKey]:
+        return list(self._chunks)
+
+    def chunk(self, cell: Cell, type_name: str) -> Chunk | None:
+        return self._chunks.get((tuple(cell), type_name))
+
+    def records(self, cell: Cell, type_name: str) -> np.ndarray:
+        c = self._chunks.get((tuple(cell), type_name))
+        return c.records if c is not None else empty_records()
+
+    def chunks(self, type_name: str | None = None) -> Iterator[tuple[ChunkKey, Chunk]]:
+        """Every non-empty chunk (optionally of one type), in a stable sorted order."""
+        for key in sorted(self._chunks, key=lambda k: (k[1], k[0])):
+            if type_name is None or key[1] == type_name:
+                yield key, self._chunks[key]
+
+    def type_names(self) -> list[str]:
+        return sorted({t for _, t in self._chunks})
+
+    def counts(self) -> dict[str, int]:
+        """Instances per type name."""
+        out: dict[str, int] = {}
+        for (_, t), c in self._chunks.items():
+            out[t] = out.get(t, 0) + len(c)
+        return out
+
+    def count(self, type_name: str | None = None) -> int:
+        if type_name is None:
+            return len(self)
+        return self.counts().get(type_name, 0)
+
+    def all_records(self, type_name: str) -> np.ndarray:
+        """Every record of one type, chunks in sorted cell order."""
+        parts = [c.records for _, c in self.chunks(type_name)]
+        return np.concatenate(parts) if parts else empty_records()
+
+    def at(self, addresses: Iterable[FoliageAddress] | Mapping[ChunkKey, object]) -> np.ndarray:
+        """Records of the given addresses, grouped by chunk in sorted index order."""
+        sel = group_addresses(addresses)
+        parts = [self._chunks[key].records[idx] for key, idx in sel.items()]
+        return np.concatenate(parts) if parts else empty_records()
+
+    def extent_of(self, type_name: str) -> tuple[float, float]:
+        ftype = self.palette.get(type_name)
+        if ftype is None:
+            return (0.0, 0.0)
+        e = ftype.resolved_extent()
+        return (e.radius, e.height)
+
+    def bounds(self, cell: Cell, type_name: str) -> np.ndarray:
+        """(2, 3) min/max box of a chunk, grown by each instance's extent × scale."""
+        chunk = self._chunks[(tuple(cell), type_name)]
+        if chunk._bounds is not None and chunk._bounds[0] == chunk.version:
+            return chunk._bounds[1]
+        r, h = self.extent_of(type_name)
+        rec = chunk.records.astype(np.float64)
+        s = np.abs(rec[:, 6])
+        lo = np.array([(rec[:, 0] - r * s).min(), rec[:, 1].min(), (rec[:, 2] - r * s).min()])
+        hi = np.array([(rec[:, 0] + r * s).max(), (rec[:, 1] + h * s).max(), (rec[:, 2] + r * s).max()])
+        box = np.stack([lo, hi])
+        chunk._bounds = (chunk.version, box)
+        return box
+
+    # ---- queries (cells first, then instances) ---------------------------------------------
+    def _keys_in_box(self, x0: float, z0: float, x1: float, z1: float,
+                     types: Iterable[str] | None) -> list[ChunkKey]:
+        wanted = None if types is None else set(types)
+        c0 = self.cell_of(x0, z0)
+        c1 = self.cell_of(x1, z1)
+        ncells = (c1[0] - c0[0] + 1) * (c1[1] - c0[1] + 1)
+        keys = []
+        if ncells > len(self._chunks):
+            for key in self._chunks:
+                (cx, cz), t = key
+                if c0[0] <= cx <= c1[0] and c0[1] <= cz <= c1[1] and (wanted is None or t in wanted):
+                    keys.append(key)
+            return sorted(keys, key=lambda k: (k[1], k[0]))
+        names = self.type_names() if wanted is None else sorted(wanted)
+        for t in names:
+            for cx in range(c0[0], c1[0] + 1):
+                for cz in range(c0[1], c1[1] + 1):
+                    if ((cx, cz), t) in self._chunks:
+                        keys.append(((cx, cz), t))
+        return keys
+
+    def _select(self, keys: Iterable[ChunkKey], test) -> Selection:
+        out: Selection = {}
+        for key in keys:
+            rec = self._chunks[key].records
+            idx = np.flatnonzero(test(rec[:, 0].astype(np.float64), rec[:, 2].astype(np.float64)))
+            if idx.size:
+                out[key] = idx
+        return out
+
+    def query_radius(self, x: float, z: float, radius: float,
+                     types: Iterable[str] | None = None) -> Selection:
+        """Instances whose position is within `radius` of (x, z) on the ground plane."""
+        keys = self._keys_in_box(x - radius, z - radius, x + radius, z + radius, types)
+        r2 = float(radius) ** 2
+        return self._select(keys, lambda px, pz: (px - x) ** 2 + (pz - z) ** 2 <= r2)
+
+    def query_box(self, lo, hi, types: Iterable[str] | None = None) -> Selection:
+        """Instances inside an axis-aligned box: `lo`/`hi` are (x, z) or (x, y, z)."""
+        lo = [float(v) for v in lo]
+        hi = [float(v) for v in hi]
+        if len(lo) == 2:
+            lo, hi = [lo[0], -np.inf, lo[1]], [hi[0], np.inf, hi[1]]
+        keys = self._keys_in_box(lo[0], lo[2], hi[0], hi[2], types)
+        out: Selection = {}
+        for key in keys:
+            rec = self._chunks[key].records
+            inside = np.ones(len(rec), bool)
+            for axis in range(3):
+                inside &= (rec[:, axis] >= lo[axis]) & (rec[:, axis] <= hi[axis])
+            idx = np.flatnonzero(inside)
+            if idx.size:
+                out[key] = idx
+        return out
+
+    def query_polygon(self, polygon, types: Iterable[str] | None = None) -> Selection:
+        """Instances inside a closed (x, z) polygon (lasso), even-odd rule."""
+        poly = np.asarray(polygon, np.float64).reshape(-1, 2)
+        if len(poly) < 3:
+            return {}
+        keys = self._keys_in_box(poly[:, 0].min(), poly[:, 1].min(), poly[:, 0].max(),
+                                 poly[:, 1].max(), types)
+        return self._select(keys, lambda px, pz: points_in_polygon(px, pz, poly))
+
+    def positions_near(self, x0: float, z0: float, x1: float, z1: float,
+                       types: Iterable[str] | None = None) -> np.ndarray:
+        """(n, 2) x, z of instances in chunks overlapping a box, for spacing checks."""
+        keys = self._keys_in_box(x0, z0, x1, z1, types)
+        if not keys:
+            return np.empty((0, 2), np.float64)
+        parts = [self._chunks[k].records[:, (0, 2)] for k in keys]
+        return np.concatenate(parts).astype(np.float64)
+
+    # ---- editing ----------------------------------------------------------------------------
+    def _touch(self, chunk: Chunk) -> None:
+        self._clock += 1
+        chunk.version = self._clock
+
+    def add(self, type_name: str, records, copy: bool = True) -> Selection:
+        """Append records, each to the chunk of its cell; returns the addresses they got.
+
+        With `copy=False` a new chunk may keep a view of `records` (the caller gives it up).
+        """
+        rec = as_records(records)
+        if len(rec) == 0:
+            return {}
+        cx, cz = self.cell_of(rec[:, 0], rec[:, 2])
+        order, starts, cells = _group_by_cell(cx, cz)
+        added: Selection = {}
+        for g, cell in enumerate(cells):
+            if order is None:  # already grouped: slices are views, no gather
+                part = rec[starts[g]:starts[g + 1]]
+                owned = not copy
+            else:
+                part = rec[order[starts[g]:starts[g + 1]]]
+                owned = True
+            key = (cell, type_name)
+            chunk = self._chunks.get(key)
+            if chunk is None:
+                chunk = self._chunks[key] = Chunk(part if owned else part.copy())
+                first = 0
+            else:
+                first = len(chunk)
+                chunk.records = np.concatenate([chunk.records, part])
+            self._touch(chunk)
+            added[key] = np.arange(first, first + len(part), dtype=np.int64)
+        self.changed.emit(list(added))
+        return added
+
+    def remove(self, addresses: Iterable[FoliageAddress] | Mapping[ChunkKey, object]) -> Removed:
+        """Delete addresses: grouped by chunk, descending, one O(n) pass each; returns them."""
+        sel = group_addresses(addresses)
+        removed = Removed()
+        for key, idx in sel.items():
+            chunk = self._chunks.get(key)
+            if chunk is None:
+                raise IndexError(f"no chunk {key}")
+            if idx.size == 0:
+                continue
+            if idx[0] < 0 or idx[-1] >= len(chunk):
+                raise IndexError(f"address index out of range for chunk {key} of {len(chunk)}")
+        for key, idx in sel.items():
+            if idx.size == 0:
+                continue
+            chunk = self._chunks[key]
+            keep = np.ones(len(chunk), bool)
+            keep[idx[::-1]] = False  # descending: indices refer to the chunk before any deletion
+            removed.parts[key] = (idx, chunk.records[idx].copy())
+            if keep.any():
+                chunk.records = chunk.records[keep]
+                self._touch(chunk)
+            else:
+                del self._chunks[key]
+        if removed.parts:
+            self.changed.emit(list(removed.parts))
+        return removed
+
+    def restore(self, removed: Removed) -> None:
+        """Exact inverse of `remove`: the records go back to the indices they had."""
+        for key, (idx, rec) in removed.parts.items():
+            chunk = self._chunks.get(key)
+            old = chunk.records if chunk is not None else empty_records()
+            total = len(old) + len(idx)
+            out = np.empty((total, RECORD_SIZE), np.float32)
+            mask = np.zeros(total, bool)
+            mask[idx] = True
+            out[mask] = rec
+            out[~mask] = old
+            if chunk is None:
+                chunk = self._chunks[key] = Chunk(out)
+            else:
+                chunk.records = out
+            self._touch(chunk)
+        if removed.parts:
+            self.changed.emit(list(removed.parts))
+
+    def replace(self, selection: Mapping[ChunkKey, np.ndarray], records) -> np.ndarray:
+        """Overwrite records in place (positions must stay in their cells); returns the old ones."""
+        rec = as_records(records)
+        sel = {k: np.asarray(v, np.int64) for k, v in selection.items()}
+        n = sum(len(v) for v in sel.values())
+        if len(rec) != n:
+            raise ValueError(f"{n} addresses but {len(rec)} records")
+        old_parts = []
+        start = 0
+        for key, idx in sel.items():
+            part = rec[start:start + len(idx)]
+            start += len(idx)
+            cx, cz = self.cell_of(part[:, 0], part[:, 2])
+            if len(part) and ((cx != key[0][0]) | (cz != key[0][1])).any():
+                raise ValueError("a replaced record would leave its cell; remove and add instead")
+            chunk = self._chunks[key]
+            old_parts.append(chunk.records[idx].copy())
+            chunk.records[idx] = part
+            self._touch(chunk)
+        if sel:
+            self.changed.emit(list(sel))
+        return np.concatenate(old_parts) if old_parts else empty_records()
+
+    def clear(self) -> None:
+        keys = list(self._chunks)
+        self._chunks.clear()
+        if keys:
+            self.changed.emit(keys)
+
+    def recelled(self, cell_size: float) -> FoliageVolume:
+        """A new volume with the same instances indexed by cells of another size."""
+        out = FoliageVolume(self.palette, cell_size)
+        for t in self.type_names():
+            out.add(t, self.all_records(t))
+        return out
+
+
+def _group_by_cell(cx: np.ndarray, cz: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, list[Cell]]:
+    """Stable order grouping equal cells; group g is order[starts[g]:starts[g+1]].
+
+    `order` is None when the input is already grouped in cell order (a file written cell by
+    cell), so callers can slice instead of gathering.
+    """
+    n = len(cx)
+    if n and cx.min() == cx.max() and cz.min() == cz.max():
+        return None, np.array([0, n]), [(int(cx[0]), int(cz[0]))]
+    key = (cx - cx.min()) * (int(cz.max() - cz.min()) + 1) + (cz - cz.min())
+    if np.all(key[1:] >= key[:-1]):
+        order, sk = None, key
+    else:
+        order = np.argsort(key, kind="stable")
+        sk = key[order]
+    starts = np.concatenate([[0], np.flatnonzero(sk[1:] != sk[:-1]) + 1, [n]])
+    first = starts[:-1] if order is None else order[starts[:-1]]
+    cells = list(zip(cx[first].tolist(), cz[first].tolist(), strict=True))
+    return order, starts, cells
+
+
+def points_in_polygon(px: np.ndarray, pz: np.ndarray, poly: np.ndarray) -> np.ndarray:
+    """Even-odd point-in-polygon test, vectorised over points."""
+    inside = np.zeros(np.shape(px), bool)
+    n = len(poly)
+    for i in range(n):
+        ax, az = poly[i]
+        bx, bz = poly[(i + 1) % n]
+        crosses = (az > pz) != (bz > pz)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xcross = ax + (pz - az) * (bx - ax) / (bz - az)
+        inside ^= crosses & (px < xcross)
+    return inside
