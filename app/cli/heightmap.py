@@ -1,0 +1,109 @@
+"""`boscage heightmap export|import|export-layer`: terrain heights and layer weights as image files."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.cli import UsageError, add_json_flag, emit
+from model.errors import FormatError
+from model.formats.heightmap import (
+    FORMATS,
+    export_heights,
+    scene_from_heightmap,
+    write_layer_png,
+)
+from model.formats.scene_file import load_scene, save_scene
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("heightmap", help="export and import heightmaps (16-bit PNG, RAW R16, .npy)")
+    hm_sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    ex = hm_sub.add_parser("export", help="write a scene's heights as a heightmap file")
+    ex.add_argument("scene", type=Path, metavar="SCENE", help="a .boscage file")
+    ex.add_argument("out", type=Path, metavar="OUT", help=".png (16-bit), .r16/.raw or .npy")
+    ex.add_argument("--format", choices=FORMATS, help="override the format the suffix implies")
+    _mapping_options(ex, "default: the terrain's lowest height", "default: its height range")
+    add_json_flag(ex)
+    ex.set_defaults(func=run_export)
+
+    im = hm_sub.add_parser("import", help="make a new scene from a heightmap file")
+    im.add_argument("heightmap", type=Path, metavar="HEIGHTMAP", help=".png, .r16/.raw or .npy")
+    im.add_argument("out", type=Path, metavar="OUT", help="the .boscage scene to write")
+    im.add_argument("--format", choices=FORMATS, help="override the format the suffix implies")
+    im.add_argument("--size", type=_size, metavar="COLSxROWS",
+                    help="grid size of a RAW file (default: a square inferred from the file size)")
+    _mapping_options(im, "default: the PNG's own, else 0", "default: the PNG's own, else 100")
+    im.add_argument("--spacing", type=float, metavar="M",
+                    help="metres between samples (default: the PNG's own, else 1)")
+    im.add_argument("--name", help="scene name (default: the file's stem)")
+    add_json_flag(im)
+    im.set_defaults(func=run_import)
+
+    lay = hm_sub.add_parser("export-layer", help="write one paint layer's weights as an 8-bit PNG")
+    lay.add_argument("scene", type=Path, metavar="SCENE", help="a .boscage file")
+    lay.add_argument("layer", metavar="LAYER", help="the layer's name")
+    lay.add_argument("out", type=Path, metavar="OUT", help="the .png to write")
+    add_json_flag(lay)
+    lay.set_defaults(func=run_export_layer)
+
+
+def _mapping_options(p: argparse.ArgumentParser, offset_help: str, scale_help: str) -> None:
+    p.add_argument("--offset", type=float, metavar="M", help=f"height of 16-bit value 0 ({offset_help})")
+    p.add_argument("--scale", type=float, metavar="M",
+                   help=f"metres spanned by the full 16-bit range ({scale_help})")
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        cols, rows = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected COLSxROWS such as 1025x1025, got {text!r}") from None
+    return cols, rows
+
+
+def run_export(args: argparse.Namespace) -> int:
+    scene = load_scene(args.scene)
+    try:
+        mapping = export_heights(scene.terrain, args.out, args.format, args.offset, args.scale)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    t = scene.terrain
+    doc = {"out": str(args.out), "columns": t.columns, "rows": t.rows, "spacing": t.spacing,
+           "offset": mapping.offset if mapping else None, "scale": mapping.scale if mapping else None}
+    human = f"wrote {args.out}: {t.columns} x {t.rows} samples"
+    if mapping:
+        human += f", height = {mapping.offset:g} + {mapping.scale:g} m × value / 65535"
+    emit(args, human, doc)
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    if args.spacing is not None and not args.spacing > 0:
+        raise UsageError(f"--spacing must be positive, got {args.spacing}")
+    if args.scale is not None and not args.scale > 0:
+        raise UsageError(f"--scale must be positive, got {args.scale}")
+    scene = scene_from_heightmap(args.heightmap, args.format, args.size, args.offset, args.scale,
+                                 args.spacing, args.name)
+    save_scene(scene, args.out)
+    t = scene.terrain
+    lo, hi = t.height_range()
+    doc = {"out": str(args.out), "name": scene.name, "columns": t.columns, "rows": t.rows,
+           "spacing": t.spacing, "height_range": [lo, hi]}
+    emit(args, f"wrote {args.out}: {t.columns} x {t.rows} samples, spacing {t.spacing:g} m, "
+               f"heights {lo:.2f} .. {hi:.2f} m", doc)
+    return 0
+
+
+def run_export_layer(args: argparse.Namespace) -> int:
+    scene = load_scene(args.scene)
+    layer = scene.terrain.layer(args.layer)
+    if layer is None:
+        names = ", ".join(repr(x.name) for x in scene.terrain.layers) or "none"
+        raise FormatError(args.scene, "layers", f"no layer named {args.layer!r} (layers: {names})")
+    write_layer_png(args.out, layer.weights)
+    doc = {"out": str(args.out), "layer": layer.name, "columns": scene.terrain.columns,
+           "rows": scene.terrain.rows}
+    emit(args, f"wrote {args.out}: layer {layer.name!r}, 8-bit", doc)
+    return 0

@@ -1,0 +1,81 @@
+"""`boscage heightmap …` on scenes written by the project's own writer; the terrain bench."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.bench.terrain import CASES
+from app.cli import run_cli
+from model.formats.heightmap import read_heightmap, read_layer_png
+from model.formats.scene_file import load_scene, save_scene
+from model.scene import Scene
+from model.terrain import Terrain
+
+
+@pytest.fixture()
+def scene_path(tmp_path: Path) -> Path:
+    z, x = np.mgrid[0:33, 0:41].astype(np.float32)
+    t = Terrain(20 * np.sin(x / 5) + z * 0.5 - 3, spacing=2.0)
+    t.add_layer("rock", (120, 120, 120), (x * 6).astype(np.uint8))
+    path = tmp_path / "s.boscage"
+    save_scene(Scene(t, "s"), path)
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".png", ".r16", ".npy"])
+def test_export_then_import_round_trips(scene_path: Path, tmp_path: Path, capsys, suffix: str) -> None:
+    out = tmp_path / f"h{suffix}"
+    assert run_cli(["heightmap", "export", str(scene_path), str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["columns"], doc["rows"]) == (41, 33)
+    args = ["heightmap", "import", str(out), str(tmp_path / "new.boscage"), "--spacing", "2"]
+    if suffix == ".r16":
+        args += ["--size", "41x33", "--offset", str(doc["offset"]), "--scale", str(doc["scale"])]
+    assert run_cli(args) == 0
+    assert "wrote" in capsys.readouterr().out
+    original = load_scene(scene_path).terrain
+    imported = load_scene(tmp_path / "new.boscage").terrain
+    assert imported.spacing == 2.0 and imported.heights.shape == original.heights.shape
+    step = 0.0 if suffix == ".npy" else doc["scale"] / 65535
+    assert np.abs(imported.heights - original.heights).max() <= step / 2 + 1e-5
+
+
+def test_export_layer_writes_its_weights(scene_path: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "rock.png"
+    assert run_cli(["heightmap", "export-layer", str(scene_path), "rock", str(out)]) == 0
+    np.testing.assert_array_equal(read_layer_png(out), load_scene(scene_path).terrain.layer("rock").weights)
+    assert run_cli(["heightmap", "export-layer", str(scene_path), "moss", str(out)]) == 1
+    assert "no layer named 'moss' (layers: 'rock')" in capsys.readouterr().err
+
+
+def test_wrong_raw_size_exits_1_naming_expected_and_actual(scene_path: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "h.r16"
+    assert run_cli(["heightmap", "export", str(scene_path), str(out)]) == 0
+    capsys.readouterr()
+    assert run_cli(["heightmap", "import", str(out), str(tmp_path / "n.boscage"), "--size", "40x33"]) == 1
+    err = capsys.readouterr().err
+    assert "h.r16" in err and "expected 40 x 33 x 2 = 2640 bytes, file holds 2706" in err
+    assert not (tmp_path / "n.boscage").exists()
+
+
+def test_usage_errors_exit_2(scene_path: Path, tmp_path: Path) -> None:
+    assert run_cli(["heightmap", "export", str(scene_path), str(tmp_path / "h.tif")]) == 2
+    assert run_cli(["heightmap", "import", "x.png", "y.boscage", "--size", "big"]) == 2
+    assert run_cli(["heightmap", "import", "x.png", "y.boscage", "--spacing", "0"]) == 2
+
+
+def test_a_png_export_carries_its_settings(scene_path: Path, tmp_path: Path) -> None:
+    assert run_cli(["heightmap", "export", str(scene_path), str(tmp_path / "h.png"),
+                    "--offset", "-50", "--scale", "200"]) == 0
+    hm = read_heightmap(tmp_path / "h.png")
+    assert hm.mapping == (-50.0, 200.0) and hm.spacing == 2.0
+
+
+def test_sculpt_bench_is_proportional_to_the_brush() -> None:
+    (case,) = [c for c in CASES if c.name == "terrain.sculpt_stamp_4096_vs_512"]
+    # A stamp that touched the whole grid would cost ~16x more on 2048² than on 512².
+    assert case.run(True) < 3.0
