@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSpinBox,
+    QSplitter,
     QTableWidget,
     QVBoxLayout,
     QWidget,
@@ -26,6 +27,7 @@ from model.grasslib import GrassLibrary, PickRaster, PickResult, pick, pick_rast
 from widgets.grasslib_tables import RULE_COLUMNS, fill_rules
 
 MAX_RASTER_SIDE = 8192
+MAP_SIDE = 256
 RASTERS = ("material", "block4", "block5")
 RASTER_TITLES = {"material": "Material", "block4": "Block 4", "block5": "Block 5"}
 NONE_RGB, DISABLED_RGB, MISSING_RGB = (0, 0, 0), (70, 70, 70), (150, 0, 60)
@@ -125,9 +127,13 @@ class PickerPanel(QWidget):
         nl.addWidget(self.explanation)
         nl.addWidget(self.rules)
         nl.addWidget(self.derive_button)
+        self.rules.verticalHeader().setVisible(False)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(node)
+        split.addWidget(self._raster_box())
         layout = QVBoxLayout(self)
-        layout.addWidget(node)
-        layout.addWidget(self._raster_box())
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(split)
         for spin in (self.material, self.block4, self.block5):
             spin.valueChanged.connect(self.update_pick)
 
@@ -156,11 +162,15 @@ class PickerPanel(QWidget):
         self.weight_map = QLabel(objectName="pick_weight_map", alignment=Qt.AlignmentFlag.AlignCenter)
         self.weight_map.setToolTip("Weight per node (white = 127)")
         self.raster_summary = QLabel(objectName="pick_raster_summary", wordWrap=True)
+        for label in (self.group_map, self.weight_map):
+            label.setMinimumSize(MAP_SIDE, MAP_SIDE)
+        self.raster_summary.setAlignment(Qt.AlignmentFlag.AlignTop)
         grid.addWidget(QLabel("Group map"), 2, 0)
         grid.addWidget(QLabel("Weight map"), 2, 1)
         grid.addWidget(self.group_map, 3, 0)
         grid.addWidget(self.weight_map, 3, 1)
-        grid.addWidget(self.raster_summary, 3, 2)
+        grid.addWidget(self.raster_summary, 4, 0, 1, 3)
+        grid.setRowStretch(5, 1)
         return box
 
     # ---- library and single node --------------------------------------------------------
@@ -261,6 +271,6 @@ class PickerPanel(QWidget):
 
     @staticmethod
     def _fit(pixmap: QPixmap) -> QPixmap:
-        side = 256
+        side = MAP_SIDE
         mode = Qt.TransformationMode.FastTransformation  # keep node edges crisp
         return pixmap.scaled(side, side, Qt.AspectRatioMode.KeepAspectRatio, mode)
