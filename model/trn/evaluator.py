@@ -1,0 +1,567 @@
+"""Evaluate a TRN layer stack on a grid of poles: heights, colour, shader, flora, masks.
+
+Vectorised over poles: each layer works on the index set of poles its parent reached, so bounded
+layers cost what they cover. Poles sit on a lattice anchored at the world origin, and per-pole
+randomness is a hash of world coordinates, so a window equals the same poles of the whole map.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from model.trn import shapes
+from model.trn.document import Item, TrnDocument
+from model.trn.multifractal import Multifractal
+
+FLORA_SLOTS = ("collidable", "noncollidable", "radial_near", "radial_far")
+_FLORA_SLOT = {"AFSC": 0, "AFSN": 1, "AFDN": 2, "AFDF": 3}
+_FLORA_KIND = {0: "flora", 1: "flora", 2: "radial", 3: "radial"}
+_NORMAL_FILTERS = {"FSLP", "FDIR"}
+TILE = 512  # poles per side evaluated at once; larger regions are tiled (exact: see module doc)
+
+
+class Cancelled(Exception):
+    """The progress callback asked to stop; nothing partial is returned."""
+
+
+@dataclass(frozen=True)
+class Region:
+    """Poles at world (ix·spacing, iz·spacing) for ix0 ≤ ix < ix0+cols, iz0 ≤ iz < iz0+rows."""
+
+    ix0: int
+    iz0: int
+    cols: int
+    rows: int
+    spacing: float
+
+    @classmethod
+    def from_bounds(cls, x0: float, z0: float, x1: float, z1: float, spacing: float) -> Region:
+        if not spacing > 0:
+            raise ValueError("spacing must be positive")
+        ix0, ix1 = round(min(x0, x1) / spacing), round(max(x0, x1) / spacing)
+        iz0, iz1 = round(min(z0, z1) / spacing), round(max(z0, z1) / spacing)
+        return cls(ix0, iz0, ix1 - ix0 + 1, iz1 - iz0 + 1, float(spacing))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.rows, self.cols)
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        s = self.spacing
+        return (self.ix0 * s, self.iz0 * s, (self.ix0 + self.cols - 1) * s, (self.iz0 + self.rows - 1) * s)
+
+    def grown(self, margin: int) -> Region:
+        return Region(self.ix0 - margin, self.iz0 - margin, self.cols + 2 * margin, self.rows + 2 * margin,
+                      self.spacing)
+
+    def coords(self) -> tuple[np.ndarray, np.ndarray]:
+        """World x and z of every pole, flat, row-major (rows = z)."""
+        ix = np.arange(self.ix0, self.ix0 + self.cols, dtype=np.float64) * self.spacing + 0.0
+        iz = np.arange(self.iz0, self.iz0 + self.rows, dtype=np.float64) * self.spacing + 0.0
+        xs, zs = np.meshgrid(ix, iz)
+        return xs.ravel(), zs.ravel()
+
+
+@dataclass
+class Evaluation:
+    """Per-pole results, arrays shaped (rows, cols). Family ids are −1 where none."""
+
+    region: Region
+    heights: np.ndarray
+    color: np.ndarray  # float32 (rows, cols, 3), 0..1
+    shader: np.ndarray
+    shader_child: np.ndarray
+    flora: dict[str, np.ndarray]
+    flora_child: dict[str, np.ndarray]
+    environment: np.ndarray
+    exclude: np.ndarray
+    passable: np.ndarray
+    warnings: list[str] = field(default_factory=list)
+    trace: list[dict] | None = None
+
+
+def _salt(text: str, seed: int = 0) -> np.uint64:
+    return np.uint64((zlib.crc32(text.encode("utf-8")) << 32) ^ (int(seed) & 0xFFFFFFFF))
+
+
+def pole_random(x: np.ndarray, z: np.ndarray, salt: np.uint64) -> np.ndarray:
+    """Uniform [0, 1) from a hash of the pole's world coordinates (splitmix64 finaliser)."""
+    a = np.ascontiguousarray(x, np.float64).view(np.uint64)
+    b = np.ascontiguousarray(z, np.float64).view(np.uint64)
+    with np.errstate(over="ignore"):
+        h = a * np.uint64(0x9E3779B97F4A7C15) ^ (b + np.uint64(0x632BE59BD9B4E019)) * np.uint64(
+            0xBF58476D1CE4E5B9) ^ salt
+        h ^= h >> np.uint64(30)
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(27)
+        h *= np.uint64(0x94D049BB133111EB)
+        h ^= h >> np.uint64(31)
+    return (h >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+
+
+def _weighted_child(children: list[dict], key: str, draw: np.ndarray) -> np.ndarray:
+    if not children:
+        return np.full(draw.shape, -1, np.int32)
+    w = np.maximum(np.array([float(c.get(key, 0.0)) for c in children]), 0.0)
+    if w.sum() <= 0:
+        w = np.ones(len(children))
+    cum = np.cumsum(w) / w.sum()
+    return np.minimum(np.searchsorted(cum, draw, side="right"), len(children) - 1).astype(np.int32)
+
+
+def _apply_op(op: int, old: np.ndarray, value, a: np.ndarray) -> np.ndarray:
+    """0 replace lerp(old, v, a); 1 add old + a·v; 2 subtract old − a·v; 3 multiply lerp(old, old·v, a)."""
+    if op == 1:
+        return old + a * value
+    if op == 2:
+        return old - a * value
+    if op == 3:
+        return old + (old * value - old) * a
+    return old + (value - old) * a
+
+
+def layer_normal_margin(doc: TrnDocument) -> int:
+    """Poles of padding that make a window exact: one per layer whose filters read normals."""
+    count = 0
+    for it in doc.items():
+        if it.tag == "LAYR" and it.active and any(
+                c.active and c.tag in _NORMAL_FILTERS and c.unsupported is None for c in it.children):
+            count += 1
+    return count
+
+
+class _Run:
+    def __init__(self, doc: TrnDocument, region: Region, bitmaps, ramps, trace_index: int | None) -> None:
+        self.doc, self.region = doc, region
+        self.bitmaps = bitmaps or {}
+        self.ramps = ramps or {}
+        self.xs, self.zs = region.coords()
+        n = self.xs.size
+        self.h = np.zeros(n)
+        self.color = np.ones((n, 3))
+        self.shader = np.full(n, -1, np.int32)
+        self.shader_child = np.full(n, -1, np.int32)
+        self.flora = np.full((4, n), -1, np.int32)
+        self.flora_child = np.full((4, n), -1, np.int32)
+        self.env = np.full(n, -1, np.int32)
+        self.exclude = np.zeros(n, bool)
+        self.passable = np.ones(n, bool)
+        self.warnings: list[str] = []
+        self._fractals: dict[int, np.ndarray] = {}
+        self.trace_index = trace_index
+        self.trace: list[dict] | None = [] if trace_index is not None else None
+        self.seed = int(doc.header.get("collidable.seed", 0) or 0)
+
+    # ---- shared inputs -------------------------------------------------------------------
+    def normals(self, idx: np.ndarray) -> np.ndarray:
+        """Unit normals of the current heights at `idx` (central differences, one-sided at the edge)."""
+        rows, cols = self.region.shape
+        s = self.region.spacing
+        col, row = idx % cols, idx // cols
+        left, right = np.where(col > 0, idx - 1, idx), np.where(col < cols - 1, idx + 1, idx)
+        up, down = np.where(row > 0, idx - cols, idx), np.where(row < rows - 1, idx + cols, idx)
+        h = self.h
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dx = np.nan_to_num((h[right] - h[left]) / ((right - left) * s))
+            dz = np.nan_to_num((h[down] - h[up]) / ((down - up) / cols * s))
+        inv = 1.0 / np.sqrt(dx * dx + dz * dz + 1.0)
+        return np.stack([-dx * inv, inv, -dz * inv], axis=1)
+
+    def fractal(self, family_id: int, idx: np.ndarray) -> np.ndarray:
+        if family_id not in self._fractals:
+            fam = self.doc.family("fractal", family_id)
+            if fam is None or fam.fractal is None:
+                self.warnings.append(f"fractal family {family_id} is missing; using 0")
+                self._fractals[family_id] = np.zeros(self.xs.size)
+            else:
+                mf = Multifractal.from_values(fam.fractal.values)
+                self._fractals[family_id] = mf.value(self.xs, self.zs).astype(np.float64)
+        return self._fractals[family_id][idx]
+
+    def record(self, item: Item, idx: np.ndarray, amount: np.ndarray, role: str) -> None:
+        if self.trace is None:
+            return
+        hit = np.nonzero(idx == self.trace_index)[0]
+        if hit.size and amount[hit[0]] > 0:
+            self.trace.append({"path": item.path, "tag": item.tag, "name": item.name, "role": role,
+                               "amount": float(amount[hit[0]])})
+
+    # ---- layers --------------------------------------------------------------------------
+    def layer(self, layer: Item, idx: np.ndarray, parent: np.ndarray) -> None:
+        if not layer.active or layer.unsupported or idx.size == 0:
+            return
+        kids = [c for c in layer.children if c.active and c.unsupported is None]
+        x, z = self.xs[idx], self.zs[idx]
+        bounds = [c for c in kids if c.kind == "boundary"]
+        if bounds:
+            amount = np.zeros(idx.size)
+            for b in bounds:
+                part = self.boundary(b, x, z)
+                self.record(b, idx, part, "boundary")
+                amount = np.maximum(amount, part)
+        else:
+            amount = np.ones(idx.size)
+        if layer.params["invertBoundaries"]:
+            amount = 1.0 - amount
+        keep = amount > 0
+        idx, amount, parent = idx[keep], amount[keep], parent[keep]
+        filters = [c for c in kids if c.kind == "filter"]
+        if idx.size and filters:
+            fval = np.ones(idx.size)
+            for f in filters:
+                part = self.filter(f, idx)
+                self.record(f, idx, part, "filter")
+                fval = np.minimum(fval, part)
+            if layer.params["invertFilters"]:
+                fval = 1.0 - fval
+            amount = np.minimum(amount, fval)
+        elif layer.params["invertFilters"] and filters:
+            amount = np.zeros(idx.size)
+        keep = amount > 0
+        idx, amount, parent = idx[keep], amount[keep], parent[keep]
+        if idx.size == 0:
+            return
+        self.record(layer, idx, amount, "layer")
+        a = amount * parent
+        for c in kids:
+            if c.kind == "affector":
+                self.affector(c, idx, a)
+        for c in kids:
+            if c.kind == "layer":
+                self.layer(c, idx, a)
+
+    # ---- boundaries ----------------------------------------------------------------------
+    def boundary(self, b: Item, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+        p = b.params
+        tag = b.tag
+        out = np.zeros(x.size)
+        if tag == "BCIR":
+            r = abs(p["radius"])
+            box = (p["cx"] - r, p["cz"] - r, p["cx"] + r, p["cz"] + r)
+        elif tag == "BREC":
+            box = (min(p["x0"], p["x1"]), min(p["z0"], p["z1"]), max(p["x0"], p["x1"]), max(p["z0"], p["z1"]))
+        elif tag in ("BPOL", "BPLN"):
+            if not p["points"]:
+                return out
+            box = shapes.bbox(p["points"], p["width"] if tag == "BPLN" else 0.0)
+        else:
+            return out
+        sel = np.nonzero((x >= box[0]) & (x <= box[2]) & (z >= box[1]) & (z <= box[3]))[0]
+        if sel.size == 0:
+            return out
+        xs, zs = x[sel], z[sel]
+        if tag == "BCIR":
+            raw = shapes.circle(xs, zs, p["cx"], p["cz"], abs(p["radius"]), p["feather"])
+        elif tag == "BREC":
+            raw = shapes.rectangle(xs, zs, p["x0"], p["z0"], p["x1"], p["z1"], p["feather"])
+        elif tag == "BPOL":
+            raw = shapes.polygon(xs, zs, p["points"], p["featherDistance"])
+        else:
+            raw = shapes.polyline(xs, zs, p["points"], p["width"], p["feather"])
+        out[sel] = shapes.feather(p["featherFn"], raw)
+        return out
+
+    # ---- filters -------------------------------------------------------------------------
+    def filter(self, f: Item, idx: np.ndarray) -> np.ndarray:
+        p, tag = f.params, f.tag
+        if tag == "FSHD":
+            return (self.shader[idx] == p["shaderFamily"]).astype(np.float64)
+        if tag == "FHGT":
+            v, low, high = self.h[idx], p["low"], p["high"]
+        elif tag == "FSLP":
+            lo = math.radians(min(max(p["minAngle"], 0.0), 90.0))
+            hi = math.radians(min(max(p["maxAngle"], 0.0), 90.0))
+            v, low, high = self.normals(idx)[:, 1], math.cos(hi), math.cos(lo)
+        elif tag == "FDIR":
+            n = self.normals(idx)
+            v = np.arctan2(n[:, 0], n[:, 2]) / (2 * math.pi) + 0.5
+            low, high = p["minAngle"] / (2 * math.pi), p["maxAngle"] / (2 * math.pi)
+        elif tag == "FFRA":
+            v, low, high = p["scaleY"] * self.fractal(p["fractalFamily"], idx), p["low"], p["high"]
+        elif tag == "FBIT":
+            bitmap = self.bitmaps.get(p["bitmapFamily"])
+            if bitmap is None:
+                msg = f"bitmap family {p['bitmapFamily']} is not available; filter {f.name!r} passes all"
+                if msg not in self.warnings:
+                    self.warnings.append(msg)
+                return np.ones(idx.size)
+            v, low, high = p["gain"] * self._bitmap(bitmap, idx), p["low"], p["high"]
+        else:
+            return np.ones(idx.size)
+        return shapes.feather(p["featherFn"], shapes.band(v, low, high, p["feather"]))
+
+    def _bitmap(self, bitmap: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """Nearest sample of a 0..1 image that covers the whole map (row 0 at −width/2 in z)."""
+        half = self.doc.map_width / 2.0
+        rows, cols = bitmap.shape[:2]
+        u = np.clip(((self.xs[idx] + half) / (2 * half) * cols).astype(np.int64), 0, cols - 1)
+        v = np.clip(((self.zs[idx] + half) / (2 * half) * rows).astype(np.int64), 0, rows - 1)
+        return np.asarray(bitmap, np.float64)[v, u]
+
+    # ---- affectors -----------------------------------------------------------------------
+    def affector(self, item: Item, idx: np.ndarray, a: np.ndarray) -> None:
+        tag = item.canonical_tag
+        handler = getattr(self, f"a_{tag.lower()}", None)
+        if handler is None:
+            return
+        self.record(item, idx, a, "affector")
+        handler(item, item.params, idx, a)
+
+    def _set_height(self, idx: np.ndarray, values: np.ndarray) -> None:
+        self.h[idx] = values
+
+    def a_ahcn(self, it, p, idx, a):
+        self._set_height(idx, _apply_op(p["operation"], self.h[idx], p["height"], a))
+
+    def a_ahfr(self, it, p, idx, a):
+        v = self.fractal(p["fractalFamily"], idx) * p["scaleY"]
+        self._set_height(idx, _apply_op(p["operation"], self.h[idx], v, a))
+
+    def a_ahtr(self, it, p, idx, a):
+        step, flat = float(p["height"]), min(max(float(p["flatRatio"]), 0.0), 1.0)
+        if step <= 0:
+            return
+        h0 = self.h[idx]
+        lower = np.floor(h0 / step) * step
+        frac = (h0 - lower) / step
+        ramp = 0.0 if flat >= 1 else np.clip((frac - flat) / (1.0 - flat), 0.0, 1.0)
+        terraced = lower + step * np.where(frac < flat, 0.0, ramp)
+        self._set_height(idx, h0 + (terraced - h0) * a)
+
+    def _color(self, op, idx, value, a):
+        self.color[idx] = np.clip(_apply_op(op, self.color[idx], value, a[:, None]), 0.0, 1.0)
+
+    def a_accn(self, it, p, idx, a):
+        self._color(p["operation"], idx, np.array(p["color"], np.float64) / 255.0, a)
+
+    def _ramp(self, name: str, t: np.ndarray) -> np.ndarray:
+        ramp = self.ramps.get(name)
+        t = np.clip(t, 0.0, 1.0)
+        if ramp is None:
+            return np.repeat(t[:, None], 3, axis=1)  # grey ramp where the image is not available
+        ramp = np.asarray(ramp, np.float64).reshape(-1, 3)
+        return ramp[np.minimum((t * len(ramp)).astype(np.int64), len(ramp) - 1)]
+
+    def a_acrh(self, it, p, idx, a):
+        span = p["high"] - p["low"]
+        t = (self.h[idx] - p["low"]) / span if span else np.zeros(idx.size)
+        self._color(p["operation"], idx, self._ramp(p["rampImage"], t), a)
+
+    def a_acrf(self, it, p, idx, a):
+        t = self.fractal(p["fractalFamily"], idx)
+        self._color(p["operation"], idx, self._ramp(p["rampImage"], t), a)
+
+    def _clamp(self, kind: str, family_id: int, use_override, override) -> float:
+        if use_override:
+            return float(override)
+        fam = self.doc.family(kind, family_id)
+        return float(fam.record.get("featherClamp", 0.0)) if fam is not None else 0.0
+
+    def _set_shader(self, idx, family_id: int, salt: str):
+        fam = self.doc.family("shader", family_id)
+        self.shader[idx] = family_id
+        draw = pole_random(self.xs[idx], self.zs[idx], _salt(salt + "/shader", self.seed))
+        self.shader_child[idx] = _weighted_child(fam.children if fam else [], "weight", draw)
+
+    def a_ascn(self, it, p, idx, a):
+        clamp = self._clamp("shader", p["shaderFamily"], p["useFeatherClampOverride"],
+                            p["featherClampOverride"])
+        hit = idx[a >= clamp]
+        self._set_shader(hit, p["shaderFamily"], it.path)
+
+    def a_asrp(self, it, p, idx, a):
+        clamp = self._clamp("shader", p["destinationFamily"], p["useOverride"], p["override"])
+        hit = idx[(a >= clamp) & (self.shader[idx] == p["sourceFamily"])]
+        self._set_shader(hit, p["destinationFamily"], it.path)
+
+    def a_aenv(self, it, p, idx, a):
+        clamp = self._clamp("environment", p["environmentFamily"], p["useOverride"], p["override"])
+        self.env[idx[a >= clamp]] = p["environmentFamily"]
+
+    def a_aexc(self, it, p, idx, a):
+        self.exclude[idx] = True
+
+    def a_apas(self, it, p, idx, a):
+        self.passable[idx[a >= max(float(p["threshold"]), 1e-12)]] = bool(p["passable"])
+
+    def _flora(self, it, p, idx, a):
+        slot = _FLORA_SLOT[it.canonical_tag]
+        fid = p["floraFamily"]
+        if p["removeAll"]:
+            self.flora[slot, idx] = -1
+            self.flora_child[slot, idx] = -1
+            return
+        if p["operation"] == 0:
+            gone = idx[self.flora[slot, idx] == fid]
+            self.flora[slot, gone] = -1
+            self.flora_child[slot, gone] = -1
+            return
+        fam = self.doc.family(_FLORA_KIND[slot], fid)
+        if p["densityOverride"]:
+            density = float(p["density"])
+        else:
+            density = float(fam.record["density"]) if fam else 0.0
+        x, z = self.xs[idx], self.zs[idx]
+        draw = pole_random(x, z, _salt(it.path + "/flora", self.seed))
+        hit = draw <= a * density
+        got = idx[hit]
+        self.flora[slot, got] = fid
+        pick = pole_random(x[hit], z[hit], _salt(it.path + "/child", self.seed))
+        self.flora_child[slot, got] = _weighted_child(fam.children if fam else [], "weight", pick)
+
+    a_afsc = a_afsn = a_afdn = a_afdf = _flora
+
+    def _near(self, pts, width, idx, a):
+        box = shapes.bbox(pts, width)
+        x, z = self.xs[idx], self.zs[idx]
+        m = (x >= box[0]) & (x <= box[2]) & (z >= box[1]) & (z <= box[3])
+        return idx[m], a[m]
+
+    def _path_amounts(self, p, idx):
+        d, seg, t = shapes.polyline_distance(self.xs[idx], self.zs[idx], p["points"])
+        return d, seg, t
+
+    def a_aroa(self, it, p, idx, a):
+        pts, width = p["points"], float(p["width"])
+        if not pts or width <= 0:
+            return
+        sub, asub = self._near(pts, width, idx, a)
+        if sub.size == 0:
+            return
+        d, seg, t = self._path_amounts(p, sub)
+        hts = np.asarray(p["heights"], np.float64)
+        amt = shapes.feather(p["featherFn"], shapes.polyline_amount(d, width, p["feather"])) * asub
+        if hts.size == len(pts) and hts.size > 1:
+            target = hts[seg] * (1 - t) + hts[np.minimum(seg + 1, hts.size - 1)] * t
+            self._set_height(sub, self.h[sub] + (target - self.h[sub]) * amt)
+        shade = shapes.feather(p["featherFnShader"],
+                               shapes.polyline_amount(d, width, p["featherShader"])) * asub
+        clamp = self._clamp("shader", p["shaderFamily"], False, 0.0)
+        self._set_shader(sub[(shade > 0) & (shade >= clamp)], p["shaderFamily"], it.path)
+        self._clear_flora(sub[d < width])
+
+    def a_ariv(self, it, p, idx, a):
+        pts, width = p["points"], float(p["width"])
+        if not pts or width <= 0:
+            return
+        sub, asub = self._near(pts, width, idx, a)
+        if sub.size == 0:
+            return
+        d, _, _ = self._path_amounts(p, sub)
+        amt = shapes.feather(p["featherFn"], shapes.polyline_amount(d, width, p["feather"])) * asub
+        self._set_height(sub, self.h[sub] - float(p["trenchDepth"]) * amt)
+        inner = width * (1.0 - min(max(float(p["feather"]), 0.0), 1.0))
+        bottom = sub[(d <= inner) & (asub > 0)]
+        bank = sub[(d > inner) & (d < width) & (asub > 0)]
+        self._set_shader(bottom, p["bottomFamily"], it.path + "/bottom")
+        self._set_shader(bank, p["bankFamily"], it.path + "/bank")
+        self._clear_flora(sub[d < width])
+
+    def _clear_flora(self, idx):
+        self.flora[:, idx] = -1
+        self.flora_child[:, idx] = -1
+
+
+def _evaluate_tile(doc, region: Region, margin: int, bitmaps, ramps, trace_xz=None) -> Evaluation:
+    padded = region.grown(margin)
+    trace_index = None
+    if trace_xz is not None:
+        col = trace_xz[0] - padded.ix0
+        row = trace_xz[1] - padded.iz0
+        trace_index = row * padded.cols + col
+    run = _Run(doc, padded, bitmaps, ramps, trace_index)
+    every = np.arange(run.xs.size)
+    ones = np.ones(run.xs.size)
+    for layer in doc.layers:
+        run.layer(layer, every, ones)
+    rows, cols = padded.shape
+    crop = (slice(margin, rows - margin), slice(margin, cols - margin))
+
+    def grid(a, dtype=None):
+        g = a.reshape(rows, cols, *a.shape[1:])[crop]
+        return np.ascontiguousarray(g, dtype=dtype)
+
+    return Evaluation(
+        region=region, heights=grid(run.h, np.float32), color=grid(run.color, np.float32),
+        shader=grid(run.shader), shader_child=grid(run.shader_child),
+        flora={name: grid(run.flora[i]) for i, name in enumerate(FLORA_SLOTS)},
+        flora_child={name: grid(run.flora_child[i]) for i, name in enumerate(FLORA_SLOTS)},
+        environment=grid(run.env), exclude=grid(run.exclude), passable=grid(run.passable),
+        warnings=run.warnings, trace=run.trace)
+
+
+def evaluate(doc: TrnDocument, region: Region, progress: Callable[[int, int], bool] | None = None,
+             bitmaps: dict[int, np.ndarray] | None = None, ramps: dict[str, np.ndarray] | None = None,
+             tile: int = TILE) -> Evaluation:
+    """Evaluate every pole of `region`. `progress(done, total)` returning False cancels."""
+    margin = layer_normal_margin(doc)
+    tiles = [(r0, c0) for r0 in range(0, region.rows, tile) for c0 in range(0, region.cols, tile)]
+    if len(tiles) == 1:
+        if progress is not None and progress(0, 1) is False:
+            raise Cancelled()
+        out = _evaluate_tile(doc, region, margin, bitmaps, ramps)
+        if progress is not None:
+            progress(1, 1)
+        return out
+    result = _empty(region)
+    for n, (r0, c0) in enumerate(tiles):
+        if progress is not None and progress(n, len(tiles)) is False:
+            raise Cancelled()
+        sub = Region(region.ix0 + c0, region.iz0 + r0, min(tile, region.cols - c0),
+                     min(tile, region.rows - r0), region.spacing)
+        part = _evaluate_tile(doc, sub, margin, bitmaps, ramps)
+        _paste(result, part, r0, c0)
+    if progress is not None:
+        progress(len(tiles), len(tiles))
+    return result
+
+
+def _empty(region: Region) -> Evaluation:
+    shape = region.shape
+    ids = lambda: np.full(shape, -1, np.int32)  # noqa: E731
+    return Evaluation(region, np.zeros(shape, np.float32), np.ones(shape + (3,), np.float32), ids(), ids(),
+                      {k: ids() for k in FLORA_SLOTS}, {k: ids() for k in FLORA_SLOTS}, ids(),
+                      np.zeros(shape, bool), np.ones(shape, bool))
+
+
+def _paste(dst: Evaluation, src: Evaluation, r0: int, c0: int) -> None:
+    rs, cs = slice(r0, r0 + src.region.rows), slice(c0, c0 + src.region.cols)
+    for name in ("heights", "color", "shader", "shader_child", "environment", "exclude", "passable"):
+        getattr(dst, name)[rs, cs] = getattr(src, name)
+    for k in FLORA_SLOTS:
+        dst.flora[k][rs, cs] = src.flora[k]
+        dst.flora_child[k][rs, cs] = src.flora_child[k]
+    for w in src.warnings:
+        if w not in dst.warnings:
+            dst.warnings.append(w)
+
+
+def explain(doc: TrnDocument, x: float, z: float, spacing: float,
+            bitmaps: dict[int, np.ndarray] | None = None) -> tuple[Evaluation, list[dict]]:
+    """Evaluate the pole nearest (x, z) and list every layer and item that reached it."""
+    ix, iz = round(x / spacing), round(z / spacing)
+    region = Region(ix, iz, 1, 1, float(spacing))
+    ev = _evaluate_tile(doc, region, max(1, layer_normal_margin(doc)), bitmaps, None, trace_xz=(ix, iz))
+    return ev, ev.trace or []
+
+
+def sample(doc: TrnDocument, points: list[tuple[float, float]], spacing: float | None = None) -> list[dict]:
+    """Height, shader and flora at each point's nearest pole (on the file's pole lattice by default)."""
+    spacing = spacing or doc.pole_spacing
+    out = []
+    for x, z in points:
+        ev, _ = explain(doc, x, z, spacing)
+        out.append({
+            "x": x, "z": z, "pole": [ev.region.ix0 * spacing, ev.region.iz0 * spacing],
+            "height": float(ev.heights[0, 0]), "shader": int(ev.shader[0, 0]),
+            "flora": {k: int(v[0, 0]) for k, v in ev.flora.items()},
+            "environment": int(ev.environment[0, 0]), "exclude": bool(ev.exclude[0, 0]),
+            "passable": bool(ev.passable[0, 0]),
+        })
+    return out
