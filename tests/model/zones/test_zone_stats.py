@@ -68,3 +68,24 @@ def test_png_round_trip() -> None:
     assert np.array_equal(decode_png_gray(encode_png(gray)), gray)
     rgb = np.random.default_rng(2).integers(0, 256, (5, 7, 3), dtype=np.uint8)
     assert np.array_equal(decode_png_gray(encode_png(rgb)), rgb)
+
+
+def test_tile_report_names_every_value() -> None:
+    from model.zones.readout import tile_report
+
+    zone = sample_zone(3, 32, terraforming=True)
+    zone.altitude[5, 6] = 600 * 32 + 16
+    zone.blocks[5, 6] = (2 | 8, 12)
+    zone.control[5, 6] = 128 | 2
+    zone.plants[5, 6] = (3, 2, 1, 131, 200, 7, 5)
+    report = dict(tile_report(zone, 6, 5))
+    assert report["tile"] == "x 6, y 5"
+    assert report["altitude"] == "600.50 units (raw 19216)"
+    assert report["slope"] == str(zone.slope()[5, 6])
+    assert report["block flags"] == "Plant|Island (10)" and report["block height"] == "12"
+    assert report["control"] == "TerraformProtected|Highway (130)"
+    assert report["PlantAllowed"] == "no" and report["DevrinolAllowed"] == "yes"
+    assert report["plant type"] == "PineTree (3)" and report["spawn"] == "131 (51% chance)"
+    assert (report["state"], report["time"], report["health"], report["material"]) == ("2", "1", "200", "7")
+    assert report["ground type"] == "HighlandA (5)"
+    assert "altitude_original" in report

@@ -1,0 +1,67 @@
+"""Zone viewer: opening every layer of a 2048² zone and showing the first image, against raw numpy reads."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from app.bench import BenchCase, best_time
+
+_APP = None
+
+
+def _application():
+    """The running QApplication, or an offscreen one for headless runs."""
+    global _APP
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        app = _APP = QApplication([])
+    return app
+
+
+def open_ratio(quick: bool) -> float:
+    """(read all layers + show the first image) / (np.fromfile of the same files)."""
+    from model.zones import read_zone, write_zone
+    from model.zones.sample import sample_zone
+    from widgets.zone_viewer import ZoneViewer
+
+    app = _application()
+    # The budget is about a full-size zone, and one takes under two seconds, so quick mode keeps it.
+    size = 2048
+    repeat = 4 if quick else 9
+    with tempfile.TemporaryDirectory(prefix="boscage-zone-") as folder:
+        write_zone(sample_zone(1, size, terraforming=True), folder)
+        files = sorted(Path(folder).iterdir())
+        viewer = ZoneViewer()
+        viewer.resize(1280, 900)
+        viewer.show()
+        app.processEvents()
+
+        def raw() -> None:
+            for f in files:
+                np.fromfile(f, np.uint8)
+
+        def open_and_show() -> None:
+            viewer.set_zone(read_zone(folder, 1))
+            viewer.view.grab()  # paints the view: the image is on screen
+
+        raw()  # warm the page cache for both
+        t_raw = best_time(raw, repeat)
+        t_view = best_time(open_and_show, repeat)
+        viewer.close()
+        viewer.deleteLater()
+        app.processEvents()
+    return t_view / t_raw
+
+
+CASES = [
+    BenchCase("zones: open 2048² zone + first image / numpy raw read", 3.0, open_ratio,
+              description="all six layers read and the altitude image painted, vs np.fromfile of the files"),
+]

@@ -1,0 +1,214 @@
+"""Zone viewer: layers with named legends, overlays, hover read-out, histogram, zoom and PNG export."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent, QRectF, Qt
+from PySide6.QtGui import QImage, QMouseEvent
+from PySide6.QtWidgets import QApplication
+
+from model.zones import BLOCK_FLAGS, CONTROL_BITS, derive_slope, write_zone
+from model.zones.sample import sample_zone
+from widgets.zone_layers import BIT_COLORS, CATALOGUE, PALETTE
+from widgets.zone_viewer import ZoneViewer
+
+
+@pytest.fixture()
+def viewer(qtbot):
+    zone = sample_zone(106, 96, seed=4)
+    # A known tile: a pine on an island with a highway and concrete under it.
+    zone.altitude[40, 30] = 700 * 32 + 8
+    zone.altitude[40, 31] = 703 * 32
+    zone.blocks[40, 30] = (BLOCK_FLAGS["Plant"] | BLOCK_FLAGS["Island"], 12)
+    zone.control[40, 30] = CONTROL_BITS["Highway"] | CONTROL_BITS["ConcreteA"]
+    zone.plants[40, 30] = (3, 2, 1, 131, 200, 9, 5)
+    zone.invalidate()
+    w = ZoneViewer(zone)
+    qtbot.addWidget(w)
+    w.resize(1000, 700)
+    w.show()
+    qtbot.waitExposed(w)
+    w.fit()
+    QApplication.processEvents()
+    w.render()
+    return w
+
+
+def hover(viewer: ZoneViewer, x: int, y: int) -> None:
+    pos = viewer.view_point_of_tile(x, y)
+    viewport = viewer.view.viewport()
+    event = QMouseEvent(QEvent.Type.MouseMove, pos, viewport.mapToGlobal(pos), Qt.MouseButton.NoButton,
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(viewport, event)
+
+
+def readout(viewer: ZoneViewer) -> dict[str, str]:
+    """The read-out's lines as label → value."""
+    return dict(re.split(r"\s{2,}", line, maxsplit=1) for line in viewer.readout.text().splitlines())
+
+
+def pixel_of_tile(viewer: ZoneViewer, x: int, y: int) -> np.ndarray:
+    """The RGBA the image item holds for tile (x, y)."""
+    rect = viewer.image.mapRectToParent(viewer.image.boundingRect())
+    img = viewer.image.image
+    sx = rect.width() / img.shape[1]
+    sy = rect.height() / img.shape[0]
+    return img[int((y - rect.top()) // sy), int((x - rect.left()) // sx)]
+
+
+def test_hovering_a_known_tile_shows_its_values(viewer: ZoneViewer, qtbot) -> None:
+    with qtbot.waitSignal(viewer.tile_hovered) as signal:
+        hover(viewer, 30, 40)
+    assert signal.args == [30, 40]
+    shown = readout(viewer)
+    assert shown["tile"] == "x 30, y 40"
+    assert shown["altitude"] == "700.25 units (raw 22408)"
+    assert shown["slope"] == str(derive_slope(viewer.zone.altitude)[40, 30])
+    assert shown["block flags"] == "Plant|Island (10)" and shown["block height"] == "12"
+    assert shown["control"] == "ConcreteA|Highway (136)"
+    assert (shown["PlantAllowed"], shown["DevrinolAllowed"]) == ("no", "yes")
+    assert shown["plant type"] == "PineTree (3)"
+    assert (shown["state"], shown["time"], shown["health"], shown["material"]) == ("2", "1", "200", "9")
+    assert shown["spawn"] == "131 (51% chance)" and shown["ground type"] == "HighlandA (5)"
+    # Another tile replaces the read-out.
+    hover(viewer, 5, 6)
+    assert readout(viewer)["tile"] == "x 5, y 6"
+    assert readout(viewer)["plant type"].endswith(f"({viewer.zone.plants['type'][6, 5]})")
+
+
+def test_hover_follows_zoom_and_pan(viewer: ZoneViewer) -> None:
+    viewer.view_box.setRange(QRectF(20, 30, 24, 16), padding=0)
+    QApplication.processEvents()
+    hover(viewer, 30, 40)
+    assert "x 30, y 40" in viewer.readout.text()
+    assert viewer.hovered == (30, 40)
+
+
+def test_layers_colour_tiles_and_legends_use_names(viewer: ZoneViewer, qtbot) -> None:
+    viewer.view_box.setRange(QRectF(0, 0, 96, 96), padding=0)
+    QApplication.processEvents()
+    viewer.render()
+    viewer.set_layer("plants.type")
+    assert tuple(pixel_of_tile(viewer, 30, 40)[:3]) == tuple(PALETTE[3])
+    qtbot.waitUntil(lambda: "tiles" in viewer.legend.item(0).text())
+    names = [viewer.legend.item(i).text() for i in range(viewer.legend.count())]
+    assert any(n.startswith("PineTree (3) — ") for n in names)
+    assert any(n.startswith("NotDefined (0)") for n in names)
+    viewer.set_layer("plants.groundType")
+    qtbot.waitUntil(lambda: "tiles" in viewer.legend.item(0).text())
+    assert any("HighlandA (5)" in viewer.legend.item(i).text() for i in range(viewer.legend.count()))
+    viewer.set_layer("blocks.flags")
+    qtbot.waitUntil(lambda: "tiles" in viewer.legend.item(0).text())
+    assert any("Plant|Island (10)" in viewer.legend.item(i).text() for i in range(viewer.legend.count()))
+    viewer.set_layer("control.Highway")
+    assert tuple(pixel_of_tile(viewer, 30, 40)[:3]) == BIT_COLORS["Highway"]
+    assert tuple(pixel_of_tile(viewer, 2, 2)[:3]) != BIT_COLORS["Highway"]
+    viewer.set_layer("altitude")
+    legend = viewer.legend.item(0).text()
+    assert "units" in legend
+
+
+def test_every_layer_present_can_be_shown(viewer: ZoneViewer) -> None:
+    shown = []
+    for key, layer in CATALOGUE.items():
+        enabled = viewer.layer_combo.model().item(viewer.layer_combo.findData(key)).isEnabled()
+        assert enabled == layer.available(viewer.zone)
+        if enabled:
+            viewer.set_layer(key)
+            assert viewer.image.image is not None and viewer.image.image.shape[2] == 4
+            shown.append(key)
+    assert {"slope", "plants.spawn", "plants.health", "plants.material", "plants.time", "plants.state",
+            "blocks.height", "mask.PlantAllowed", "control.AntiPlant"} <= set(shown)
+    assert "altitude_blend" not in shown
+    with pytest.raises(ValueError, match="no altitude_blend"):
+        viewer.set_layer("altitude_blend")
+
+
+def test_overlays_tint_only_tiles_with_the_bit(viewer: ZoneViewer) -> None:
+    viewer.view_box.setRange(QRectF(0, 0, 96, 96), padding=0)
+    QApplication.processEvents()
+    viewer.set_layer("plants.groundType")
+    before = viewer.image.image.copy()
+    viewer.set_overlays(["control.Highway"])
+    after = viewer.image.image
+    highway = (viewer.zone.control & CONTROL_BITS["Highway"]) != 0
+    changed = (before != after).any(axis=2)
+    assert changed.shape == highway.shape
+    assert not changed[~highway].any()
+    assert changed[highway].mean() > 0.9
+    assert viewer.overlay_actions["control.Highway"].isChecked()
+
+
+def test_histogram_counts_every_tile(viewer: ZoneViewer, qtbot) -> None:
+    viewer.set_layer("slope")
+    qtbot.waitUntil(lambda: viewer.histogram_curve.yData is not None
+                    and viewer.histogram_curve.yData.sum() == 96 * 96)
+    viewer.set_layer("altitude")
+    qtbot.waitUntil(lambda: viewer.histogram_curve.yData.sum() == 96 * 96
+                    and viewer.histogram_curve.xData.max() > 600)  # in units
+
+
+def test_export_png_writes_the_current_view(viewer: ZoneViewer, tmp_path: Path) -> None:
+    out = tmp_path / "view.png"
+    viewer.export_png(out)
+    image = QImage(str(out))
+    assert not image.isNull()
+    assert (image.width(), image.height()) == (viewer.view.width(), viewer.view.height())
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_zoom_and_pan_stay_interactive_on_a_2048_zone(qtbot) -> None:
+    w = ZoneViewer(sample_zone(1, 2048))
+    qtbot.addWidget(w)
+    w.resize(1200, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    QApplication.processEvents()
+    w.render()
+    # Zoomed out: at most about one coloured tile per screen pixel.
+    assert w.image.image.shape[0] * w.image.image.shape[1] <= 2 * w.view.width() * w.view.height()
+    timings = []
+    for rect in (QRectF(500, 500, 300, 200), QRectF(520, 510, 300, 200), QRectF(0, 0, 2048, 2048),
+                 QRectF(1900, 1900, 148, 148)):
+        t0 = time.perf_counter()
+        w.view_box.setRange(rect, padding=0)
+        w.render()
+        w.view.grab()
+        timings.append(time.perf_counter() - t0)
+    assert max(timings) < 0.25, timings
+    hover(w, 1990, 2000)
+    assert "x 1990, y 2000" in w.readout.text()
+
+
+def test_open_folder_reports_bad_input_in_a_dialog(qtbot, tmp_path: Path, monkeypatch) -> None:
+    w = ZoneViewer()
+    qtbot.addWidget(w)
+    messages = []
+    monkeypatch.setattr("widgets.zone_viewer.QMessageBox.critical",
+                        lambda parent, title, text: messages.append(text))
+    assert w.open_folder(tmp_path) is None
+    assert "no zone layer files" in messages[-1]
+    write_zone(sample_zone(7, 32), tmp_path)
+    (tmp_path / "plants.0007.bin").write_bytes(b"\x00" * 10)
+    assert w.open_folder(tmp_path) is None
+    assert "holds 10 bytes, expected 7168" in messages[-1]
+    write_zone(sample_zone(7, 32), tmp_path)
+    zone = w.open_folder(tmp_path)
+    assert zone is not None and w.zone is zone and "zone 7: 32 x 32" in w.title.text()
+
+
+def test_tool_window_is_registered() -> None:
+    from app.extensions import tool_windows
+
+    windows = [t for t in tool_windows() if t.key == "zone_viewer"]
+    assert len(windows) == 1
+    widget = windows[0].create(None)
+    try:
+        assert isinstance(widget, ZoneViewer)
+    finally:
+        widget.deleteLater()
