@@ -1,0 +1,78 @@
+"""`boscage scene info|new-demo` and the scene bench case, run in-process."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from app.bench.scene import CASES
+from app.cli import run_cli
+from model.formats.scene_file import load_scene, save_scene
+from tests.conftest import make_small_scene
+
+
+def test_info_json_reports_size_spacing_layers_coverage_and_foliage(tmp_path, capsys) -> None:
+    scene = make_small_scene(rows=9, cols=10)
+    save_scene(scene, tmp_path / "s.boscage")
+    assert run_cli(["scene", "info", str(tmp_path / "s.boscage"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["columns"], doc["rows"], doc["spacing"]) == (10, 9, 2.0)
+    assert doc["size_m"] == [18.0, 16.0]
+    layers = {la["name"]: la for la in doc["layers"]}
+    assert layers["red"]["coverage"] == 0.5 and layers["blue"]["coverage"] == 0.5
+    assert layers["red"]["painted"] == 0.5 and layers["red"]["color"] == "#dc281e"
+    assert doc["foliage"] == {"types": 0, "instances": 0, "by_type": {}}
+
+
+def test_info_counts_foliage_from_the_scene_section(tmp_path) -> None:
+    from app.cli.scene import scene_summary
+
+    class Section:
+        def counts(self):
+            return {"pine": 3, "oak": 4}
+
+    scene = make_small_scene()
+    scene.sections["foliage"] = Section()
+    assert scene_summary(scene)["foliage"] == {"types": 2, "instances": 7,
+                                               "by_type": {"pine": 3, "oak": 4}}
+
+
+def test_info_human_text(tmp_path, capsys) -> None:
+    save_scene(make_small_scene(), tmp_path / "s.boscage")
+    assert run_cli(["scene", "info", str(tmp_path / "s.boscage")]) == 0
+    out = capsys.readouterr().out
+    assert "41 x 33 samples" in out and "red" in out and "48.8 %" in out  # 20 of 41 columns
+
+
+def test_bad_input_exits_1_with_file_and_place(tmp_path, capsys) -> None:
+    bad = tmp_path / "bad.boscage"
+    bad.write_text('format = "boscage-scene"\nversion = 3\n')
+    assert run_cli(["scene", "info", str(bad), "--json"]) == 1
+    captured = capsys.readouterr()
+    assert "bad.boscage: version" in json.loads(captured.out)["error"]
+    assert "bad.boscage" in captured.err
+
+
+def test_usage_errors_exit_2(capsys) -> None:
+    assert run_cli(["scene"]) == 2
+    assert run_cli(["scene", "info"]) == 2
+
+
+def test_new_demo_writes_the_demo(tmp_path, capsys) -> None:
+    out = tmp_path / "demo.boscage"
+    assert run_cli(["scene", "new-demo", str(out)]) == 0
+    scene = load_scene(out)
+    assert scene.terrain.heights.shape == (513, 513)
+    assert [la.name for la in scene.terrain.layers] == ["grass", "forest_floor", "rock", "sand"]
+    assert np.isfinite(scene.terrain.heights).all()
+
+
+def test_bench_case_measures_a_ratio_and_reports_json(capsys) -> None:
+    (case,) = CASES
+    ratio = case.run(True)
+    assert ratio > 1.0  # opening validates more than a raw read does
+    assert run_cli(["bench", "--quick", "--json", "scene open"]) in (0, 1)
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in rows] == ["scene open vs raw numpy reads"]
+    assert set(rows[0]) == {"name", "ratio", "budget", "ok"}

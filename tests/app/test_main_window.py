@@ -1,0 +1,315 @@
+"""The editor window: docks, menus, title marker, open/save/close flow, extensions, persistence."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tomli_w
+from PySide6.QtGui import QKeySequence, QUndoCommand
+from PySide6.QtWidgets import QDockWidget, QLabel, QMessageBox, QUndoView
+
+from app import main_window as mw_module
+from app.extensions import Importer, ToolWindow
+from app.main_window import MainWindow, menu_titles
+from model.formats.scene_file import load_scene, save_scene
+from tests.conftest import make_small_scene
+
+DOCK_KEYS = ["palette", "tool_settings", "refusals", "history", "layers", "inspector"]
+
+
+class Touch(QUndoCommand):
+    """A trivial edit, to drive the undo stack."""
+
+    def __init__(self, log: list) -> None:
+        super().__init__("Touch")
+        self.log = log
+
+    def redo(self) -> None:
+        self.log.append("redo")
+
+    def undo(self) -> None:
+        self.log.append("undo")
+
+
+@pytest.fixture
+def errors(monkeypatch):
+    """Error dialogs are recorded instead of shown."""
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr(mw_module.QMessageBox, "critical",
+                        lambda parent, title, text, *a, **k: shown.append((title, text)))
+    return shown
+
+
+def answer_unsaved(monkeypatch, button) -> list:
+    asked = []
+
+    def warning(parent, title, text, *args, **kwargs):
+        asked.append(text)
+        return button
+
+    monkeypatch.setattr(mw_module.QMessageBox, "warning", warning)
+    return asked
+
+
+def menu(window: MainWindow, title: str):
+    for action in window.menuBar().actions():
+        if action.text().replace("&", "") == title:
+            return action.menu()
+    raise AssertionError(f"no menu {title}")
+
+
+def test_fixed_docks_have_unique_object_names_and_are_exposed(main_window) -> None:
+    assert list(main_window.docks) == ["palette", "tool_settings", "layers", "inspector", "history",
+                                       "refusals"]
+    names = [d.objectName() for d in main_window.findChildren(QDockWidget)]
+    assert sorted(names) == sorted(f"dock_{k}" for k in DOCK_KEYS)
+    assert len(set(names)) == len(names)
+    history = main_window.docks["history"].widget()
+    assert isinstance(history, QUndoView) and history.stack() is main_window.document.undo_stack
+    assert main_window.centralWidget() is main_window.viewport
+
+
+def test_menus_hold_the_standard_entries_with_standard_shortcuts(main_window) -> None:
+    assert [a.text().replace("&", "") for a in main_window.menuBar().actions()] == [
+        "File", "Edit", "View", "Tools", "Help"]
+    assert menu_titles(menu(main_window, "File")) == [
+        "New", "Open…", "Open Recent", "Save", "Save As…", "Import", "Quit"]
+    assert menu_titles(menu(main_window, "Edit"))[:2] == ["Undo", "Redo"]
+    view = menu_titles(menu(main_window, "View"))
+    for title in ["Palette", "Tool Settings", "Refusals", "History", "Layers", "Inspector", "Reset Layout"]:
+        assert title in view
+    assert menu_titles(menu(main_window, "Help")) == ["Keyboard Shortcuts", "About Boscage"]
+    K = QKeySequence.StandardKey
+    for key, std in [("new", K.New), ("open", K.Open), ("save", K.Save), ("quit", K.Quit),
+                     ("undo", K.Undo), ("redo", K.Redo)]:
+        assert main_window.actions[key].shortcut() == QKeySequence(std), key
+    assert main_window.actions["frame_all"].shortcut() == QKeySequence("F")
+
+
+def test_title_shows_name_and_modified_marker_from_the_undo_stack(main_window) -> None:
+    log: list = []
+    assert main_window.windowTitle().startswith("Small[*]")
+    assert not main_window.isWindowModified()
+    main_window.document.undo_stack.push(Touch(log))
+    assert main_window.isWindowModified() and main_window.document.modified
+    main_window.document.undo_stack.undo()
+    assert not main_window.isWindowModified()  # back at the clean state
+    main_window.document.undo_stack.redo()
+    assert main_window.isWindowModified()
+    assert log == ["redo", "undo", "redo"]
+
+
+def test_closing_with_unsaved_changes_asks_and_cancel_keeps_the_window(main_window, monkeypatch) -> None:
+    main_window.show()
+    main_window.document.undo_stack.push(Touch([]))
+    asked = answer_unsaved(monkeypatch, QMessageBox.StandardButton.Cancel)
+    assert main_window.close() is False
+    assert len(asked) == 1 and "Small" in asked[0] and main_window.isVisible()
+    asked = answer_unsaved(monkeypatch, QMessageBox.StandardButton.Discard)
+    assert main_window.close() is True
+    assert len(asked) == 1
+
+
+def test_closing_a_clean_document_does_not_ask(main_window, monkeypatch) -> None:
+    asked = answer_unsaved(monkeypatch, QMessageBox.StandardButton.Cancel)
+    main_window.show()
+    assert main_window.close() is True and asked == []
+
+
+def test_save_on_close_writes_the_file_and_clears_the_marker(main_window, monkeypatch, tmp_path) -> None:
+    path = tmp_path / "kept.boscage"
+    main_window.document.save(path)
+    main_window.document.scene.terrain.heights[2, 2] = 77.0
+    main_window.document.undo_stack.push(Touch([]))
+    answer_unsaved(monkeypatch, QMessageBox.StandardButton.Save)
+    assert main_window.close() is True
+    assert load_scene(path).terrain.heights[2, 2] == 77.0
+    assert not main_window.document.modified
+
+
+def test_save_as_asks_for_a_name_and_adds_the_extension(main_window, monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(mw_module.QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (str(tmp_path / "named"), ""))
+    assert main_window.save() is True  # no path yet, so Save asks
+    assert (tmp_path / "named.boscage").is_file()
+    assert main_window.windowTitle().startswith("named.boscage[*]")
+    assert main_window.settings.recent_files()[0] == str((tmp_path / "named.boscage").resolve())
+
+
+def test_opening_a_good_file_replaces_scene_and_viewport(main_window, tmp_path, errors) -> None:
+    other = make_small_scene(rows=9, cols=11)
+    other.name = "Other"
+    save_scene(other, tmp_path / "other.boscage")
+    old_renderer = main_window.viewport.terrain_renderer
+    assert main_window.open_file(tmp_path / "other.boscage") is True
+    assert main_window.document.scene.terrain.heights.shape == (9, 11)
+    assert main_window.viewport.terrain_renderer is not old_renderer
+    assert main_window.viewport.terrain_renderer.terrain is main_window.document.scene.terrain
+    assert main_window.layer_list.count() == 2 and "red" in main_window.layer_list.item(0).text()
+    assert errors == []
+
+
+def _truncate_heights(path: Path, doc: dict) -> str:
+    f = path.with_name(doc["terrain"]["heights"])
+    f.write_bytes(f.read_bytes()[:100])
+    return "bytes"
+
+
+def _wrong_size(path: Path, doc: dict) -> str:
+    doc["terrain"]["rows"] += 3
+    path.write_text(tomli_w.dumps(doc))
+    return "expected"
+
+
+def _unknown_version(path: Path, doc: dict) -> str:
+    doc["version"] = 7
+    path.write_text(tomli_w.dumps(doc))
+    return "version"
+
+
+def _missing_side_file(path: Path, doc: dict) -> str:
+    path.with_name(doc["terrain"]["layers"]).unlink()
+    return "missing"
+
+
+def _truncated_manifest(path: Path, doc: dict) -> str:
+    path.write_bytes(path.read_bytes()[:30])
+    return "TOML"
+
+
+@pytest.mark.parametrize("corrupt", [_truncate_heights, _wrong_size, _unknown_version, _missing_side_file,
+                                     _truncated_manifest], ids=lambda f: f.__name__.strip("_"))
+def test_opening_a_bad_file_shows_one_error_and_keeps_the_scene(main_window, tmp_path, errors,
+                                                                corrupt) -> None:
+    path = tmp_path / "broken.boscage"
+    save_scene(make_small_scene(rows=9, cols=11), path)
+    words = corrupt(path, tomllib.loads(path.read_text()))
+    scene = main_window.document.scene
+    heights = scene.terrain.heights.copy()
+    renderer = main_window.viewport.terrain_renderer
+    title = main_window.windowTitle()
+    assert main_window.open_file(path) is False
+    assert len(errors) == 1
+    dialog_title, text = errors[0]
+    assert dialog_title == "Could not open scene"
+    assert "broken" in text and words.lower() in text.lower()
+    assert main_window.document.scene is scene and np.array_equal(scene.terrain.heights, heights)
+    assert main_window.viewport.terrain_renderer is renderer
+    assert main_window.windowTitle() == title
+    assert main_window.settings.recent_files() == []
+
+
+def test_open_recent_of_a_vanished_file_reports_and_forgets_it(main_window, tmp_path, errors) -> None:
+    path = tmp_path / "gone.boscage"
+    main_window.settings.add_recent_file(path)
+    main_window.open_recent(str(path.resolve()))
+    assert len(errors) == 1 and "gone.boscage" in errors[0][1]
+    assert main_window.settings.recent_files() == []
+
+
+def test_layout_and_recent_files_survive_a_restart(qtbot, settings_folder, small_scene, tmp_path) -> None:
+    save_scene(small_scene, tmp_path / "a.boscage")
+    first = MainWindow(make_small_scene())
+    qtbot.addWidget(first)
+    first.show()
+    first.resize(1000, 700)
+    first.open_file(tmp_path / "a.boscage")
+    first.docks["layers"].hide()
+    first.docks["palette"].setFloating(True)
+    qtbot.waitUntil(lambda: first.docks["palette"].isFloating())
+    assert first.close()
+    assert (settings_folder / "boscage.ini").is_file()
+
+    second = MainWindow(make_small_scene())
+    qtbot.addWidget(second)
+    second.show()
+    assert second.settings.recent_files() == [str((tmp_path / "a.boscage").resolve())]
+    assert "1 a.boscage" in menu_titles(second.recent_menu)
+    assert second.docks["layers"].isHidden()
+    assert second.docks["palette"].isFloating()
+    assert second.size().width() == 1000
+    second.reset_layout()
+    assert not second.docks["layers"].isHidden() and not second.docks["palette"].isFloating()
+    second.close()
+
+
+def test_tools_menu_builds_docks_lazily_from_extensions(qtbot, monkeypatch, settings_folder) -> None:
+    made = []
+
+    def create(main_window):
+        made.append(main_window)
+        return QLabel("browser")
+
+    monkeypatch.setattr(mw_module, "tool_windows",
+                        lambda: [ToolWindow("zone_viewer", "Zone Viewer", create, "Ctrl+Shift+Z", "Zones")])
+    window = MainWindow(make_small_scene())
+    qtbot.addWidget(window)
+    window.show()
+    action = window.actions["tool_zone_viewer"]
+    assert menu_titles(window.tools_menu) == ["Zone Viewer"] and made == []
+    assert window.findChild(QDockWidget, "dock_zone_viewer") is None
+    action.trigger()
+    dock = window.findChild(QDockWidget, "dock_zone_viewer")
+    assert dock is not None and made == [window] and dock.isVisible()
+    action.trigger()
+    assert dock.isHidden() and not action.isChecked()
+    action.trigger()
+    assert made == [window]  # shown again, never created twice
+    assert window.close()
+
+    again = MainWindow(make_small_scene())  # an open tool window comes back after a restart
+    qtbot.addWidget(again)
+    again.show()
+    assert again.findChild(QDockWidget, "dock_zone_viewer") is not None
+    assert again.actions["tool_zone_viewer"].isChecked()
+    again.close()
+
+
+def test_a_failing_tool_window_reports_instead_of_crashing(qtbot, monkeypatch, errors) -> None:
+    def broken(main_window):
+        raise RuntimeError("no data")
+
+    monkeypatch.setattr(mw_module, "tool_windows", lambda: [ToolWindow("bad", "Bad", broken)])
+    window = MainWindow(make_small_scene())
+    qtbot.addWidget(window)
+    window.actions["tool_bad"].trigger()
+    assert errors and "no data" in errors[0][1]
+    assert not window.actions["tool_bad"].isChecked()
+
+
+def test_importers_fill_file_import_and_their_scene_becomes_the_document(qtbot, monkeypatch) -> None:
+    results = [make_small_scene(rows=5, cols=6), None]
+    monkeypatch.setattr(mw_module, "importers",
+                        lambda: [Importer("trn", "TRN Terrain…", lambda mw: results.pop(0))])
+    window = MainWindow(make_small_scene())
+    qtbot.addWidget(window)
+    action = window.findChild(type(window.actions["new"]), "action_import_trn")
+    assert menu_titles(window.import_menu) == ["TRN Terrain…"]
+    action.trigger()
+    assert window.document.scene.terrain.heights.shape == (5, 6)
+    action.trigger()  # an importer that returns None changes nothing
+    assert window.document.scene.terrain.heights.shape == (5, 6)
+
+
+def test_new_asks_about_unsaved_changes_first(main_window, monkeypatch) -> None:
+    scene = main_window.document.scene
+    main_window.document.undo_stack.push(Touch([]))
+    answer_unsaved(monkeypatch, QMessageBox.StandardButton.Cancel)
+    main_window.actions["new"].trigger()
+    assert main_window.document.scene is scene
+    answer_unsaved(monkeypatch, QMessageBox.StandardButton.Discard)
+    main_window.actions["new"].trigger()
+    assert main_window.document.scene is not scene and main_window.document.scene.name == "Untitled"
+    assert main_window.document.undo_stack.count() == 0 and not main_window.isWindowModified()
+
+
+def test_keyboard_shortcuts_dialog_lists_the_shortcuts(main_window) -> None:
+    dialog = main_window.show_shortcuts()
+    rows = dict(main_window.shortcut_rows())
+    assert rows["Save"] == QKeySequence(QKeySequence.StandardKey.Save).toString(
+        QKeySequence.SequenceFormat.NativeText)
+    assert rows["Frame All"] == "F" and "Orbit" in rows
+    dialog.close()

@@ -1,0 +1,47 @@
+"""Terrain mesh arrays: triangles face up, partial rows match the full build, colours blend."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from model.terrain import Terrain
+from rendering.terrain_mesh import BARE_COLOUR, grid_indices, layer_colours, vertex_rows
+from tests.conftest import make_small_scene
+
+
+def test_two_upward_triangles_per_cell() -> None:
+    rows, cols = 4, 5
+    idx = grid_indices(rows, cols).reshape(-1, 3)
+    assert len(idx) == 2 * (rows - 1) * (cols - 1) and idx.max() == rows * cols - 1
+    z, x = np.divmod(np.arange(rows * cols), cols)
+    pos = np.stack([x, np.zeros_like(x), z], axis=1).astype(float)
+    a, b, c = pos[idx[:, 0]], pos[idx[:, 1]], pos[idx[:, 2]]
+    normals = np.cross(b - a, c - a)
+    assert np.all(normals[:, 1] > 0)
+
+
+def test_rows_built_alone_equal_the_same_rows_of_the_full_mesh() -> None:
+    t = make_small_scene().terrain
+    full = vertex_rows(t).reshape(t.rows, t.columns, -1)
+    for r0, r1 in ((0, 1), (5, 9), (t.rows - 2, t.rows)):
+        part = vertex_rows(t, r0, r1).reshape(r1 - r0, t.columns, -1)
+        np.testing.assert_array_equal(part, full[r0:r1])
+
+
+def test_positions_and_normals() -> None:
+    t = Terrain(np.tile(np.arange(4, dtype=np.float32), (3, 1)), spacing=1.0, origin=(10.0, 20.0))
+    v = vertex_rows(t).reshape(3, 4, -1)
+    np.testing.assert_array_equal(v[2, 3, :3], [13.0, 3.0, 22.0])
+    np.testing.assert_allclose(v[1, 1, 3:6], [-np.sqrt(0.5), np.sqrt(0.5), 0.0], atol=1e-6)
+
+
+def test_layer_colours_blend_by_weight_and_show_bare_ground() -> None:
+    t = Terrain(np.zeros((2, 3), np.float32))
+    t.add_layer("r", (255, 0, 0), np.array([[255, 128, 0], [0, 0, 255]], np.uint8))
+    t.add_layer("b", (0, 0, 255), np.array([[0, 127, 0], [255, 0, 255]], np.uint8))
+    c = layer_colours(t, 0, 2)
+    np.testing.assert_allclose(c[0, 0], [1, 0, 0])
+    np.testing.assert_allclose(c[0, 1], [128 / 255, 0, 127 / 255])
+    np.testing.assert_allclose(c[0, 2], BARE_COLOUR)
+    np.testing.assert_allclose(c[1, 1], BARE_COLOUR)
+    np.testing.assert_allclose(c[1, 2], [0.5, 0, 0.5])  # over-painted: normalised
