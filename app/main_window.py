@@ -60,7 +60,8 @@ def placeholder(text: str) -> QWidget:
 
 
 class MainWindow(QMainWindow):
-    """`document`, `viewport`, `docks[key]` and `open_scene(scene)` are the interface for later work."""
+    """`document`, `viewport`, `docks[key]`, `actions_by_key[key]` and `open_scene(scene)` are the
+    interface for later work."""
 
     def __init__(self, scene: Scene | None = None, settings: Settings | None = None,
                  restore_layout: bool = True) -> None:
@@ -74,7 +75,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.viewport)
         self.docks: dict[str, QDockWidget] = {}
         self.tool_docks: dict[str, QDockWidget] = {}
-        self.actions: dict[str, QAction] = {}
+        self.actions_by_key: dict[str, QAction] = {}
         self.last_error: str | None = None
         self.resize(*DEFAULT_SIZE)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
@@ -136,7 +137,7 @@ class MainWindow(QMainWindow):
         action.setStatusTip(tip)
         action.setToolTip(tip or text.replace("&", "").rstrip("…"))
         action.triggered.connect(lambda checked=False: slot())
-        self.actions[key] = action
+        self.actions_by_key[key] = action
         return action
 
     def _build_actions(self) -> None:
@@ -146,14 +147,14 @@ class MainWindow(QMainWindow):
         self._action("save", "&Save", self.save, K.Save, "Save the scene")
         self._action("save_as", "Save &As…", self.save_as, K.SaveAs, "Save the scene under a new name")
         self._action("quit", "&Quit", self.close, K.Quit, "Close the editor")
-        self.actions["quit"].setMenuRole(QAction.MenuRole.QuitRole)
+        self.actions_by_key["quit"].setMenuRole(QAction.MenuRole.QuitRole)
         undo = self.document.undo_stack.createUndoAction(self, "&Undo")
         undo.setShortcut(QKeySequence(K.Undo))
         undo.setObjectName("action_undo")
         redo = self.document.undo_stack.createRedoAction(self, "&Redo")
         redo.setShortcut(QKeySequence(K.Redo))
         redo.setObjectName("action_redo")
-        self.actions["undo"], self.actions["redo"] = undo, redo
+        self.actions_by_key["undo"], self.actions_by_key["redo"] = undo, redo
         self._action("frame_all", "&Frame All", self.viewport.frame_all, "F",
                      "Point the camera at the whole scene")
         self._action("reset_layout", "&Reset Layout", self.reset_layout, None,
@@ -161,28 +162,28 @@ class MainWindow(QMainWindow):
         self._action("about", "&About Boscage", self.show_about, None)
         self._action("shortcuts", "&Keyboard Shortcuts", self.show_shortcuts, K.HelpContents,
                      "List every keyboard shortcut")
-        self.actions["about"].setMenuRole(QAction.MenuRole.AboutRole)
+        self.actions_by_key["about"].setMenuRole(QAction.MenuRole.AboutRole)
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
-        file_menu.addActions([self.actions["new"], self.actions["open"]])
+        file_menu.addActions([self.actions_by_key["new"], self.actions_by_key["open"]])
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         self._fill_recent_menu()
         file_menu.addSeparator()
-        file_menu.addActions([self.actions["save"], self.actions["save_as"]])
+        file_menu.addActions([self.actions_by_key["save"], self.actions_by_key["save_as"]])
         file_menu.addSeparator()
         self.import_menu = file_menu.addMenu("&Import")
         self._fill_import_menu()
         file_menu.addSeparator()
-        file_menu.addAction(self.actions["quit"])
+        file_menu.addAction(self.actions_by_key["quit"])
 
         edit_menu = bar.addMenu("&Edit")
-        edit_menu.addActions([self.actions["undo"], self.actions["redo"]])
+        edit_menu.addActions([self.actions_by_key["undo"], self.actions_by_key["redo"]])
 
         view_menu = bar.addMenu("&View")
-        view_menu.addAction(self.actions["frame_all"])
+        view_menu.addAction(self.actions_by_key["frame_all"])
         view_menu.addSeparator()
         for key, *_ in FIXED_DOCKS:
             toggle = self.docks[key].toggleViewAction()
@@ -190,13 +191,13 @@ class MainWindow(QMainWindow):
             toggle.setToolTip(f"Show or hide the {self.docks[key].windowTitle()} panel")
             view_menu.addAction(toggle)
         view_menu.addSeparator()
-        view_menu.addAction(self.actions["reset_layout"])
+        view_menu.addAction(self.actions_by_key["reset_layout"])
 
         self.tools_menu = bar.addMenu("&Tools")
         self._fill_tools_menu()
 
         help_menu = bar.addMenu("&Help")
-        help_menu.addActions([self.actions["shortcuts"], self.actions["about"]])
+        help_menu.addActions([self.actions_by_key["shortcuts"], self.actions_by_key["about"]])
 
     def _fill_recent_menu(self) -> None:
         self.recent_menu.clear()
@@ -239,7 +240,7 @@ class MainWindow(QMainWindow):
             action.setToolTip(spec.tooltip or spec.title)
             action.setStatusTip(spec.tooltip)
             action.toggled.connect(lambda on, k=spec.key: self.set_tool_window_visible(k, on))
-            self.actions[f"tool_{spec.key}"] = action
+            self.actions_by_key[f"tool_{spec.key}"] = action
         if not self.tool_window_specs:
             self.tools_menu.addAction("(no tool windows)").setEnabled(False)
 
@@ -262,7 +263,7 @@ class MainWindow(QMainWindow):
         dock.setToolTip(spec.tooltip)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         self.restoreDockWidget(dock)  # back where the saved layout had it, if anywhere
-        action = self.actions[f"tool_{key}"]
+        action = self.actions_by_key[f"tool_{key}"]
         dock.toggleViewAction().toggled.connect(action.setChecked)
         self.tool_docks[key] = dock
         return dock
@@ -272,7 +273,7 @@ class MainWindow(QMainWindow):
             return
         dock = self.tool_window(key)
         if dock is None:
-            self.actions[f"tool_{key}"].setChecked(False)
+            self.actions_by_key[f"tool_{key}"].setChecked(False)
             return
         dock.setVisible(visible)
         if visible:
@@ -290,7 +291,7 @@ class MainWindow(QMainWindow):
         if state is not None:
             self.restoreState(state)
         for key, dock in self.tool_docks.items():
-            self.actions[f"tool_{key}"].setChecked(not dock.isHidden())
+            self.actions_by_key[f"tool_{key}"].setChecked(not dock.isHidden())
 
     def save_layout(self) -> None:
         self.settings.set_window_layout(self.saveGeometry(), self.saveState())
@@ -364,6 +365,9 @@ class MainWindow(QMainWindow):
             scene = importer.run(self)
         except FormatError as e:
             self.show_error(f"{importer.title} failed", str(e))
+            return
+        except Exception as e:  # a broken extension reports, it does not take the editor down
+            self.show_error(f"{importer.title} failed", f"{type(e).__name__}: {e}")
             return
         if scene is not None:
             self.open_scene(scene)

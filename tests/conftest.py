@@ -72,12 +72,15 @@ def small_scene():
 @pytest.fixture
 def main_window(qtbot, settings_folder, small_scene):
     """The editor window, hidden, on a small scene; closed afterwards, and no window may leak."""
+    import threading
+
     from PySide6.QtCore import QCoreApplication, QEvent
     from PySide6.QtWidgets import QApplication
 
     from app.main_window import MainWindow
 
     before = {id(w) for w in QApplication.topLevelWidgets()}
+    threads_before = set(threading.enumerate())
     window = MainWindow(small_scene)
     yield window
     window.document.undo_stack.setClean()  # no "unsaved changes" question on teardown
@@ -89,3 +92,5 @@ def main_window(qtbot, settings_folder, small_scene):
     for w in leaked:
         w.close()
     assert leaked == [], f"windows left open: {[type(w).__name__ for w in leaked]}"
+    threads = [t.name for t in set(threading.enumerate()) - threads_before if t.is_alive()]
+    assert threads == [], f"threads left running: {threads}"

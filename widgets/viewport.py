@@ -56,7 +56,7 @@ class Viewport(QOpenGLWidget):
             self.renderers.insert(index, renderer)
         if self._initialized:
             self.makeCurrent()
-            renderer.initialize()
+            self._initialize(renderer)
             self.doneCurrent()
         self.update()
 
@@ -110,9 +110,19 @@ class Viewport(QOpenGLWidget):
         ctx = self.context()
         ctx.aboutToBeDestroyed.connect(self._context_going)
         GL.glEnable(GL.GL_DEPTH_TEST)
-        for renderer in self.renderers:
-            renderer.initialize()
+        for renderer in list(self.renderers):
+            self._initialize(renderer)
         self._initialized = True
+
+    def _initialize(self, renderer: Renderer) -> bool:
+        try:
+            renderer.initialize()
+        except Exception as e:  # e.g. a shader the driver refuses: report it, draw the rest
+            if renderer in self.renderers:
+                self.renderers.remove(renderer)
+            self.gl_failed.emit(f"{type(renderer).__name__}: {e}")
+            return False
+        return True
 
     def resizeGL(self, width: int, height: int) -> None:
         if self._auto_frame:

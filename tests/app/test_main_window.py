@@ -85,8 +85,8 @@ def test_menus_hold_the_standard_entries_with_standard_shortcuts(main_window) ->
     K = QKeySequence.StandardKey
     for key, std in [("new", K.New), ("open", K.Open), ("save", K.Save), ("quit", K.Quit),
                      ("undo", K.Undo), ("redo", K.Redo)]:
-        assert main_window.actions[key].shortcut() == QKeySequence(std), key
-    assert main_window.actions["frame_all"].shortcut() == QKeySequence("F")
+        assert main_window.actions_by_key[key].shortcut() == QKeySequence(std), key
+    assert main_window.actions_by_key["frame_all"].shortcut() == QKeySequence("F")
 
 
 def test_title_shows_name_and_modified_marker_from_the_undo_stack(main_window) -> None:
@@ -248,7 +248,7 @@ def test_tools_menu_builds_docks_lazily_from_extensions(qtbot, monkeypatch, sett
     window = MainWindow(make_small_scene())
     qtbot.addWidget(window)
     window.show()
-    action = window.actions["tool_zone_viewer"]
+    action = window.actions_by_key["tool_zone_viewer"]
     assert menu_titles(window.tools_menu) == ["Zone Viewer"] and made == []
     assert window.findChild(QDockWidget, "dock_zone_viewer") is None
     action.trigger()
@@ -264,7 +264,7 @@ def test_tools_menu_builds_docks_lazily_from_extensions(qtbot, monkeypatch, sett
     qtbot.addWidget(again)
     again.show()
     assert again.findChild(QDockWidget, "dock_zone_viewer") is not None
-    assert again.actions["tool_zone_viewer"].isChecked()
+    assert again.actions_by_key["tool_zone_viewer"].isChecked()
     again.close()
 
 
@@ -275,9 +275,9 @@ def test_a_failing_tool_window_reports_instead_of_crashing(qtbot, monkeypatch, e
     monkeypatch.setattr(mw_module, "tool_windows", lambda: [ToolWindow("bad", "Bad", broken)])
     window = MainWindow(make_small_scene())
     qtbot.addWidget(window)
-    window.actions["tool_bad"].trigger()
+    window.actions_by_key["tool_bad"].trigger()
     assert errors and "no data" in errors[0][1]
-    assert not window.actions["tool_bad"].isChecked()
+    assert not window.actions_by_key["tool_bad"].isChecked()
 
 
 def test_importers_fill_file_import_and_their_scene_becomes_the_document(qtbot, monkeypatch) -> None:
@@ -286,7 +286,7 @@ def test_importers_fill_file_import_and_their_scene_becomes_the_document(qtbot, 
                         lambda: [Importer("trn", "TRN Terrain…", lambda mw: results.pop(0))])
     window = MainWindow(make_small_scene())
     qtbot.addWidget(window)
-    action = window.findChild(type(window.actions["new"]), "action_import_trn")
+    action = window.findChild(type(window.actions_by_key["new"]), "action_import_trn")
     assert menu_titles(window.import_menu) == ["TRN Terrain…"]
     action.trigger()
     assert window.document.scene.terrain.heights.shape == (5, 6)
@@ -294,14 +294,27 @@ def test_importers_fill_file_import_and_their_scene_becomes_the_document(qtbot, 
     assert window.document.scene.terrain.heights.shape == (5, 6)
 
 
+def test_a_failing_importer_reports_and_keeps_the_scene(qtbot, monkeypatch, errors) -> None:
+    def broken(main_window):
+        raise ValueError("no terrain in file")
+
+    monkeypatch.setattr(mw_module, "importers", lambda: [Importer("x", "X…", broken)])
+    window = MainWindow(make_small_scene())
+    qtbot.addWidget(window)
+    scene = window.document.scene
+    window.findChild(type(window.actions_by_key["new"]), "action_import_x").trigger()
+    assert window.document.scene is scene
+    assert errors == [("X… failed", "ValueError: no terrain in file")]
+
+
 def test_new_asks_about_unsaved_changes_first(main_window, monkeypatch) -> None:
     scene = main_window.document.scene
     main_window.document.undo_stack.push(Touch([]))
     answer_unsaved(monkeypatch, QMessageBox.StandardButton.Cancel)
-    main_window.actions["new"].trigger()
+    main_window.actions_by_key["new"].trigger()
     assert main_window.document.scene is scene
     answer_unsaved(monkeypatch, QMessageBox.StandardButton.Discard)
-    main_window.actions["new"].trigger()
+    main_window.actions_by_key["new"].trigger()
     assert main_window.document.scene is not scene and main_window.document.scene.name == "Untitled"
     assert main_window.document.undo_stack.count() == 0 and not main_window.isWindowModified()
 

@@ -80,3 +80,39 @@ def test_value_noise_is_smooth_and_bounded() -> None:
     n = value_noise(x, np.zeros_like(x), 50.0, 7)
     assert n.min() >= 0 and n.max() < 1
     assert np.abs(np.diff(n)).max() < 0.05
+
+
+def disc(t, cx: float, cz: float, radius: float, n: int = 4001):
+    """Sample points over a brush-sized disc (sunflower pattern)."""
+    i = np.arange(n) + 0.5
+    r = radius * np.sqrt(i / n)
+    a = i * 2.399963229728653
+    return cx + r * np.cos(a), cz + r * np.sin(a)
+
+
+def test_one_brush_can_meet_every_terrain_refusal(demo) -> None:
+    """Off the edge, too steep, wrong altitude, wrong layer: each within one brush somewhere."""
+    t = demo.terrain
+    x0, z0, x1, z1 = t.bounds()
+    # A brush hanging over the terrain's edge finds no ground for part of it.
+    x, z = disc(t, x0 + 10.0, 0.0, 30.0)
+    h = t.height_at(x, z)
+    assert np.isnan(h).mean() > 0.2 and (~np.isnan(h)).mean() > 0.2
+    # Somewhere a 40 m brush covers gentle and steep ground, low and high ground,
+    # grass and rock: the plateau's rim.
+    rows, cols = np.nonzero(t.layers[t.layer_index("rock")].weights == 255)
+    found = False
+    for k in range(0, len(rows), max(1, len(rows) // 60)):
+        cx = t.origin[0] + cols[k] * t.spacing
+        cz = t.origin[1] + rows[k] * t.spacing
+        x, z = disc(t, cx, cz, 40.0)
+        slope = t.slope_at(x, z)
+        height = t.height_at(x, z)
+        grass = t.layer_weight_at("grass", x, z)
+        ok = ~np.isnan(height)
+        if ((slope[ok] < 15).mean() > 0.2 and (slope[ok] > 45).mean() > 0.1
+                and np.nanmax(height) - np.nanmin(height) > 40
+                and (grass[ok] > 0.5).mean() > 0.2 and (grass[ok] < 0.1).mean() > 0.1):
+            found = True
+            break
+    assert found
