@@ -4,38 +4,7 @@ from __future__ import annotations
 
 from model.trn import build, document
 from model.trn.evaluator import Region, evaluate
-
-
-def shader(fid: int, name: str = "", clamp: float = 0.0, children=(("a", 1.0),)) -> dict:
-    return {"id": fid, "name": name or f"shader{fid}", "surfaceProperties": "",
-            "color": (fid * 40 % 256, 90, 30),
-            "shaderSize": 2.0, "featherClamp": clamp,
-            "children": [{"shader": s, "weight": w} for s, w in children]}
-
-
-def flora(fid: int, density: float = 1.0, children=(("tree.apt", 1.0),)) -> dict:
-    kids = [{"appearance": s, "weight": w, "sway": 0, "displacement": 0.0, "period": 0.0, "alignToTerrain": 0,
-             "shouldScale": 1, "minScale": 0.8, "maxScale": 1.2} for s, w in children]
-    return {"id": fid, "name": f"flora{fid}", "color": (0, 200, 0), "density": density, "floats": 0,
-            "children": kids}
-
-
-def radial(fid: int, density: float = 1.0) -> dict:
-    return {"id": fid, "name": f"radial{fid}", "color": (0, 120, 0), "density": density,
-            "children": [{"shader": "grass.dds", "weight": 1.0, "distance": 8.0, "minWidth": 1.0,
-                          "maxWidth": 2.0, "minHeight": 0.5, "maxHeight": 1.0, "keepAspect": 1, "sway": 1,
-                          "displacement": 0.1, "period": 2.0, "alignToTerrain": 1, "createPlus": 0}]}
-
-
-def env(fid: int, clamp: float = 0.0) -> dict:
-    return {"id": fid, "name": f"env{fid}", "color": (10, 10, 10), "featherClamp": clamp}
-
-
-def fractal(fid: int, **params) -> tuple:
-    values = dict(seed=3, useBias=0, bias=0.5, useGain=0, gain=0.7, octaves=3, frequency=2.0, amplitude=0.5,
-                  scaleX=0.01, scaleY=0.01, offsetX=0.0, offsetY=0.0, combinationRule=0)
-    values.update(params)
-    return ({"id": fid, "name": f"fractal{fid}"}, values, "0001")
+from model.trn.synthetic import env, flora, fractal, radial, shader  # noqa: F401 - re-exported
 
 
 def doc_of(layers, shaders=(), floras=(), radials=(), envs=(), fractals=(), bitmaps=None):

@@ -1,0 +1,235 @@
+"""`boscage trn info|roundtrip|sample|fractal|bake`: TRN terrain generator files, headless."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from app.cli import UsageError, add_json_flag, emit, parse_xz
+from model.atomic import atomic_write, atomic_write_text
+from model.formats.heightmap import write_heightmap
+from model.formats.png import write_png
+from model.trn import document as trn_document
+from model.trn.evaluator import FLORA_SLOTS, Region, evaluate, sample
+from model.trn.multifractal import Multifractal
+
+MAX_BAKE_POLES = 8192 * 8192
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("trn", help="inspect, round-trip, sample and bake TRN terrain generators")
+    trn_sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    info = trn_sub.add_parser("info", help="header, family counts, layer tree summary, unsupported items")
+    info.add_argument("file", type=Path, metavar="FILE")
+    add_json_flag(info)
+    info.set_defaults(func=run_info)
+
+    rt = trn_sub.add_parser("roundtrip", help="read FILE and write it back to OUT (byte for byte)")
+    rt.add_argument("file", type=Path, metavar="IN")
+    rt.add_argument("out", type=Path, metavar="OUT")
+    add_json_flag(rt)
+    rt.set_defaults(func=run_roundtrip)
+
+    sm = trn_sub.add_parser("sample", help="height, shader family and flora at points")
+    sm.add_argument("file", type=Path, metavar="FILE")
+    sm.add_argument("--at", type=parse_xz, action="append", required=True, metavar="X,Z",
+                    help="a point; repeat for more (write --at=-5,3 when X is negative)")
+    sm.add_argument("--spacing", type=float, help="pole spacing in metres (default: the file's)")
+    add_json_flag(sm)
+    sm.set_defaults(func=run_sample)
+
+    fr = trn_sub.add_parser("fractal", help="a fractal family's value at points")
+    fr.add_argument("file", type=Path, metavar="FILE")
+    fr.add_argument("--family", type=int, required=True, metavar="ID")
+    fr.add_argument("--at", type=parse_xz, action="append", required=True, metavar="X,Z",
+                    help="a point; repeat for more (write --at=-5,3 when X is negative)")
+    add_json_flag(fr)
+    fr.set_defaults(func=run_fractal)
+
+    bk = trn_sub.add_parser("bake", help="heights (16-bit PNG and .npy) and family maps (PNG) for a region")
+    bk.add_argument("file", type=Path, metavar="FILE")
+    bk.add_argument("--region", type=_parse_region, required=True, metavar="X0,Z0,X1,Z1",
+                    help="world rectangle in metres (write --region=-100,... when X0 is negative)")
+    bk.add_argument("--spacing", type=float, required=True, metavar="S")
+    bk.add_argument("--out", type=Path, required=True, metavar="DIR")
+    add_json_flag(bk)
+    bk.set_defaults(func=run_bake)
+
+
+def _parse_region(text: str) -> tuple[float, float, float, float]:
+    try:
+        x0, z0, x1, z1 = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected X0,Z0,X1,Z1, got {text!r}") from None
+    return x0, z0, x1, z1
+
+
+# ---- info ----------------------------------------------------------------------------------
+def info_document(doc: trn_document.TrnDocument) -> dict:
+    counts = doc.tag_counts()
+    layers = sum(1 for it in doc.items() if it.tag == "LAYR")
+    return {
+        "path": str(doc.path) if doc.path else None,
+        "version": doc.version,
+        "header": {k: v for k, v in doc.header.values.items()},
+        "pole_spacing": doc.pole_spacing,
+        "families": {kind: len(fams) for kind, fams in doc.families.items()},
+        "family_list": {kind: [{"id": f.id, "name": f.name} for f in fams]
+                        for kind, fams in doc.families.items()},
+        "group_versions": doc.group_versions,
+        "layers": {"top_level": len(doc.layers), "total": layers,
+                   "items": sum(counts.values()) - layers,
+                   "inactive": sum(1 for it in doc.items() if it.ihdr is not None and not it.active)},
+        "items_by_tag": [{"tag": t, "version": v, "count": n} for (t, v), n in sorted(
+            counts.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))],
+        "unsupported": [u.as_dict() for u in doc.unsupported],
+        "baked": doc.baked,
+    }
+
+
+def _info_text(d: dict) -> str:
+    h = d["header"]
+    lines = [f"{d['path']}: TRN version {d['version']}",
+             f"  name          {h['name']}",
+             f"  map width     {h['mapWidth']:g} m, chunk width {h['chunkWidth']:g} m, "
+             f"poles every {d['pole_spacing']:g} m",
+             "  families      " + ", ".join(f"{k} {n}" for k, n in d["families"].items()),
+             f"  layers        {d['layers']['total']} ({d['layers']['top_level']} top-level), "
+             f"{d['layers']['items']} items, {d['layers']['inactive']} inactive",
+             "  items by tag  " + ", ".join(f"{r['tag']} {r['version']} ×{r['count']}"
+                                           for r in d["items_by_tag"])]
+    if d["unsupported"]:
+        lines.append(f"  unsupported   {len(d['unsupported'])}")
+        for u in d["unsupported"]:
+            lines.append(f"    {u['tag']} {u['version'] or ''} @ offset {u['offset']}: {u['reason']}")
+    return "\n".join(lines)
+
+
+def run_info(args: argparse.Namespace) -> int:
+    doc = trn_document.read(args.file)
+    d = info_document(doc)
+    emit(args, lambda: _info_text(d), d)
+    return 0
+
+
+# ---- roundtrip -----------------------------------------------------------------------------
+def run_roundtrip(args: argparse.Namespace) -> int:
+    doc = trn_document.read(args.file)
+    original = args.file.read_bytes()
+    data = doc.to_bytes()
+    atomic_write(args.out, data)
+    same = data == original
+    d = {"in": str(args.file), "out": str(args.out), "bytes": len(data), "identical": same,
+         "unsupported": len(doc.unsupported)}
+    verdict = "identical to" if same else "DIFFERS from"
+    emit(args, f"wrote {args.out} ({len(data)} bytes, {verdict} {args.file})", d)
+    return 0 if same else 1
+
+
+# ---- sample / fractal ----------------------------------------------------------------------
+def _family_name(doc, kind: str, fid: int) -> str | None:
+    fam = doc.family(kind, fid) if fid >= 0 else None
+    return fam.name if fam else None
+
+
+def run_sample(args: argparse.Namespace) -> int:
+    doc = trn_document.read(args.file)
+    if args.spacing is not None and not args.spacing > 0:
+        raise UsageError("--spacing must be positive")
+    rows = sample(doc, args.at, args.spacing)
+    for r in rows:
+        r["shader_name"] = _family_name(doc, "shader", r["shader"])
+        r["flora_names"] = {k: _family_name(doc, "flora" if k in FLORA_SLOTS[:2] else "radial", v)
+                            for k, v in r["flora"].items()}
+
+    def text() -> str:
+        out = []
+        for r in rows:
+            flora = ", ".join(f"{k} {r['flora_names'][k] or '-'}" for k in r["flora"])
+            out.append(f"({r['x']:g}, {r['z']:g})  height {r['height']:.3f}  shader "
+                       f"{r['shader_name'] or '-'} ({r['shader']})  {flora}")
+        return "\n".join(out)
+
+    emit(args, text, {"file": str(args.file), "points": rows})
+    return 0
+
+
+def run_fractal(args: argparse.Namespace) -> int:
+    doc = trn_document.read(args.file)
+    fam = doc.family("fractal", args.family)
+    if fam is None or fam.fractal is None:
+        have = ", ".join(str(f.id) for f in doc.families["fractal"]) or "none"
+        raise UsageError(f"{args.file} has no fractal family {args.family} (families: {have})")
+    mf = Multifractal.from_values(fam.fractal.values)
+    xs = np.array([p[0] for p in args.at])
+    zs = np.array([p[1] for p in args.at])
+    values = mf.value(xs, zs)
+    rows = [{"x": float(x), "z": float(z), "value": float(v)} for x, z, v in zip(xs, zs, values, strict=True)]
+    emit(args, lambda: "\n".join(f"({r['x']:g}, {r['z']:g})  {r['value']:.7f}" for r in rows),
+         {"file": str(args.file), "family": fam.id, "name": fam.name, "parameters": fam.fractal.values,
+          "points": rows})
+    return 0
+
+
+# ---- bake ----------------------------------------------------------------------------------
+def _terminal_progress(done: int, total: int) -> bool:
+    if sys.stderr.isatty():
+        width = 30
+        filled = int(width * done / max(total, 1))
+        print(f"\r  evaluating [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="",
+              file=sys.stderr, flush=True)
+        if done == total:
+            print(file=sys.stderr)
+    return True
+
+
+def _id_png(ids: np.ndarray) -> np.ndarray:
+    """Family ids as 16-bit grey: id + 1, 0 where none."""
+    return np.clip(ids.astype(np.int64) + 1, 0, 65535).astype(np.uint16)
+
+
+def run_bake(args: argparse.Namespace) -> int:
+    if not args.spacing > 0:
+        raise UsageError("--spacing must be positive")
+    region = Region.from_bounds(*args.region, args.spacing)
+    if region.rows * region.cols > MAX_BAKE_POLES:
+        raise UsageError(f"region of {region.cols} x {region.rows} poles is larger than "
+                         f"{MAX_BAKE_POLES} poles; use a larger spacing or a smaller region")
+    doc = trn_document.read(args.file)
+    ev = evaluate(doc, region, progress=_terminal_progress)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+
+    def put(name: str) -> Path:
+        files.append(name)
+        return out / name
+
+    mapping = write_heightmap(put("heights.png"), ev.heights, "png16", spacing=args.spacing)
+    write_heightmap(put("heights.npy"), ev.heights, "npy")
+    write_png(put("shader.png"), _id_png(ev.shader))
+    for slot in FLORA_SLOTS:
+        write_png(put(f"flora_{slot}.png"), _id_png(ev.flora[slot]))
+    write_png(put("environment.png"), _id_png(ev.environment))
+    write_png(put("exclude.png"), ev.exclude.astype(np.uint8) * 255)
+    write_png(put("passable.png"), ev.passable.astype(np.uint8) * 255)
+    atomic_write(put("color.npy"), lambda f: np.save(f, ev.color, allow_pickle=False))
+    legend = {
+        "file": str(args.file), "bounds": list(region.bounds), "spacing": region.spacing,
+        "columns": region.cols, "rows": region.rows,
+        "height_png": {"offset": mapping.offset, "scale": mapping.scale} if mapping else None,
+        "id_png": "16-bit grey: family id + 1, 0 where none",
+        "families": {kind: [{"id": f.id, "name": f.name, "color": list(f.color)} for f in doc.families[kind]]
+                     for kind in ("shader", "flora", "radial", "environment")},
+        "warnings": ev.warnings,
+    }
+    atomic_write_text(put("legend.json"), json.dumps(legend, indent=2))
+    d = {"out": str(out), "files": files, "columns": region.cols, "rows": region.rows,
+         "height_range": [float(ev.heights.min()), float(ev.heights.max())], "warnings": ev.warnings}
+    emit(args, lambda: f"baked {region.cols} x {region.rows} poles into {out}: " + ", ".join(files), d)
+    return 0

@@ -1,0 +1,132 @@
+"""`boscage trn info|roundtrip|sample|fractal|bake`, run in-process on files the writer builds."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from app.cli import run_cli
+from model.formats.heightmap import read_heightmap
+from model.formats.png import read_png
+from model.trn import build, iff
+from tests.model.trn.builders import kitchen_sink
+from tests.model.trn.helpers import circle, doc_of, flora, fractal, height_const, shader
+from tests.model.trn.test_multifractal import CASES, POINTS
+
+
+def _write(tmp_path, node, name="t.trn"):
+    path = tmp_path / name
+    path.write_bytes(build.to_bytes(node))
+    return path
+
+
+def _hill_file(tmp_path):
+    doc = doc_of([build.layer("hill", [circle(0, 0, 50, 3, 0.5), height_const(40),
+                                       build.item("ASCN", "0001", shaderFamily=2, useFeatherClampOverride=0,
+                                                  featherClampOverride=0.0),
+                                       build.item("AFSC", "0004", floraFamily=8, operation=1, removeAll=0,
+                                                  densityOverride=0, density=0.0)])],
+                 shaders=[shader(2, "grass")], floras=[flora(8, 1.0)], fractals=[fractal(1)])
+    path = tmp_path / "hill.trn"
+    path.write_bytes(doc.to_bytes())
+    return path
+
+
+def test_info_json(tmp_path, capsys):
+    path = _write(tmp_path, kitchen_sink("0015"))
+    assert run_cli(["trn", "info", str(path), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["version"] == "0015" and d["header"]["name"] == "terrain/kitchen_sink.trn"
+    assert d["families"]["shader"] == 2 and d["families"]["fractal"] == 2 and d["families"]["bitmap"] == 1
+    tags = {(r["tag"], r["version"]): r["count"] for r in d["items_by_tag"]}
+    assert tags[("BREC", "0003")] == 1 and tags[("LAYR", "0003")] == 2 and tags[("AHCN", "0000")] == 2
+    assert {u["tag"] for u in d["unsupported"]} >= {"XQZW", "BCIR", "ARIB", "ZZZZ"}
+    assert d["layers"]["top_level"] == 2 and d["layers"]["inactive"] > 0
+    assert run_cli(["trn", "info", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "TRN version 0015" in text and "unsupported" in text
+
+
+def test_roundtrip_is_identical(tmp_path, capsys):
+    path = _write(tmp_path, kitchen_sink("0013"))
+    out = tmp_path / "copy.trn"
+    assert run_cli(["trn", "roundtrip", str(path), str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["identical"] is True
+    assert out.read_bytes() == path.read_bytes()
+
+
+def test_bad_files_exit_1_with_offset(tmp_path, capsys):
+    stat = tmp_path / "space.trn"
+    stat.write_bytes(iff.serialize(iff.Form("STAT", [iff.Form("0000", [])])))
+    assert run_cli(["trn", "info", str(stat)]) == 1
+    err = capsys.readouterr().err
+    assert "space.trn @ offset 8" in err and "not a TRN terrain generator" in err
+    trunc = tmp_path / "cut.trn"
+    trunc.write_bytes(build.to_bytes(kitchen_sink())[:-3])
+    assert run_cli(["trn", "info", str(trunc), "--json"]) == 1
+    assert "offset 4" in json.loads(capsys.readouterr().out)["error"]
+    assert run_cli(["trn", "info", str(tmp_path / "missing.trn")]) == 1
+
+
+def test_sample(tmp_path, capsys):
+    path = _hill_file(tmp_path)
+    assert run_cli(["trn", "sample", str(path), "--at", "0,0", "--at", "400,0", "--json"]) == 0
+    pts = json.loads(capsys.readouterr().out)["points"]
+    assert pts[0]["height"] == pytest.approx(40.0) and pts[0]["shader_name"] == "grass"
+    assert pts[0]["flora"]["collidable"] == 8 and pts[0]["flora_names"]["collidable"] == "flora8"
+    assert pts[1]["height"] == 0.0 and pts[1]["shader"] == -1
+    assert run_cli(["trn", "sample", str(path), "--at", "0,0"]) == 0
+    assert "grass" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_fractal_reproduces_reference_values(tmp_path, capsys, case):
+    params, expected = CASES[case]
+    node = build.document(groups=build.family_groups(fractals=[({"id": 3, "name": "ref"}, params, "0001")]))
+    path = _write(tmp_path, node)
+    args = ["trn", "fractal", str(path), "--family", "3", "--json"]
+    for x, z in POINTS:
+        args.append(f"--at={x},{z}")  # the = form lets X start with a minus sign
+    assert run_cli(args) == 0
+    got = [p["value"] for p in json.loads(capsys.readouterr().out)["points"]]
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+
+
+def test_fractal_unknown_family_is_a_usage_error(tmp_path, capsys):
+    path = _hill_file(tmp_path)
+    assert run_cli(["trn", "fractal", str(path), "--family", "99", "--at", "0,0"]) == 2
+    assert "no fractal family 99" in capsys.readouterr().err
+
+
+def test_bake(tmp_path, capsys):
+    path = _hill_file(tmp_path)
+    out = tmp_path / "baked"
+    assert run_cli(["trn", "bake", str(path), "--region=-60,-40,60,40", "--spacing", "4",
+                    "--out", str(out), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["columns"], d["rows"]) == (31, 21)
+    heights = np.load(out / "heights.npy")
+    assert heights.shape == (21, 31) and heights[10, 15] == pytest.approx(40.0) and heights[0, 0] == 0
+    png = read_heightmap(out / "heights.png")
+    np.testing.assert_allclose(png.heights, heights, atol=40 / 65535 * 1.01)
+    shader_ids = read_png(out / "shader.png").pixels
+    assert shader_ids.dtype == np.uint16 and shader_ids[10, 15] == 3 and shader_ids[0, 0] == 0
+    assert read_png(out / "flora_collidable.png").pixels[10, 15] == 9
+    legend = json.loads((out / "legend.json").read_text())
+    assert legend["families"]["shader"][0]["name"] == "grass"
+
+
+def test_bake_refuses_huge_regions(tmp_path, capsys):
+    path = _hill_file(tmp_path)
+    assert run_cli(["trn", "bake", str(path), "--region", "0,0,100000,100000", "--spacing", "1",
+                    "--out", str(tmp_path / "o")]) == 2
+    assert not (tmp_path / "o").exists()
+
+
+def test_bench_case_runs_quick():
+    from app.bench.trn import CASES as BENCH
+
+    ratio = BENCH[0].run(True)
+    assert ratio > 1.0 and np.isfinite(ratio)
