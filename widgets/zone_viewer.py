@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QHBoxLayout,
-    QInputDialog,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -31,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from model.atomic import atomic_write
 from model.errors import FormatError
-from model.zones import Zone, read_zone, zone_ids
+from model.zones import Zone, read_zone
 from model.zones.readout import tile_report
 from widgets.zone_layers import (
     CATALOGUE,
@@ -44,6 +43,7 @@ from widgets.zone_layers import (
     overlay_color,
     value_range,
 )
+from widgets.zone_open import ask_zone
 
 
 def _swatch(color: tuple[int, int, int]) -> QIcon:
@@ -353,28 +353,13 @@ class ZoneViewer(QWidget):
     def open_folder(self, folder: str | Path) -> Zone | None:
         """Ask which zone (and its size when it is not square), then show it; errors go to a dialog."""
         try:
-            ids = zone_ids(folder)
-            if not ids:
-                raise FormatError(folder, None, "no zone layer files ({layer}.{zoneId:04d}.bin[.gz]) here")
-            zone_id = ids[0]
-            if len(ids) > 1:
-                choices = [str(i) for i in ids]
-                text, ok = QInputDialog.getItem(self, "Open zone", "Zone id:", choices, 0, False)
-                if not ok:
-                    return None
-                zone_id = int(text)
-            try:
-                return self.load(folder, zone_id)
-            except FormatError as e:
-                if "give the zone size" not in e.reason:
-                    raise
-                text, ok = QInputDialog.getText(self, "Zone size", f"{e.reason}\n\nZone size (W or WxH):")
-                if not ok:
-                    return None
-                return self.load(folder, zone_id, size=text)
+            zone = ask_zone(self, folder)
         except (FormatError, ValueError) as e:
             QMessageBox.critical(self, "Cannot open zone", str(e))
             return None
+        if zone is not None:
+            self.set_zone(zone)
+        return zone
 
     def export_png(self, path: str | Path) -> None:
         """Save the view as shown (zoom, pan, overlays) as a PNG, atomically."""

@@ -1,0 +1,75 @@
+"""Dialogs that open a zone folder: pick the zone id, ask its size when it is not square, import it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox, QProgressDialog, QWidget
+
+from model.errors import FormatError
+from model.scene import Scene
+from model.zones import Zone, read_zone, zone_ids
+
+
+def ask_zone(parent: QWidget | None, folder: str | Path) -> Zone | None:
+    """The zone in `folder` (asking which when there are several); None if the user cancels.
+    Bad files raise FormatError."""
+    ids = zone_ids(folder)
+    if not ids:
+        raise FormatError(folder, None, "no zone layer files ({layer}.{zoneId:04d}.bin[.gz]) here")
+    zone_id = ids[0]
+    if len(ids) > 1:
+        choices = [str(i) for i in ids]
+        text, ok = QInputDialog.getItem(parent, "Open zone", "Zone id:", choices, 0, False)
+        if not ok:
+            return None
+        zone_id = int(text)
+    try:
+        return read_zone(folder, zone_id)
+    except FormatError as e:
+        if "give the zone size" not in e.reason:
+            raise
+        text, ok = QInputDialog.getText(parent, "Zone size", f"{e.reason}\n\nZone size (W or WxH):")
+        if not ok:
+            return None
+        return read_zone(folder, zone_id, size=text)
+
+
+def import_zone_scene(parent: QWidget | None, folder: str | Path | None = None,
+                      tile_size: float | None = None) -> Scene | None:
+    """File ▸ Import ▸ Zone as scene: folder, zone, tile size, then the scene (with progress and cancel)."""
+    from model.zones.scene_import import ImportCancelled, zone_to_scene
+
+    if folder is None:
+        folder = QFileDialog.getExistingDirectory(parent, "Import zone folder as scene")
+        if not folder:
+            return None
+    try:
+        zone = ask_zone(parent, folder)
+        if zone is None:
+            return None
+        if tile_size is None:
+            tile_size, ok = QInputDialog.getDouble(parent, "Import zone", "Tile size (metres):", 1.0,
+                                                   0.01, 100.0, 3)
+            if not ok:
+                return None
+        dialog = QProgressDialog("Importing zone…", "Cancel", 0, 100, parent)
+        dialog.setWindowModality(Qt.WindowModal)
+        dialog.setMinimumDuration(300)
+
+        def progress(fraction: float, what: str) -> bool:
+            dialog.setLabelText(f"Importing zone {zone.zone_id}: {what}")
+            dialog.setValue(int(fraction * 100))
+            QApplication.processEvents()
+            return not dialog.wasCanceled()
+
+        try:
+            return zone_to_scene(zone, tile_size=tile_size, progress=progress)
+        except ImportCancelled:
+            return None
+        finally:
+            dialog.close()
+    except (FormatError, ValueError) as e:
+        QMessageBox.critical(parent, "Cannot import zone", str(e))
+        return None
