@@ -23,6 +23,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def display_available() -> bool:
+    """On Linux a window needs X11 or Wayland, unless Qt is told to use another platform."""
+    import os
+
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def load_demo():
     from model.formats.scene_file import load_scene
 
@@ -43,6 +52,10 @@ def run_gui(argv: list[str]) -> int:
         print(f"boscage: error: --size must be WxH, got {args.size!r}", file=sys.stderr)
         return 2
 
+    if not display_available():
+        print("boscage: error: no display to open a window on (set DISPLAY, or run under xvfb-run)",
+              file=sys.stderr)
+        return 1
     from app.gl_format import install_default_format
 
     install_default_format()

@@ -73,3 +73,11 @@ def test_screenshot_of_a_bad_scene_exits_1_naming_the_file(tmp_path) -> None:
 def test_usage_error_exits_2(tmp_path) -> None:
     result = run_app("--no-such-flag")
     assert result.returncode == 2
+
+
+def test_without_a_display_it_says_so_and_exits_1(tmp_path) -> None:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    result = subprocess.run([sys.executable, "-m", "app", "--screenshot", str(tmp_path / "x.png")],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and "no display" in result.stderr
