@@ -34,6 +34,13 @@ class SceneFoliage:
         elif self.volume.palette is not self.palette:
             self.volume.palette = self.palette
 
+    def counts(self) -> dict[str, int]:
+        """Instances per type name."""
+        return self.volume.counts()
+
+    def __len__(self) -> int:
+        return len(self.volume)
+
 
 def foliage_of(scene: Scene) -> SceneFoliage:
     """The scene's foliage, created empty on first use."""

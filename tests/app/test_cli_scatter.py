@@ -1,0 +1,77 @@
+"""`boscage scatter` run in-process against scenes written by the project's own writers."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from app.cli import run_cli
+from model.foliage import FoliageType, LayerFilter, foliage_of
+from model.formats.scene_file import load_scene, save_scene
+from model.scene import Scene
+from model.terrain import Terrain
+
+
+@pytest.fixture
+def scene_path(tmp_path):
+    """A 64 m cone-free hill: flat west half painted 'grass', a 45° ramp on the east half."""
+    xs = np.arange(65, dtype=np.float64)
+    x, _ = np.meshgrid(xs, xs)
+    heights = np.where(x < 32, 0.0, (x - 32) * 1.0).astype(np.float32)
+    terrain = Terrain(heights, 1.0, (0.0, 0.0))
+    w = np.zeros(heights.shape, np.uint8)
+    w[:, :32] = 255
+    terrain.add_layer("grass", (0, 200, 0), w)
+    scene = Scene(terrain, "Hill")
+    foliage_of(scene).palette.add(FoliageType("oak", density=4.0, spacing=1.0, slope=(0.0, 30.0),
+                                              layer=LayerFilter("grass", 0.5)))
+    path = tmp_path / "hill.boscage"
+    save_scene(scene, path)
+    return path
+
+
+def run_json(capsys, *argv):
+    code = run_cli(["scatter", *argv, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_json_reports_candidates_placed_and_each_refusal(scene_path, capsys):
+    code, doc = run_json(capsys, str(scene_path), "--type", "oak", "--at", "32,32", "--radius", "20",
+                         "--seed", "3")
+    assert code == 0
+    assert set(doc["refused"]) == {"NO_GROUND", "SLOPE", "ALTITUDE", "LAYER", "SPACING", "BRUSH"}
+    assert doc["candidates"] == 4 * 40 * 40 // 100
+    assert doc["placed"] + sum(doc["refused"].values()) == doc["candidates"]
+    assert doc["refused"]["SLOPE"] > 0 and doc["placed"] > 0 and doc["saved"] is False
+    # nothing was written without --save
+    assert foliage_of(load_scene(scene_path)).volume.count() == 0
+    # the same stamp and seed give the same answer
+    assert run_json(capsys, str(scene_path), "--type", "oak", "--at", "32,32", "--radius", "20",
+                    "--seed", "3")[1] == doc
+
+
+def test_save_writes_the_instances_back(scene_path, capsys):
+    code, doc = run_json(capsys, str(scene_path), "--type", "oak", "--at", "16,32", "--radius", "10",
+                         "--save")
+    assert code == 0 and doc["placed"] > 0 and doc["saved"]
+    assert foliage_of(load_scene(scene_path)).volume.count("oak") == doc["placed"]
+
+
+def test_human_output_and_builtin_types(scene_path, capsys):
+    assert run_cli(["scatter", str(scene_path), "--type", "rock", "--at", "48,32", "--radius", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "candidates:" in out and "LAYER" in out and "built-in palette" in out
+
+
+def test_bad_arguments_and_bad_files(scene_path, tmp_path, capsys):
+    assert run_cli(["scatter", str(scene_path), "--type", "palm", "--at", "1,1", "--radius", "5"]) == 2
+    assert "no foliage type named 'palm'" in capsys.readouterr().err
+    assert run_cli(["scatter", str(scene_path), "--type", "oak", "--at", "1", "--radius", "5"]) == 2
+    assert run_cli(["scatter", str(scene_path), "--type", "oak", "--at", "1,1", "--radius", "-5"]) == 2
+    capsys.readouterr()
+    side = scene_path.with_name("hill.foliage.bin")
+    side.write_bytes(b"garbage")
+    assert run_cli(["scatter", str(scene_path), "--type", "oak", "--at", "1,1", "--radius", "5"]) == 1
+    assert "hill.foliage.bin" in capsys.readouterr().err
