@@ -1,0 +1,71 @@
+"""Import as scene: heights → terrain, shader families → paint layers, flora → foliage types/instances."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from model.trn import build
+from model.trn.evaluator import Region, evaluate
+from model.trn.to_scene import ImportCancelled, trn_to_scene
+from tests.model.trn.helpers import circle, doc_of, flora, height_const, radial, rect, shader
+
+
+def _doc():
+    trees = flora(4, density=1.0, children=(("pine_tree.apt", 1.0),))
+    trees["children"][0].update(shouldScale=1, minScale=0.5, maxScale=2.0)
+    return doc_of([
+        build.layer("ground", [height_const(5),
+                               build.item("ASCN", "0001", shaderFamily=1, useFeatherClampOverride=0,
+                                          featherClampOverride=0.0)]),
+        build.layer("hill", [circle(0, 0, 30), height_const(20),
+                             build.item("ASCN", "0001", shaderFamily=2, useFeatherClampOverride=0,
+                                        featherClampOverride=0.0),
+                             build.item("AFSC", "0004", floraFamily=4, operation=1, removeAll=0,
+                                        densityOverride=0, density=0.0)]),
+        build.layer("meadow", [rect(40, -20, 60, 20),
+                               build.item("AFSN", "0004", floraFamily=5, operation=1, removeAll=0,
+                                          densityOverride=0, density=0.0),
+                               build.item("AFDN", "0002", floraFamily=6, operation=1, removeAll=0,
+                                          densityOverride=0, density=0.0)]),
+    ], shaders=[shader(1, "dirt"), shader(2, "rock"), shader(3, "unused")],
+        floras=[trees, flora(5, density=1.0, children=(("fern_bush.apt", 1.0),))], radials=[radial(6)])
+
+
+def test_heights_layers_and_flora():
+    doc = _doc()
+    region = Region.from_bounds(-50, -50, 70, 50, 2.0)
+    scene = trn_to_scene(doc, region, name="import")
+    t = scene.terrain
+    ev = evaluate(doc, region)
+    np.testing.assert_array_equal(t.heights, ev.heights)
+    assert t.origin == (-50.0, -50.0) and t.spacing == 2.0
+    assert [la.name for la in t.layers] == ["dirt", "rock", "non-collidable: flora5", "radial near: radial6"]
+    np.testing.assert_array_equal(t.layer("rock").weights == 255, ev.shader == 2)
+    assert t.layer("rock").color == (80, 90, 30)
+    foliage = scene.sections["foliage"]
+    types = {ft.name: ft for ft in foliage.palette}
+    assert types["flora4"].stored and types["flora4"].mesh == "builtin:conifer"
+    assert types["flora5 (non-collidable)"].derived and types["flora5 (non-collidable)"].layer.name == \
+        "non-collidable: flora5"
+    assert types["radial6 (radial near)"].derived
+    counts = foliage.counts()
+    assert counts["flora4"] == int(np.count_nonzero(ev.flora["collidable"] == 4)) > 100
+    rec = foliage.volume.all_records("flora4")
+    assert np.all(np.hypot(rec[:, 0], rec[:, 2]) <= 31.5)  # inside the hill, within a pole's jitter
+    assert 0.5 <= rec[:, 6].min() and rec[:, 6].max() <= 2.0 and np.ptp(rec[:, 6]) > 1
+    np.testing.assert_allclose(rec[:, 1], t.height_at(rec[:, 0], rec[:, 2]), atol=1e-4)
+
+
+def test_import_is_deterministic_and_cancellable():
+    doc = _doc()
+    region = Region.from_bounds(-50, -50, 70, 50, 2.0)
+    a = trn_to_scene(doc, region)
+    b = trn_to_scene(doc, region)
+    assert a.sections["foliage"].counts() == b.sections["foliage"].counts()
+    seen = []
+    with pytest.raises(ImportCancelled):
+        trn_to_scene(doc, region, progress=lambda f, what: seen.append(what) or what != "terrain")
+    assert seen[0] == "evaluating"
+    with pytest.raises(ValueError):
+        trn_to_scene(doc, Region(0, 0, 1, 5, 1.0))
