@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from model.errors import FormatError
 from model.grasslib import GrassLibrary, read_library
+from model.grasslib.derived import merge_into_palette
 from model.grasslib.reader import HYPOTHESIS
 from widgets.grasslib_derived import DerivedGrassPanel
 from widgets.grasslib_picker import PickerPanel
@@ -134,7 +135,17 @@ class GrassLibraryBrowser(QWidget):
         self.tabs.setCurrentWidget(self.derived)
 
     def _send_to_viewport(self, types: list) -> None:
-        """Hand derived types to the editor when it offers a way to take them."""
+        """Hand derived FoliageTypes to the editor: its own hook if it has one, else the scene's palette."""
         take = getattr(self.main_window, "add_derived_foliage_types", None)
         if callable(take):
             take(types)
+            return
+        scene = getattr(getattr(self.main_window, "document", None), "scene", None)
+        if scene is None:
+            self.derived.notes.setText("No editor scene to add the derived grass to; export it instead.")
+            return
+        from model.foliage.section import foliage_of
+
+        added, replaced = merge_into_palette(foliage_of(scene).palette, types)
+        self.derived.notes.setText(f"Added {len(added)} and updated {len(replaced)} derived grass type(s) "
+                                   "in the scene's palette.")

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from model.atomic import atomic_write_text
 from model.grasslib import MAPPING_NOTE, DerivedGrass, GrassLibrary, derive_group, vxfoliage_text
-from model.grasslib.derived import FULL_WEIGHT
+from model.grasslib.derived import FULL_WEIGHT, foliage_types
 from model.grasslib.derived import __doc__ as MAPPING_DOC
 
 COLUMNS = ("Name", "Rule", "Density /100 m²", "Tilt °", "Scale")
@@ -37,7 +37,7 @@ def file_name(type_name: str) -> str:
 class DerivedGrassPanel(QWidget):
     """Pick a group and a weight; see and export the derived grass types."""
 
-    typesDerived = Signal(list)  # list of .vxfoliage tables (dicts) for the viewport's grass
+    typesDerived = Signal(list)  # list of derived FoliageType objects for the viewport's grass
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -136,7 +136,7 @@ class DerivedGrassPanel(QWidget):
 
     def _use(self) -> None:
         if self.derived and self.derived.types:
-            self.typesDerived.emit(list(self.derived.types))
+            self.typesDerived.emit(foliage_types(self.derived))
 
     def _ask_export(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Export derived grass types to")

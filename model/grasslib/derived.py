@@ -105,3 +105,16 @@ def foliage_types(derived: DerivedGrass) -> list:
     from model.foliage.foliage_type import foliage_type_from_dict
 
     return [foliage_type_from_dict(doc, None, doc["name"]) for doc in derived.types]
+
+
+def merge_into_palette(palette, types: list) -> tuple[list[str], list[str]]:
+    """Add derived FoliageTypes to a palette, replacing same-named ones; returns (added, replaced)."""
+    added, replaced = [], []
+    for ftype in types:
+        if ftype.name in palette:
+            palette.replace(ftype)
+            replaced.append(ftype.name)
+        else:
+            palette.add(ftype)
+            added.append(ftype.name)
+    return added, replaced

@@ -25,8 +25,8 @@ from model.grasslib.library import (
 )
 
 MIN_SIZE = HEADER_SIZE + ZERO_WORD_SIZE + TAIL_SIZE
-HYPOTHESIS = ("group framing hypothesis: 12-byte object header, u8, u32 rule count, "
-              f"{RULE_SIZE}-byte rules, then a {TAIL_SIZE}-byte tail")
+HYPOTHESIS = ("group framing hypothesis (12-byte object header, u8, u32 rule count, "
+              f"{RULE_SIZE}-byte rules; then a {TAIL_SIZE}-byte tail)")
 
 
 def read_library(path: str | Path) -> GrassLibrary:
@@ -67,6 +67,13 @@ def parse_library(data: bytes, path: str | Path | None = None) -> GrassLibrary:
     offset += ZERO_WORD_SIZE
     groups = _read_groups(data, path, offset, n - TAIL_SIZE)
     tail = data[n - TAIL_SIZE:]
+    head_class, = struct.unpack_from("<I", tail, 8)
+    first_rule_class, = struct.unpack_from("<I", tail, GROUP_HEAD_SIZE + 8)
+    if (groups and head_class == groups[0].class_id) or first_rule_class == RULE_CLASS_ID:
+        # a group head where the tail should start: groups were cut off (truncated) or misread
+        raise FormatError(path, n - TAIL_SIZE, f"the {TAIL_SIZE}-byte tail would start with a group head "
+                          f"({describe_class(head_class)}): the file looks truncated, or the "
+                          f"{HYPOTHESIS} does not fit it")
     table = np.frombuffer(tail, np.uint8, TABLE_SIZE, TAIL_SIZE - TABLE_SIZE).copy()
     return GrassLibrary(models=models, groups=groups, table=table, tail_raw=tail[:-TABLE_SIZE],
                         lead=lead, pad=pad, zero_word=zero_word, notes=notes)

@@ -142,7 +142,7 @@ def test_derived_grass_states_the_mapping_and_exports(browser, small_file: Path,
     assert "storage = \"derived\"" in d.preview.toPlainText()
     with qtbot.waitSignal(d.typesDerived) as sig:
         d.use_button.click()
-    assert len(sig.args[0]) == 3
+    assert [t.name for t in sig.args[0]] == [doc["name"] for doc in d.derived.types]
     paths = d.export_to(tmp_path / "out")
     assert len(paths) == 3
     for path, doc in zip(paths, d.derived.types, strict=True):
@@ -166,7 +166,39 @@ def test_main_window_hook_receives_derived_types(qtbot, small_file: Path) -> Non
     w.open_path(small_file)
     w.derived.show_group(2)
     w.derived.use_button.click()
-    assert [t["name"] for t in host.got] == [t["name"] for t in w.derived.derived.types]
+    assert [t.name for t in host.got] == [t["name"] for t in w.derived.derived.types]
+    assert all(t.derived and t.mesh == "builtin:grass" for t in host.got)
+
+
+def test_without_a_hook_derived_types_go_into_the_scene_palette(qtbot, small_file: Path) -> None:
+    from model.foliage.section import foliage_of
+    from model.scene import Scene
+    from model.terrain import Terrain
+
+    class Doc:
+        scene = Scene(Terrain(np.zeros((4, 4), np.float32)))
+
+    class Host:
+        document = Doc()
+
+    w = GrassLibraryBrowser(Host())
+    qtbot.addWidget(w)
+    w.open_path(small_file)
+    w.derived.show_group(3)
+    w.derived.use_button.click()
+    palette = foliage_of(Host.document.scene).palette
+    assert palette.names() == [t["name"] for t in w.derived.derived.types]
+    assert "Added 3" in w.derived.notes.text()
+    w.derived.show_group(3, 20)
+    w.derived.use_button.click()
+    assert len(palette) == 3 and "updated 3" in w.derived.notes.text()
+    assert palette[w.derived.derived.types[0]["name"]].density == w.derived.derived.types[0]["density"]
+    lonely = GrassLibraryBrowser(None)
+    qtbot.addWidget(lonely)
+    lonely.open_path(small_file)
+    lonely.derived.show_group(3)
+    lonely.derived.use_button.click()
+    assert "export it instead" in lonely.derived.notes.text()
 
 
 def test_empty_library_and_no_library(qtbot, tmp_path: Path) -> None:

@@ -38,3 +38,16 @@ def test_foliage_types_are_real_derived_types(lib) -> None:
         assert [t.density for t in types] == [doc["density"] for doc in d.types]
     first = derive_group(lib, 3)
     assert np.isclose(foliage_types(first)[0].density, first.types[0]["density"])
+
+
+def test_merge_into_palette_adds_then_replaces(lib) -> None:
+    from model.foliage.palette import Palette
+    from model.grasslib.derived import merge_into_palette
+
+    palette = Palette()
+    full = foliage_types(derive_group(lib, 3))
+    assert merge_into_palette(palette, full) == ([t.name for t in full], [])
+    light = foliage_types(derive_group(lib, 3, weight=10))
+    assert merge_into_palette(palette, light) == ([], [t.name for t in light])
+    assert [palette[t.name].density for t in light] == [t.density for t in light]
+    assert all(palette[t.name].derived for t in light)

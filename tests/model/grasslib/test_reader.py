@@ -225,3 +225,16 @@ def test_edited_library_reads_back(seed_data: bytes) -> None:
     lib.groups[3].rules["density"] = np.float32(1.5)
     again = parse_library(library_bytes(lib))
     assert again.table[7] == 3 and (again.groups[3].rules["density"] == np.float32(1.5)).all()
+
+
+def test_truncation_that_leaves_a_group_where_the_tail_should_be(seed_data: bytes) -> None:
+    # cut so the group region is empty and the last 443 bytes begin with group 0 (two rules)
+    with pytest.raises(FormatError) as e:
+        parse_library(seed_data[:GROUPS_START + 443], "cut.lib")
+    assert e.value.place == GROUPS_START and "looks truncated" in e.value.reason
+    # cut on a group boundary further on: the tail would begin with a group head of the known class
+    lib = parse_library(seed_data)
+    boundary = lib.groups[120].offset
+    with pytest.raises(FormatError) as e:
+        parse_library(seed_data[:boundary + 443], "cut.lib")
+    assert e.value.place == boundary and "GrassPattern" in e.value.reason
