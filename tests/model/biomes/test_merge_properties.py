@@ -45,7 +45,7 @@ def contains(doc: object, path: tuple) -> bool:
     return True
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(chain=st.lists(DOC, min_size=1, max_size=4), overlay=DOC)
 def test_resolution_matches_the_reference_and_provenance_names_the_setter(chain, overlay) -> None:
     with tempfile.TemporaryDirectory() as tmp:
