@@ -219,3 +219,18 @@ def test_notes_are_shown(browser, seed_file: Path, tmp_path: Path) -> None:
     struct.pack_into("<I", data, 6 + 46 * 132, 9)
     browser.open_path(fx.write(tmp_path / "odd.lib", bytes(data)))
     assert "offset 5" in browser.summary.text() and "(kept)" in browser.summary.text()
+
+
+def test_oversized_raster_is_refused_before_loading(browser, small_file: Path, tmp_path: Path) -> None:
+    from model.errors import FormatError
+
+    browser.open_path(small_file)
+    wide = QImage(4097, 1, QImage.Format.Format_Grayscale8)
+    wide.fill(0)
+    path = tmp_path / "wide.png"
+    assert wide.save(str(path))
+    with pytest.raises(FormatError, match="4097 x 1"):
+        read_gray_image(path)
+    assert not browser.picker.load_raster("material", path)
+    assert "4097 x 1" in browser.picker.raster_summary.text()
+    assert browser.picker.rasters["material"] is None
