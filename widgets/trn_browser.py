@@ -1,0 +1,441 @@
+"""TRN browser: the layer tree with active check boxes, a property form, family lists and a map
+preview of the evaluated heights and families, with the selected boundary drawn on it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QModelIndex, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPixmap, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QScrollArea,
+    QSpinBox,
+    QSplitter,
+    QTabWidget,
+    QToolBar,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from model.errors import FormatError
+from model.trn import document as trn_document
+from model.trn.document import Item, TrnDocument
+from model.trn.evaluator import FLORA_SLOTS, Evaluation, Region, evaluate, explain
+
+ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
+KIND_COLORS = {"layer": (90, 140, 220), "boundary": (230, 170, 60), "filter": (120, 190, 120),
+               "affector": (200, 110, 200), "unknown": (150, 150, 150)}
+PREVIEW_MODES = ["heights", "colour", "shader"] + [f"flora: {s}" for s in FLORA_SLOTS] + ["environment"]
+RESOLUTIONS = [128, 256, 512]
+
+
+def kind_icon(kind: str) -> QIcon:
+    """A small swatch per item kind (layer, boundary, filter, affector, kept raw)."""
+    pix = QPixmap(12, 12)
+    pix.fill(QColor(*KIND_COLORS.get(kind, KIND_COLORS["unknown"])))
+    return QIcon(pix)
+
+
+def swatch(color: tuple[int, int, int]) -> QIcon:
+    pix = QPixmap(12, 12)
+    pix.fill(QColor(*color))
+    return QIcon(pix)
+
+
+def item_label(item: Item) -> str:
+    if item.unsupported:
+        return f"{item.tag} {item.version or ''} (kept raw: {item.unsupported})"
+    return f"{item.name}  —  {item.title} ({item.tag} {item.version})"
+
+
+def family_colors(doc: TrnDocument, kind: str) -> dict[int, tuple[int, int, int]]:
+    return {f.id: f.color for f in doc.families[kind]}
+
+
+def id_image(ids: np.ndarray, colors: dict[int, tuple[int, int, int]]) -> np.ndarray:
+    """RGB image of family ids; none is dark grey, unknown ids light grey."""
+    out = np.full(ids.shape + (3,), 40, np.uint8)
+    out[ids >= 0] = 200
+    for fid, color in colors.items():
+        out[ids == fid] = color
+    return out
+
+
+class PropertyForm(QWidget):
+    """Editable fields of the selected item: IHDR name and active flag, then its payload."""
+
+    edited = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.form = QFormLayout(self)
+        self.item: Item | None = None
+
+    def clear(self) -> None:
+        while self.form.rowCount():
+            self.form.removeRow(0)
+
+    def show_item(self, item: Item | None) -> None:
+        self.item = item
+        self.clear()
+        if item is None:
+            return
+        self.form.addRow("Tag", QLabel(f"{item.tag} {item.version or ''} @ offset {item.offset}"))
+        if item.unsupported:
+            self.form.addRow("Kept raw", QLabel(item.unsupported))
+            return
+        name = QLineEdit(item.name)
+        name.setToolTip("The item's name in its IHDR header")
+        name.editingFinished.connect(lambda: self._set_name(name.text()))
+        self.form.addRow("Name", name)
+        for key, kind in item.params.layout:
+            self.form.addRow(key, self._editor(item.params, key, kind))
+
+    def _set_name(self, text: str) -> None:
+        if self.item is not None and text != self.item.name:
+            self.item.name = text
+            self.edited.emit()
+
+    def _editor(self, record, key: str, kind) -> QWidget:
+        value = record[key]
+        if kind == "f32":
+            w = QDoubleSpinBox()
+            w.setRange(-1e9, 1e9)
+            w.setDecimals(4)
+            w.setValue(float(value))
+            w.editingFinished.connect(lambda: self._set(record, key, float(w.value())))
+        elif kind in ("i32", "u32", "u8"):
+            w = QSpinBox()
+            w.setRange(-2**31 if kind == "i32" else 0, 2**31 - 1 if kind != "u8" else 255)
+            w.setValue(int(min(value, 2**31 - 1)))
+            w.editingFinished.connect(lambda: self._set(record, key, int(w.value())))
+        elif kind == "bool8":
+            w = QCheckBox()
+            w.setChecked(bool(value))
+            w.toggled.connect(lambda on: self._set(record, key, bool(on)))
+        elif kind == "cstr":
+            w = QLineEdit(str(value))
+            w.editingFinished.connect(lambda: self._set(record, key, w.text()))
+        elif kind == "rgb":
+            w = QLabel("#{:02x}{:02x}{:02x}".format(*value))
+            w.setStyleSheet("background: #{:02x}{:02x}{:02x}; padding: 2px".format(*value))
+        else:
+            w = QLabel(f"{len(value)} entries")
+        w.setToolTip(f"{key} ({kind if isinstance(kind, str) else 'list'})")
+        return w
+
+    def _set(self, record, key: str, value) -> None:
+        if record[key] != value:
+            record[key] = value
+            self.edited.emit()
+
+
+class TrnBrowser(QWidget):
+    """Browse and lightly edit a TRN file; the preview re-evaluates after each change."""
+
+    document_changed = Signal()
+
+    def __init__(self, main_window=None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("TRN Browser")
+        self.main_window = main_window
+        self.doc: TrnDocument | None = None
+        self.evaluation: Evaluation | None = None
+        self.modified = False
+        self._build()
+        self._reeval = QTimer(self, singleShot=True, interval=150)
+        self._reeval.timeout.connect(self.refresh_preview)
+
+    # ---- layout ------------------------------------------------------------------------
+    def _build(self) -> None:
+        bar = QToolBar()
+        self.open_action = QAction("Open…", self, shortcut=QKeySequence.StandardKey.Open,
+                                   toolTip="Open a TRN terrain generator file", triggered=self.open_dialog)
+        self.save_action = QAction("Save As…", self, shortcut=QKeySequence("Ctrl+Shift+S"),
+                                   toolTip="Write the file with your edits (unknown chunks kept as read)",
+                                   triggered=self.save_dialog)
+        for action in (self.open_action, self.save_action):
+            # scoped to the browser so the editor's own Open and Save As keep their keys elsewhere
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.addAction(action)
+            bar.addAction(action)
+        self.mode = QComboBox(toolTip="What the map preview shows")
+        self.mode.addItems(PREVIEW_MODES)
+        self.mode.currentIndexChanged.connect(self.show_evaluation)
+        self.resolution = QComboBox(toolTip="Preview poles per side (the whole map is evaluated)")
+        self.resolution.addItems([str(r) for r in RESOLUTIONS])
+        self.resolution.setCurrentIndex(1)
+        self.resolution.currentIndexChanged.connect(self.refresh_preview)
+        bar.addWidget(QLabel(" Show "))
+        bar.addWidget(self.mode)
+        bar.addWidget(QLabel(" Resolution "))
+        bar.addWidget(self.resolution)
+
+        self.tree = QTreeView(headerHidden=True, toolTip="Layers, boundaries, filters and affectors; "
+                                                         "the check box is the item's active flag")
+        self.model = QStandardItemModel(self)
+        self.tree.setModel(self.model)
+        self.model.itemChanged.connect(self._item_changed)
+        self.tree.selectionModel().currentChanged.connect(self._current_changed)
+
+        self.props = PropertyForm()
+        self.props.edited.connect(self._edited)
+        scroll = QScrollArea(widgetResizable=True)
+        scroll.setWidget(self.props)
+
+        self.families = QTabWidget(toolTip="Families with their colours and ids")
+        self.family_lists: dict[str, QListWidget] = {}
+        for kind in ("shader", "flora", "radial", "environment", "fractal", "bitmap"):
+            lst = QListWidget()
+            self.family_lists[kind] = lst
+            self.families.addTab(lst, kind.capitalize())
+
+        self.view = pg.GraphicsLayoutWidget()
+        self.plot = self.view.addPlot()
+        self.plot.setAspectLocked(True)
+        self.plot.showGrid(x=True, y=True, alpha=0.2)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.plot.addItem(self.image)
+        self.outline = pg.PlotDataItem(pen=pg.mkPen((255, 230, 0), width=2))
+        self.plot.addItem(self.outline)
+        self.hover = QLabel("Hover the map to see which layers reach a pole")
+        self.hover.setWordWrap(True)
+        self.status = QLabel()
+        self.plot.scene().sigMouseMoved.connect(self._mouse_moved)
+
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.tree)
+        left.addWidget(scroll)
+        right_box = QWidget()
+        rv = QVBoxLayout(right_box)
+        rv.setContentsMargins(0, 0, 0, 0)
+        rv.addWidget(self.view, 3)
+        rv.addWidget(self.hover)
+        rv.addWidget(self.families, 1)
+        split = QSplitter()
+        split.addWidget(left)
+        split.addWidget(right_box)
+        split.setSizes([380, 620])
+        lay = QVBoxLayout(self)
+        lay.addWidget(bar)
+        lay.addWidget(split, 1)
+        row = QHBoxLayout()
+        row.addWidget(self.status, 1)
+        lay.addLayout(row)
+
+    # ---- documents -----------------------------------------------------------------------
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open TRN", "",
+                                              "TRN terrain generators (*.trn);;All files (*)")
+        if path:
+            self.load(path)
+
+    def load(self, path: str | Path) -> bool:
+        try:
+            doc = trn_document.read(path)
+        except FormatError as e:
+            QMessageBox.warning(self, "Cannot open TRN file", str(e))
+            return False
+        self.set_document(doc)
+        return True
+
+    def save_dialog(self) -> None:
+        if self.doc is None:
+            return
+        start = str(self.doc.path or "")
+        path, _ = QFileDialog.getSaveFileName(self, "Save TRN As", start, "TRN (*.trn)")
+        if path:
+            self.save(path)
+
+    def save(self, path: str | Path) -> None:
+        try:
+            self.doc.save(path)
+        except OSError as e:
+            QMessageBox.warning(self, "Cannot save TRN file", f"{path}: {e.strerror or e}")
+            return
+        self.modified = False
+        self.status.setText(f"Saved {path}")
+
+    def set_document(self, doc: TrnDocument) -> None:
+        self.doc = doc
+        self.modified = False
+        self._fill_tree()
+        self._fill_families()
+        self.props.show_item(None)
+        self.outline.setData([], [])
+        unsupported = f", {len(doc.unsupported)} kept raw" if doc.unsupported else ""
+        self.status.setText(f"{doc.path or 'untitled'}: version {doc.version}, "
+                            f"{sum(1 for _ in doc.items())} items{unsupported}")
+        self.refresh_preview()
+        self.document_changed.emit()
+
+    def _fill_tree(self) -> None:
+        with QSignalBlocker(self.model):
+            self.model.clear()
+            for layer in self.doc.layers:
+                self.model.appendRow(self._row(layer))
+        self.tree.expandToDepth(0)
+
+    def _row(self, item: Item) -> QStandardItem:
+        row = QStandardItem(kind_icon("unknown" if item.unsupported else item.kind), item_label(item))
+        row.setData(item, ITEM_ROLE)
+        row.setEditable(False)
+        row.setToolTip(f"{item.title}, {item.tag} {item.version or ''} at offset {item.offset}")
+        if item.ihdr is not None:
+            row.setCheckable(True)
+            row.setCheckState(Qt.CheckState.Checked if item.active else Qt.CheckState.Unchecked)
+        for child in item.children:
+            row.appendRow(self._row(child))
+        return row
+
+    def _fill_families(self) -> None:
+        for kind, lst in self.family_lists.items():
+            lst.clear()
+            for fam in self.doc.families[kind]:
+                extra = ""
+                if fam.children:
+                    extra = f"  ({len(fam.children)} children)"
+                if kind == "bitmap":
+                    extra = f"  {fam.record['bitmapFile']}"
+                entry = QListWidgetItem(swatch(fam.color), f"{fam.id}: {fam.name}{extra}")
+                lst.addItem(entry)
+            self.families.setTabText(list(self.family_lists).index(kind), f"{kind.capitalize()} "
+                                     f"({len(self.doc.families[kind])})")
+
+    # ---- tree and form -------------------------------------------------------------------
+    def item_for(self, index: QModelIndex) -> Item | None:
+        return index.data(ITEM_ROLE) if index.isValid() else None
+
+    def select(self, item: Item) -> None:
+        """Select `item` in the tree (and so show its form and outline)."""
+        def find(parent: QStandardItem):
+            for r in range(parent.rowCount()):
+                child = parent.child(r)
+                if child.data(ITEM_ROLE) is item:
+                    return child
+                got = find(child)
+                if got is not None:
+                    return got
+            return None
+        found = find(self.model.invisibleRootItem())
+        if found is not None:
+            self.tree.setCurrentIndex(found.index())
+
+    def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        item = self.item_for(current)
+        self.props.show_item(item)
+        self._draw_outline(item)
+
+    def _item_changed(self, row: QStandardItem) -> None:
+        item = row.data(ITEM_ROLE)
+        if item is None or item.ihdr is None:
+            return
+        active = row.checkState() == Qt.CheckState.Checked
+        if active != item.active:
+            item.active = active
+            self._edited()
+
+    def _edited(self) -> None:
+        self.modified = True
+        index = self.tree.currentIndex()
+        item = self.item_for(index)
+        if item is not None:
+            self.model.itemFromIndex(index).setText(item_label(item))
+            self._draw_outline(item)
+        self._reeval.start()
+
+    def _draw_outline(self, item: Item | None) -> None:
+        xs, zs = outline_of(item)
+        self.outline.setData(xs, zs)
+
+    # ---- preview -------------------------------------------------------------------------
+    def preview_region(self) -> Region:
+        n = RESOLUTIONS[self.resolution.currentIndex()]
+        half = self.doc.map_width / 2.0
+        spacing = max(self.doc.map_width / (n - 1), 1e-3)
+        return Region.from_bounds(-half, -half, half, half, spacing)
+
+    def refresh_preview(self) -> None:
+        if self.doc is None:
+            return
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            self.evaluation = evaluate(self.doc, self.preview_region())
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.show_evaluation()
+
+    def show_evaluation(self) -> None:
+        ev = self.evaluation
+        if ev is None:
+            return
+        mode = PREVIEW_MODES[self.mode.currentIndex()]
+        if mode == "heights":
+            h = ev.heights
+            lo, hi = float(h.min()), float(h.max())
+            img = ((h - lo) / (hi - lo) * 255 if hi > lo else np.zeros_like(h)).astype(np.uint8)
+            rgb = np.repeat(img[..., None], 3, axis=2)
+        elif mode == "colour":
+            rgb = (ev.color * 255).astype(np.uint8)
+        elif mode == "shader":
+            rgb = id_image(ev.shader, family_colors(self.doc, "shader"))
+        elif mode == "environment":
+            rgb = id_image(ev.environment, family_colors(self.doc, "environment"))
+        else:
+            slot = mode.split(": ")[1]
+            kind = "flora" if slot in FLORA_SLOTS[:2] else "radial"
+            rgb = id_image(ev.flora[slot], family_colors(self.doc, kind))
+        self.image.setImage(rgb, autoLevels=False, levels=(0, 255))
+        x0, z0, x1, z1 = ev.region.bounds
+        s = ev.region.spacing
+        self.image.setRect(x0 - s / 2, z0 - s / 2, x1 - x0 + s, z1 - z0 + s)
+        if ev.warnings:
+            self.status.setText("; ".join(ev.warnings))
+
+    def _mouse_moved(self, pos) -> None:
+        if self.evaluation is None or not self.plot.sceneBoundingRect().contains(pos):
+            return
+        p = self.plot.vb.mapSceneToView(pos)
+        self.describe_pole(p.x(), p.y())
+
+    def describe_pole(self, x: float, z: float) -> list[dict]:
+        """Show (and return) the layers and items that reach the preview pole nearest (x, z)."""
+        ev, trace = explain(self.doc, x, z, self.evaluation.region.spacing)
+        layers = [t["name"] for t in trace if t["tag"] == "LAYR"]
+        shader = self.doc.family("shader", int(ev.shader[0, 0]))
+        self.hover.setText(f"({x:.0f}, {z:.0f}) height {float(ev.heights[0, 0]):.2f}, shader "
+                           f"{shader.name if shader else '-'}; layers: {', '.join(layers) or 'none'}")
+        return trace
+
+
+def outline_of(item: Item | None) -> tuple[list[float], list[float]]:
+    """The outline of a boundary item in world x, z (empty for anything else)."""
+    if item is None or item.kind != "boundary" or item.params is None:
+        return [], []
+    p = item.params
+    if item.tag == "BCIR":
+        t = np.linspace(0, 2 * np.pi, 73)
+        r = abs(p["radius"])
+        return list(p["cx"] + r * np.cos(t)), list(p["cz"] + r * np.sin(t))
+    if item.tag == "BREC":
+        x0, z0, x1, z1 = p["x0"], p["z0"], p["x1"], p["z1"]
+        return [x0, x1, x1, x0, x0], [z0, z0, z1, z1, z0]
+    pts = list(p["points"])
+    if item.tag == "BPOL" and pts:
+        pts.append(pts[0])
+    return [q[0] for q in pts], [q[1] for q in pts]

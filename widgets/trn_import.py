@@ -1,0 +1,108 @@
+"""File ▸ Import ▸ TRN as scene: choose the file, a region and a spacing, then import with progress."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QLabel,
+    QMessageBox,
+    QProgressDialog,
+    QWidget,
+)
+
+from model.errors import FormatError
+from model.scene import Scene
+from model.trn import document as trn_document
+from model.trn.document import TrnDocument
+from model.trn.evaluator import Region
+from model.trn.to_scene import MAX_IMPORT_POLES
+
+DEFAULT_POLES = 513  # per side: a whole map at a spacing that imports in seconds
+
+
+class RegionDialog(QDialog):
+    """Region (world metres) and pole spacing of an import, with the resulting grid size."""
+
+    def __init__(self, doc: TrnDocument, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Import TRN as scene")
+        half = doc.map_width / 2.0
+        form = QFormLayout(self)
+        self.fields: dict[str, QDoubleSpinBox] = {}
+        for key, value, tip in [("x0", -half, "West edge (m)"), ("z0", -half, "South edge (m)"),
+                                ("x1", half, "East edge (m)"), ("z1", half, "North edge (m)")]:
+            box = QDoubleSpinBox(decimals=1, minimum=-half * 4 - 1, maximum=half * 4 + 1, value=value)
+            box.setToolTip(tip)
+            box.valueChanged.connect(self._update)
+            self.fields[key] = box
+            form.addRow(key.upper(), box)
+        spacing = max(doc.map_width / (DEFAULT_POLES - 1), doc.pole_spacing)
+        self.spacing = QDoubleSpinBox(decimals=3, minimum=0.01, maximum=10000.0, value=spacing)
+        self.spacing.setToolTip(f"Metres between poles (the file's own: {doc.pole_spacing:g} m)")
+        self.spacing.valueChanged.connect(self._update)
+        form.addRow("Spacing", self.spacing)
+        self.size_label = QLabel()
+        form.addRow("Grid", self.size_label)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                        | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        form.addRow(self.buttons)
+        self._update()
+
+    def region(self) -> Region:
+        f = {k: b.value() for k, b in self.fields.items()}
+        return Region.from_bounds(f["x0"], f["z0"], f["x1"], f["z1"], self.spacing.value())
+
+    def _update(self) -> None:
+        r = self.region()
+        poles = r.rows * r.cols
+        ok = poles <= MAX_IMPORT_POLES and r.rows >= 2 and r.cols >= 2
+        self.size_label.setText(f"{r.cols} × {r.rows} poles" + ("" if ok else " — too many or too few"))
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(ok)
+
+
+def import_trn_scene(parent: QWidget | None, path: str | Path | None = None,
+                     region: Region | None = None) -> Scene | None:
+    """Ask for the file and region (unless given) and import with a cancellable progress dialog."""
+    from model.trn.to_scene import ImportCancelled, trn_to_scene
+
+    if path is None:
+        path, _ = QFileDialog.getOpenFileName(parent, "Import TRN as scene", "",
+                                              "TRN terrain generators (*.trn);;All files (*)")
+        if not path:
+            return None
+    try:
+        doc = trn_document.read(path)
+        if region is None:
+            dialog = RegionDialog(doc, parent)
+            if dialog.exec() != QDialog.DialogCode.Accepted:
+                return None
+            region = dialog.region()
+        progress_dialog = QProgressDialog("Importing TRN…", "Cancel", 0, 100, parent)
+        progress_dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        progress_dialog.setMinimumDuration(300)
+
+        def progress(fraction: float, what: str) -> bool:
+            progress_dialog.setLabelText(f"Importing {Path(path).name}: {what}")
+            progress_dialog.setValue(int(fraction * 100))
+            QApplication.processEvents()
+            return not progress_dialog.wasCanceled()
+
+        try:
+            return trn_to_scene(doc, region, progress=progress)
+        except ImportCancelled:
+            return None
+        finally:
+            progress_dialog.close()
+    except (FormatError, ValueError) as e:
+        QMessageBox.critical(parent, "Cannot import TRN file", str(e))
+        return None
