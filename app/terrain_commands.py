@@ -1,0 +1,173 @@
+"""Undo commands for terrain edits: one class per kind of edit, ids in one enum.
+
+A drag is one step: the press pushes a stroke command, every move pushes another carrying the
+next stamp, and it merges into the first. Each command calls a pure model operation and keeps
+only what that operation returned (touched tiles, the removed layer, the old name…).
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+import numpy as np
+from PySide6.QtGui import QUndoCommand
+
+from model import layer_ops
+from model.sculpt import HEIGHTS, Patch, TerrainStroke
+from model.terrain import Terrain
+
+
+class CommandId(IntEnum):
+    """Merge ids (QUndoCommand.id); -1 means never merge."""
+
+    TERRAIN_STROKE = 8001
+    LAYER_COLOUR = 8002
+
+
+class TerrainStrokeCommand(QUndoCommand):
+    """One stamp of a stroke; stamps of the same stroke merge into the first command."""
+
+    def __init__(self, stroke: TerrainStroke, patch: Patch, text: str) -> None:
+        super().__init__(text)
+        self.stroke = stroke
+        self._patch: Patch | None = patch
+
+    def id(self) -> int:
+        return int(CommandId.TERRAIN_STROKE)
+
+    def redo(self) -> None:
+        if self._patch is not None:  # first time: lay this stamp down
+            self.stroke.apply(self._patch)
+            self._patch = None
+        else:
+            self.stroke.redo()
+
+    def undo(self) -> None:
+        self.stroke.undo()
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        # The other command's stamp is already in the shared stroke; it only needs absorbing.
+        return isinstance(other, TerrainStrokeCommand) and other.stroke is self.stroke
+
+
+class ReplaceGridCommand(QUndoCommand):
+    """Replace a whole grid (heights or one layer's weights): an imported heightmap or weights."""
+
+    def __init__(self, terrain: Terrain, target: str | None, values: np.ndarray, text: str,
+                 volume=None) -> None:
+        super().__init__(text)
+        self.stroke = TerrainStroke(terrain, target, volume)
+        grid = terrain.heights if target is HEIGHTS else terrain.layer(target).weights
+        rows, cols = slice(0, grid.shape[0]), slice(0, grid.shape[1])
+        self._patch: Patch | None = Patch(rows, cols, grid.copy(), values.astype(grid.dtype))
+
+    def redo(self) -> None:
+        if self._patch is not None:
+            self.stroke.apply(self._patch)
+            self.stroke.finish()
+            self._patch = None
+        else:
+            self.stroke.redo()
+
+    def undo(self) -> None:
+        self.stroke.undo()
+
+
+class AddLayerCommand(QUndoCommand):
+    def __init__(self, terrain: Terrain, name: str, color: tuple[int, int, int],
+                 weights: np.ndarray | None = None) -> None:
+        super().__init__(f"Add layer '{name.strip()}'")
+        self.terrain = terrain
+        self.name, self.color, self.weights = name.strip(), color, weights
+        self.removed: layer_ops.RemovedLayer | None = None
+        layer_ops.check_name(terrain, name)  # refuse before the command reaches the stack
+        layer_ops.check_color(color)
+
+    def redo(self) -> None:
+        if self.removed is None:
+            layer_ops.add_layer(self.terrain, self.name, self.color, weights=self.weights)
+        else:
+            layer_ops.insert_layer(self.terrain, self.removed)
+
+    def undo(self) -> None:
+        self.removed = layer_ops.delete_layer(self.terrain, self.name)
+
+
+class DeleteLayerCommand(QUndoCommand):
+    """Delete a layer; types filtering on it will refuse with "layer missing" until undone."""
+
+    def __init__(self, terrain: Terrain, name: str) -> None:
+        super().__init__(f"Delete layer '{name}'")
+        layer_ops.index_of(terrain, name)
+        self.terrain, self.name = terrain, name
+        self.removed: layer_ops.RemovedLayer | None = None
+
+    def redo(self) -> None:
+        self.removed = layer_ops.delete_layer(self.terrain, self.name)
+
+    def undo(self) -> None:
+        layer_ops.insert_layer(self.terrain, self.removed)
+
+
+class RenameLayerCommand(QUndoCommand):
+    """Rename a layer and, with a palette, point the foliage types that filter on it at the new name."""
+
+    def __init__(self, terrain: Terrain, old: str, new: str, palette=None) -> None:
+        layer_ops.index_of(terrain, old)
+        new = layer_ops.check_name(terrain, new, allow=old)
+        super().__init__(f"Rename layer '{old}' to '{new}'"
+                         + (" and update foliage types" if palette is not None else ""))
+        self.terrain, self.old, self.new, self.palette = terrain, old, new, palette
+        self.replaced: list = []
+
+    def redo(self) -> None:
+        layer_ops.rename_layer(self.terrain, self.old, self.new)
+        if self.palette is not None:
+            self.replaced = layer_ops.retarget_types(self.palette, self.old, self.new)
+
+    def undo(self) -> None:
+        if self.palette is not None:
+            layer_ops.restore_types(self.palette, self.replaced)
+        layer_ops.rename_layer(self.terrain, self.new, self.old)
+
+
+class RecolourLayerCommand(QUndoCommand):
+    """Change a layer's colour; successive changes of one layer merge, and back-to-start leaves no step."""
+
+    def __init__(self, terrain: Terrain, name: str, color: tuple[int, int, int]) -> None:
+        super().__init__(f"Recolour layer '{name}'")
+        self.terrain, self.name = terrain, name
+        self.old = terrain.layers[layer_ops.index_of(terrain, name)].color
+        self.new = layer_ops.check_color(color)
+
+    def id(self) -> int:
+        return int(CommandId.LAYER_COLOUR)
+
+    def redo(self) -> None:
+        layer_ops.recolour_layer(self.terrain, self.name, self.new)
+
+    def undo(self) -> None:
+        layer_ops.recolour_layer(self.terrain, self.name, self.old)
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not isinstance(other, RecolourLayerCommand) or other.name != self.name:
+            return False
+        self.new = other.new
+        self.setObsolete(self.new == self.old)
+        return True
+
+
+class MoveLayerCommand(QUndoCommand):
+    def __init__(self, terrain: Terrain, name: str, to_index: int) -> None:
+        super().__init__(f"Move layer '{name}'")
+        layer_ops.index_of(terrain, name)
+        if not 0 <= to_index < len(terrain.layers):
+            raise layer_ops.LayerError(f"layer index {to_index} is out of range")
+        self.terrain, self.name, self.to_index = terrain, name, to_index
+        self.from_index = layer_ops.index_of(terrain, name)
+
+    def redo(self) -> None:
+        self.from_index = layer_ops.move_layer(self.terrain, self.name, self.to_index)
+
+    def undo(self) -> None:
+        layer_ops.move_layer(self.terrain, self.name, self.from_index)

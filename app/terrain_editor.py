@@ -1,0 +1,301 @@
+"""The terrain half of the editor, wired into a main window: tools, Layers dock, heightmap actions.
+
+`install(main_window)` is idempotent and returns the window's `TerrainEditor`. Layer requests
+from the panel become undoable commands here; a rename offers to carry the foliage types that
+filter on the layer, and a delete names the types that will then refuse with "layer missing".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QToolBar
+
+from app.terrain_commands import (
+    AddLayerCommand,
+    DeleteLayerCommand,
+    MoveLayerCommand,
+    RecolourLayerCommand,
+    RenameLayerCommand,
+    ReplaceGridCommand,
+)
+from app.terrain_tools import TerrainToolbox
+from model.errors import FormatError
+from model.formats.heightmap import (
+    LAYER_NAME_FILTER,
+    NAME_FILTER,
+    export_heights,
+    format_of,
+    read_heightmap,
+    read_layer_png,
+    scene_from_heightmap,
+    write_layer_png,
+)
+from model.layer_ops import LayerError, types_using_layer
+from model.scene import Scene
+from model.sculpt import HEIGHTS
+from widgets.heightmap_dialog import HeightmapOptionsDialog
+from widgets.layers_panel import LayersPanel
+from widgets.terrain_tool_panel import TerrainToolPanel
+
+
+def ask_update_types(parent, old: str, new: str, types: list[str]) -> bool | None:
+    """True: rename and update the types; False: rename only; None: cancel."""
+    box = QMessageBox(QMessageBox.Icon.Question, "Rename layer",
+                      f"{len(types)} foliage type(s) filter on layer '{old}': {', '.join(types)}.\n"
+                      f"Update them to use '{new}'? Otherwise they will refuse with \"layer missing\".",
+                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
+                      | QMessageBox.StandardButton.Cancel, parent)
+    box.button(QMessageBox.StandardButton.Yes).setText("Rename and update types")
+    box.button(QMessageBox.StandardButton.No).setText("Rename only")
+    answer = box.exec()
+    if answer == QMessageBox.StandardButton.Cancel:
+        return None
+    return answer == QMessageBox.StandardButton.Yes
+
+
+def confirm_delete(parent, name: str, types: list[str]) -> bool:
+    text = f"Delete layer '{name}'? (Undo brings it back.)"
+    if types:
+        text += (f"\n\nThese foliage types filter on it and will refuse with \"layer missing\": "
+                 f"{', '.join(types)}.")
+    answer = QMessageBox.question(parent, "Delete layer", text,
+                                  QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                  QMessageBox.StandardButton.No)
+    return answer == QMessageBox.StandardButton.Yes
+
+
+class TerrainEditor(QObject):
+    """Owns the terrain toolbox and the Layers panel of one main window."""
+
+    def __init__(self, main_window) -> None:
+        super().__init__(main_window)
+        self.window = main_window
+        self.document = main_window.document
+        self.toolbox = TerrainToolbox(main_window.viewport, self.document,
+                                      getattr(main_window, "settings", None), self)
+        self.panel = LayersPanel(self.document.scene.terrain)
+        main_window.docks["layers"].setWidget(self.panel)
+        # Dialog hooks: tests and scripts replace these.
+        self.ask_update_types: Callable[..., bool | None] = ask_update_types
+        self.confirm_delete: Callable[..., bool] = confirm_delete
+        self.last_delete_warning: list[str] = []
+
+        self.panel.current_changed.connect(lambda name: self.toolbox.set_current_layer(name or None))
+        self.toolbox.set_current_layer(self.panel.current_name())
+        self.panel.add_requested.connect(self.add_layer)
+        self.panel.rename_requested.connect(self.rename_layer)
+        self.panel.recolour_requested.connect(self.recolour_layer)
+        self.panel.move_requested.connect(self.move_layer)
+        self.panel.delete_requested.connect(self.delete_layer)
+        self.panel.import_requested.connect(self.import_layer_dialog)
+        self.panel.export_requested.connect(self.export_layer_dialog)
+        self.document.scene_replaced.connect(self._on_scene_replaced)
+        self.toolbox.message.connect(lambda text: main_window.statusBar().showMessage(text, 4000))
+        self._build_actions()
+
+    # ---- window furniture -------------------------------------------------------------
+    def _build_actions(self) -> None:
+        w = self.window
+        self.toolbar = QToolBar("Terrain", w)
+        self.toolbar.setObjectName("toolbar_terrain")
+        self.toolbar.addActions(self.toolbox.action_group.actions())
+        w.addToolBar(self.toolbar)
+        menu = w.menuBar().addMenu("&Terrain")
+        menu.setObjectName("menu_terrain")
+        menu.addActions(self.toolbox.action_group.actions())
+        menu.addSeparator()
+        self.actions = {
+            "import_heights": menu.addAction("Import &Heightmap into Scene…", self.import_heights_dialog),
+            "export_heights": menu.addAction("&Export Heightmap…", self.export_heights_dialog),
+        }
+        self.actions["import_heights"].setToolTip("Replace the terrain's heights with a heightmap of the "
+                                                  "same size (undoable)")
+        self.actions["export_heights"].setToolTip("Save the heights as 16-bit PNG, RAW R16 or float32 .npy")
+        self.menu = menu
+
+    def tool_panel(self) -> TerrainToolPanel:
+        """A settings panel bound to this editor's brush and tools."""
+        panel = TerrainToolPanel(self.toolbox.action_group.actions(), self.toolbox.brush)
+        panel.brush_edited.connect(self.toolbox.set_brush)
+        self.toolbox.brush_changed.connect(panel.set_brush)
+        panel.amount_edited.connect(lambda v: setattr(self.toolbox, "amount", float(v)))
+        panel.seed_edited.connect(lambda v: setattr(self.toolbox, "noise_seed", int(v)))
+        return panel
+
+    def _on_scene_replaced(self, scene: Scene) -> None:
+        self.panel.set_terrain(scene.terrain)
+
+    @property
+    def terrain(self):
+        return self.document.scene.terrain
+
+    def _palette(self):
+        section = self.document.scene.sections.get("foliage")
+        return getattr(section, "palette", None)
+
+    def _push(self, make: Callable) -> bool:
+        """Build a command (which checks its input) and push it; errors become one dialog."""
+        try:
+            command = make()
+        except LayerError as e:
+            self.window.show_error("Layer edit refused", str(e))
+            return False
+        self.document.undo_stack.push(command)
+        return True
+
+    # ---- layer edits (panel requests) -------------------------------------------------
+    def add_layer(self, name: str, color: tuple[int, int, int]) -> bool:
+        ok = self._push(lambda: AddLayerCommand(self.terrain, name, tuple(color)))
+        if ok:
+            self.panel.select(name.strip())
+        return ok
+
+    def rename_layer(self, old: str, new: str) -> bool:
+        palette = self._palette()
+        types = types_using_layer(palette, old) if palette is not None else []
+        update = False
+        if types:
+            update = self.ask_update_types(self.window, old, new, types)
+            if update is None:
+                return False
+        ok = self._push(lambda: RenameLayerCommand(self.terrain, old, new, palette if update else None))
+        if ok:
+            self.panel.select(new.strip())
+        return ok
+
+    def recolour_layer(self, name: str, color: tuple[int, int, int]) -> bool:
+        return self._push(lambda: RecolourLayerCommand(self.terrain, name, tuple(color)))
+
+    def move_layer(self, name: str, to_index: int) -> bool:
+        ok = self._push(lambda: MoveLayerCommand(self.terrain, name, to_index))
+        if ok:
+            self.panel.select(name)
+        return ok
+
+    def delete_layer(self, name: str) -> bool:
+        palette = self._palette()
+        types = types_using_layer(palette, name) if palette is not None else []
+        self.last_delete_warning = types
+        if not self.confirm_delete(self.window, name, types):
+            return False
+        ok = self._push(lambda: DeleteLayerCommand(self.terrain, name))
+        if ok and types:
+            self.panel.show_status(f"Deleted '{name}': {', '.join(types)} will refuse with "
+                                   "\"layer missing\" until it is back (Undo).")
+        return ok
+
+    # ---- heightmaps and weights -------------------------------------------------------
+    def import_heights(self, path: str | Path, offset: float | None = None, scale: float | None = None,
+                       fmt: str | None = None) -> bool:
+        """Replace the heights with a heightmap of the terrain's size, as one undo step."""
+        t = self.terrain
+        try:
+            hm = read_heightmap(path, fmt, (t.columns, t.rows), offset, scale,
+                                expected_shape=(t.rows, t.columns))
+        except FormatError as e:
+            self.window.show_error("Could not import heightmap", str(e))
+            return False
+        volume = getattr(self.document.scene.sections.get("foliage"), "volume", None)
+        self.document.undo_stack.push(ReplaceGridCommand(t, HEIGHTS, hm.heights,
+                                                         f"Import heightmap {Path(path).name}", volume))
+        return True
+
+    def export_heights(self, path: str | Path, offset: float | None = None, scale: float | None = None,
+                       fmt: str | None = None) -> bool:
+        try:
+            mapping = export_heights(self.terrain, path, fmt, offset, scale)
+        except (OSError, ValueError) as e:
+            self.window.show_error("Could not export heightmap", f"{path}: {e}")
+            return False
+        text = f"Exported {path}"
+        if mapping is not None:
+            text += f": height = {mapping.offset:g} + {mapping.scale:g} m × value / 65535"
+        self.window.statusBar().showMessage(text, 8000)
+        return True
+
+    def import_layer(self, name: str, path: str | Path) -> bool:
+        t = self.terrain
+        try:
+            weights = read_layer_png(path, expected_shape=(t.rows, t.columns))
+        except FormatError as e:
+            self.window.show_error("Could not import layer weights", str(e))
+            return False
+        self.document.undo_stack.push(ReplaceGridCommand(t, name, weights, f"Import weights of '{name}'"))
+        return True
+
+    def export_layer(self, name: str, path: str | Path) -> bool:
+        layer = self.terrain.layer(name)
+        try:
+            write_layer_png(path, layer.weights)
+        except OSError as e:
+            self.window.show_error("Could not export layer weights", f"{path}: {e.strerror or e}")
+            return False
+        self.window.statusBar().showMessage(f"Exported '{name}' to {path}", 5000)
+        return True
+
+    # ---- dialogs ----------------------------------------------------------------------
+    def import_heights_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, "Import Heightmap", "", NAME_FILTER)
+        if not path:
+            return
+        options = _options(self.window, "Import Heightmap", path, True, self.terrain.spacing,
+                           (self.terrain.columns, self.terrain.rows), ask_spacing=False)
+        if options is not None:
+            self.import_heights(path, options["offset"], options["scale"])
+
+    def export_heights_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self.window, "Export Heightmap", "heights.png", NAME_FILTER)
+        if not path:
+            return
+        options = _options(self.window, "Export Heightmap", path, False)
+        if options is not None:
+            self.export_heights(path, options["offset"], options["scale"])
+
+    def import_layer_dialog(self, name: str) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, f"Import weights of '{name}'", "",
+                                              LAYER_NAME_FILTER)
+        if path:
+            self.import_layer(name, path)
+
+    def export_layer_dialog(self, name: str) -> None:
+        path, _ = QFileDialog.getSaveFileName(self.window, f"Export weights of '{name}'", f"{name}.png",
+                                              LAYER_NAME_FILTER)
+        if path:
+            self.export_layer(name, path)
+
+
+def _options(parent, title: str, path: str, importing: bool, spacing: float = 1.0,
+             size: tuple[int, int] | None = None, ask_spacing: bool = True) -> dict | None:
+    try:
+        fmt = format_of(path)
+    except ValueError as e:
+        QMessageBox.critical(parent, title, str(e))
+        return None
+    dialog = HeightmapOptionsDialog(title, fmt, importing, parent, spacing, size, ask_spacing)
+    if dialog.exec() != QDialog.DialogCode.Accepted:
+        return None
+    return dialog.values()
+
+
+def new_scene_from_heightmap_dialog(main_window) -> Scene | None:
+    """File ▸ Import ▸ Heightmap as Scene: ask for the file and its settings, build the scene."""
+    path, _ = QFileDialog.getOpenFileName(main_window, "New Scene from Heightmap", "", NAME_FILTER)
+    if not path:
+        return None
+    options = _options(main_window, "New Scene from Heightmap", path, True)
+    if options is None:
+        return None
+    return scene_from_heightmap(path, None, options["size"], options["offset"], options["scale"],
+                                options["spacing"])
+
+
+def install(main_window) -> TerrainEditor:
+    """The window's terrain editor, created on first call."""
+    editor = getattr(main_window, "terrain_editor", None)
+    if editor is None:
+        editor = TerrainEditor(main_window)
+        main_window.terrain_editor = editor
+    return editor

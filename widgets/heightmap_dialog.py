@@ -1,0 +1,91 @@
+"""Settings for a heightmap import or export: the 16-bit mapping (offset, scale), spacing, RAW size."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QLabel,
+    QSpinBox,
+    QWidget,
+)
+
+from model.formats.heightmap import DEFAULT_SCALE
+
+
+class HeightmapOptionsDialog(QDialog):
+    """`values()` → dict(offset, scale, spacing, size); None for "from the file / automatic"."""
+
+    def __init__(self, title: str, fmt: str, importing: bool, parent: QWidget | None = None,
+                 spacing: float = 1.0, size: tuple[int, int] | None = None,
+                 ask_spacing: bool = True) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.fmt = fmt
+        form = QFormLayout(self)
+        sixteen = fmt in ("png16", "r16")
+        self.auto = QCheckBox("From the file" if importing else "Span the terrain's heights", self)
+        self.auto.setChecked(fmt == "png16" or not importing)
+        self.auto.setToolTip("A PNG written by Boscage carries its own offset and scale" if importing
+                             else "Offset = lowest height, scale = height range: the most precision")
+        self.offset = QDoubleSpinBox(self)
+        self.offset.setRange(-1e6, 1e6)
+        self.offset.setDecimals(3)
+        self.offset.setSuffix(" m")
+        self.offset.setToolTip("Height of 16-bit value 0")
+        self.scale = QDoubleSpinBox(self)
+        self.scale.setRange(1e-3, 1e6)
+        self.scale.setDecimals(3)
+        self.scale.setValue(DEFAULT_SCALE)
+        self.scale.setSuffix(" m")
+        self.scale.setToolTip("Metres spanned by the full 16-bit range (value 65535)")
+        self.spacing = QDoubleSpinBox(self)
+        self.spacing.setRange(1e-3, 1e4)
+        self.spacing.setDecimals(3)
+        self.spacing.setValue(spacing)
+        self.spacing.setSuffix(" m")
+        self.spacing.setToolTip("Metres between samples")
+        self.columns, self.rows = QSpinBox(self), QSpinBox(self)
+        for box, value in ((self.columns, size[0] if size else 1025), (self.rows, size[1] if size else 1025)):
+            box.setRange(2, 16384)
+            box.setValue(value)
+        if sixteen:
+            form.addRow(self.auto)
+            form.addRow("Offset", self.offset)
+            form.addRow("Scale", self.scale)
+            self.auto.toggled.connect(self._sync)
+        else:
+            form.addRow(QLabel("Float heights are stored exactly; no mapping needed.", self))
+        if importing and ask_spacing:
+            form.addRow("Spacing", self.spacing)
+        if importing and fmt == "r16":
+            form.addRow("Columns", self.columns)
+            form.addRow("Rows", self.rows)
+            if size is not None:  # importing into a terrain: the size is the terrain's
+                self.columns.setEnabled(False)
+                self.rows.setEnabled(False)
+        ok_cancel = QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        buttons = QDialogButtonBox(ok_cancel, self)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+        self._importing = importing
+        self._ask_spacing = ask_spacing
+        self._sync()
+
+    def _sync(self) -> None:
+        manual = not self.auto.isChecked()
+        self.offset.setEnabled(manual)
+        self.scale.setEnabled(manual)
+
+    def values(self) -> dict:
+        manual = self.fmt in ("png16", "r16") and not self.auto.isChecked()
+        return {
+            "offset": self.offset.value() if manual else None,
+            "scale": self.scale.value() if manual else None,
+            "spacing": self.spacing.value() if self._importing and self._ask_spacing else None,
+            "size": (self.columns.value(), self.rows.value()) if self.fmt == "r16" else None,
+        }
