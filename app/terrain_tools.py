@@ -297,8 +297,9 @@ class TerrainToolbox(QObject):
         self.message.emit(text)
 
     def _on_scene_replaced(self, scene) -> None:
-        if self.active is not None:
-            self.active.deactivate()
+        if self.active is not None:  # a stroke in progress belongs to the old scene: end it
+            self.active.release(None, Qt.KeyboardModifier.NoModifier)
+        self._dragging = False
         names = [layer.name for layer in scene.terrain.layers]
         if self.current_layer not in names:
             self.current_layer = names[0] if names else None
