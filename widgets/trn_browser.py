@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QModelIndex, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPixmap, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QApplication,
@@ -157,6 +157,7 @@ class TrnBrowser(QWidget):
         self.doc: TrnDocument | None = None
         self.evaluation: Evaluation | None = None
         self.modified = False
+        self._filling = False
         self._build()
         self._reeval = QTimer(self, singleShot=True, interval=150)
         self._reeval.timeout.connect(self.refresh_preview)
@@ -221,6 +222,7 @@ class TrnBrowser(QWidget):
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.tree)
         left.addWidget(scroll)
+        left.setSizes([420, 280])
         right_box = QWidget()
         rv = QVBoxLayout(right_box)
         rv.setContentsMargins(0, 0, 0, 0)
@@ -285,10 +287,13 @@ class TrnBrowser(QWidget):
         self.document_changed.emit()
 
     def _fill_tree(self) -> None:
-        with QSignalBlocker(self.model):
+        self._filling = True  # check states set while filling are not edits
+        try:
             self.model.clear()
             for layer in self.doc.layers:
                 self.model.appendRow(self._row(layer))
+        finally:
+            self._filling = False
         self.tree.expandToDepth(0)
 
     def _row(self, item: Item) -> QStandardItem:
@@ -343,7 +348,7 @@ class TrnBrowser(QWidget):
 
     def _item_changed(self, row: QStandardItem) -> None:
         item = row.data(ITEM_ROLE)
-        if item is None or item.ihdr is None:
+        if self._filling or item is None or item.ihdr is None:
             return
         active = row.checkState() == Qt.CheckState.Checked
         if active != item.active:

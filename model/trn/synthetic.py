@@ -87,7 +87,7 @@ def realistic_stack(n_layers: int = 40, seed: int = 1, extent: float = 2000.0):
         if i % 6 == 2:
             items.append(build.item("FFRA", "0005", fractalFamily=int(rng.integers(0, 3)), featherFn=0,
                                     feather=0.2, low=0.3, high=0.9, scaleY=1.0))
-        items.append(build.item("AHCN", "0000", operation=int(rng.integers(0, 4)), height=r(-20, 20)))
+        items.append(build.item("AHCN", "0000", operation=int(rng.integers(0, 3)), height=r(-20, 20)))
         items.append(build.item("ASCN", "0001", shaderFamily=int(rng.integers(0, 8)),
                                 useFeatherClampOverride=0, featherClampOverride=0.0))
         items.append(build.item("AFSC", "0004", floraFamily=int(rng.integers(0, 6)), operation=1, removeAll=0,

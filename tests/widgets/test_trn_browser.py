@@ -65,6 +65,12 @@ def test_tree_shows_every_item_with_kind_icons_and_checks(qtbot, tmp_path):
     checks = {r.text(): r.checkState() for _, r in rows if r.isCheckable()}
     assert Qt.CheckState.Unchecked in checks.values() and Qt.CheckState.Checked in checks.values()
     assert w.families.tabText(0) == "Shader (2)"
+    w.resize(900, 600)
+    w.show()
+    qtbot.waitExposed(w)
+    first = w.model.index(0, 0)
+    rect = w.tree.visualRect(first)
+    assert rect.isValid() and w.tree.indexAt(rect.center()) == first  # the view really shows the rows
     assert w.family_lists["bitmap"].count() == 1
 
 

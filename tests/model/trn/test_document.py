@@ -43,7 +43,9 @@ def test_every_item_reads_back_equal():
 def test_header_and_families_read_back_equal():
     for version in ("0013", "0014", "0015"):
         header = build.header_values(mapWidth=16384.0, chunkWidth=16.0)
-        doc = document.parse(build.to_bytes(build.document(version, header, family_groups_all("0003"))))
+        data = build.to_bytes(build.document(version, header, family_groups_all("0003")))
+        doc = document.parse(data)
+        assert doc.to_bytes() == data
         expect = {k: header[k] for k, _ in layouts.HEADER[version]}
         assert doc.header.values == expect
         assert doc.pole_spacing == 4.0
