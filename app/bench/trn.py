@@ -44,8 +44,8 @@ def throughput(quick: bool = False) -> dict:
 
 
 CASES = [
-    # Per layer the evaluator touches only the poles its boundaries reach, so ~430 items cost a few
-    # hundred bare passes; a per-pole Python loop would cost hundreds of thousands.
-    BenchCase("trn evaluate 512² stack vs bare numpy pass", budget=3000.0, run=evaluate_ratio,
-              description="a ~430-item layer stack over 512² poles costs at most 3000 bare numpy passes"),
+    # Per layer the evaluator touches only the poles its boundaries reach, so ~430 items cost one to
+    # two thousand bare passes (one pass is ~0.5 ms); a per-pole Python loop would cost millions.
+    BenchCase("trn evaluate 512² stack vs bare numpy pass", budget=5000.0, run=evaluate_ratio,
+              description="a ~430-item layer stack over 512² poles costs at most 5000 bare numpy passes"),
 ]

@@ -126,6 +126,13 @@ def _apply_op(op: int, old: np.ndarray, value, a: np.ndarray) -> np.ndarray:
     return old + (value - old) * a
 
 
+def _compress(keep: np.ndarray, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Keep the selected entries; unbounded layers keep everything, so skip the gathers then."""
+    if keep.all():
+        return arrays
+    return tuple(a[keep] for a in arrays)
+
+
 def layer_normal_margin(doc: TrnDocument) -> int:
     """Poles of padding that make a window exact: one per layer whose filters read normals."""
     count = 0
@@ -197,9 +204,9 @@ class _Run:
         if not layer.active or layer.unsupported or idx.size == 0:
             return
         kids = [c for c in layer.children if c.active and c.unsupported is None]
-        x, z = self.xs[idx], self.zs[idx]
         bounds = [c for c in kids if c.kind == "boundary"]
         if bounds:
+            x, z = self.xs[idx], self.zs[idx]
             amount = np.zeros(idx.size)
             for b in bounds:
                 part = self.boundary(b, x, z)
@@ -209,8 +216,7 @@ class _Run:
             amount = np.ones(idx.size)
         if layer.params["invertBoundaries"]:
             amount = 1.0 - amount
-        keep = amount > 0
-        idx, amount, parent = idx[keep], amount[keep], parent[keep]
+        idx, amount, parent = _compress(amount > 0, idx, amount, parent)
         filters = [c for c in kids if c.kind == "filter"]
         if idx.size and filters:
             fval = np.ones(idx.size)
@@ -223,8 +229,7 @@ class _Run:
             amount = np.minimum(amount, fval)
         elif layer.params["invertFilters"] and filters:
             amount = np.zeros(idx.size)
-        keep = amount > 0
-        idx, amount, parent = idx[keep], amount[keep], parent[keep]
+        idx, amount, parent = _compress(amount > 0, idx, amount, parent)
         if idx.size == 0:
             return
         self.record(layer, idx, amount, "layer")
