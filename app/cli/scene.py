@@ -27,14 +27,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def foliage_counts(scene: Scene) -> dict[str, int]:
-    """Instances per foliage type, from the scene's foliage section when one is attached."""
+    """Instances per foliage type (palette types with none included), from the foliage section."""
     section = scene.sections.get("foliage")
     if section is None:
         return {}
+    out = {str(getattr(t, "name", t)): 0 for t in getattr(section, "palette", None) or ()}
     counts = getattr(section, "counts", None)
     if callable(counts):
-        return {str(k): int(v) for k, v in dict(counts()).items()}
-    return {"(all)": int(len(section))} if hasattr(section, "__len__") else {}
+        out.update({str(k): int(v) for k, v in dict(counts()).items()})
+    elif hasattr(section, "__len__"):
+        out["(all)"] = int(len(section))
+    return out
 
 
 def scene_summary(scene: Scene) -> dict:

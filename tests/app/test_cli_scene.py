@@ -28,14 +28,20 @@ def test_info_json_reports_size_spacing_layers_coverage_and_foliage(tmp_path, ca
 def test_info_counts_foliage_from_the_scene_section(tmp_path) -> None:
     from app.cli.scene import scene_summary
 
+    class Type:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
     class Section:
+        palette = [Type("pine"), Type("oak"), Type("birch")]
+
         def counts(self):
             return {"pine": 3, "oak": 4}
 
     scene = make_small_scene()
     scene.sections["foliage"] = Section()
-    assert scene_summary(scene)["foliage"] == {"types": 2, "instances": 7,
-                                               "by_type": {"pine": 3, "oak": 4}}
+    assert scene_summary(scene)["foliage"] == {"types": 3, "instances": 7,
+                                               "by_type": {"pine": 3, "oak": 4, "birch": 0}}
 
 
 def test_info_human_text(tmp_path, capsys) -> None:
