@@ -364,3 +364,56 @@ def test_extension_entries(main_window) -> None:
     assert panel.radius.value() == 3.0
     panel.deleteLater()
     assert [i.key for i in terrain_extension.IMPORTERS] == ["heightmap"]
+
+
+# ---- dialogs (file choosers and options answered by the test) -----------------------------------
+@pytest.fixture
+def answer_dialogs(monkeypatch):
+    from PySide6.QtWidgets import QDialog, QFileDialog
+
+    from widgets.heightmap_dialog import HeightmapOptionsDialog
+
+    chosen: dict = {}
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(chosen["path"]), ""))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(chosen["path"]), ""))
+
+    def exec_(dialog):
+        for key, value in chosen.get("options", {}).items():
+            if key == "auto":
+                dialog.auto.setChecked(value)
+            else:
+                getattr(dialog, key).setValue(value)
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(HeightmapOptionsDialog, "exec", exec_)
+    return chosen
+
+
+def test_file_import_heightmap_as_scene(main_window, answer_dialogs, errors, tmp_path) -> None:
+    heights = np.linspace(0, 50, 17 * 23, dtype=np.float32).reshape(17, 23)
+    write_heightmap(tmp_path / "valley.r16", heights, offset=0.0, scale=50.0)
+    answer_dialogs.update(path=tmp_path / "valley.r16",
+                          options={"columns": 23, "rows": 17, "offset": 0.0, "scale": 50.0, "spacing": 4.0})
+    (importer,) = terrain_extension.IMPORTERS
+    main_window.run_importer(importer)
+    terrain = main_window.document.scene.terrain
+    assert terrain.heights.shape == (17, 23) and terrain.spacing == 4.0
+    assert np.abs(terrain.heights - heights).max() <= 50.0 / 65535
+    # A RAW file of the wrong size: one error naming both sizes, the scene is kept.
+    answer_dialogs["options"]["columns"] = 24
+    main_window.run_importer(importer)
+    assert "expected 24 x 17 x 2 = 816 bytes, file holds 782" in errors[-1][1]
+    assert main_window.document.scene.terrain is terrain
+
+
+def test_terrain_menu_export_and_import_heights(main_window, editor, answer_dialogs, tmp_path) -> None:
+    terrain = main_window.document.scene.terrain
+    before = terrain.heights.copy()
+    answer_dialogs.update(path=tmp_path / "h.r16", options={"auto": False, "offset": -5.0, "scale": 40.0})
+    editor.actions["export_heights"].trigger()
+    assert (tmp_path / "h.r16").stat().st_size == 33 * 41 * 2
+    assert "height = -5 + 40 m" in main_window.statusBar().currentMessage()
+    terrain.heights[:] = 0.0
+    editor.actions["import_heights"].trigger()
+    assert np.abs(terrain.heights - before).max() <= 40.0 / 65535
+    assert main_window.document.undo_stack.text(0) == "Import heightmap h.r16"
