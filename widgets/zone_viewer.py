@@ -73,7 +73,7 @@ class ZoneViewer(QWidget):
 
     # ---- construction ------------------------------------------------------------------
     def _build(self) -> None:
-        self.open_button = QToolButton(text="Open…", toolTip="Open a zone folder (Ctrl+O)")
+        self.open_button = QToolButton(text="Open…", toolTip="Open a zone folder")
         self.open_button.clicked.connect(self.open_dialog)
         self.layer_combo = QComboBox(toolTip="Layer to show (PgUp / PgDown)")
         for key, layer in CATALOGUE.items():
@@ -92,7 +92,8 @@ class ZoneViewer(QWidget):
         self.overlay_button.setMenu(menu)
         self.fit_button = QToolButton(text="Fit", toolTip="Show the whole zone (F)")
         self.fit_button.clicked.connect(self.fit)
-        self.export_button = QToolButton(text="Export PNG…", toolTip="Save the current view as PNG (Ctrl+E)")
+        self.export_button = QToolButton(text="Export PNG…",
+                                         toolTip="Save the current view (zoom, pan, overlays) as PNG")
         self.export_button.clicked.connect(self.export_dialog)
         self.title = QLabel("No zone open")
 
@@ -146,8 +147,8 @@ class ZoneViewer(QWidget):
         layout.addLayout(bar)
         layout.addWidget(split, 1)
 
-        for keys, slot in ((QKeySequence.Open, self.open_dialog), ("Ctrl+E", self.export_dialog),
-                           ("F", self.fit), (QKeySequence.MoveToNextPage, lambda: self._step_layer(1)),
+        # Only keys the main window does not use: the viewer lives in one of its docks.
+        for keys, slot in (("F", self.fit), (QKeySequence.MoveToNextPage, lambda: self._step_layer(1)),
                            (QKeySequence.MoveToPreviousPage, lambda: self._step_layer(-1))):
             action = QAction(self, shortcut=QKeySequence(keys))
             action.setShortcutContext(Qt.WidgetWithChildrenShortcut)
@@ -182,6 +183,19 @@ class ZoneViewer(QWidget):
         self.render()
         self._fill_legend(None)
         self._stats_timer.start()
+
+    def clear(self) -> None:
+        """Show nothing and let go of the zone's arrays."""
+        self.zone = None
+        self.hovered = None
+        self._ranges.clear()
+        self._counts.clear()
+        self._shown = ()
+        self.image.clear()
+        self.legend.clear()
+        self.histogram_curve.setData([], [])
+        self.readout.setText("Hover a tile")
+        self.title.setText("No zone open")
 
     def set_plant_names(self, names: dict[int, str]) -> None:
         """Plant type names, e.g. from a rules folder."""
@@ -239,7 +253,7 @@ class ZoneViewer(QWidget):
         px, py = self.view_box.viewPixelSize() if self.view_box.width() > 1 else (0.0, 0.0)
         if px <= 0 or py <= 0:  # not laid out yet: assume a 1024-pixel view
             px = py = max(zone.width, zone.height) / 1024
-        stride = max(1, int(min(px, py)))
+        stride = max(1, math.ceil(min(px, py) - 1e-6))  # at most one tile per screen pixel
         x0 = max(0, math.floor(rect.left()) // stride * stride)
         y0 = max(0, math.floor(rect.top()) // stride * stride)
         x1 = min(zone.width, math.ceil(rect.right()) + stride)

@@ -20,7 +20,7 @@ def _import(main_window: Any) -> Any:
 
 
 WINDOWS = [
-    ToolWindow("zone_viewer", "Zone Layers", _viewer, shortcut="Ctrl+Shift+Z",
+    ToolWindow("zone_viewer", "Zone Layers", _viewer, shortcut="Ctrl+Shift+L",
                tooltip="View a zone's altitude, slope, blocks, control bits and plant tiles, tile by tile"),
 ]
 IMPORTERS = [
