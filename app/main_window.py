@@ -116,7 +116,18 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.docks["inspector"], self.docks["history"])
         self.docks["inspector"].raise_()
 
+    def set_panel(self, key: str, widget: QWidget) -> QWidget:
+        """Put `widget` in fixed dock `key`, deleting the panel it replaces; returns `widget`."""
+        dock = self.docks[key]
+        old = dock.widget()
+        dock.setWidget(widget)
+        if old is not None and old is not widget:
+            old.deleteLater()
+        return widget
+
     def _refresh_layers(self) -> None:
+        if self.docks["layers"].widget() is not self.layer_list:
+            return  # a richer layers panel has taken the dock over
         self.layer_list.clear()
         terrain = self.document.scene.terrain
         cells = max(1, terrain.rows * terrain.columns)

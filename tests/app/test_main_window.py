@@ -326,3 +326,18 @@ def test_keyboard_shortcuts_dialog_lists_the_shortcuts(main_window) -> None:
         QKeySequence.SequenceFormat.NativeText)
     assert rows["Frame All"] == "F" and "Orbit" in rows
     dialog.close()
+
+
+def test_set_panel_replaces_a_placeholder_and_deletes_it(main_window, qtbot) -> None:
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    old = main_window.docks["inspector"].widget()
+    destroyed = []
+    old.destroyed.connect(lambda *_: destroyed.append(True))
+    panel = main_window.set_panel("inspector", QLabel("filled"))
+    assert main_window.docks["inspector"].widget() is panel
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert destroyed == [True]
+    main_window.set_panel("layers", QLabel("layers"))
+    main_window.open_scene(make_small_scene(rows=5, cols=5))  # the old list is not refreshed
+    assert main_window.docks["layers"].widget().text() == "layers"
