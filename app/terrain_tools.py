@@ -215,8 +215,8 @@ class NoiseTool(StrokeTool):
 
 
 class PaintLayerTool(StrokeTool):
-    tool_key, title, shortcut = "paint_layer", "Paint Layer", "P"
-    tooltip = "Paint the current layer's weight (Ctrl erases) — P"
+    tool_key, title, shortcut = "paint_layer", "Paint Layer", "L"
+    tooltip = "Paint the current layer's weight (Ctrl erases) — L"
     erase = False
 
     def target(self) -> str | None:
@@ -231,8 +231,8 @@ class PaintLayerTool(StrokeTool):
 
 
 class EraseLayerTool(PaintLayerTool):
-    tool_key, title, shortcut = "erase_layer", "Erase Layer", "E"
-    tooltip = "Erase the current layer's weight (Ctrl paints) — E"
+    tool_key, title, shortcut = "erase_layer", "Erase Layer", "Shift+L"
+    tooltip = "Erase the current layer's weight (Ctrl paints) — Shift+L"
     erase = True
 
 

@@ -417,3 +417,19 @@ def test_terrain_menu_export_and_import_heights(main_window, editor, answer_dial
     editor.actions["import_heights"].trigger()
     assert np.abs(terrain.heights - before).max() <= 40.0 / 65535
     assert main_window.document.undo_stack.text(0) == "Import heightmap h.r16"
+
+
+def test_painting_without_a_layer_says_so_and_changes_nothing(main_window, editor) -> None:
+    messages = []
+    editor.toolbox.message.connect(messages.append)
+    editor.toolbox.set_current_layer(None)
+    editor.toolbox.activate("paint_layer")
+    editor.toolbox.drag([(0.0, 0.0), (5.0, 0.0)])
+    assert main_window.document.undo_stack.count() == 0
+    assert messages and "pick one in the Layers panel" in messages[-1]
+
+
+def test_a_drag_off_the_terrain_pushes_nothing(main_window, editor) -> None:
+    editor.toolbox.activate("raise")
+    editor.toolbox.drag([(500.0, 500.0), (600.0, 500.0)])
+    assert main_window.document.undo_stack.count() == 0
