@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from model.errors import FormatError
 from model.trn import document as trn_document
+from model.trn.bitmaps import load_bitmaps
 from model.trn.document import Item, TrnDocument
 from model.trn.evaluator import FLORA_SLOTS, Evaluation, Region, evaluate, explain
 
@@ -155,6 +156,8 @@ class TrnBrowser(QWidget):
         self.setWindowTitle("TRN Browser")
         self.main_window = main_window
         self.doc: TrnDocument | None = None
+        self.bitmaps: dict[int, np.ndarray] = {}
+        self.missing_bitmaps: list[str] = []
         self.evaluation: Evaluation | None = None
         self.modified = False
         self._filling = False
@@ -276,6 +279,7 @@ class TrnBrowser(QWidget):
     def set_document(self, doc: TrnDocument) -> None:
         self.doc = doc
         self.modified = False
+        self.bitmaps, self.missing_bitmaps = load_bitmaps(doc) if doc.path else ({}, [])
         self._fill_tree()
         self._fill_families()
         self.props.show_item(None)
@@ -380,7 +384,7 @@ class TrnBrowser(QWidget):
             return
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            self.evaluation = evaluate(self.doc, self.preview_region())
+            self.evaluation = evaluate(self.doc, self.preview_region(), bitmaps=self.bitmaps)
         finally:
             QApplication.restoreOverrideCursor()
         self.show_evaluation()
@@ -420,7 +424,7 @@ class TrnBrowser(QWidget):
 
     def describe_pole(self, x: float, z: float) -> list[dict]:
         """Show (and return) the layers and items that reach the preview pole nearest (x, z)."""
-        ev, trace = explain(self.doc, x, z, self.evaluation.region.spacing)
+        ev, trace = explain(self.doc, x, z, self.evaluation.region.spacing, self.bitmaps)
         layers = [t["name"] for t in trace if t["tag"] == "LAYR"]
         shader = self.doc.family("shader", int(ev.shader[0, 0]))
         self.hover.setText(f"({x:.0f}, {z:.0f}) height {float(ev.heights[0, 0]):.2f}, shader "

@@ -14,6 +14,7 @@ from model.atomic import atomic_write, atomic_write_text
 from model.formats.heightmap import write_heightmap
 from model.formats.png import write_png
 from model.trn import document as trn_document
+from model.trn.bitmaps import load_bitmaps
 from model.trn.evaluator import FLORA_SLOTS, Region, evaluate, sample
 from model.trn.multifractal import Multifractal
 
@@ -141,7 +142,8 @@ def run_sample(args: argparse.Namespace) -> int:
     doc = trn_document.read(args.file)
     if args.spacing is not None and not args.spacing > 0:
         raise UsageError("--spacing must be positive")
-    rows = sample(doc, args.at, args.spacing)
+    bitmaps, _missing = load_bitmaps(doc)
+    rows = sample(doc, args.at, args.spacing, bitmaps)
     for r in rows:
         r["shader_name"] = _family_name(doc, "shader", r["shader"])
         r["flora_names"] = {k: _family_name(doc, "flora" if k in FLORA_SLOTS[:2] else "radial", v)
@@ -201,7 +203,9 @@ def run_bake(args: argparse.Namespace) -> int:
         raise UsageError(f"region of {region.cols} x {region.rows} poles is larger than "
                          f"{MAX_BAKE_POLES} poles; use a larger spacing or a smaller region")
     doc = trn_document.read(args.file)
-    ev = evaluate(doc, region, progress=_terminal_progress)
+    bitmaps, missing = load_bitmaps(doc)
+    ev = evaluate(doc, region, progress=_terminal_progress, bitmaps=bitmaps)
+    ev.warnings[:0] = missing
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     files = []

@@ -556,12 +556,13 @@ def explain(doc: TrnDocument, x: float, z: float, spacing: float,
     return ev, ev.trace or []
 
 
-def sample(doc: TrnDocument, points: list[tuple[float, float]], spacing: float | None = None) -> list[dict]:
+def sample(doc: TrnDocument, points: list[tuple[float, float]], spacing: float | None = None,
+           bitmaps: dict[int, np.ndarray] | None = None) -> list[dict]:
     """Height, shader and flora at each point's nearest pole (on the file's pole lattice by default)."""
     spacing = spacing or doc.pole_spacing
     out = []
     for x, z in points:
-        ev, _ = explain(doc, x, z, spacing)
+        ev, _ = explain(doc, x, z, spacing, bitmaps)
         out.append({
             "x": x, "z": z, "pole": [ev.region.ix0 * spacing, ev.region.iz0 * spacing],
             "height": float(ev.heights[0, 0]), "shader": int(ev.shader[0, 0]),

@@ -14,6 +14,7 @@ import numpy as np
 
 from model.scene import Scene
 from model.terrain import Terrain
+from model.trn.bitmaps import load_bitmaps
 from model.trn.document import Family, TrnDocument
 from model.trn.evaluator import Cancelled, Evaluation, Region, evaluate, pole_random
 
@@ -49,8 +50,11 @@ def mesh_for(family: Family | None, collidable: bool) -> str:
 
 
 def trn_to_scene(doc: TrnDocument, region: Region, progress: Progress | None = None,
-                 name: str | None = None, foliage: bool = True) -> Scene:
-    """A new scene from the poles of `region`; `progress` may cancel (ImportCancelled)."""
+                 name: str | None = None, foliage: bool = True,
+                 bitmaps: dict[int, np.ndarray] | None = None) -> Scene:
+    """A new scene from the poles of `region`; `progress` may cancel (ImportCancelled).
+
+    Bitmap families' images are looked up beside the TRN file unless `bitmaps` is given."""
     if region.rows < 2 or region.cols < 2:
         raise ValueError("the region must span at least 2 x 2 poles")
     if region.rows * region.cols > MAX_IMPORT_POLES:
@@ -66,7 +70,9 @@ def trn_to_scene(doc: TrnDocument, region: Region, progress: Progress | None = N
         return progress is None or progress(0.8 * done / max(total, 1), "evaluating") is not False
 
     try:
-        ev = evaluate(doc, region, progress=tiles)
+        if bitmaps is None:
+            bitmaps = load_bitmaps(doc)[0] if doc.path else {}
+        ev = evaluate(doc, region, progress=tiles, bitmaps=bitmaps)
     except Cancelled:
         raise ImportCancelled("evaluating") from None
     step(0.8, "terrain")
