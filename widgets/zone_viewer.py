@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from model.atomic import atomic_write
 from model.errors import FormatError
 from model.zones import Zone, read_zone
+from model.zones.names import plant_names_from_rules
 from model.zones.readout import tile_report
 from widgets.zone_layers import (
     CATALOGUE,
@@ -95,11 +96,14 @@ class ZoneViewer(QWidget):
         self.export_button = QToolButton(text="Export PNG…",
                                          toolTip="Save the current view (zoom, pan, overlays) as PNG")
         self.export_button.clicked.connect(self.export_dialog)
+        self.rules_button = QToolButton(text="Plant names…",
+                                        toolTip="Name plant types from a plant rules folder")
+        self.rules_button.clicked.connect(self.rules_dialog)
         self.title = QLabel("No zone open")
 
         bar = QHBoxLayout()
         for w in (self.open_button, self.layer_combo, self.overlay_button, self.fit_button,
-                  self.export_button):
+                  self.rules_button, self.export_button):
             bar.addWidget(w)
         bar.addWidget(self.title, 1)
 
@@ -374,6 +378,11 @@ class ZoneViewer(QWidget):
         if zone is not None:
             self.set_zone(zone)
         return zone
+
+    def rules_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Plant rules folder")
+        if folder and self.zone is not None:
+            self.set_plant_names(plant_names_from_rules(folder))
 
     def export_png(self, path: str | Path) -> None:
         """Save the view as shown (zoom, pan, overlays) as a PNG, atomically."""

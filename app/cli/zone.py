@@ -1,4 +1,4 @@
-"""`boscage zone info DIR --id N [--size W[xH]] [--json]` and `zone slope … --out FILE.png`."""
+"""`boscage zone info DIR --id N [--size W[xH]] [--rules DIR] [--json]`, `zone slope … --out FILE.png`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from pathlib import Path
 
 from app.cli import add_json_flag, emit
 from model.atomic import atomic_write
+from model.errors import FormatError
 from model.zones import parse_size, read_zone, zone_statistics
+from model.zones.names import plant_names_from_rules
 from model.zones.png import encode_png
 
 
@@ -38,6 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     info = zone_sub.add_parser("info", help="dimensions and per-layer statistics")
     _zone_args(info)
     add_json_flag(info)
+    info.add_argument("--rules", type=Path, metavar="RULES_DIR",
+                      help="name plant types from this plant rules folder (each rule's name by index)")
     info.set_defaults(func=run_info)
 
     slope = zone_sub.add_parser("slope", help="write the derived slope layer as a grey PNG (0..255)")
@@ -91,7 +95,12 @@ def info_text(doc: dict) -> str:
 
 
 def run_info(args: argparse.Namespace) -> int:
-    zone = read_zone(args.folder, args.zone_id, size=args.size)
+    names = None
+    if args.rules is not None:
+        if not args.rules.is_dir():
+            raise FormatError(args.rules, None, "plant rules folder not found")
+        names = plant_names_from_rules(args.rules)
+    zone = read_zone(args.folder, args.zone_id, size=args.size, plant_names=names)
     doc = zone_statistics(zone)
     emit(args, lambda: info_text(doc), doc)
     return 0

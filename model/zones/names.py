@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 # PlantInfo.type byte → species (the rule file's `index`). A rules folder may supply its own names.
 PLANT_TYPES: dict[int, str] = {
     0: "NotDefined", 1: "GrassA", 2: "GrassB", 3: "PineTree", 4: "Rango", 5: "BushA", 6: "BushB",
@@ -52,4 +54,15 @@ def flag_names(value: int, bits: dict[str, int]) -> list[str]:
     known = sum(bits.values())
     rest = value & ~known
     names += [f"bit {i}" for i in range(rest.bit_length()) if rest >> i & 1]
+    return names
+
+
+def plant_names_from_rules(folder: str | Path) -> dict[int, str]:
+    """Plant type names from a rules folder: each rule's `name` (or its type's name) by `index`.
+    Rule files that do not load are skipped; built-in names fill the rest."""
+    from model.plants.loader import load_folder  # plants use zones too: import on demand
+
+    names = dict(PLANT_TYPES)
+    for index, rule in load_folder(folder).by_index().items():
+        names[int(index)] = rule.name or names.get(int(index), f"#{index}")
     return names

@@ -59,3 +59,13 @@ def test_usage_errors_exit_2(zone_dir: Path, capsys) -> None:
     assert run_cli(["zone", "info", str(zone_dir), "--id", "x"]) == 2
     assert run_cli(["zone", "info", str(zone_dir), "--id", "106", "--size", "0x5"]) == 2
     assert run_cli(["zone", "slope", str(zone_dir), "--id", "106"]) == 2
+
+
+def test_info_names_plant_types_from_a_rules_folder(zone_dir: Path, capsys) -> None:
+    rules = Path(__file__).resolve().parents[2] / "resources" / "plants"
+    assert run_cli(["zone", "info", str(zone_dir), "--id", "106", "--rules", str(rules), "--json"]) == 0
+    types = json.loads(capsys.readouterr().out)["plants"]["type_counts"]
+    assert "Pine" in types and "PineTree" not in types
+    assert "GrassB" in types  # no rule for it: the built-in name stays
+    assert run_cli(["zone", "info", str(zone_dir), "--id", "106", "--rules", str(zone_dir / "none")]) == 1
+    assert "plant rules folder not found" in capsys.readouterr().err

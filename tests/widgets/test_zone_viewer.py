@@ -221,3 +221,15 @@ def test_page_keys_step_through_the_layers_present(viewer: ZoneViewer, qtbot) ->
     assert viewer.layer.key == "slope"  # the original and blend altitudes are absent: skipped
     qtbot.keyClick(viewer.view, Qt.Key.Key_PageUp)
     assert viewer.layer.key == "altitude"
+
+
+def test_plant_names_from_rules_reach_legend_and_read_out(viewer: ZoneViewer, qtbot) -> None:
+    from model.zones.names import plant_names_from_rules
+
+    rules = Path(__file__).resolve().parents[2] / "resources" / "plants"
+    viewer.set_layer("plants.type")
+    viewer.show_tile(30, 40)
+    viewer.set_plant_names(plant_names_from_rules(rules))
+    assert readout(viewer)["plant type"] == "Pine (3)"
+    qtbot.waitUntil(lambda: any(viewer.legend.item(i).text().startswith("Pine (3) — ")
+                                for i in range(viewer.legend.count())))
