@@ -122,10 +122,10 @@ class StrokeTool(TerrainTool):
 
     def press(self, pos, modifiers) -> None:
         target = self.target()
-        if target is not HEIGHTS and self.toolbox.terrain.layer(target) is None:
+        if self.target_is_layer and (target is None or self.toolbox.terrain.layer(target) is None):
             self.toolbox.report(f"No layer named '{target}' to paint: pick one in the Layers panel.")
             return
-        volume = self.toolbox.foliage_volume() if target is HEIGHTS else None
+        volume = None if self.target_is_layer else self.toolbox.foliage_volume()
         self.stroke = TerrainStroke(self.toolbox.terrain, target, volume)
         self._modifiers = modifiers
         self.toolbox.stroke_seed += 1
@@ -218,6 +218,7 @@ class PaintLayerTool(StrokeTool):
     tool_key, title, shortcut = "paint_layer", "Paint Layer", "L"
     tooltip = "Paint the current layer's weight (Ctrl erases) — L"
     erase = False
+    target_is_layer = True
 
     def target(self) -> str | None:
         return self.toolbox.current_layer
