@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMessageBox,
+    QProgressDialog,
     QScrollArea,
     QSpinBox,
     QSplitter,
@@ -36,13 +37,14 @@ from model.errors import FormatError
 from model.trn import document as trn_document
 from model.trn.bitmaps import load_bitmaps
 from model.trn.document import Item, TrnDocument
-from model.trn.evaluator import FLORA_SLOTS, Evaluation, Region, evaluate, explain
+from model.trn.evaluator import FLORA_SLOTS, Cancelled, Evaluation, Region, evaluate, explain
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_COLORS = {"layer": (90, 140, 220), "boundary": (230, 170, 60), "filter": (120, 190, 120),
                "affector": (200, 110, 200), "unknown": (150, 150, 150)}
 PREVIEW_MODES = ["heights", "colour", "shader"] + [f"flora: {s}" for s in FLORA_SLOTS] + ["environment"]
 RESOLUTIONS = [128, 256, 512]
+PREVIEW_TILE = 128  # tiles give the progress dialog steps to report and a chance to cancel
 
 
 def kind_icon(kind: str) -> QIcon:
@@ -374,19 +376,34 @@ class TrnBrowser(QWidget):
 
     # ---- preview -------------------------------------------------------------------------
     def preview_region(self) -> Region:
+        """n × n poles spread over the whole map."""
         n = RESOLUTIONS[self.resolution.currentIndex()]
-        half = self.doc.map_width / 2.0
-        spacing = max(self.doc.map_width / (n - 1), 1e-3)
-        return Region.from_bounds(-half, -half, half, half, spacing)
+        spacing = max(self.doc.map_width / n, 1e-3)
+        return Region(-(n // 2), -(n // 2), n, n, spacing)
 
     def refresh_preview(self) -> None:
         if self.doc is None:
             return
+        dialog = QProgressDialog("Evaluating the map…", "Cancel", 0, 100, self)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.setMinimumDuration(400)
+
+        def progress(done: int, total: int) -> bool:
+            dialog.setValue(int(100 * done / max(total, 1)))
+            QApplication.processEvents()
+            return not dialog.wasCanceled()
+
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            self.evaluation = evaluate(self.doc, self.preview_region(), bitmaps=self.bitmaps)
+            self.evaluation = evaluate(self.doc, self.preview_region(), progress=progress,
+                                       bitmaps=self.bitmaps, tile=PREVIEW_TILE)
+        except Cancelled:
+            self.status.setText("Preview cancelled; showing the previous evaluation")
+            return
         finally:
             QApplication.restoreOverrideCursor()
+            dialog.close()
+            dialog.deleteLater()
         self.show_evaluation()
 
     def show_evaluation(self) -> None:

@@ -182,3 +182,15 @@ def test_extension_declares_browser_and_importer():
     widget = win.create(None)
     assert isinstance(widget, TrnBrowser)
     widget.deleteLater()
+
+
+def test_preview_can_be_cancelled_keeping_the_previous_one(browser, monkeypatch):
+    import widgets.trn_browser as tb
+
+    before = browser.evaluation
+    monkeypatch.setattr(tb.QProgressDialog, "wasCanceled", lambda self: True)
+    browser.resolution.setCurrentIndex(2)
+    assert browser.evaluation is before and "cancelled" in browser.status.text()
+    monkeypatch.undo()
+    browser.refresh_preview()
+    assert browser.evaluation.heights.shape == (512, 512)
