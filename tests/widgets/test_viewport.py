@@ -169,3 +169,34 @@ def test_navigation_orbit_pan_zoom_and_frame_all_key(viewport, qtbot) -> None:
     assert cam.distance < distance
     qtbot.keyClick(viewport, Qt.Key.Key_F)
     assert np.allclose(cam.target[[0, 2]], [0.0, 0.0], atol=25.0)
+
+
+def test_a_shader_that_does_not_compile_raises_with_the_driver_log(viewport, qtbot) -> None:
+    from rendering.gl_program import ShaderError, ShaderProgram
+
+    render(viewport, qtbot)
+    viewport.makeCurrent()
+    try:
+        with pytest.raises(ShaderError, match="vertex"):
+            ShaderProgram("#version 330 core\nvoid main() { gl_Position = nonsense; }", "")
+        good = ShaderProgram("#version 330 core\nvoid main() { gl_Position = vec4(0.0); }",
+                             "#version 330 core\nout vec4 c;\nvoid main() { c = vec4(1.0); }")
+        assert good.id > 0
+        good.set_uniform("u_missing", 1.0)  # an absent uniform is ignored, not an error
+        good.delete()
+    finally:
+        viewport.doneCurrent()
+
+
+class BrokenAtStart(Recorder):
+    def initialize(self) -> None:
+        raise RuntimeError("no such extension")
+
+
+def test_a_renderer_failing_to_initialise_is_reported_and_dropped(viewport, qtbot) -> None:
+    render(viewport, qtbot)
+    broken = BrokenAtStart()
+    with qtbot.waitSignal(viewport.gl_failed, timeout=5000) as failed:
+        viewport.add_renderer(broken)
+    assert "no such extension" in failed.args[0] and broken not in viewport.renderers
+    render(viewport, qtbot)  # and drawing carries on
