@@ -10,23 +10,41 @@ _HALF = np.int64(1) << np.int64(31)
 
 
 class _Grid:
-    """Points bucketed into square cells of `size`, sorted by cell key."""
+    """Points bucketed into square cells of `size`: a dense cell table when the area is small
+    enough (O(1) lookups), else sorted cell keys and binary search."""
 
-    def __init__(self, points: np.ndarray, size: float) -> None:
-        self.points = points
+    MAX_DENSE = 1 << 22
+
+    def __init__(self, points: np.ndarray, size: float, queries: np.ndarray) -> None:
         self.size = size
-        cx, cz = self.cells(points)
-        keys = cx * _SPAN + (cz + _HALF)
-        self.order = np.argsort(keys, kind="stable")
-        self.keys = keys[self.order]
+        px, pz = self.cells(points)
+        qx, qz = self.cells(queries)
+        self.ox = int(min(px.min(), qx.min())) - 1
+        self.oz = int(min(pz.min(), qz.min())) - 1
+        self.nx = int(max(px.max(), qx.max())) + 2 - self.ox
+        self.nz = int(max(pz.max(), qz.max())) + 2 - self.oz
+        self.dense = self.nx * self.nz <= self.MAX_DENSE
+        if self.dense:
+            flat = (px - self.ox) * self.nz + (pz - self.oz)
+            self.order = np.argsort(flat, kind="stable")
+            counts = np.bincount(flat, minlength=self.nx * self.nz)
+            self.starts = np.concatenate([[0], np.cumsum(counts)])
+        else:
+            keys = px * _SPAN + (pz + _HALF)
+            self.order = np.argsort(keys, kind="stable")
+            self.keys = keys[self.order]
+        self.qx, self.qz = qx, qz
 
     def cells(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         c = np.floor(points / self.size).astype(np.int64)
         return c[:, 0], c[:, 1]
 
-    def ranges(self, queries: np.ndarray, dx: int, dz: int) -> tuple[np.ndarray, np.ndarray]:
-        cx, cz = self.cells(queries)
-        k = (cx + dx) * _SPAN + (cz + dz + _HALF)
+    def ranges(self, dx: int, dz: int) -> tuple[np.ndarray, np.ndarray]:
+        """[lo, hi) into `order` of the points in each query's neighbour cell (dx, dz)."""
+        if self.dense:
+            flat = (self.qx + dx - self.ox) * self.nz + (self.qz + dz - self.oz)
+            return self.starts[flat], self.starts[flat + 1]
+        k = (self.qx + dx) * _SPAN + (self.qz + dz + _HALF)
         return np.searchsorted(self.keys, k, "left"), np.searchsorted(self.keys, k, "right")
 
 
@@ -43,8 +61,8 @@ def count_candidate_pairs(queries: np.ndarray, points: np.ndarray, radius: float
     """How many point-in-neighbour-cell pairs a search would examine (to bound memory)."""
     if len(queries) == 0 or len(points) == 0:
         return 0
-    grid = _Grid(points, radius)
-    return int(sum(int((hi - lo).sum()) for lo, hi in (grid.ranges(queries, dx, dz) for dx, dz in _OFFSETS)))
+    grid = _Grid(points, radius, queries)
+    return int(sum(int((hi - lo).sum()) for lo, hi in (grid.ranges(dx, dz) for dx, dz in _OFFSETS)))
 
 
 def pairs_within(queries: np.ndarray, points: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
@@ -52,11 +70,11 @@ def pairs_within(queries: np.ndarray, points: np.ndarray, radius: float) -> tupl
     empty = np.empty(0, np.int64)
     if len(queries) == 0 or len(points) == 0 or not radius > 0:
         return empty, empty
-    grid = _Grid(points, radius)
+    grid = _Grid(points, radius, queries)
     r2 = float(radius) * float(radius)
     qs, ps = [], []
     for dx, dz in _OFFSETS:
-        lo, hi = grid.ranges(queries, dx, dz)
+        lo, hi = grid.ranges(dx, dz)
         qi, pos = _expand(lo, hi)
         if qi.size == 0:
             continue

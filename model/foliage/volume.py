@@ -35,7 +35,7 @@ class FoliageAddress(NamedTuple):
     index: int
 
 
-@dataclass
+@dataclass(slots=True)
 class Chunk:
     """One cell × one type: records (n, 7) float32 and a change counter."""
 
@@ -102,6 +102,7 @@ class FoliageVolume:
         self.palette = palette if palette is not None else Palette()
         self.cell_size = float(cell_size)
         self._chunks: dict[ChunkKey, Chunk] = {}
+        self._per_type: dict[str, int] = {}  # chunks per type name, so type_names() is cheap
         self._clock = 0  # versions come from one counter, so a re-created chunk never repeats one
         self.changed = Event()  # (list of chunk keys whose records changed)
 
@@ -139,7 +140,19 @@ class FoliageVolume:
                 yield key, self._chunks[key]
 
     def type_names(self) -> list[str]:
-        return sorted({t for _, t in self._chunks})
+        """Names of types with at least one instance, sorted."""
+        return sorted(self._per_type)
+
+    def _new_chunk(self, key: ChunkKey, records: np.ndarray) -> Chunk:
+        chunk = self._chunks[key] = Chunk(records)
+        self._per_type[key[1]] = self._per_type.get(key[1], 0) + 1
+        return chunk
+
+    def _drop_chunk(self, key: ChunkKey) -> None:
+        del self._chunks[key]
+        self._per_type[key[1]] -= 1
+        if not self._per_type[key[1]]:
+            del self._per_type[key[1]]
 
     def counts(self) -> dict[str, int]:
         """Instances per type name."""
@@ -270,30 +283,42 @@ class FoliageVolume:
         With `copy=False` a new chunk may keep a view of `records` (the caller gives it up).
         """
         rec = as_records(records)
-        if len(rec) == 0:
-            return {}
-        cx, cz = self.cell_of(rec[:, 0], rec[:, 2])
-        order, starts, cells = _group_by_cell(cx, cz)
+        return self.add_grouped(type_name, rec, self.group(rec), copy)
+
+    def group(self, records: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, list[Cell]]:
+        """How `add` will split records into cells (computable before committing to the add)."""
+        if len(records) == 0:
+            return None, np.zeros(1, np.int64), []
+        cx, cz = self.cell_of(records[:, 0], records[:, 2])
+        return _group_by_cell(cx, cz)
+
+    def add_grouped(self, type_name: str, rec: np.ndarray, grouping, copy: bool = True,
+                    addresses: bool = True) -> Selection:
+        """`add` with a grouping from `group(rec)`; `addresses=False` skips building the result."""
+        order, starts, cells = grouping
         added: Selection = {}
+        bounds = starts.tolist()
         for g, cell in enumerate(cells):
+            a, b = bounds[g], bounds[g + 1]
             if order is None:  # already grouped: slices are views, no gather
-                part = rec[starts[g]:starts[g + 1]]
+                part = rec[a:b]
                 owned = not copy
             else:
-                part = rec[order[starts[g]:starts[g + 1]]]
+                part = rec[order[a:b]]
                 owned = True
             key = (cell, type_name)
             chunk = self._chunks.get(key)
             if chunk is None:
-                chunk = self._chunks[key] = Chunk(part if owned else part.copy())
+                chunk = self._new_chunk(key, part if owned else part.copy())
                 first = 0
             else:
                 first = len(chunk)
                 chunk.records = np.concatenate([chunk.records, part])
             self._touch(chunk)
-            added[key] = np.arange(first, first + len(part), dtype=np.int64)
-        self.changed.emit(list(added))
-        return added
+            added[key] = np.arange(first, first + b - a, dtype=np.int64) if addresses else None
+        if added:
+            self.changed.emit(list(added))
+        return added if addresses else {}
 
     def remove(self, addresses: Iterable[FoliageAddress] | Mapping[ChunkKey, object]) -> Removed:
         """Delete addresses: grouped by chunk, descending, one O(n) pass each; returns them."""
@@ -318,7 +343,7 @@ class FoliageVolume:
                 chunk.records = chunk.records[keep]
                 self._touch(chunk)
             else:
-                del self._chunks[key]
+                self._drop_chunk(key)
         if removed.parts:
             self.changed.emit(list(removed.parts))
         return removed
@@ -335,7 +360,7 @@ class FoliageVolume:
             out[mask] = rec
             out[~mask] = old
             if chunk is None:
-                chunk = self._chunks[key] = Chunk(out)
+                chunk = self._new_chunk(key, out)
             else:
                 chunk.records = out
             self._touch(chunk)
@@ -368,6 +393,7 @@ class FoliageVolume:
     def clear(self) -> None:
         keys = list(self._chunks)
         self._chunks.clear()
+        self._per_type.clear()
         if keys:
             self.changed.emit(keys)
 

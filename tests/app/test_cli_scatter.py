@@ -75,3 +75,14 @@ def test_bad_arguments_and_bad_files(scene_path, tmp_path, capsys):
     side.write_bytes(b"garbage")
     assert run_cli(["scatter", str(scene_path), "--type", "oak", "--at", "1,1", "--radius", "5"]) == 1
     assert "hill.foliage.bin" in capsys.readouterr().err
+
+
+def test_foliage_bench_cases_run_quick(capsys):
+    from app.bench import all_cases
+
+    names = [c.name for c in all_cases() if c.name.startswith("foliage")]
+    assert len(names) == 4
+    code = run_cli(["bench", "--quick", "--json", "foliage"])
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in rows] == names and code in (0, 1)
+    assert all(r["ratio"] > 0 for r in rows)
