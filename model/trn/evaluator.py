@@ -181,14 +181,19 @@ class _Run:
         return np.stack([-dx * inv, inv, -dz * inv], axis=1)
 
     def fractal(self, family_id: int, idx: np.ndarray) -> np.ndarray:
-        if family_id not in self._fractals:
-            fam = self.doc.family("fractal", family_id)
-            if fam is None or fam.fractal is None:
-                self.warnings.append(f"fractal family {family_id} is missing; using 0")
-                self._fractals[family_id] = np.zeros(self.xs.size)
-            else:
-                mf = Multifractal.from_values(fam.fractal.values)
-                self._fractals[family_id] = mf.value(self.xs, self.zs).astype(np.float64)
+        """The family's multifractal at `idx`: cached over the whole grid once most poles need it."""
+        if family_id in self._fractals:
+            return self._fractals[family_id][idx]
+        fam = self.doc.family("fractal", family_id)
+        if fam is None or fam.fractal is None:
+            msg = f"fractal family {family_id} is missing; using 0"
+            if msg not in self.warnings:
+                self.warnings.append(msg)
+            return np.zeros(idx.size)
+        mf = Multifractal.from_values(fam.fractal.values)
+        if idx.size * 4 < self.xs.size:  # a bounded layer: noise only where it is needed
+            return mf.value(self.xs[idx], self.zs[idx]).astype(np.float64)
+        self._fractals[family_id] = mf.value(self.xs, self.zs).astype(np.float64)
         return self._fractals[family_id][idx]
 
     def record(self, item: Item, idx: np.ndarray, amount: np.ndarray, role: str) -> None:

@@ -48,7 +48,8 @@ def realistic_stack(n_layers: int = 40, seed: int = 1, extent: float = 2000.0):
     shaders = [shader(i, clamp=0.2) for i in range(8)]
     floras = [flora(i, density=0.3, children=(("a", 1.0), ("b", 2.0))) for i in range(6)]
     radials = [radial(i, density=0.5) for i in range(4)]
-    fractals = [fractal(i, seed=i + 1, octaves=3, scaleX=0.004, scaleY=0.004) for i in range(3)]
+    fractals = [fractal(i, seed=i + 1, octaves=3, scaleX=0.004, scaleY=0.004, combinationRule=i,
+                        useBias=int(i == 1), bias=0.4, useGain=int(i == 2), gain=0.7) for i in range(3)]
     layers = [build.layer("base", [build.item("AHFR", "0003", fractalFamily=0, operation=0, scaleY=120.0),
                                    build.item("ASCN", "0001", shaderFamily=0, useFeatherClampOverride=0,
                                               featherClampOverride=0.0)])]
@@ -84,6 +85,9 @@ def realistic_stack(n_layers: int = 40, seed: int = 1, extent: float = 2000.0):
         if i % 4 == 1:
             items.append(build.item("FHGT", "0002", low=r(-50, 30), high=r(40, 200), featherFn=3,
                                     feather=0.3))
+        if i % 9 == 4:
+            items.append(build.item("FDIR", "0000", minAngle=r(0, 3), maxAngle=r(3.2, 6.3), featherFn=1,
+                                    feather=0.2))
         if i % 6 == 2:
             items.append(build.item("FFRA", "0005", fractalFamily=int(rng.integers(0, 3)), featherFn=0,
                                     feather=0.2, low=0.3, high=0.9, scaleY=1.0))

@@ -95,3 +95,15 @@ def test_tables_are_a_permutation_with_unit_gradients():
     assert np.array_equal(t.p[256:512], t.p[:256]) and np.array_equal(t.p[512:], t.p[:2])
     norms = np.hypot(t.g2[:256, 0], t.g2[:256, 1])
     np.testing.assert_allclose(norms[norms > 0], 1.0, atol=1e-6)
+
+
+def test_values_do_not_depend_on_array_position():
+    """Tiles and windows put a pole at different array positions; its value must not change."""
+    m = Multifractal(seed=3, useBias=1, bias=0.3, useGain=1, gain=0.8, octaves=4, frequency=2, amplitude=0.5,
+                     scaleX=0.01, scaleY=0.01, combinationRule=2)
+    rng = np.random.default_rng(1)
+    x, z = rng.uniform(-3000, 3000, 1001), rng.uniform(-3000, 3000, 1001)
+    whole = m.value(x, z)
+    one_by_one = np.array([m.value(x[i:i + 1], z[i:i + 1])[0] for i in range(x.size)])
+    np.testing.assert_array_equal(whole, one_by_one)
+    np.testing.assert_array_equal(whole[3:], m.value(x[3:], z[3:]))
