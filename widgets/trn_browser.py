@@ -217,7 +217,7 @@ class TrnBrowser(QWidget):
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
-        self.outline = pg.PlotDataItem(pen=pg.mkPen((255, 230, 0), width=2))
+        self.outline = pg.PlotDataItem(pen=pg.mkPen((255, 230, 0), width=2), connect="finite")
         self.plot.addItem(self.outline)
         self.hover = QLabel("Hover the map to see which layers reach a pole")
         self.hover.setWordWrap(True)
@@ -450,7 +450,18 @@ class TrnBrowser(QWidget):
 
 
 def outline_of(item: Item | None) -> tuple[list[float], list[float]]:
-    """The outline of a boundary item in world x, z (empty for anything else)."""
+    """The outline of a boundary in world x, z; for a layer, its active boundaries' outlines joined by NaN
+    breaks; empty for anything else."""
+    if item is not None and item.kind == "layer":
+        xs: list[float] = []
+        zs: list[float] = []
+        for child in item.children:
+            if child.kind == "boundary" and child.active:
+                cx, cz = outline_of(child)
+                if cx:
+                    xs += cx + [float("nan")]
+                    zs += cz + [float("nan")]
+        return xs, zs
     if item is None or item.kind != "boundary" or item.params is None:
         return [], []
     p = item.params

@@ -123,6 +123,15 @@ def test_preview_modes_render_families(browser):
     assert np.all(img[ev.shader == -1] == 40)
 
 
+def test_mouse_over_the_map_updates_the_read_out(browser):
+    from PySide6.QtCore import QPointF
+
+    browser.mode.setCurrentIndex(0)
+    scene_pos = browser.plot.vb.mapViewToScene(QPointF(100.0, -200.0))
+    browser.plot.scene().sigMouseMoved.emit(scene_pos)
+    assert browser.hover.text().startswith("(100, -200)") and "hill" in browser.hover.text()
+
+
 def test_hover_lists_layers_that_reach_the_pole(browser):
     trace = browser.describe_pole(100.0, -200.0)
     names = {t["name"] for t in trace}
@@ -132,12 +141,15 @@ def test_hover_lists_layers_that_reach_the_pole(browser):
     assert {t["name"] for t in trace if t["tag"] == "LAYR"} == {"base"}
 
 
-def test_outline_of_each_boundary():
+def test_outline_of_each_boundary_and_layer():
     doc = document.parse(build.to_bytes(kitchen_sink()))
     for it in doc.items():
         xs, zs = outline_of(it)
         if it.kind == "boundary" and it.unsupported is None:
             assert len(xs) >= 2 and len(xs) == len(zs), it.tag
+        elif it.kind == "layer":
+            drawn = [c for c in it.children if c.kind == "boundary" and c.active and c.unsupported is None]
+            assert sum(1 for v in xs if v != v) == len(drawn)
         else:
             assert xs == [] and zs == []
 
