@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.errors import FormatError
+from model.formats import png
 from model.formats.heightmap import (
     HeightMapping,
     check_shape,
@@ -67,6 +68,16 @@ def test_unfilter_matches_the_byte_loop_reference(bpp: int, only_simple: bool) -
     rows = rng.integers(0, 256, (13, 7 * bpp)).astype(np.uint8)
     kinds = rng.integers(0, 3 if only_simple else 5, 13).astype(np.uint8)
     np.testing.assert_array_equal(unfilter(rows, kinds, bpp), ref_unfilter(rows, kinds, bpp))
+
+
+@pytest.mark.parametrize("band", [1, 4, 5, 100])
+def test_unfilter_in_bands_matches_the_reference(monkeypatch, band: int) -> None:
+    monkeypatch.setattr(png, "WAVEFRONT_BAND", band)
+    rng = np.random.default_rng(band)
+    rows = rng.integers(0, 256, (13, 9 * 2)).astype(np.uint8)
+    kinds = rng.integers(0, 5, 13).astype(np.uint8)
+    kinds[0] = 4
+    np.testing.assert_array_equal(unfilter(rows, kinds, 2), ref_unfilter(rows, kinds, 2))
 
 
 @settings(max_examples=30, deadline=None)
