@@ -37,12 +37,16 @@ def _crc(data: bytes) -> str:
 
 
 def versioned_side_path(manifest: Path, kind: str, data: bytes) -> Path:
-    """`<stem>.<kind>.<crc32>.bin`: new content gets a new name, so the old file survives."""
+    """`<stem>.<kind>.<crc32>.bin`: new content gets a new name, so the old file survives.
+
+    Section writers should name their side files this way too: a save then never overwrites a
+    file the previous manifest still names, and the stale one is removed after the manifest."""
     return side_path(manifest, f".{kind}.{_crc(data)}.bin")
 
 
-def _stale_side_files(manifest: Path, kinds: tuple[str, ...], keep: set[Path]) -> list[Path]:
-    pattern = re.compile(re.escape(manifest.stem) + r"\.(" + "|".join(kinds) + r")\.[0-9a-f]{8}\.bin")
+def _stale_side_files(manifest: Path, keep: set[Path]) -> list[Path]:
+    """Checksum-named side files of this manifest (any kind, sections' too) that it no longer names."""
+    pattern = re.compile(re.escape(manifest.stem) + r"\.[a-z0-9_]+\.[0-9a-f]{8}\.bin")
     if not manifest.parent.is_dir():
         return []
     return [p for p in manifest.parent.iterdir()
@@ -108,7 +112,7 @@ def save_scene(scene: Scene, path: str | Path) -> None:
     for file, data in files.items():
         atomic_write(file, data)
     atomic_write_text(manifest, tomli_w.dumps(doc))
-    for stale in _stale_side_files(manifest, ("heights", "layers"), set(files)):
+    for stale in _stale_side_files(manifest, set(files)):
         try:
             stale.unlink()
         except OSError:  # a leftover file is harmless; the manifest no longer names it

@@ -84,6 +84,32 @@ def test_an_edit_replaces_side_files_and_leaves_no_stale_ones(tmp_path: Path) ->
     assert load_scene(path).terrain.heights[3, 4] == scene.terrain.heights[3, 4]
 
 
+def test_checksum_named_section_files_are_kept_while_named_and_dropped_after(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def write(scene, manifest, files):
+        data = scene.sections["extra"]
+        path = scene_file.versioned_side_path(manifest, "extra", data)
+        files[path] = data
+        return {"file": path.name}
+
+    monkeypatch.setitem(scene_file.SECTION_WRITERS, "extra", write)
+    path = tmp_path / "s.boscage"
+    scene = make_scene()
+    scene.sections["extra"] = b"first"
+    save_scene(scene, path)
+    first = [n for n in files_of(tmp_path) if ".extra." in n]
+    scene.sections["extra"] = b"second"
+    save_scene(scene, path)
+    second = [n for n in files_of(tmp_path) if ".extra." in n]
+    assert len(first) == len(second) == 1 and first != second
+    unrelated = tmp_path / "s.notes.txt"
+    unrelated.write_text("mine")
+    other_scene = tmp_path / "t.heights.0badf00d.bin"
+    other_scene.write_bytes(b"x")
+    save_scene(scene, path)
+    assert unrelated.exists() and other_scene.exists()  # only this scene's checksum-named files go
+
+
 def test_a_scene_without_layers_round_trips(tmp_path: Path) -> None:
     scene = Scene(Terrain(np.arange(12, dtype=np.float32).reshape(3, 4)), name="bare")
     save_scene(scene, tmp_path / "b.boscage")
