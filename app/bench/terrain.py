@@ -18,7 +18,7 @@ def _terrain(size: int) -> Terrain:
     return t
 
 
-def _stroke(t: Terrain, brush: Brush, stamps: int = 24) -> None:
+def _stroke(t: Terrain, brush: Brush, stamps: int = 24) -> list[TerrainStroke]:
     """One drag of each tool across the middle of the terrain, as the editor's tools do it."""
     c = t.columns / 2
     points = [(c + 3.0 * i, c + 2.0 * i) for i in range(stamps)]
@@ -34,6 +34,7 @@ def _stroke(t: Terrain, brush: Brush, stamps: int = 24) -> None:
     for x, z in points:
         paint.apply(paint_layer(t, "grass", brush, x, z))
     paint.finish()
+    return [sculpt, paint]
 
 
 def sculpt_ratio(quick: bool) -> float:
@@ -48,7 +49,20 @@ def sculpt_ratio(quick: bool) -> float:
     return big_time / small_time
 
 
+def undo_memory_ratio(quick: bool) -> float:
+    """Undo bytes kept for one drag on a 4096² terrain over the same drag on a 512² one."""
+    big, small = (2048, 512) if quick else (4096, 512)
+    brush = Brush(radius=24.0, strength=0.5)
+
+    def undo_bytes(size: int) -> int:
+        return sum(s.tiles.nbytes for s in _stroke(_terrain(size), brush))
+
+    return undo_bytes(big) / undo_bytes(small)
+
+
 CASES = [
     BenchCase("terrain.sculpt_stamp_4096_vs_512", 1.5, sculpt_ratio,
               description="a sculpt/paint drag on 4096² costs about the same as on 512²"),
+    BenchCase("terrain.stroke_undo_memory_4096_vs_512", 1.0, undo_memory_ratio,
+              description="a drag's undo keeps only the tiles it touched, whatever the terrain size"),
 ]

@@ -79,3 +79,8 @@ def test_sculpt_bench_is_proportional_to_the_brush() -> None:
     (case,) = [c for c in CASES if c.name == "terrain.sculpt_stamp_4096_vs_512"]
     # A stamp that touched the whole grid would cost ~16x more on 2048² than on 512².
     assert case.run(True) < 3.0
+
+
+def test_undo_memory_bench_is_proportional_to_the_brush() -> None:
+    (case,) = [c for c in CASES if c.name == "terrain.stroke_undo_memory_4096_vs_512"]
+    assert case.run(True) == 1.0  # the same tiles, however large the terrain
