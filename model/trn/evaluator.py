@@ -232,8 +232,6 @@ class _Run:
             if layer.params["invertFilters"]:
                 fval = 1.0 - fval
             amount = np.minimum(amount, fval)
-        elif layer.params["invertFilters"] and filters:
-            amount = np.zeros(idx.size)
         idx, amount, parent = _compress(amount > 0, idx, amount, parent)
         if idx.size == 0:
             return
