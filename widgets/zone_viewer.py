@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QEvent, QIODevice, QObject, QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QIcon, QKeySequence, QPixmap
+from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -138,10 +138,13 @@ class ZoneViewer(QWidget):
         self.readout.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.readout.setToolTip("Every layer's value at the hovered tile, with the derived slope and masks")
 
+        # The read-out has up to 18 lines (every layer, slope and masks): keep room for all of them.
+        self.readout.setMinimumHeight(self.readout.fontMetrics().lineSpacing() * 19)
         side = QSplitter(Qt.Vertical)
         side.addWidget(self.legend)
         side.addWidget(self.histogram)
         side.addWidget(self.readout)
+        side.setSizes([180, 240, 360])
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.view)
         split.addWidget(side)
@@ -151,13 +154,11 @@ class ZoneViewer(QWidget):
         layout.addLayout(bar)
         layout.addWidget(split, 1)
 
-        # Only keys the main window does not use: the viewer lives in one of its docks.
-        for keys, slot in (("F", self.fit), (QKeySequence.MoveToNextPage, lambda: self._step_layer(1)),
-                           (QKeySequence.MoveToPreviousPage, lambda: self._step_layer(-1))):
-            action = QAction(self, shortcut=QKeySequence(keys))
-            action.setShortcutContext(Qt.WidgetWithChildrenShortcut)
-            action.triggered.connect(slot)
-            self.addAction(action)
+        # Plain keys, handled here rather than as window shortcuts: the viewer lives in a dock of the
+        # main window, whose shortcuts must not clash, and the view would otherwise scroll on PgUp/PgDn.
+        self._keys = {Qt.Key.Key_F: self.fit, Qt.Key.Key_PageDown: lambda: self._step_layer(1),
+                      Qt.Key.Key_PageUp: lambda: self._step_layer(-1)}
+        self.view.installEventFilter(self)
 
     # ---- model ---------------------------------------------------------------------------
     def set_zone(self, zone: Zone) -> None:
@@ -337,7 +338,20 @@ class ZoneViewer(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.view.viewport() and event.type() == QEvent.Type.MouseMove:
             self._mouse_moved(self.view.mapToScene(event.position().toPoint()))
+        elif watched is self.view and event.type() == QEvent.Type.KeyPress and self._key(event):
+            return True
         return super().eventFilter(watched, event)
+
+    def keyPressEvent(self, event) -> None:
+        if not self._key(event):
+            super().keyPressEvent(event)
+
+    def _key(self, event) -> bool:
+        action = self._keys.get(event.key()) if event.modifiers() == Qt.KeyboardModifier.NoModifier else None
+        if action is None:
+            return False
+        action()
+        return True
 
     def _mouse_moved(self, scene_pos: QPointF) -> None:
         tile = self.tile_at(scene_pos)

@@ -216,11 +216,13 @@ def test_tool_window_is_registered() -> None:
 
 def test_page_keys_step_through_the_layers_present(viewer: ZoneViewer, qtbot) -> None:
     viewer.set_layer("altitude")
-    viewer.view.setFocus()
     qtbot.keyClick(viewer.view, Qt.Key.Key_PageDown)
     assert viewer.layer.key == "slope"  # the original and blend altitudes are absent: skipped
     qtbot.keyClick(viewer.view, Qt.Key.Key_PageUp)
     assert viewer.layer.key == "altitude"
+    viewer.view_box.setRange(QRectF(10, 10, 8, 8), padding=0)
+    qtbot.keyClick(viewer.view, Qt.Key.Key_F)
+    assert viewer.view_box.viewRect().width() >= 96
 
 
 def test_plant_names_from_rules_reach_legend_and_read_out(viewer: ZoneViewer, qtbot) -> None:
