@@ -325,6 +325,7 @@ class TerrainToolbox(QObject):
             self.active = tool
             tool.activate()
             self.tool_changed.emit(key)
+            self.report(f"{tool.tooltip.split(' — ')[0]}. Left drag applies; [ ] radius, Shift+[ ] strength.")
         elif self.active is tool:
             tool.deactivate()
             self.active = None
