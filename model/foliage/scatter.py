@@ -16,6 +16,7 @@ from enum import IntEnum
 
 import numpy as np
 
+from model.brush import Brush
 from model.foliage import hashing
 from model.foliage.foliage_type import FoliageType
 from model.foliage.hashing import Channel
@@ -60,6 +61,13 @@ class Stamp:
     strength: float = 1.0
     seed: int = 0
     index: int = 0
+    brush: Brush | None = None  # its falloff curve, when the stamp comes from the shared brush
+
+    @classmethod
+    def from_brush(cls, brush: Brush, center: tuple[float, float], seed: int = 0, index: int = 0) -> Stamp:
+        """A stamp with the shared brush's radius, falloff, strength and curve."""
+        return cls((float(center[0]), float(center[1])), brush.radius, brush.falloff, brush.strength,
+                   seed, index, brush)
 
     def box(self, terrain: Terrain | None = None) -> tuple[float, float, float, float]:
         x, z = self.center
@@ -71,6 +79,8 @@ class Stamp:
         dx = np.asarray(x, np.float64) - self.center[0]
         dz = np.asarray(z, np.float64) - self.center[1]
         d = np.sqrt(dx * dx + dz * dz)
+        if self.brush is not None:
+            return np.where(d <= self.radius, self.brush.weight(d), 0.0)
         return falloff_weight(d, self.radius, self.falloff)
 
     def reach(self, x, z, thin, terrain: Terrain | None = None) -> np.ndarray:

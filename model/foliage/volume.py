@@ -263,6 +263,40 @@ class FoliageVolume:
                                  poly[:, 1].max(), types)
         return self._select(keys, lambda px, pz: points_in_polygon(px, pz, poly))
 
+    def chunks_in_frustum(self, planes, types: Iterable[str] | None = None) -> list[ChunkKey]:
+        """Chunks whose grown bounds are not wholly outside any plane (a, b, c, d): inside is ≥ 0.
+
+        The renderer's cell-level cull; instances within a visible chunk are culled after.
+        """
+        planes = np.asarray(planes, np.float64).reshape(-1, 4)
+        wanted = None if types is None else set(types)
+        keys = [k for k in self._chunks if wanted is None or k[1] in wanted]
+        if not keys:
+            return []
+        boxes = np.stack([self.bounds(*k) for k in keys])  # (n, 2, 3)
+        inside = np.ones(len(keys), bool)
+        for a, b, c, d in planes:
+            # the box corner furthest along the plane normal decides
+            px = np.where(a >= 0, boxes[:, 1, 0], boxes[:, 0, 0])
+            py = np.where(b >= 0, boxes[:, 1, 1], boxes[:, 0, 1])
+            pz = np.where(c >= 0, boxes[:, 1, 2], boxes[:, 0, 2])
+            inside &= a * px + b * py + c * pz + d >= 0
+        return sorted((k for k, ok in zip(keys, inside, strict=True) if ok), key=lambda k: (k[1], k[0]))
+
+    def query_frustum(self, planes, types: Iterable[str] | None = None) -> Selection:
+        """Instances whose position is inside every plane: cells first, then instances."""
+        planes = np.asarray(planes, np.float64).reshape(-1, 4)
+        out: Selection = {}
+        for key in self.chunks_in_frustum(planes, types):
+            rec = self._chunks[key].records.astype(np.float64)
+            inside = np.ones(len(rec), bool)
+            for a, b, c, d in planes:
+                inside &= a * rec[:, 0] + b * rec[:, 1] + c * rec[:, 2] + d >= 0
+            idx = np.flatnonzero(inside)
+            if idx.size:
+                out[key] = idx
+        return out
+
     def positions_near(self, x0: float, z0: float, x1: float, z1: float,
                        types: Iterable[str] | None = None) -> np.ndarray:
         """(n, 2) x, z of instances in chunks overlapping a box, for spacing checks."""

@@ -2,6 +2,8 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from model.foliage.foliage_type import FoliageType, LayerFilter
 from model.foliage.reference import consider_reference
@@ -14,6 +16,7 @@ from model.foliage.scatter import (
     Stamp,
     up_of,
 )
+from model.foliage.store import encode_store
 from model.foliage.volume import FoliageVolume
 from model.terrain import Terrain
 from tests.model.foliage.conftest import TREE, cone, paint_half, plane, ramp, scatter_for
@@ -231,6 +234,7 @@ def test_undo_redo_of_a_stroke_gives_identical_bytes(half_painted_cone):
     for s in stroke:
         added.append(sc.paint(["tree", "bush"], s).added)
     after = volume_bytes(sc.volume)
+    saved = encode_store(sc.volume)
     assert after != base
     for a in reversed(added):
         sc.volume.remove(a)
@@ -238,6 +242,7 @@ def test_undo_redo_of_a_stroke_gives_identical_bytes(half_painted_cone):
     for s in stroke:
         sc.paint(["tree", "bush"], s)
     assert volume_bytes(sc.volume) == after
+    assert encode_store(sc.volume) == saved  # the file on disk would be byte-identical too
 
 
 def test_multi_type_stamp_spaces_later_types_from_earlier_ones():
@@ -350,3 +355,29 @@ def test_terrain_origin_and_spacing_are_honoured():
     inside = (np.abs(out.xz) <= 32).all(axis=1)
     assert (out.refusals[~inside] == Refusal.NO_GROUND).all()
     assert (out.refusals[inside] != Refusal.NO_GROUND).all()
+
+
+def test_stamp_from_the_shared_brush_uses_its_curve():
+    from model.brush import Brush
+
+    brush = Brush(radius=20.0, strength=0.8, falloff=0.6, curve="tip")
+    stamp = Stamp.from_brush(brush, (32, 32), seed=3, index=2)
+    assert (stamp.radius, stamp.falloff, stamp.strength, stamp.index) == (20.0, 0.6, 0.8, 2)
+    d = np.array([0.0, 10.0, 15.0, 19.0, 25.0])
+    np.testing.assert_array_equal(stamp.weight(32 + d, np.full(5, 32.0)),
+                                  np.where(d <= 20, brush.weight(d), 0.0))
+    sc = scatter_for(plane(), FoliageType("t", density=30.0))
+    assert_same(sc.consider("t", stamp), consider_reference(sc, "t", stamp))
+
+
+@settings(max_examples=25, deadline=None)
+@given(x=st.floats(-20, 150), z=st.floats(-20, 150), radius=st.floats(1, 30), falloff=st.floats(0, 1),
+       strength=st.floats(0, 1), seed=st.integers(0, 2**32 - 1), index=st.integers(0, 1000),
+       spacing=st.sampled_from([0.0, 1.5, 4.0]), align=st.floats(0, 1))
+def test_any_stamp_agrees_with_the_reference(x, z, radius, falloff, strength, seed, index, spacing, align):
+    terrain = cone()
+    paint_half(terrain)
+    ftype = dataclasses.replace(TREE, density=8.0, spacing=spacing, align=align)
+    sc = scatter_for(terrain, ftype)
+    stamp = Stamp((x, z), radius, falloff, strength, seed, index)
+    assert_same(sc.consider("tree", stamp), consider_reference(sc, "tree", stamp))

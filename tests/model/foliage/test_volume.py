@@ -203,3 +203,18 @@ def test_add_remove_restore_sequences_round_trip(sequence):
         snap, undo = history.pop()
         undo()
         assert snapshot(v) == snap
+
+
+def test_frustum_culls_cells_by_their_grown_bounds_then_instances():
+    pal = Palette([FoliageType("oak", extent=Extent(4.0, 10.0))])
+    v = FoliageVolume(pal, 32.0)
+    v.add("oak", np.concatenate([rec(33.0, 5.0), rec(60.0, 5.0), rec(100.0, 5.0), rec(10.0, 5.0)]))
+    keep_west = [(-1.0, 0.0, 0.0, 31.0)]  # x <= 31
+    # cell (1, 0)'s first tree stands at x = 33, but its canopy reaches x = 29: the cell is drawn
+    assert v.chunks_in_frustum(keep_west) == [((0, 0), "oak"), ((1, 0), "oak")]
+    assert {k: i.tolist() for k, i in v.query_frustum(keep_west).items()} == {((0, 0), "oak"): [0]}
+    # a box from positions alone would have culled it
+    assert v.records((1, 0), "oak")[:, 0].min() > 31.0
+    above = [(0.0, -1.0, 0.0, -20.0)]  # y <= -20: below every tree
+    assert v.chunks_in_frustum(above) == []
+    assert v.chunks_in_frustum(np.zeros((0, 4))) == sorted(v.keys(), key=lambda k: (k[1], k[0]))
