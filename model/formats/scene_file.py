@@ -8,6 +8,7 @@ an unchanged scene rewrites the same names with the same bytes.
 
 from __future__ import annotations
 
+import importlib
 import re
 import tomllib
 import zlib
@@ -99,11 +100,20 @@ def scene_manifest(scene: Scene, manifest: Path) -> tuple[dict, dict[Path, bytes
 # Subsystems that store a section beside the scene register (save, load) hooks here.
 SECTION_WRITERS: dict[str, object] = {}
 SECTION_READERS: dict[str, object] = {}
+# Importing these registers their hooks. Done before every load and save, so a process that
+# never imported them still keeps (and writes back) a scene's foliage instead of dropping it.
+SECTION_MODULES = ("model.foliage",)
+
+
+def register_sections() -> None:
+    for name in SECTION_MODULES:
+        importlib.import_module(name)
 
 
 def save_scene(scene: Scene, path: str | Path) -> None:
     """Write the scene atomically: side files first, the manifest last, then drop stale side files."""
     manifest = Path(path)
+    register_sections()
     doc, files = scene_manifest(scene, manifest)
     for key, writer in SECTION_WRITERS.items():
         section = writer(scene, manifest, files)  # type: ignore[operator]
@@ -151,6 +161,7 @@ def _read_side(manifest: Path, name: str, expected_size: int, crc_text: object,
 def load_scene(path: str | Path) -> Scene:
     """Read a scene; any problem raises one FormatError naming the file and the place."""
     manifest = Path(path)
+    register_sections()
     try:
         text = manifest.read_bytes().decode("utf-8")
     except FileNotFoundError:

@@ -299,3 +299,38 @@ def test_sections_hooks_write_and_read_beside_the_scene(tmp_path: Path,
     back = load_scene(tmp_path / "x.boscage")
     assert seen["section"] == {"file": "x.extra.txt", "count": 1}
     assert back.sections["extra"] == b"hello"
+
+
+def test_a_process_that_never_imported_foliage_keeps_a_scenes_foliage(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    path = tmp_path / "f.boscage"
+    code = (
+        "import sys, numpy as np\n"
+        f"sys.path.insert(0, {str(root)!r})\n"
+        "from model.formats.scene_file import load_scene, save_scene\n"
+        "from model.scene import Scene\n"
+        "from model.terrain import Terrain\n"
+        "mode, path = sys.argv[1], sys.argv[2]\n"
+        "if mode == 'write':\n"
+        "    from model.foliage import SceneFoliage, builtin_palette\n"
+        "    scene = Scene(Terrain(np.zeros((5, 5), np.float32)))\n"
+        "    scene.sections['foliage'] = SceneFoliage(builtin_palette())\n"
+        "    save_scene(scene, path)\n"
+        "else:\n"
+        "    assert 'model.foliage' not in sys.modules\n"
+        "    scene = load_scene(path)\n"
+        "    save_scene(scene, path)\n"
+        "    print(type(scene.sections.get('foliage')).__name__, len(scene.sections['foliage'].palette))\n"
+    )
+    write = subprocess.run([sys.executable, "-c", code, "write", str(path)], capture_output=True, text=True)
+    assert write.returncode == 0, write.stderr
+    before = path.read_text()
+    assert "[foliage]" in before
+    resave = subprocess.run([sys.executable, "-c", code, "resave", str(path)], capture_output=True, text=True)
+    assert resave.returncode == 0, resave.stderr
+    kind, types = resave.stdout.split()
+    assert kind == "SceneFoliage" and int(types) > 0
+    assert path.read_text() == before
