@@ -164,6 +164,9 @@ class _Run:
         self.trace_index = trace_index
         self.trace: list[dict] | None = [] if trace_index is not None else None
         self.seed = int(doc.header.get("collidable.seed", 0) or 0)
+        # each flora kind draws from its own header seed, so changing one leaves the others alone
+        self.flora_seeds = [int(doc.header.get(f"{p}.seed", 0) or 0)
+                            for p in ("collidable", "nonCollidable", "radial", "farRadial")]
 
     # ---- shared inputs -------------------------------------------------------------------
     def normals(self, idx: np.ndarray) -> np.ndarray:
@@ -416,11 +419,12 @@ class _Run:
         else:
             density = float(fam.record["density"]) if fam else 0.0
         x, z = self.xs[idx], self.zs[idx]
-        draw = pole_random(x, z, _salt(it.path + "/flora", self.seed))
+        seed = self.flora_seeds[slot]
+        draw = pole_random(x, z, _salt(it.path + "/flora", seed))
         hit = draw <= a * density
         got = idx[hit]
         self.flora[slot, got] = fid
-        pick = pole_random(x[hit], z[hit], _salt(it.path + "/child", self.seed))
+        pick = pole_random(x[hit], z[hit], _salt(it.path + "/child", seed))
         self.flora_child[slot, got] = _weighted_child(fam.children if fam else [], "weight", pick)
 
     a_afsc = a_afsn = a_afdn = a_afdf = _flora

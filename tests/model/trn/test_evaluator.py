@@ -419,3 +419,20 @@ def test_explain_and_sample():
     assert "hill" in names and "far" not in names
     got = sample(doc, [(0.0, 0.0), (100.0, 0.0), (50.0, 0.0)])
     assert [g["height"] for g in got] == [7.0, 3.0, 0.0]
+
+
+def test_flora_draws_follow_the_header_seed_of_their_kind():
+    fam = flora(5, density=0.5)
+    layers = [build.layer("f", [_flora("AFSC", "0004", 5), _flora("AFSN", "0004", 5)])]
+
+    def run(**seeds):
+        groups = build.family_groups(flora=[fam])
+        node = build.document("0014", build.header_values(**seeds), groups, layers)
+        from model.trn import document as trn_document
+        return grid(trn_document.parse(build.to_bytes(node)), 0, 0, 63, 63)
+
+    a = run()
+    b = run(**{"collidable.seed": 999})
+    assert not np.array_equal(a.flora["collidable"], b.flora["collidable"])
+    np.testing.assert_array_equal(a.flora["noncollidable"], b.flora["noncollidable"])
+    np.testing.assert_array_equal(a.flora["collidable"], run().flora["collidable"])
