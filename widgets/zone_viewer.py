@@ -117,8 +117,9 @@ class ZoneViewer(QWidget):
         self.view_box.sigResized.connect(self._schedule_render)
         # Hover comes from the viewport's own events: the scene's move signal is rate-limited and
         # can drop the last move, which would leave the read-out on a tile the cursor has left.
-        self.view.viewport().setMouseTracking(True)
-        self.view.viewport().installEventFilter(self)
+        self._viewport = self.view.viewport()
+        self._viewport.setMouseTracking(True)
+        self._viewport.installEventFilter(self)
         self._render_timer = QTimer(self, singleShot=True, interval=0)
         self._render_timer.timeout.connect(self.render)
         self._stats_timer = QTimer(self, singleShot=True, interval=0)
@@ -233,6 +234,8 @@ class ZoneViewer(QWidget):
         self.overlays = [k for k in OVERLAYS if k in keys]
         self._shown = ()
         self.render()
+        if self.zone is not None:
+            self._fill_legend(self._counts.get(self.layer.key))
 
     def _overlays_from_menu(self) -> None:
         self.set_overlays([k for k, a in self.overlay_actions.items() if a.isChecked()])
@@ -320,6 +323,9 @@ class ZoneViewer(QWidget):
         self.legend.clear()
         for color, text in legend(self.layer, self.zone, self._range(), counts):
             self.legend.addItem(QListWidgetItem(_swatch(color), text))
+        for key in self.overlays:
+            self.legend.addItem(QListWidgetItem(_swatch(overlay_color(key)),
+                                                f"overlay: {key.split('.', 1)[1]}"))
 
     def fit(self) -> None:
         if self.zone is not None:
@@ -336,7 +342,8 @@ class ZoneViewer(QWidget):
         return None
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.view.viewport() and event.type() == QEvent.Type.MouseMove:
+        # Compares with kept references only: during teardown the view may already be gone.
+        if watched is self._viewport and event.type() == QEvent.Type.MouseMove:
             self._mouse_moved(self.view.mapToScene(event.position().toPoint()))
         elif watched is self.view and event.type() == QEvent.Type.KeyPress and self._key(event):
             return True

@@ -142,6 +142,8 @@ def test_overlays_tint_only_tiles_with_the_bit(viewer: ZoneViewer) -> None:
     assert not changed[~highway].any()
     assert changed[highway].mean() > 0.9
     assert viewer.overlay_actions["control.Highway"].isChecked()
+    last = viewer.legend.item(viewer.legend.count() - 1).text()
+    assert last == "overlay: Highway"
 
 
 def test_histogram_counts_every_tile(viewer: ZoneViewer, qtbot) -> None:
