@@ -436,3 +436,33 @@ def test_flora_draws_follow_the_header_seed_of_their_kind():
     assert not np.array_equal(a.flora["collidable"], b.flora["collidable"])
     np.testing.assert_array_equal(a.flora["noncollidable"], b.flora["noncollidable"])
     np.testing.assert_array_equal(a.flora["collidable"], run().flora["collidable"])
+
+
+def test_the_format_pages_worked_example():
+    """Rock at 10 m everywhere; a mud crater falling to 0 m inside a circle; conifers and dead grass
+    in a rectangle; a colour band by height inside the crater's sub-layer."""
+    ascn = dict(useFeatherClampOverride=0, featherClampOverride=0.0)
+    band = build.layer("band", [build.item("FHGT", "0002", low=3.0, high=7.0, featherFn=0, feather=0.0),
+                                build.item("ACCN", "0000", operation=0, color=(0, 0, 0))])
+    doc = doc_of([
+        build.layer("1", [height_const(10), build.item("ASCN", "0001", shaderFamily=1, **ascn)]),
+        build.layer("2", [circle(500, 500, 500, 3, 0.5), height_const(0),
+                          build.item("ASCN", "0001", shaderFamily=2, **ascn), band]),
+        build.layer("3", [rect(-500, -500, 500, 500), _flora("AFSC", "0004", 7), _flora("AFDN", "0002", 8)]),
+    ], shaders=[shader(1, "rock"), shader(2, "mud", clamp=0.5)],
+        floras=[flora(7, 1.0, (("conifer.apt", 1.0),))], radials=[radial(8)])
+    ev = grid(doc, -600, 0, 1100, 500, 50.0)
+    assert h_at(ev, 500, 500) == 0 and ev.shader[at(ev, 500, 500)[::-1]] == 2
+    assert h_at(ev, -600, 0) == 10 and ev.shader[at(ev, -600, 0)[::-1]] == 1
+    ring = [(x, h_at(ev, x, 500)) for x in range(0, 1101, 50)]
+    assert all(0 <= h <= 10 for _, h in ring) and any(3 < h < 7 for _, h in ring)
+    for x, h in ring:
+        c, r = at(ev, x, 500)
+        darkened = bool(np.all(ev.color[r, c] < 1))  # by the crater's amount times the band's
+        assert darkened == (3 < h < 7), (x, h)
+        if h == 0:
+            assert np.all(ev.color[r, c] == 1)
+    c, r = at(ev, 0, 0)
+    assert ev.flora["collidable"][r, c] == 7 and ev.flora["radial_near"][r, c] == 8
+    c, r = at(ev, 1000, 0)
+    assert ev.flora["collidable"][r, c] == -1
