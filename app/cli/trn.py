@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     info = trn_sub.add_parser("info", help="header, family counts, layer tree summary, unsupported items")
     info.add_argument("file", type=Path, metavar="FILE")
+    info.add_argument("--tree", action="store_true", help="also list the whole layer tree")
     add_json_flag(info)
     info.set_defaults(func=run_info)
 
@@ -111,10 +112,33 @@ def _info_text(d: dict) -> str:
     return "\n".join(lines)
 
 
+def tree_of(item) -> dict:
+    node = {"tag": item.tag, "version": item.version, "name": item.name, "active": item.active,
+            "offset": item.offset}
+    if item.unsupported:
+        node["unsupported"] = item.unsupported
+    if item.children:
+        node["children"] = [tree_of(c) for c in item.children]
+    return node
+
+
+def _tree_text(nodes: list[dict], depth: int = 1) -> list[str]:
+    lines = []
+    for n in nodes:
+        flag = " " if n["active"] else "-"
+        raw = f"  [kept raw: {n['unsupported']}]" if "unsupported" in n else ""
+        lines.append(f"{'  ' * depth}{flag} {n['tag']} {n['version'] or ''}  {n['name']}{raw}")
+        lines += _tree_text(n.get("children", []), depth + 1)
+    return lines
+
+
 def run_info(args: argparse.Namespace) -> int:
     doc = trn_document.read(args.file)
     d = info_document(doc)
-    emit(args, lambda: _info_text(d), d)
+    if args.tree:
+        d["tree"] = [tree_of(layer) for layer in doc.layers]
+    emit(args, lambda: "\n".join([_info_text(d)] + (["  tree ('-' marks inactive)"]
+                                                    + _tree_text(d["tree"], 2) if args.tree else [])), d)
     return 0
 
 

@@ -49,6 +49,19 @@ def test_info_json(tmp_path, capsys):
     assert "TRN version 0015" in text and "unsupported" in text
 
 
+def test_info_tree(tmp_path, capsys):
+    path = _write(tmp_path, kitchen_sink())
+    assert run_cli(["trn", "info", str(path), "--tree", "--json"]) == 0
+    tree = json.loads(capsys.readouterr().out)["tree"]
+    assert [n["name"] for n in tree] == ["top", "inactive"] and tree[1]["active"] is False
+    middle = tree[0]["children"][-1]
+    assert middle["version"] == "0004" and middle["children"][0]["name"] == "inner"
+    assert any("unsupported" in c for c in middle["children"][0]["children"])
+    assert run_cli(["trn", "info", str(path), "--tree"]) == 0
+    text = capsys.readouterr().out
+    assert "- LAYR 0003  inactive" in text and "kept raw" in text
+
+
 def test_roundtrip_is_identical(tmp_path, capsys):
     path = _write(tmp_path, kitchen_sink("0013"))
     out = tmp_path / "copy.trn"
