@@ -1,11 +1,11 @@
-"""`boscage zone info DIR --id N [--size W[xH]] [--rules DIR] [--json]`, `zone slope … --out FILE.png`."""
+"""`boscage zone info`, `zone slope` and `zone to-scene`: a zone's layer files, headless."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from app.cli import add_json_flag, emit
+from app.cli import UsageError, add_json_flag, emit
 from model.atomic import atomic_write
 from model.errors import FormatError
 from model.zones import parse_size, read_zone, zone_statistics
@@ -49,6 +49,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     slope.add_argument("--out", type=Path, required=True, metavar="FILE.png", help="the PNG to write")
     add_json_flag(slope)
     slope.set_defaults(func=run_slope)
+
+    scene = zone_sub.add_parser("to-scene", help="import the zone as a .boscage scene (terrain, ground "
+                                "layers, plants as foliage)")
+    _zone_args(scene)
+    scene.add_argument("--out", type=Path, required=True, metavar="SCENE.boscage", help="the scene to write")
+    scene.add_argument("--tile", type=float, default=1.0, metavar="M", help="tile size in metres (default 1)")
+    scene.add_argument("--rules", type=Path, metavar="RULES_DIR",
+                       help="plant rules folder: which types block, and their names")
+    add_json_flag(scene)
+    scene.set_defaults(func=run_to_scene)
 
 
 def _counts(title: str, counts: dict, indent: str = "  ") -> list[str]:
@@ -94,12 +104,15 @@ def info_text(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def _rules_folder(args: argparse.Namespace) -> Path | None:
+    if args.rules is not None and not args.rules.is_dir():
+        raise FormatError(args.rules, None, "plant rules folder not found")
+    return args.rules
+
+
 def run_info(args: argparse.Namespace) -> int:
-    names = None
-    if args.rules is not None:
-        if not args.rules.is_dir():
-            raise FormatError(args.rules, None, "plant rules folder not found")
-        names = plant_names_from_rules(args.rules)
+    rules = _rules_folder(args)
+    names = plant_names_from_rules(rules) if rules is not None else None
     zone = read_zone(args.folder, args.zone_id, size=args.size, plant_names=names)
     doc = zone_statistics(zone)
     emit(args, lambda: info_text(doc), doc)
@@ -114,4 +127,27 @@ def run_slope(args: argparse.Namespace) -> int:
            "slope_min": int(slope.min()), "slope_max": int(slope.max())}
     emit(args, f"wrote {args.out}: slope of zone {zone.zone_id}, {zone.width} x {zone.height}, "
                f"values {doc['slope_min']} .. {doc['slope_max']}", doc)
+    return 0
+
+
+def run_to_scene(args: argparse.Namespace) -> int:
+    from model.formats.scene_file import save_scene
+    from model.plants.loader import load_rules
+    from model.zones.scene_import import zone_to_scene
+
+    if not args.tile > 0:
+        raise UsageError(f"--tile must be positive, got {args.tile}")
+    rules_folder = _rules_folder(args)
+    rules = load_rules(rules_folder) if rules_folder is not None else None
+    zone = read_zone(args.folder, args.zone_id, size=args.size)
+    scene = zone_to_scene(zone, tile_size=args.tile, rules=rules, name=args.out.stem)
+    save_scene(scene, args.out)
+    foliage = scene.sections.get("foliage")
+    doc = {"out": str(args.out), "columns": scene.terrain.columns, "rows": scene.terrain.rows,
+           "spacing": scene.terrain.spacing, "layers": [layer.name for layer in scene.terrain.layers],
+           "stored": foliage.volume.counts() if foliage else {},
+           "derived": [t.name for t in foliage.palette if t.derived] if foliage else []}
+    emit(args, lambda: (f"wrote {args.out}: {doc['columns']} x {doc['rows']} terrain, "
+                        f"{len(doc['layers'])} layers, {sum(doc['stored'].values()):,} stored plants "
+                        f"({len(doc['stored'])} types), {len(doc['derived'])} derived types"), doc)
     return 0

@@ -15,7 +15,7 @@ import numpy as np
 
 from model.scene import Scene
 from model.terrain import Terrain
-from model.zones.names import BLOCK_FLAGS, GROUND_TYPES, type_name
+from model.zones.names import BLOCK_FLAGS, GROUND_TYPES, PLANT_TYPES, type_name
 from model.zones.zone import Zone
 
 Progress = Callable[[float, str], bool]  # (fraction done, what) → False to cancel
@@ -55,7 +55,7 @@ def blocking_types(zone: Zone, rules: Mapping[int, Any] | None = None) -> dict[i
             standing = (blocks["flags"][tiles] & BLOCK_FLAGS["Plant"]) != 0
             out[kind] = bool(np.any(standing & (blocks["height"][tiles] > 0)))
         else:
-            out[kind] = SPECIES_MESH.get(type_name(kind, zone.plant_names)) != "grass"
+            out[kind] = SPECIES_MESH.get(PLANT_TYPES.get(kind, "")) != "grass"
     return out
 
 
@@ -127,7 +127,8 @@ def _add_plants(scene: Scene, zone: Zone, tile_size: float, rules: Mapping[int, 
     for n, (kind, blocks) in enumerate(sorted(blocking.items())):
         step(0.4 + 0.6 * n / max(1, len(blocking)), f"plants: {names.get(kind, kind)}")
         label = type_name(kind, names)
-        mesh = "builtin:" + SPECIES_MESH.get(label, "bush" if blocks else "grass")
+        # The mesh follows the species (by its built-in type), whatever a rules folder calls it.
+        mesh = "builtin:" + SPECIES_MESH.get(PLANT_TYPES.get(kind, ""), "bush" if blocks else "grass")
         ys, xs = np.nonzero(kinds == kind)
         if not blocks:
             layer = f"plants: {label}"

@@ -69,3 +69,19 @@ def test_info_names_plant_types_from_a_rules_folder(zone_dir: Path, capsys) -> N
     assert "GrassB" in types  # no rule for it: the built-in name stays
     assert run_cli(["zone", "info", str(zone_dir), "--id", "106", "--rules", str(zone_dir / "none")]) == 1
     assert "plant rules folder not found" in capsys.readouterr().err
+
+
+def test_to_scene_writes_an_openable_scene(zone_dir: Path, tmp_path: Path, capsys) -> None:
+    from model.formats.scene_file import load_scene
+
+    out = tmp_path / "scene" / "zone.boscage"
+    rules = Path(__file__).resolve().parents[2] / "resources" / "plants"
+    args = ["zone", "to-scene", str(zone_dir), "--id", "106", "--out", str(out), "--tile", "2",
+            "--rules", str(rules), "--json"]
+    assert run_cli(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    scene = load_scene(out)
+    assert (scene.terrain.columns, scene.terrain.spacing) == (64, 2.0)
+    assert scene.sections["foliage"].volume.counts() == doc["stored"]
+    assert "Pine" in doc["stored"] and "Grass A" in doc["derived"]
+    assert run_cli(["zone", "to-scene", str(zone_dir), "--id", "106", "--out", str(out), "--tile", "0"]) == 2

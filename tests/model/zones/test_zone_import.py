@@ -90,6 +90,7 @@ def test_rules_decide_blocking_and_names(zone) -> None:
     palette = scene.sections["foliage"].palette
     assert palette["Meadow grass"].stored  # a later state blocks
     assert palette["Pine"].derived
+    assert palette["Meadow grass"].mesh == "builtin:grass"  # the mesh follows the species, not the name
     assert "PineTree" not in palette
 
 
