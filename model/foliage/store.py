@@ -154,20 +154,21 @@ def decode_store(data: bytes | bytearray | memoryview, volume: FoliageVolume,
     if pos != end:
         raise FormatError(path, pos, f"{end - pos} unexpected bytes after the last type")
     crc = _Crc([buf[:end]])
+    # Re-cell into a staging volume beside the CRC thread; the target is touched only once
+    # every check has passed.
+    staging = FoliageVolume(volume.palette, volume.cell_size)
     try:
         for name, rec in parts:
             if not np.isfinite(rec).all():
                 raise FormatError(path, None, f"type {name!r} has a record with NaN or infinity")
-        groupings = [volume.group(rec) for _, rec in parts]  # beside the CRC thread
+            staging.add_grouped(name, rec, staging.group(rec), copy=not rec.flags.writeable,
+                                addresses=False)
     finally:
         checksum = crc.result()
     if checksum != _CRC.unpack_from(buf, end)[0]:
         raise FormatError(path, end, "checksum mismatch (file damaged)")
-    counts: dict[str, int] = {}
-    for (name, rec), grouping in zip(parts, groupings, strict=True):
-        volume.add_grouped(name, rec, grouping, copy=not rec.flags.writeable, addresses=False)
-        counts[name] = len(rec)
-    return counts
+    volume.absorb(staging)
+    return {name: len(rec) for name, rec in parts}
 
 
 def load_store(path: str | Path, volume: FoliageVolume) -> dict[str, int]:

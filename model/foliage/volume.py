@@ -424,6 +424,23 @@ class FoliageVolume:
             self.changed.emit(list(sel))
         return np.concatenate(old_parts) if old_parts else empty_records()
 
+    def absorb(self, other: FoliageVolume) -> None:
+        """Take every instance of `other` (same cell size), which is left empty; chunks move, not copy."""
+        if other.cell_size != self.cell_size:
+            raise ValueError("absorb needs volumes with the same cell size")
+        keys = list(other._chunks)
+        for key in keys:
+            theirs = other._chunks.pop(key)
+            mine = self._chunks.get(key)
+            if mine is None:
+                mine = self._new_chunk(key, theirs.records)
+            else:
+                mine.records = np.concatenate([mine.records, theirs.records])
+            self._touch(mine)
+        other._per_type.clear()
+        if keys:
+            self.changed.emit(keys)
+
     def clear(self) -> None:
         keys = list(self._chunks)
         self._chunks.clear()

@@ -169,3 +169,18 @@ def test_bad_foliage_section_names_the_key(tmp_path):
 
 def test_magic_is_stable():
     assert MAGIC == b"BSCGFOL\0" and encode_store(FoliageVolume())[:8] == MAGIC
+
+
+def test_loading_into_a_volume_that_has_instances_appends(tmp_path):
+    v = make_volume(300, 100)
+    save_store(v, tmp_path / "f.bin")
+    target = FoliageVolume(v.palette)
+    target.add("a", random_records(50, 9, span=200))
+    seen = []
+    target.changed.connect(seen.append)
+    load_store(tmp_path / "f.bin", target)
+    assert target.counts() == {"a": 350, "b": 100} and len(seen) == 1
+    expected = np.concatenate([random_records(50, 9, span=200), v.all_records("a")])
+    assert np.array_equal(sorted_rows(target.all_records("a")), sorted_rows(expected))
+    with pytest.raises(ValueError):
+        target.absorb(FoliageVolume(v.palette, 64.0))
