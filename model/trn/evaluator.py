@@ -150,6 +150,7 @@ class _Run:
         self.ramps = ramps or {}
         self.xs, self.zs = region.coords()
         n = self.xs.size
+        self.row_of, self.col_of = np.divmod(np.arange(n), region.cols)
         self.h = np.zeros(n)
         self.color = np.ones((n, 3))
         self.shader = np.full(n, -1, np.int32)
@@ -169,19 +170,22 @@ class _Run:
                             for p in ("collidable", "nonCollidable", "radial", "farRadial")]
 
     # ---- shared inputs -------------------------------------------------------------------
-    def normals(self, idx: np.ndarray) -> np.ndarray:
-        """Unit normals of the current heights at `idx` (central differences, one-sided at the edge)."""
+    def gradient(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """dh/dx and dh/dz of the current heights at `idx` (central differences, one-sided at the edge).
+
+        The surface normal is (−dx, 1, −dz) normalised."""
         rows, cols = self.region.shape
         s = self.region.spacing
-        col, row = idx % cols, idx // cols
-        left, right = np.where(col > 0, idx - 1, idx), np.where(col < cols - 1, idx + 1, idx)
-        up, down = np.where(row > 0, idx - cols, idx), np.where(row < rows - 1, idx + cols, idx)
+        col, row = self.col_of[idx], self.row_of[idx]
+        left = np.where(col > 0, idx - 1, idx)
+        right = np.where(col < cols - 1, idx + 1, idx)
+        up = np.where(row > 0, idx - cols, idx)
+        down = np.where(row < rows - 1, idx + cols, idx)
         h = self.h
         with np.errstate(invalid="ignore", divide="ignore"):
-            dx = np.nan_to_num((h[right] - h[left]) / ((right - left) * s))
-            dz = np.nan_to_num((h[down] - h[up]) / ((down - up) / cols * s))
-        inv = 1.0 / np.sqrt(dx * dx + dz * dz + 1.0)
-        return np.stack([-dx * inv, inv, -dz * inv], axis=1)
+            dx = np.nan_to_num((h[right] - h[left]) / ((right - left) * s), copy=False)
+            dz = np.nan_to_num((h[down] - h[up]) / ((down - up) // cols * s), copy=False)
+        return dx, dz
 
     def fractal(self, family_id: int, idx: np.ndarray) -> np.ndarray:
         """The family's multifractal at `idx`: cached over the whole grid once most poles need it."""
@@ -288,10 +292,11 @@ class _Run:
         elif tag == "FSLP":
             lo = math.radians(min(max(p["minAngle"], 0.0), 90.0))
             hi = math.radians(min(max(p["maxAngle"], 0.0), 90.0))
-            v, low, high = self.normals(idx)[:, 1], math.cos(hi), math.cos(lo)
+            dx, dz = self.gradient(idx)
+            v, low, high = 1.0 / np.sqrt(dx * dx + dz * dz + 1.0), math.cos(hi), math.cos(lo)  # normal y
         elif tag == "FDIR":
-            n = self.normals(idx)
-            v = np.arctan2(n[:, 0], n[:, 2]) / (2 * math.pi) + 0.5
+            dx, dz = self.gradient(idx)
+            v = np.arctan2(-dx, -dz) / (2 * math.pi) + 0.5  # atan2(nx, nz): the normal's length cancels
             low, high = p["minAngle"] / (2 * math.pi), p["maxAngle"] / (2 * math.pi)
         elif tag == "FFRA":
             v, low, high = p["scaleY"] * self.fractal(p["fractalFamily"], idx), p["low"], p["high"]
