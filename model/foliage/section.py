@@ -6,7 +6,6 @@ foliage as `scene.sections["foliage"]`, a `SceneFoliage` (use `foliage_of(scene)
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,7 +60,8 @@ def write_section(scene: Scene, manifest: Path, files: dict[Path, bytes]) -> dic
     return {
         "cell_size": foliage.volume.cell_size,
         "instances": side.name,
-        "instances_crc32": f"{zlib.crc32(data):08x}",
+        # the file's own trailing CRC-32 (a CRC over data that ends in its CRC is a constant)
+        "instances_crc32": f"{_trailing_crc(data):08x}",
         "types": palette_to_list(foliage.palette),
     }
 
@@ -93,10 +93,14 @@ def read_section(scene: Scene, manifest: Path, doc: object) -> None:
         except OSError as e:
             raise FormatError(side, None, e.strerror or str(e)) from None
         crc = doc.get("instances_crc32")
-        if isinstance(crc, str) and f"{zlib.crc32(data):08x}" != crc.lower():
+        if isinstance(crc, str) and f"{_trailing_crc(data):08x}" != crc.lower():
             raise FormatError(side, None, "foliage instance file does not match the scene (checksum)")
         decode_store(data, volume, side)
     scene.sections[KEY] = SceneFoliage(palette, volume)
+
+
+def _trailing_crc(data: bytes | bytearray) -> int:
+    return int.from_bytes(data[-4:], "little") if len(data) >= 4 else -1
 
 
 def register() -> None:

@@ -184,3 +184,27 @@ def test_loading_into_a_volume_that_has_instances_appends(tmp_path):
     assert np.array_equal(sorted_rows(target.all_records("a")), sorted_rows(expected))
     with pytest.raises(ValueError):
         target.absorb(FoliageVolume(v.palette, 64.0))
+
+
+def test_manifest_names_the_instance_files_own_checksum(tmp_path):
+    scene = Scene(plane(9))
+    f = foliage_of(scene)
+    f.palette.add(FoliageType("a"))
+    codes = set()
+    for n in (0, 3, 7):
+        f.volume.clear()
+        f.volume.add("a", random_records(n, n, span=4))
+        save_scene(scene, tmp_path / "s.boscage")
+        data = (tmp_path / "s.foliage.bin").read_bytes()
+        line = next(x for x in (tmp_path / "s.boscage").read_text().splitlines() if "instances_crc32" in x)
+        assert f"{zlib.crc32(data[:-4]):08x}" in line
+        codes.add(line)
+    assert len(codes) == 3  # differs with the content
+    # a side file from another save (valid on its own) does not pass for this scene's
+    other = Scene(plane(9))
+    foliage_of(other).palette.add(FoliageType("a"))
+    foliage_of(other).volume.add("a", random_records(2, 1, span=4))
+    save_scene(other, tmp_path / "o.boscage")
+    (tmp_path / "s.foliage.bin").write_bytes((tmp_path / "o.foliage.bin").read_bytes())
+    with pytest.raises(FormatError, match="does not match the scene"):
+        load_scene(tmp_path / "s.boscage")
