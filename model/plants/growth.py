@@ -1,0 +1,723 @@
+"""The growth simulator: the game's per-cube nature pass over a zone's layers, vectorised with numpy.
+
+Per 32×32 cube, in order: validate (clean dead only) → grow → spawn → validate (full) → damage walls →
+kill on distance → renew fruit. Each step here runs over every cube at once; where the game's
+steps are sequential inside a cube (spawn draws, kill-distance draws) the order is resolved in
+vectorised rounds, so the result matches the per-tile loop statistically (see the tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from model.plants.rule import PlantRule
+
+CUBE = 32
+NEIGHBOUR_RADIUS = 4
+WATER_LEVEL = 13  # 55 units / 4, in integer maths: the game's constant water level
+KILL_DRAWS_PER_TILE = 2
+RENEW_CHANCE = 0.3
+
+# Block flags and control bits (the zone layers' meanings).
+OBSTACLE, PLANT, DECOR, ISLAND = 1, 2, 4, 8
+NON_NATURAL = OBSTACLE | DECOR | ISLAND
+ANTI_PLANT, CONCRETE_A, CONCRETE_B, ROAMING, HIGHWAY, PBS_HIGHWAY = 1, 8, 16, 64, 128, 256
+CONCRETE = CONCRETE_A | CONCRETE_B
+PLANT_FORBIDDING = ANTI_PLANT | ROAMING | HIGHWAY | PBS_HIGHWAY | CONCRETE
+DEVRINOL_FORBIDDING = ANTI_PLANT
+DEVRINOL = 19
+
+
+class Cancelled(Exception):
+    """Growth was cancelled; the input layers are untouched."""
+
+
+@dataclass
+class GrowthField:
+    """The layers growth reads and writes, as separate (height, width) arrays.
+
+    Plant bytes (`type` … `ground`) and blocks (`flags`, `height`) are uint8, `control` uint16;
+    `altitude` (uint16 raw) and `slope` (uint8) are read only.
+    """
+
+    type: np.ndarray
+    state: np.ndarray
+    time: np.ndarray
+    spawn: np.ndarray
+    health: np.ndarray
+    material: np.ndarray
+    ground: np.ndarray
+    flags: np.ndarray
+    height: np.ndarray
+    control: np.ndarray
+    altitude: np.ndarray
+    slope: np.ndarray
+
+    PLANT_BYTES = ("type", "state", "time", "spawn", "health", "material", "ground")
+
+    def __post_init__(self) -> None:
+        # Steps write through flat views, so every layer must be one contiguous block.
+        for k in self.__dataclass_fields__:
+            setattr(self, k, np.ascontiguousarray(getattr(self, k)))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.type.shape  # type: ignore[return-value]
+
+    def copy(self) -> GrowthField:
+        return GrowthField(**{k: np.array(getattr(self, k), copy=True) for k in self.__dataclass_fields__})
+
+    @classmethod
+    def from_arrays(cls, plants: np.ndarray, blocks: np.ndarray, control: np.ndarray,
+                    altitude: np.ndarray, slope: np.ndarray) -> GrowthField:
+        """From a zone's structured plant (7 × u1) and block (2 × u1) layers; copies everything."""
+        names = plants.dtype.names or ()
+        p = [np.array(plants[n], np.uint8) for n in names]
+        b = [np.array(blocks[n], np.uint8) for n in (blocks.dtype.names or ())]
+        return cls(*p, *b, np.array(control, np.uint16), np.asarray(altitude, np.uint16),
+                   np.asarray(slope, np.uint8))
+
+    def plants_into(self, plants: np.ndarray) -> None:
+        """Write the plant bytes back into a structured plant layer."""
+        for name, key in zip(plants.dtype.names or (), self.PLANT_BYTES, strict=True):
+            plants[name] = getattr(self, key)
+
+    def blocks_into(self, blocks: np.ndarray) -> None:
+        flags_name, height_name = blocks.dtype.names or ("flags", "height")
+        blocks[flags_name] = self.flags
+        blocks[height_name] = self.height
+
+
+@dataclass
+class RuleTables:
+    """Rules as lookup tables indexed by the plant type byte (0-255) and state."""
+
+    rules: dict[int, PlantRule]
+    known: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        rules = {i: r for i, r in self.rules.items() if 0 < i < 256}
+        self.rules = rules
+        t = 256
+        s = max([r.state_count for r in rules.values()] + [1])
+        k = max([len(c) for r in rules.values() for c in (*r.states, *r.actions)] + [1])
+        self.max_states = s
+        self.known = np.zeros(t, bool)
+        self.n_states = np.zeros(t, np.int64)
+        self.grow_rate = np.zeros(t, np.int64)
+        self.health = np.zeros((t, s + 1), np.int64)  # the extra column answers out-of-range states
+        self.block = np.zeros((t, s + 1), np.int64)
+        self.next = np.zeros((t, s, k), np.int64)
+        self.next_len = np.ones((t, s), np.int64)
+        self.act = np.zeros((t, s, k), np.int64)
+        self.act_len = np.ones((t, s), np.int64)
+        self.fruiting = np.full(t, -1, np.int64)
+        self.fruit_amount = np.zeros(t, np.int64)
+        self.alt_lo, self.alt_hi = np.zeros(t, np.int64), np.zeros(t, np.int64)
+        self.wat_lo, self.wat_hi = np.zeros(t, np.int64), np.zeros(t, np.int64)
+        self.slope_lo, self.slope_hi = np.zeros(t, np.int64), np.zeros(t, np.int64)
+        self.non_natural = np.zeros(t, bool)
+        self.concrete = np.zeros(t, bool)
+        self.ground_ok = np.zeros((t, 256), bool)
+        self.fertility = np.zeros(t, np.int64)
+        self.spreading = np.zeros(t, np.int64)
+        self.kill_distance = np.zeros(t, np.int64)
+        self.max_amount = np.full(t, -1, np.int64)
+        self.player_seeded = np.zeros(t, bool)
+        self.blocks_any = np.zeros(t, bool)
+        for i, r in rules.items():
+            n = r.state_count
+            self.known[i] = True
+            self.n_states[i] = n
+            self.grow_rate[i] = r.grow_rate
+            self.health[i, :n] = r.health[:n]
+            self.block[i, :n] = [r.blocking_height_at(x) for x in range(n)]
+            for x in range(n):
+                self.next[i, x, :len(r.states[x])] = r.states[x]
+                self.next_len[i, x] = len(r.states[x])
+                self.act[i, x, :len(r.actions[x])] = r.actions[x]
+                self.act_len[i, x] = len(r.actions[x])
+            self.fruiting[i] = r.fruiting_state
+            self.fruit_amount[i] = r.fruit_amount
+            self.alt_lo[i], self.alt_hi[i] = r.altitude_low, r.altitude_high
+            self.wat_lo[i], self.wat_hi[i] = r.water_low, r.water_high
+            self.slope_lo[i], self.slope_hi[i] = r.min_slope, r.slope
+            self.non_natural[i] = r.allowed_on_non_natural
+            self.concrete[i] = r.places_concrete
+            self.ground_ok[i, [g for g in r.allowed_terrain_types if 0 <= g < 256]] = True
+            self.fertility[i] = max(r.fertility, 0)
+            self.spreading[i] = max(r.spreading, 0)
+            self.kill_distance[i] = r.kill_distance
+            self.max_amount[i] = r.max_amount
+            self.player_seeded[i] = r.player_seeded
+            self.blocks_any[i] = r.blocks
+        # The no-neighbour draw: one ticket per fertility point of each natural species.
+        natural = [i for i in sorted(rules) if not rules[i].player_seeded and self.fertility[i] > 0]
+        self.fertile_types = np.array(natural, np.int64)
+        self.fertile_cum = np.cumsum(self.fertility[natural]) if natural else np.zeros(0, np.int64)
+        # Spreading draw weights: player-seeded or non-spreading species never win it.
+        self.spread_weight = np.where(self.player_seeded, 0, self.spreading)
+        # Neighbour counting ignores empty tiles and player-seeded species (unknown types count).
+        self.counts_as_neighbour = ~self.player_seeded
+        self.counts_as_neighbour[0] = False
+
+
+Progress = Callable[[float], None]
+
+
+_NOT_PLANT = np.uint8(~PLANT & 0xFF)
+_NOT_CONCRETE = np.uint16(~CONCRETE & 0xFFFF)
+_PLANT_KEYS = ("type", "state", "time", "health", "material")
+
+
+@dataclass(frozen=True)
+class GrowthOptions:
+    """Zone settings growth needs: fertility percentage and whether walls decay (not on alpha zones)."""
+
+    fertility: float = 10.0
+    damage_walls: bool = True
+
+
+def _offsets(kd: int) -> tuple[np.ndarray, np.ndarray]:
+    """The game's kill-distance scan: the square [-kd, kd)² clipped to distance < kd."""
+    d = np.arange(-kd, kd)
+    dy, dx = np.meshgrid(d, d, indexing="ij")
+    keep = dy * dy + dx * dx < kd * kd
+    return dy[keep], dx[keep]
+
+
+def _segments(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For ragged segments of the given lengths: each element's segment and its rank within it."""
+    seg = np.repeat(np.arange(counts.size), counts)
+    starts = np.cumsum(counts) - counts
+    return seg, np.arange(seg.size) - starts[seg]
+
+
+class Grower:
+    """Runs nature passes over one field in place.
+
+    It keeps the list of tiles that hold anything (a plant or leftovers of one, or a Plant bit), so
+    after one scan of the zone a pass costs time in proportion to its plants, not its tiles.
+    """
+
+    def __init__(self, f: GrowthField, t: RuleTables, options: GrowthOptions | None = None) -> None:
+        self.f, self.t = f, t
+        self.options = options or GrowthOptions()
+        self.v = {k: getattr(f, k).reshape(-1) for k in f.__dataclass_fields__}
+        v = self.v
+        self.h, self.w = f.shape
+        # Growth never sets Obstacle, Decor or Island, and never writes the spawn byte.
+        self.nonnat = np.flatnonzero(v["flags"] & NON_NATURAL)
+        self.non_natural_tile = (f.flags & NON_NATURAL) != 0
+        ys, xs = np.arange(0, self.h, CUBE), np.arange(0, self.w, CUBE)
+        y0, x0 = np.meshgrid(ys, xs, indexing="ij")
+        self.x0, self.y0 = x0.reshape(-1), y0.reshape(-1)
+        self.cw, self.ch = np.minimum(CUBE, self.w - self.x0), np.minimum(CUBE, self.h - self.y0)
+        self.ground = self.cw * self.ch
+        self.spawn_share = self._per_cube_sum(f.spawn.astype(np.int64)) / (256.0 * self.ground)
+        stray = (v["flags"] == 0) & (v["height"] > 0)
+        v["height"][stray] = 0  # a block height without any flag is the first thing validation fixes
+        self.live = np.flatnonzero(v["type"] | v["state"] | v["time"] | v["health"] | v["material"]
+                                   | (v["flags"] & PLANT))
+        self._mark = np.zeros(self.h * self.w, bool)
+        self.margin = int(max(NEIGHBOUR_RADIUS, t.kill_distance.max(initial=0)))
+        self.stride = self.w + 2 * self.margin
+        d = np.arange(-NEIGHBOUR_RADIUS, NEIGHBOUR_RADIUS + 1)
+        dy, dx = np.meshgrid(d, d, indexing="ij")
+        self._neighbourhood = self._pad_offsets(dy.reshape(-1), dx.reshape(-1))
+        self._kill_offsets: dict[tuple[int, bool], np.ndarray] = {}
+
+    # ---- geometry -------------------------------------------------------------------------------
+    def _per_cube_sum(self, values: np.ndarray) -> np.ndarray:
+        h, w = values.shape
+        ph, pw = -h % CUBE, -w % CUBE
+        if ph or pw:
+            values = np.pad(values, ((0, ph), (0, pw)))
+        hh, ww = values.shape
+        return values.reshape(hh // CUBE, CUBE, ww // CUBE, CUBE).sum(axis=(1, 3)).reshape(-1)
+
+    def cube_of(self, idx: np.ndarray) -> np.ndarray:
+        ys, xs = np.divmod(idx, self.w)
+        return (ys // CUBE) * (-(-self.w // CUBE)) + xs // CUBE
+
+    # Neighbourhood look-ups run on copies of the type layer padded with empty tiles, so offsets
+    # never need clamping: a tile's padded index plus an offset's padded stride is its neighbour.
+    def _padded(self, types: np.ndarray) -> np.ndarray:
+        r = self.margin
+        out = np.zeros((self.h + 2 * r, self.w + 2 * r), np.uint8)
+        out[r:r + self.h, r:r + self.w] = types
+        return out.reshape(-1)
+
+    def _pad_index(self, tiles: np.ndarray) -> np.ndarray:
+        ys, xs = np.divmod(tiles, self.w)
+        return (ys + self.margin) * self.stride + xs + self.margin
+
+    def _pad_offsets(self, dy: np.ndarray, dx: np.ndarray) -> np.ndarray:
+        return dy * self.stride + dx
+
+    # ---- tile edits -----------------------------------------------------------------------------
+    def _clean(self, idx: np.ndarray, keep_height: bool = False) -> None:
+        """Clear the plant on tiles `idx`; a Devrinol's death takes the concrete under it."""
+        if idx.size == 0:
+            return
+        v = self.v
+        v["control"][idx[v["type"][idx] == DEVRINOL]] &= _NOT_CONCRETE
+        for k in _PLANT_KEYS:
+            v[k][idx] = 0
+        v["flags"][idx] &= _NOT_PLANT
+        if not keep_height:
+            v["height"][idx] = 0
+
+    def _plants(self, where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Live tiles holding a known plant whose type satisfies the per-type mask `where`."""
+        idx = self.live
+        ty = self.v["type"][idx]
+        sel = np.take(self.t.known & where, ty)
+        return idx[sel], ty[sel].astype(np.intp)
+
+    # ---- the steps ------------------------------------------------------------------------------
+    def validate_dead(self) -> None:
+        """The pass's first, light validation: non-natural tiles and last pass's kill signals."""
+        self._clean(self.nonnat, keep_height=True)
+        v = self.v
+        idx = self.live
+        dead = (v["type"][idx] == 0) & (v["state"][idx] != 0) & ~self.non_natural_tile.reshape(-1)[idx]
+        self._clean(idx[dead])
+
+    def validate(self) -> None:
+        """Full validation: every rule the tile breaks clears its plant (see the spec's list)."""
+        t, v = self.t, self.v
+        self._clean(self.nonnat, keep_height=True)
+        idx = self.live[~self.non_natural_tile.reshape(-1)[self.live]]
+        ty = v["type"][idx].astype(np.intp)
+        st = v["state"][idx].astype(np.intp)
+        mat = v["material"][idx]
+        bit = (v["flags"][idx] & PLANT) != 0
+        empty = ty == 0
+        drop = (empty & ((mat > 0) | bit)) | (v["spawn"][idx] == 0)
+        known = t.known[ty]
+        drop |= ~empty & ~known
+        nn = t.non_natural[ty]
+        forbidding = np.where(t.concrete[ty], DEVRINOL_FORBIDDING, PLANT_FORBIDDING)
+        drop |= known & ~nn & ((v["control"][idx] & forbidding) != 0)
+        drop |= known & (st >= t.n_states[ty])
+        alt = (v["altitude"][idx] >> 7).astype(np.int64)
+        drop |= known & ((alt < t.alt_lo[ty]) | (alt > t.alt_hi[ty]))
+        water = alt - WATER_LEVEL
+        drop |= known & ((water < t.wat_lo[ty]) | (water > t.wat_hi[ty]))
+        drop |= known & ~nn & ~t.ground_ok[ty, v["ground"][idx]]
+        slope = v["slope"][idx]
+        drop |= known & ~nn & ((slope > t.slope_hi[ty]) | (slope < t.slope_lo[ty]))
+        fs = t.fruiting[ty]
+        drop |= known & (fs >= 0) & (st >= fs) & (mat == 0)  # a fruiting state without fruit
+        keep = known & ~drop
+        # Survivors: the Plant bit and block height follow the state; fruit only in fruiting states.
+        bh = t.block[ty, np.minimum(st, t.max_states)]
+        on = keep & (bh > 0)
+        v["flags"][idx[on]] |= PLANT
+        v["height"][idx[on]] = bh[on].astype(np.uint8)
+        off = idx[keep & (bh <= 0) & bit]
+        v["flags"][off] &= _NOT_PLANT
+        v["height"][off] = 0
+        v["material"][idx[keep & ((fs < 0) | (st < fs))]] = 0
+        self._clean(idx[drop])
+
+    def grow(self, rng: np.random.Generator) -> None:
+        """Advance every plant's clock; plants whose clock ran out roll their state machine."""
+        t, v = self.t, self.v
+        idx, ty = self._plants(np.ones(256, bool))
+        time = v["time"][idx]
+        waiting = time < t.grow_rate[ty]
+        v["time"][idx[waiting]] = np.minimum(time[waiting].astype(np.int64) + 1, 255).astype(np.uint8)
+        st = v["state"][idx].astype(np.intp)
+        roll = ~waiting & (st < t.n_states[ty])
+        rolls, rt, rs = idx[roll], ty[roll], st[roll]
+        if rolls.size == 0:
+            return
+        u = rng.random((4, rolls.size))
+        nxt = t.next[rt, rs, (u[0] * t.next_len[rt, rs]).astype(np.intp)]
+        act = t.act[rt, rs, (u[1] * t.act_len[rt, rs]).astype(np.intp)]
+        v["time"][rolls] = 0
+        dies = act == 0
+        d = rolls[dies]
+        for k in ("type", "health", "material", "height"):
+            v[k][d] = 0
+        v["state"][d] = 1  # the kill signal the client animates; cleaned next pass
+        v["flags"][d] &= _NOT_PLANT
+        v["control"][d[t.concrete[rt[dies]]]] &= _NOT_CONCRETE
+
+        live = ~dies
+        idx, rt, rs, nxt, act = rolls[live], rt[live], rs[live], nxt[live], act[live]
+        cfg = t.health[rt, rs]
+        cfg = np.where(cfg == 0, 40, cfg)
+        ratio = np.minimum(v["health"][idx] / cfg, 1.0)
+        new_state = np.minimum(nxt, t.max_states)  # the old rule's tables answer for the new state
+        health = np.clip(ratio * t.health[rt, new_state], 1, 255).astype(np.uint8)
+        fs, amount = t.fruiting[rt], t.fruit_amount[rt]
+        fruiting = (fs >= 0) & (nxt >= fs)
+        material = np.zeros(idx.size, np.uint8)
+        if fruiting.any():
+            u2, u3 = u[2][live], u[3][live]
+            mat = v["material"][idx].astype(np.float64)
+            enter = np.minimum(np.clip(amount * (0.05 + 0.10 * u2), 0, 255).astype(np.int64), amount)
+            more = np.clip(np.minimum(mat + amount * (0.15 + 0.10 * u3), amount), 0, 255).astype(np.int64)
+            material = np.where(fruiting, np.where(nxt == fs, enter, more), 0).astype(np.uint8)
+        bh = t.block[rt, new_state]
+        v["type"][idx] = act.astype(np.uint8)
+        v["state"][idx] = nxt.astype(np.uint8)
+        v["health"][idx] = health
+        v["material"][idx] = material
+        v["height"][idx] = np.clip(bh, 0, 255).astype(np.uint8)
+        flags = v["flags"][idx]
+        v["flags"][idx] = np.where(bh > 0, flags | PLANT, flags & _NOT_PLANT)
+
+    def spawn(self, rng: np.random.Generator, snapshot: np.ndarray) -> np.ndarray:
+        """New plants per cube until it holds the zone's fertility share of blocking plants.
+
+        Each cube makes up to one random draw per tile, in order, and stops once it has placed what
+        was available. Draws are independent, so a cube makes them in rounds sized by how many it
+        still needs and how often its draws have been accepted; within a round the accepted spawns
+        are taken in draw order up to the need. Returns the planted tiles.
+        """
+        t, v = self.t, self.v
+        n_cubes = self.ground.size
+        idx = self.live
+        ty_live = v["type"][idx]
+        cube_live = self.cube_of(idx)
+        plants_in_cube = np.bincount(cube_live, weights=np.take(t.blocks_any, ty_live), minlength=n_cubes)
+        occupied = np.bincount(cube_live, weights=ty_live != 0, minlength=n_cubes)
+        factor = self.options.fertility / 100.0
+        avail = (self.ground * factor).astype(np.int64) - plants_in_cube.astype(np.int64)
+        active = ~(plants_in_cube / self.ground > factor)
+        # With nothing available the cube still plants one (the game decrements, then tests).
+        need = np.where(active, np.maximum(avail, 1), 0)
+        if not need.any():
+            return np.zeros(0, np.int64)
+        cap_count = None
+        if ((t.max_amount > 0) & t.known).any():  # per-cube species counts, taken before the loop
+            cap_count = np.bincount(cube_live * 256 + ty_live, minlength=n_cubes * 256).reshape(n_cubes, 256)
+        # Neighbours are counted in the map as it was; player-seeded species never count.
+        neighbours = self._padded(np.where(t.counts_as_neighbour[snapshot], snapshot, 0))
+        present = np.flatnonzero(np.bincount(snapshot.reshape(-1)[idx], minlength=256)[1:]) + 1
+        present = present[t.counts_as_neighbour[present]]
+        current = self._padded(self.f.type)
+        reach: dict[int, np.ndarray] = {}  # per species with a kill distance: tiles within it of one
+        boxes: dict[int, np.ndarray] | None = None
+        tried_total = 0
+        used = np.zeros(n_cubes, np.int64)
+        tried = np.zeros(n_cubes, np.int64)
+        accepted = np.zeros(n_cubes, np.int64)
+        gate_share = self.spawn_share * (1.0 - occupied / self.ground)
+        planted: list[np.ndarray] = []
+        while True:
+            cubes = np.flatnonzero((need > 0) & (used < self.ground))
+            if cubes.size == 0:
+                break
+            rate = (accepted[cubes] + 1.0) / (tried[cubes] + 2.0)
+            limit = (need[cubes] / rate * 1.2).astype(np.int64) + 2  # passing draws to try this round
+            p = np.maximum(gate_share[cubes], 1.0 / 64)
+            batch = np.minimum(self.ground[cubes] - used[cubes], (limit / p * 1.25).astype(np.int64) + 4)
+            seg, rank = _segments(batch)
+            cube = cubes[seg]
+            # One 32-bit draw per attempt: the high 24 bits pick the tile, the low 8 are the gate byte.
+            r = rng.integers(0, 1 << 32, seg.size, dtype=np.uint64)
+            local = ((r >> 8) * self.ground[cube].astype(np.uint64) >> 24).astype(np.int64)
+            tile = (self.y0[cube] + local // self.cw[cube]) * self.w + self.x0[cube] + local % self.cw[cube]
+            passes = (v["type"][tile] == 0) & (v["flags"][tile] == 0)
+            passes &= (r & 255).astype(np.uint8) < v["spawn"][tile]
+            start = np.cumsum(batch) - batch
+            take = passes & (_rank_in_segments(passes, seg, start) < limit[seg])
+            pick = np.flatnonzero(take)
+            tile, cube, seg_t = tile[pick], cube[pick], seg[pick]
+            pidx = self._pad_index(tile)
+            tried_total += pidx.size
+            if boxes is None and tried_total * self._neighbourhood.size > neighbours.size:
+                boxes = self._box_counts(neighbours, present)  # cheaper from here on
+            ty = self._choose_types(neighbours, present, pidx, rng, boxes)
+            ok = (ty != 0) & t.known[ty]
+            if cap_count is not None:
+                ok &= ~((t.max_amount[ty] > 0) & (cap_count[cube, ty] > t.max_amount[ty]))
+            kd = np.where(ok, t.kill_distance[ty], 0)
+            ok &= ~self._in_reach(reach, current, pidx, ty, kd)
+            ok = _first_per_tile(ok, tile)
+            ok &= ~self._earlier_conflict(ok, pidx, ty, kd)
+            tried[cubes] += np.bincount(seg_t, minlength=cubes.size)
+            accepted[cubes] += np.bincount(seg_t, weights=ok, minlength=cubes.size).astype(np.int64)
+            # Accept in draw order up to the need; the cube's draws are consumed up to the last
+            # accepted one (need met), the last tried one (try limit hit), or the whole batch.
+            seg_start = np.searchsorted(seg_t, np.arange(cubes.size))
+            ok_rank = _rank_in_segments(ok, seg_t, seg_start)
+            accept = ok & (ok_rank < need[cube])
+            n_acc = np.bincount(seg_t, weights=accept, minlength=cubes.size).astype(np.int64)
+            n_try = np.bincount(seg_t, minlength=cubes.size)
+            last_acc = np.full(cubes.size, -1, np.int64)
+            np.maximum.at(last_acc, seg_t[accept], rank[pick][accept])
+            last_try = np.full(cubes.size, -1, np.int64)
+            np.maximum.at(last_try, seg_t, rank[pick])
+            used[cubes] += np.where(n_acc >= need[cubes], last_acc + 1,
+                                    np.where(n_try >= limit, last_try + 1, batch))
+            placed, pt = tile[accept], ty[accept]
+            v["type"][placed] = pt.astype(np.uint8)
+            current[pidx[accept]] = pt.astype(np.uint8)
+            for k, m in reach.items():
+                _mark_reach(m, pidx[accept][pt == k], self._offsets_of(int(t.kill_distance[k]), False))
+            v["state"][placed] = 0
+            v["material"][placed] = 0
+            v["health"][placed] = np.clip(t.health[pt, 0], 0, 255).astype(np.uint8)
+            bh = t.block[pt, 0]
+            v["height"][placed] = np.clip(bh, 0, 255).astype(np.uint8)
+            v["flags"][placed] |= np.where(bh > 0, PLANT, 0).astype(np.uint8)
+            need[cubes] -= n_acc
+            planted.append(placed)
+        return np.concatenate(planted) if planted else np.zeros(0, np.int64)
+
+    def _choose_types(self, neighbours: np.ndarray, present: np.ndarray, pidx: np.ndarray,
+                      rng: np.random.Generator, boxes: dict[int, np.ndarray] | None = None) -> np.ndarray:
+        """The species a spawn attempt picks from its 9×9 neighbourhood (0 = none).
+
+        Counts come from the 81 neighbours of each attempt, or from `boxes` (9×9 counts per type for
+        every tile), which is cheaper once a pass makes many attempts.
+        """
+        t = self.t
+        n = pidx.size
+        out = np.zeros(n, np.int64)
+        if n == 0:
+            return out
+        u = rng.random((3, n))
+        has = np.zeros(n, bool)
+        if present.size:
+            if boxes is not None:
+                counts = np.stack([boxes[int(k)][pidx] for k in present], axis=1)
+            else:
+                window = neighbours[pidx[:, None] + self._neighbourhood[None, :]]
+                counts = np.stack([np.count_nonzero(window == k, axis=1) for k in present], axis=1)
+            counts = counts.astype(np.int32)
+            has = counts.any(axis=1)
+            # The most numerous neighbour; a tie goes to the highest type.
+            ruling = present[present.size - 1 - np.argmax(counts[:, ::-1], axis=1)]
+            cum = np.cumsum(counts * t.spread_weight[present].astype(np.int32)[None, :], axis=1)
+            total = cum[:, -1]
+            spread = np.where(total > 0, present[np.argmax(cum > (u[0] * total)[:, None], axis=1)], 0)
+            out = np.where(has, np.where(u[1] < 0.5, ruling, spread), 0)
+        lonely = np.flatnonzero(~has)
+        if t.fertile_types.size and lonely.size:
+            tickets = u[2][lonely] * t.fertile_cum[-1]
+            out[lonely] = t.fertile_types[np.searchsorted(t.fertile_cum, tickets, side="right")]
+        return out
+
+    def _box_counts(self, neighbours: np.ndarray, present: np.ndarray) -> dict[int, np.ndarray]:
+        """For each type, the number of that type in the 9×9 square around every padded tile."""
+        grid = neighbours.reshape(-1, self.stride)
+        r = NEIGHBOUR_RADIUS
+        out = {}
+        for k in present:
+            one = (grid == k).view(np.uint8)
+            rows = one[:, : one.shape[1] - 2 * r].copy()  # uint8 holds any 9×9 count (≤ 81)
+            for i in range(1, 2 * r + 1):
+                rows += one[:, i: one.shape[1] - 2 * r + i]
+            box = rows[: rows.shape[0] - 2 * r].copy()
+            for i in range(1, 2 * r + 1):
+                box += rows[i: rows.shape[0] - 2 * r + i]
+            full = np.zeros_like(grid)
+            full[r: grid.shape[0] - r, r: grid.shape[1] - r] = box
+            out[int(k)] = full.reshape(-1)
+        return out
+
+    def _offsets_of(self, kd: int, skip_self: bool) -> np.ndarray:
+        key = (kd, skip_self)
+        if key not in self._kill_offsets:
+            dy, dx = _offsets(kd)
+            if skip_self:
+                keep = (dy != 0) | (dx != 0)
+                dy, dx = dy[keep], dx[keep]
+            self._kill_offsets[key] = self._pad_offsets(dy, dx)
+        return self._kill_offsets[key]
+
+    def _in_reach(self, reach: dict[int, np.ndarray], current: np.ndarray, pidx: np.ndarray,
+                  ty: np.ndarray, kd: np.ndarray) -> np.ndarray:
+        """The spawn's kill-distance check. Species tried often get a map of the tiles within reach
+        of one of their plants (each plant marks its disc once), the rest scan each attempt's disc."""
+        out = np.zeros(pidx.size, bool)
+        for k in np.unique(ty[kd > 0]):
+            sel = np.flatnonzero((ty == k) & (kd > 0))
+            off = self._offsets_of(int(self.t.kill_distance[k]), False)
+            if int(k) not in reach and sel.size > 4096:
+                stands = np.flatnonzero(current == k)
+                if stands.size * 4 < sel.size * off.size:
+                    reach[int(k)] = np.zeros(current.size, bool)
+                    _mark_reach(reach[int(k)], stands, off)
+            if int(k) in reach:
+                out[sel] = reach[int(k)][pidx[sel]]
+            else:
+                out[sel] = (current[pidx[sel, None] + off[None, :]] == k).any(axis=1)
+        return out
+
+    def _too_close(self, types: np.ndarray, pidx: np.ndarray, want: np.ndarray, kd: np.ndarray,
+                   skip_self: bool) -> np.ndarray:
+        """Whether a tile of type `want` lies closer than `kd` (in the padded type layer `types`)."""
+        out = np.zeros(pidx.size, bool)
+        for k in np.unique(kd[kd > 0]):
+            sel = np.flatnonzero(kd == k)
+            off = self._offsets_of(int(k), skip_self)
+            out[sel] = (types[pidx[sel, None] + off[None, :]] == want[sel, None].astype(np.uint8)).any(axis=1)
+        return out
+
+    def _earlier_conflict(self, ok: np.ndarray, pidx: np.ndarray, ty: np.ndarray, kd: np.ndarray
+                          ) -> np.ndarray:
+        """Which `ok` entries have an earlier `ok` entry of the same type closer than their kill distance."""
+        out = np.zeros(ok.size, bool)
+        idx = np.flatnonzero(ok & (kd > 0))
+        if idx.size < 2:
+            return out
+        sort = np.argsort(pidx[idx], kind="stable")
+        keys, order = pidx[idx][sort], idx[sort]
+        for k in np.unique(kd[idx]):
+            sel = idx[kd[idx] == k]
+            probe = pidx[sel, None] + self._offsets_of(int(k), True)[None, :]
+            pos = np.minimum(np.searchsorted(keys, probe), keys.size - 1)
+            other = np.where(keys[pos] == probe, order[pos], -1)
+            clash = (other >= 0) & (other < sel[:, None]) & (ty[np.maximum(other, 0)] == ty[sel, None])
+            out[sel] = clash.any(axis=1)
+        return out
+
+    def damage_walls(self, rng: np.random.Generator) -> None:
+        """Walls (rules allowed on non-natural tiles) in their last three states lose 3-4 health."""
+        v = self.v
+        idx, ty = self._plants(self.t.non_natural)
+        idx = idx[self.t.n_states[ty] - v["state"][idx] < 4]
+        if idx.size == 0:
+            return
+        new = np.maximum(v["health"][idx].astype(np.int64) - rng.integers(3, 5, idx.size), 0)
+        v["health"][idx] = new.astype(np.uint8)
+        gone = idx[new == 0]
+        for k in ("type", "time", "material", "height"):
+            v[k][gone] = 0
+        v["state"][gone] = 1
+        v["flags"][gone] &= _NOT_PLANT
+
+    def kill_on_distance(self, rng: np.random.Generator) -> None:
+        """Two random draws per tile of each cube; a drawn plant with a same-type plant closer than
+        its kill distance dies. A plant killed earlier no longer condemns a later-drawn neighbour.
+
+        Only a tile's first draw matters, so each such plant draws the index of its first draw
+        directly (geometric, one chance in the cube's tile count per draw) and undrawn ones are skipped.
+        """
+        t, v = self.t, self.v
+        idx, _ = self._plants(t.kill_distance > 0)
+        if idx.size == 0:
+            return
+        cube = self.cube_of(idx)
+        ground = self.ground[cube]
+        first = rng.geometric(1.0 / ground) - 1
+        drawn = first < KILL_DRAWS_PER_TILE * ground
+        order = np.lexsort((first[drawn], cube[drawn]))
+        tiles = idx[drawn][order]
+        pidx = self._pad_index(tiles)
+        current = self._padded(self.f.type)
+        pending = np.ones(tiles.size, bool)
+        while pending.any():
+            sel = np.flatnonzero(pending)
+            ty = v["type"][tiles[sel]].astype(np.intp)
+            kd = np.where(ty != 0, t.kill_distance[ty], 0)
+            close = self._too_close(current, pidx[sel], ty, kd, skip_self=True)
+            pending[sel[~close]] = False
+            sel, ty, kd = sel[close], ty[close], kd[close]
+            if sel.size == 0:
+                break
+            # Kill those with no earlier condemned draw of the same type in reach; the rest wait.
+            blocked = self._earlier_conflict(np.ones(sel.size, bool), pidx[sel], ty, kd)
+            kill = sel[~blocked]
+            for k in (*_PLANT_KEYS, "height"):
+                v[k][tiles[kill]] = 0
+            v["flags"][tiles[kill]] &= _NOT_PLANT
+            current[pidx[kill]] = 0
+            pending[kill] = False
+
+    def renew_fruit(self, rng: np.random.Generator) -> None:
+        """Blocking plants in a fruiting state regrow fruit: 30 % chance of +5-15 % of fruitAmount."""
+        t, v = self.t, self.v
+        idx, ty = self._plants(t.fruiting >= 0)
+        st = v["state"][idx].astype(np.intp)
+        amount = t.fruit_amount[ty]
+        mat = v["material"][idx].astype(np.int64)
+        sel = (t.block[ty, np.minimum(st, t.max_states)] > 0) & (st >= t.fruiting[ty]) & (mat < amount)
+        idx, amount, mat = idx[sel], amount[sel], mat[sel]
+        if idx.size == 0:
+            return
+        u = rng.random((2, idx.size))
+        add = np.clip(amount * (0.05 + 0.10 * u[1]), 0, 255).astype(np.int64)
+        new = np.where(u[0] < RENEW_CHANCE, np.minimum(mat + add, amount), mat)
+        v["material"][idx] = new.astype(np.uint8)
+
+    # ---- a pass ---------------------------------------------------------------------------------
+    def run_pass(self, rng: np.random.Generator) -> None:
+        """One nature pass over every cube of the zone."""
+        snapshot = self.f.type.copy()
+        self.validate_dead()
+        self.grow(rng)
+        planted = self.spawn(rng, snapshot)
+        self._mark[planted] = True
+        old = self.live[~self._mark[self.live]]  # a planted tile may still be listed as last pass's dead
+        self._mark[planted] = False
+        self.live = np.concatenate([old, planted])
+        self.validate()
+        if self.options.damage_walls:
+            self.damage_walls(rng)
+        self.kill_on_distance(rng)
+        self.renew_fruit(rng)
+        v = self.v
+        idx = self.live
+        keep = (v["type"][idx] | v["state"][idx] | v["time"][idx] | v["health"][idx] | v["material"][idx]
+                | (v["flags"][idx] & PLANT)) != 0
+        self.live = idx[keep]
+
+
+def _mark_reach(reach: np.ndarray, pidx: np.ndarray, offsets: np.ndarray) -> None:
+    """Mark every tile closer than the kill distance (`offsets`) to the plants at `pidx`."""
+    for chunk in range(0, pidx.size, 65536):
+        reach[(pidx[chunk:chunk + 65536, None] + offsets[None, :]).reshape(-1)] = True
+
+
+def _rank_in_segments(mask: np.ndarray, seg: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """For each element, how many `mask` elements precede it in its segment (segments contiguous)."""
+    before = np.cumsum(mask) - mask
+    return before - before[start[seg]]
+
+
+def _first_per_tile(ok: np.ndarray, tile: np.ndarray) -> np.ndarray:
+    """Only the earliest accepted draw of a tile plants there."""
+    idx = np.flatnonzero(ok)
+    if idx.size < 2:
+        return ok
+    _, first = np.unique(tile[idx], return_index=True)
+    out = np.zeros_like(ok)
+    out[idx[first]] = True
+    return out
+
+
+def validate_field(f: GrowthField, rules: Mapping[int, PlantRule] | RuleTables) -> None:
+    """Full validation only, in place: clears every plant the rules forbid where it stands."""
+    tables = rules if isinstance(rules, RuleTables) else RuleTables(dict(rules))
+    Grower(f, tables).validate()
+
+
+def run_growth(f: GrowthField, rules: Mapping[int, PlantRule] | RuleTables, passes: int, seed: int,
+               options: GrowthOptions | None = None, progress: Progress | None = None,
+               cancelled: Callable[[], bool] | None = None) -> GrowthField:
+    """`passes` nature passes on a copy of `f`; the same inputs and seed give identical bytes.
+
+    Raises Cancelled (leaving `f` untouched) when `cancelled()` turns true between passes.
+    """
+    tables = rules if isinstance(rules, RuleTables) else RuleTables(dict(rules))
+    out = f.copy()
+    grower = Grower(out, tables, options)
+    for i in range(passes):
+        if cancelled is not None and cancelled():
+            raise Cancelled(f"growth cancelled after {i} of {passes} passes")
+        grower.run_pass(np.random.default_rng([int(seed) & 0xFFFFFFFF, i]))
+        if progress is not None:
+            progress((i + 1) / passes)
+    return out
