@@ -6,15 +6,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QColor, QIcon, QKeySequence, QPixmap
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QDockWidget,
     QFileDialog,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -91,6 +89,9 @@ class MainWindow(QMainWindow):
         self.document.saved.connect(lambda path: self._remember(path))
         self.viewport.gl_failed.connect(lambda msg: self.show_error("Drawing failed", msg))
         self._on_scene_replaced(self.document.scene)
+        from app.terrain_editor import install as install_terrain_editor
+
+        self.terrain_editor = install_terrain_editor(self)
         if restore_layout:
             self.restore_layout()
 
@@ -101,11 +102,10 @@ class MainWindow(QMainWindow):
             "tool_settings": placeholder("No tool is active."),
             "refusals": placeholder("No stroke yet."),
             "history": QUndoView(self.document.undo_stack),
-            "layers": QListWidget(),
+            "layers": placeholder("No terrain layers."),
             "inspector": placeholder("Nothing selected."),
         }
         panels["history"].setEmptyLabel("<opened>")
-        self.layer_list: QListWidget = panels["layers"]
         for key, title, area, tooltip in FIXED_DOCKS:
             dock = QDockWidget(title, self)
             dock.setObjectName(f"dock_{key}")
@@ -125,21 +125,6 @@ class MainWindow(QMainWindow):
             old.deleteLater()
         return widget
 
-    def _refresh_layers(self) -> None:
-        if self.docks["layers"].widget() is not self.layer_list:
-            return  # a richer layers panel has taken the dock over
-        self.layer_list.clear()
-        terrain = self.document.scene.terrain
-        cells = max(1, terrain.rows * terrain.columns)
-        for layer in terrain.layers:
-            swatch = QPixmap(14, 14)
-            swatch.fill(QColor(*layer.color))
-            coverage = float(layer.weights.sum(dtype="uint64")) / (255.0 * cells)
-            item = QListWidgetItem(QIcon(swatch), f"{layer.name}   {coverage * 100:.1f} %")
-            item.setToolTip(f"{layer.name}: painted over {coverage * 100:.1f} % of the terrain")
-            self.layer_list.addItem(item)
-
-    # ---- actions and menus ------------------------------------------------------------
     def _action(self, key: str, text: str, slot: Callable, shortcut=None, tip: str = "") -> QAction:
         action = QAction(text, self)
         action.setObjectName(f"action_{key}")
@@ -317,7 +302,6 @@ class MainWindow(QMainWindow):
     # ---- document flow ----------------------------------------------------------------
     def _on_scene_replaced(self, scene: Scene) -> None:
         self.viewport.set_scene(scene)
-        self._refresh_layers()
         self._update_title()
 
     def _update_title(self, *_) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QToolBar
+from PySide6.QtWidgets import QDialog, QFileDialog, QMenu, QMessageBox, QToolBar
 
 from app.terrain_commands import (
     AddLayerCommand,
@@ -77,7 +77,7 @@ class TerrainEditor(QObject):
         self.toolbox = TerrainToolbox(main_window.viewport, self.document,
                                       getattr(main_window, "settings", None), self)
         self.panel = LayersPanel(self.document.scene.terrain)
-        main_window.docks["layers"].setWidget(self.panel)
+        main_window.set_panel("layers", self.panel)
         # Dialog hooks: tests and scripts replace these.
         self.ask_update_types: Callable[..., bool | None] = ask_update_types
         self.confirm_delete: Callable[..., bool] = confirm_delete
@@ -103,8 +103,9 @@ class TerrainEditor(QObject):
         self.toolbar.setObjectName("toolbar_terrain")
         self.toolbar.addActions(self.toolbox.action_group.actions())
         w.addToolBar(self.toolbar)
-        menu = w.menuBar().addMenu("&Terrain")
+        menu = QMenu("&Terrain", w)
         menu.setObjectName("menu_terrain")
+        w.menuBar().insertMenu(w.tools_menu.menuAction(), menu)
         menu.addActions(self.toolbox.action_group.actions())
         menu.addSeparator()
         self.actions = {

@@ -15,6 +15,7 @@ def atomic_write(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> 
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, _mode_for(path))  # mkstemp makes 0600; keep the file's or the umask's mode
         with os.fdopen(fd, "wb") as f:
             if callable(data):
                 data(f)
@@ -34,6 +35,15 @@ def atomic_write(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write(path, text.encode("utf-8"))
+
+
+def _mode_for(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -74,7 +74,7 @@ def test_fixed_docks_have_unique_object_names_and_are_exposed(main_window) -> No
 
 def test_menus_hold_the_standard_entries_with_standard_shortcuts(main_window) -> None:
     assert [a.text().replace("&", "") for a in main_window.menuBar().actions()] == [
-        "File", "Edit", "View", "Tools", "Help"]
+        "File", "Edit", "View", "Terrain", "Tools", "Help"]
     assert menu_titles(menu(main_window, "File")) == [
         "New", "Open…", "Open Recent", "Save", "Save As…", "Import", "Quit"]
     assert menu_titles(menu(main_window, "Edit"))[:2] == ["Undo", "Redo"]
@@ -148,7 +148,7 @@ def test_opening_a_good_file_replaces_scene_and_viewport(main_window, tmp_path, 
     assert main_window.document.scene.terrain.heights.shape == (9, 11)
     assert main_window.viewport.terrain_renderer is not old_renderer
     assert main_window.viewport.terrain_renderer.terrain is main_window.document.scene.terrain
-    assert main_window.layer_list.count() == 2 and "red" in main_window.layer_list.item(0).text()
+    assert main_window.terrain_editor.panel.layer_names() == ["red", "blue"]
     assert errors == []
 
 
