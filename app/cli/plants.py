@@ -1,0 +1,211 @@
+"""`boscage plants inspect` and `plants grow`: plant rule folders and growth on a zone, headless."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.cli import UsageError, add_json_flag, emit
+from model.errors import FormatError
+
+
+def _nonnegative(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return int(text)
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage, got {text!r}") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"fertility must be 0..100, got {text}")
+    return value
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("plants", help="plant rule files: inspect and lint them, grow a zone with them")
+    plants_sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    inspect = plants_sub.add_parser("inspect", help="merged rules, the file each field came from, lints")
+    inspect.add_argument("folder", type=Path, metavar="DIR", help="folder of rule files (*.txt)")
+    inspect.add_argument("names", nargs="*", metavar="NAME",
+                         help="only these rules (file names, .txt optional)")
+    add_json_flag(inspect)
+    inspect.set_defaults(func=run_inspect)
+
+    grow = plants_sub.add_parser("grow", help="run growth passes over a zone's layers and write the result")
+    grow.add_argument("--zone", type=Path, required=True, metavar="DIR",
+                      help="folder of the zone's layer files")
+    grow.add_argument("--id", dest="zone_id", type=_nonnegative, required=True, metavar="N", help="zone id")
+    grow.add_argument("--rules", type=Path, required=True, metavar="DIR", help="plant rules folder")
+    grow.add_argument("--passes", type=_nonnegative, required=True, metavar="K", help="nature passes to run")
+    grow.add_argument("--seed", type=_nonnegative, required=True, metavar="S", help="random seed")
+    grow.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for the grown layers")
+    grow.add_argument("--fertility", type=_percent, default=None, metavar="P",
+                      help="zone fertility in percent of tiles holding blocking plants (default 10)")
+    grow.add_argument("--no-wall-decay", action="store_true", help="walls do not decay (an alpha zone)")
+    grow.add_argument("--scene", type=Path, metavar="SCENE.boscage",
+                      help="also write the grown zone as a scene: blocking plants as stored foliage, "
+                           "the rest as derived grass")
+    add_json_flag(grow)
+    grow.set_defaults(func=run_grow)
+
+
+# ---- inspect -------------------------------------------------------------------------------------
+def _rule_doc(name: str, load: Any, lints: list, folder: Path) -> dict:
+    from model.plants.genxy import plain
+    from model.plants.markov import figures
+    from model.plants.rule import FIELDS
+
+    doc: dict[str, Any] = {"name": name, "file": str(folder / f"{name}.txt"),
+                           "lints": [lint.as_dict() for lint in lints]}
+    error = load.errors.get(name)
+    if error is not None:
+        doc["error"] = str(error)
+    settings = load.settings.get(name)
+    if settings is not None:
+        doc["fields"] = {key: {"value": plain(s.value), "raw": s.value.raw, "type": s.value.kind,
+                               "from": s.path.name, "line": s.line} for key, s in settings.items()}
+        doc["defaults"] = {f.key: (list(f.default) if isinstance(f.default, tuple) else f.default)
+                           for f in FIELDS if f.key not in settings and f.key != "source"}
+    rule = load.rules.get(name)
+    if rule is not None:
+        doc["index"] = rule.index
+        doc["type"] = rule.type_name
+        doc["states"] = [{"state": s, "next": list(rule.states[s]), "action": list(rule.actions[s]),
+                          "health": rule.health[s], "blocking_height": rule.blocking_height[s]}
+                         for s in range(rule.state_count)]
+        doc["figures"] = figures(rule).as_dict()
+    return doc
+
+
+def _inspect_text(doc: dict) -> str:
+    lines = [f"{doc['folder']}: {len(doc['rules'])} rules, {doc['errors']} errors, "
+             f"{doc['warnings']} warnings"]
+    for r in doc["rules"]:
+        head = f"\n{r['name']}"
+        if "index" in r:
+            head += f" — index {r['index']} ({r['type']}), {len(r['states'])} states"
+        lines.append(head)
+        if "error" in r:
+            lines.append(f"  ERROR {r['error']}")
+        for key, f in r.get("fields", {}).items():
+            lines.append(f"  {key:<24} {f['raw']:<28} {f['from']}:{f['line']}")
+        if r.get("defaults"):
+            lines.append("  defaults: " + ", ".join(f"{k}={v}" for k, v in r["defaults"].items()))
+        if "figures" in r:
+            fig = r["figures"]
+            fruit = fig["ticks_to_fruit"]
+            lines.append(f"  expected lifetime {fig['lifetime']} ticks (death {fig['death_share']:.0%}), "
+                         f"ticks to fruit {'never' if fruit is None else fruit}, "
+                         f"state shares {', '.join(f'{x:.2f}' for x in fig['stationary'])}")
+        for lint in r["lints"]:
+            where = f"{Path(lint['file']).name}:{lint['line'] or '-'}" if lint["file"] else "-"
+            key = f"{lint['key']}: " if lint["key"] else ""
+            lines.append(f"  {lint['severity']}: {where}: {key}{lint['message']}")
+    return "\n".join(lines)
+
+
+def run_inspect(args: argparse.Namespace) -> int:
+    from model.plants.lints import ERROR, lint_folder
+    from model.plants.loader import load_folder, rule_name_of
+
+    load = load_folder(args.folder)
+    lints = lint_folder(load)
+    known = set(load.files) | set(load.errors)
+    names = [rule_name_of(n) for n in args.names] or sorted(known)
+    missing = [n for n in names if n not in known]
+    if missing:
+        raise FormatError(args.folder, None, f"no rule file {', '.join(m + '.txt' for m in missing)} here")
+    rules = [_rule_doc(n, load, lints.get(n, []), load.folder) for n in names]
+    errors = sum(("error" in r) + sum(lint["severity"] == ERROR for lint in r["lints"]) for r in rules)
+    warnings = sum(lint["severity"] != ERROR for r in rules for lint in r["lints"])
+    doc = {"folder": str(args.folder), "rules": rules, "errors": errors, "warnings": warnings}
+    emit(args, lambda: _inspect_text(doc), doc)
+    return 1 if errors else 0
+
+
+# ---- grow ----------------------------------------------------------------------------------------
+class _TerminalProgress:
+    """A one-line progress bar on stderr when it is a terminal."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.live = sys.stderr.isatty()
+
+    def __call__(self, fraction: float) -> None:
+        if self.live:
+            done = int(fraction * 30)
+            sys.stderr.write(f"\rgrowing [{'#' * done}{'.' * (30 - done)}] "
+                             f"{round(fraction * self.total)}/{self.total} passes")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.live:
+            sys.stderr.write("\n")
+
+
+def _counts(types: Any, names: dict[int, str]) -> dict[str, int]:
+    import numpy as np
+
+    counts = np.bincount(types.reshape(-1), minlength=256)
+    return {names.get(int(i), f"#{int(i)}"): int(counts[i]) for i in np.flatnonzero(counts) if i}
+
+
+def run_grow(args: argparse.Namespace) -> int:
+    from model.plants.growth import GrowthOptions
+    from model.plants.loader import load_rules
+    from model.plants.zone_growth import grow_zone
+    from model.zones import read_zone, write_zone
+    from model.zones.names import PLANT_TYPES
+
+    if args.out.resolve() == args.zone.resolve():
+        raise UsageError("--out must differ from --zone: the grown layers would replace the originals")
+    if not args.rules.is_dir():
+        raise FormatError(args.rules, None, "plant rules folder not found")
+    rules = load_rules(args.rules)
+    zone = read_zone(args.zone, args.zone_id)
+    if not (zone.has("plants") and zone.has("altitude")):
+        raise FormatError(args.zone, None, f"zone {args.zone_id} needs altitude and plants layers to grow")
+    options = GrowthOptions(fertility=10.0 if args.fertility is None else args.fertility,
+                            damage_walls=not args.no_wall_decay)
+    names = dict(PLANT_TYPES) | {i: r.name or r.type_name for i, r in rules.items()}
+    before = _counts(zone.plants["type"], names)
+    bar = _TerminalProgress(args.passes)
+    try:
+        grown = grow_zone(zone, rules, args.passes, args.seed, options, progress=bar)
+    finally:
+        bar.close()
+    written = write_zone(grown, args.out)
+    doc: dict[str, Any] = {"zone_id": zone.zone_id, "width": zone.width, "height": zone.height,
+                           "passes": args.passes, "seed": args.seed, "fertility": options.fertility,
+                           "out": str(args.out), "files": [str(p) for p in written],
+                           "plants_before": before, "plants_after": _counts(grown.plants["type"], names)}
+    if args.scene is not None:
+        from model.formats.scene_file import save_scene
+        from model.zones.scene_import import zone_to_scene
+
+        scene = zone_to_scene(grown, rules=rules, name=args.scene.stem)
+        save_scene(scene, args.scene)
+        foliage = scene.sections.get("foliage")
+        doc["scene"] = {"out": str(args.scene), "stored": foliage.volume.counts() if foliage else {},
+                        "derived": [t.name for t in foliage.palette if t.derived] if foliage else []}
+
+    def text() -> str:
+        lines = [f"grew zone {zone.zone_id} ({zone.width} x {zone.height}) for {args.passes} passes, "
+                 f"seed {args.seed}, fertility {options.fertility:g}% → {args.out}"]
+        for name in sorted(set(before) | set(doc["plants_after"])):
+            lines.append(f"  {name:<16} {before.get(name, 0):>10,} → {doc['plants_after'].get(name, 0):>10,}")
+        if "scene" in doc:
+            s = doc["scene"]
+            lines.append(f"wrote {s['out']}: {sum(s['stored'].values()):,} stored plants, "
+                         f"{len(s['derived'])} derived types")
+        return "\n".join(lines)
+
+    emit(args, text, doc)
+    return 0

@@ -1,0 +1,103 @@
+"""`boscage plants inspect` and `boscage plants grow`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.cli import run_cli
+from model.zones import read_zone, write_zone
+from model.zones.sample import sample_zone
+
+SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "plants"
+
+
+def test_inspect_json_shows_origins_defaults_figures_and_lints(capsys) -> None:
+    assert run_cli(["plants", "inspect", str(SAMPLE), "irontree_t2", "grass_a.txt", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    t2, grass = doc["rules"]
+    assert t2["name"] == "irontree_t2" and t2["index"] == 7
+    assert t2["fields"]["fruitAmount"] == {"value": 125, "raw": "n125", "type": "int",
+                                           "from": "irontree_t2.txt", "line": 2}
+    assert t2["fields"]["health"]["from"] == "irontree_lo.txt"
+    assert grass["fields"]["blockingHeight"]["value"] == [0, 0, 0, 0]
+    assert grass["defaults"]["killDistance"] == 0 and grass["defaults"]["damageScale"] == 1.0
+    assert grass["figures"]["lifetime"] == 26.0 and grass["figures"]["ticks_to_fruit"] is None
+    assert [s["next"] for s in grass["states"]] == [[0, 0, 1], [1, 1, 2], [2, 2, 3], [3]]
+    assert any("also claimed" in lint["message"] for lint in t2["lints"])
+    assert doc["errors"] == 0
+
+
+def test_inspect_reports_bad_files_with_file_and_line_and_exits_1(tmp_path: Path, capsys) -> None:
+    (tmp_path / "ok.txt").write_text("index=n1\nhealth=N1\nblockingHeight=N0\nstate_0=N0\naction_0=N1,0\n")
+    (tmp_path / "bad.txt").write_text("index=n2\nfertility=nseven\n")
+    (tmp_path / "hex.txt").write_text("index=n3\nhealth=N1,1\nblockingHeight=40,12\n"
+                                      "state_0=N0,1\naction_0=N3\nstate_1=N1\naction_1=N3,0\n")
+    assert run_cli(["plants", "inspect", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "ERROR" in out and "bad.txt: line 2: fertility" in out
+    assert "bare array '40,12' is hex and reads as [0, 18]" in out
+    assert run_cli(["plants", "inspect", str(tmp_path), "hex", "ok"]) == 0  # warnings only
+
+
+def test_inspect_unknown_names_and_folders(tmp_path: Path, capsys) -> None:
+    assert run_cli(["plants", "inspect", str(SAMPLE), "nope"]) == 1
+    assert "no rule file nope.txt" in capsys.readouterr().err
+    assert run_cli(["plants", "inspect", str(tmp_path / "missing"), "--json"]) == 1
+    assert "not a folder" in json.loads(capsys.readouterr().out)["error"]
+
+
+@pytest.fixture()
+def zone_dir(tmp_path: Path) -> Path:
+    write_zone(sample_zone(5, 128, seed=1), tmp_path / "zone")
+    return tmp_path / "zone"
+
+
+def test_grow_writes_a_grown_zone_deterministically(zone_dir: Path, tmp_path: Path, capsys) -> None:
+    args = ["plants", "grow", "--zone", str(zone_dir), "--id", "5", "--rules", str(SAMPLE),
+            "--passes", "3", "--seed", "9", "--fertility", "15", "--json"]
+    assert run_cli([*args, "--out", str(tmp_path / "a")]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["passes"] == 3 and doc["fertility"] == 15
+    assert doc["plants_before"] != doc["plants_after"]
+    assert run_cli([*args, "--out", str(tmp_path / "b")]) == 0
+    capsys.readouterr()
+    a, b = read_zone(tmp_path / "a", 5), read_zone(tmp_path / "b", 5)
+    original = read_zone(zone_dir, 5)
+    assert np.array_equal(a.plants, b.plants) and np.array_equal(a.blocks, b.blocks)
+    assert not np.array_equal(a.plants, original.plants)
+    counts = np.bincount(a.plants["type"].ravel(), minlength=256)
+    assert sum(doc["plants_after"].values()) == counts[1:].sum()
+
+
+def test_grow_can_write_the_forest_as_a_scene(zone_dir: Path, tmp_path: Path, capsys) -> None:
+    from model.formats.scene_file import load_scene
+
+    scene_path = tmp_path / "forest.boscage"
+    assert run_cli(["plants", "grow", "--zone", str(zone_dir), "--id", "5", "--rules", str(SAMPLE),
+                    "--passes", "2", "--seed", "1", "--out", str(tmp_path / "out"),
+                    "--scene", str(scene_path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    stored = doc["scene"]["stored"]
+    assert stored and "Grass A" in doc["scene"]["derived"]
+    scene = load_scene(scene_path)
+    assert scene.sections["foliage"].volume.counts() == stored
+
+
+def test_grow_refuses_bad_input(zone_dir: Path, tmp_path: Path, capsys) -> None:
+    base = ["plants", "grow", "--zone", str(zone_dir), "--passes", "1", "--seed", "1",
+            "--out", str(tmp_path / "o")]
+    assert run_cli([*base, "--id", "6", "--rules", str(SAMPLE)]) == 1
+    assert "unknown zone id 6" in capsys.readouterr().err
+    bad_rules = tmp_path / "rules"
+    bad_rules.mkdir()
+    (bad_rules / "x.txt").write_text("index=n1\nstate_0=N0\n")
+    assert run_cli([*base, "--id", "5", "--rules", str(bad_rules)]) == 1
+    assert "x.txt" in capsys.readouterr().err
+    assert run_cli([*base, "--id", "5", "--rules", str(SAMPLE), "--fertility", "140"]) == 2
+    assert run_cli(["plants", "grow", "--zone", str(zone_dir), "--id", "5", "--rules", str(SAMPLE),
+                    "--passes", "1", "--seed", "1", "--out", str(zone_dir)]) == 2
+    assert not (tmp_path / "o").exists()
