@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         "candidates": result.candidates,
         "placed": result.placed,
         "refused": result.refused(),
-        "missing_layer": foliage.palette[args.type_name].layer.name if result.missing_layers else None,
+        "missing_layer": result.missing_layers.get(args.type_name),
         "added_to_palette": added_type,
         "saved": bool(args.save),
     }

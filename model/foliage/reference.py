@@ -47,7 +47,9 @@ def consider_reference(scatter: FoliageScatter, type_name: str, region: Region,
     refusals = np.zeros(n, np.int8)
     xz = np.zeros((n, 2))
     records = []
-    missing = ftype.layer is not None and terrain.layer(ftype.layer.name) is None
+    missing = None
+    if ftype.layer is not None and terrain.layer(ftype.layer.name) is None:
+        missing = ftype.layer.name
     for i in range(n):
         h = candidate_hash(region.seed, type_name, region.index, i)
         x = x0 + (x1 - x0) * draw(h, Channel.X)

@@ -25,7 +25,7 @@ from model.foliage.volume import FoliageVolume, Removed, Selection, points_in_po
 from model.terrain import Terrain
 
 PLACED = 0
-MAX_CANDIDATES = 4_000_000  # per type per stamp; beyond this the count is clamped
+MAX_CANDIDATES = 2_000_000  # per type per stamp; beyond this the count is clamped (and says so)
 MAX_PAIRS = 20_000_000  # within-stamp neighbour pairs before the sequential fallback
 
 
@@ -90,6 +90,8 @@ class Stamp:
 
 def falloff_weight(d, radius: float, falloff: float) -> np.ndarray:
     d = np.asarray(d, np.float64)
+    if not radius > 0:
+        return np.zeros_like(d)
     f = min(max(float(falloff), 0.0), 1.0)
     inner = radius * (1.0 - f)
     if f > 0:
@@ -151,7 +153,7 @@ class TypeOutcome:
     xz: np.ndarray  # (n, 2) float64
     refusals: np.ndarray  # (n,) int8: 0 placed, else a Refusal
     records: np.ndarray  # (placed, 7) float32, in candidate order
-    layer_missing: bool = False
+    missing_layer: str | None = None  # the filter's layer name when the terrain has no such layer
     clamped: bool = False
 
     @property
@@ -185,8 +187,9 @@ class StrokeResult:
         return out
 
     @property
-    def missing_layers(self) -> list[str]:
-        return sorted({o.type_name for o in self.outcomes.values() if o.layer_missing})
+    def missing_layers(self) -> dict[str, str]:
+        """Type name → the layer its filter names that the terrain does not have."""
+        return {o.type_name: o.missing_layer for o in self.outcomes.values() if o.missing_layer}
 
     def records(self, type_name: str) -> np.ndarray:
         return self.outcomes[type_name].records
@@ -200,7 +203,11 @@ class StrokeResult:
         parts.append(f"{self.placed} placed")
         text = f"{self.candidates} candidates: " + ", ".join(parts)
         if self.missing_layers:
-            text += f" (no terrain layer for: {', '.join(self.missing_layers)})"
+            text += "".join(f" (no terrain layer named '{layer}' for {name})"
+                            for name, layer in self.missing_layers.items())
+        clamped = sorted(o.type_name for o in self.outcomes.values() if o.clamped)
+        if clamped:
+            text += f" (candidates capped at {MAX_CANDIDATES:,} for: {', '.join(clamped)})"
         return text
 
     def merge(self, other: StrokeResult) -> None:
@@ -212,7 +219,7 @@ class StrokeResult:
             else:
                 self.outcomes[name] = TypeOutcome(
                     name, np.concatenate([mine.xz, o.xz]), np.concatenate([mine.refusals, o.refusals]),
-                    np.concatenate([mine.records, o.records]), mine.layer_missing or o.layer_missing,
+                    np.concatenate([mine.records, o.records]), mine.missing_layer or o.missing_layer,
                     mine.clamped or o.clamped)
         for key, idx in other.added.items():
             self.added[key] = np.concatenate([self.added[key], idx]) if key in self.added else idx
@@ -356,10 +363,10 @@ class FoliageScatter:
         refuse(Refusal.NO_GROUND, np.isnan(height))
         refuse(Refusal.SLOPE, ~((slope >= ftype.slope[0]) & (slope <= ftype.slope[1])))
         refuse(Refusal.ALTITUDE, ~((height >= ftype.altitude[0]) & (height <= ftype.altitude[1])))
-        missing = False
+        missing = None
         if ftype.layer is not None:
             weight = self.terrain.layer_weight_at(ftype.layer.name, x, z)
-            missing = weight is None
+            missing = ftype.layer.name if weight is None else None
             refuse(Refusal.LAYER, np.ones(n, bool) if missing else ~(weight >= ftype.layer.min_weight))
         reach = region.reach(x, z, hashing.draw(hashes, Channel.THIN), self.terrain)
         if ftype.spacing > 0:
@@ -414,7 +421,7 @@ class FoliageScatter:
         height = self.terrain.height_at(xs, zs)
         normal = self.terrain.normal_at(xs, zs)
         slope = np.degrees(np.arccos(np.clip(normal[..., 1], -1.0, 1.0)))
-        missing = False
+        missing = None
         reason = PLACED
         if np.isnan(height[0]):
             reason = Refusal.NO_GROUND
@@ -424,7 +431,7 @@ class FoliageScatter:
             reason = Refusal.ALTITUDE
         elif ftype.layer is not None:
             w = self.terrain.layer_weight_at(ftype.layer.name, xs, zs)
-            missing = w is None
+            missing = ftype.layer.name if w is None else None
             if missing or not w[0] >= ftype.layer.min_weight:
                 reason = Refusal.LAYER
         if reason == PLACED and ftype.spacing > 0:

@@ -86,3 +86,14 @@ def test_foliage_bench_cases_run_quick(capsys):
     rows = json.loads(capsys.readouterr().out)
     assert [r["name"] for r in rows] == names and code in (0, 1)
     assert all(r["ratio"] > 0 for r in rows)
+
+
+def test_a_missing_layer_is_named(tmp_path, capsys):
+    terrain = Terrain(np.zeros((33, 33), np.float32), 1.0, (0.0, 0.0))
+    scene = Scene(terrain, "Bare")
+    foliage_of(scene).palette.add(FoliageType("fern", density=5.0, layer=LayerFilter("forest_floor")))
+    save_scene(scene, tmp_path / "bare.boscage")
+    code, doc = run_json(capsys, str(tmp_path / "bare.boscage"), "--type", "fern", "--at", "16,16",
+                         "--radius", "8")
+    assert code == 0 and doc["placed"] == 0 and doc["missing_layer"] == "forest_floor"
+    assert doc["refused"]["LAYER"] > 0

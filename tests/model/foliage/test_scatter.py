@@ -26,7 +26,7 @@ def assert_same(a, b):
     assert np.array_equal(a.refusals, b.refusals)
     assert np.array_equal(a.xz, b.xz)
     assert a.records.tobytes() == b.records.tobytes()
-    assert a.layer_missing == b.layer_missing
+    assert a.missing_layer == b.missing_layer
 
 
 def volume_bytes(volume):
@@ -209,9 +209,10 @@ def test_layer_filter_follows_the_name():
     t.layers[0].name = "meadow"
     gone = sc.consider("t", stamp)
     on_ground = gone.refusals != Refusal.NO_GROUND
-    assert (gone.refusals[on_ground] == Refusal.LAYER).all() and gone.layer_missing
+    assert (gone.refusals[on_ground] == Refusal.LAYER).all() and gone.missing_layer == "grass"
     result = sc.paint(["t"], stamp, apply=False)
-    assert result.missing_layers == ["t"] and "no terrain layer" in result.summary()
+    assert result.missing_layers == {"t": "grass"}
+    assert "no terrain layer named 'grass' for t" in result.summary()
 
 
 def test_stroke_result_counts_and_summary(half_painted_cone):
