@@ -95,7 +95,8 @@ def falloff_weight(d, radius: float, falloff: float) -> np.ndarray:
     f = min(max(float(falloff), 0.0), 1.0)
     inner = radius * (1.0 - f)
     if f > 0:
-        t = np.clip((radius - d) / (radius * f), 0.0, 1.0)
+        with np.errstate(over="ignore"):  # a vanishing falloff band is a hard edge
+            t = np.clip((radius - d) / (radius * f), 0.0, 1.0)
         w = t * t * (3.0 - 2.0 * t)
     else:
         w = np.ones_like(d)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from model.errors import FormatError
 from model.foliage.palette import Palette, palette_from_list, palette_to_list
-from model.foliage.store import SUFFIX, decode_store, encode_store
+from model.foliage.store import SUFFIX, decode_store, encode_store, read_bytes
 from model.foliage.volume import DEFAULT_CELL_SIZE, FoliageVolume
 from model.formats import scene_file
 from model.scene import Scene
@@ -85,13 +85,9 @@ def read_section(scene: Scene, manifest: Path, doc: object) -> None:
         if not isinstance(name, str) or "/" in name or "\\" in name or name in ("", ".", ".."):
             raise FormatError(manifest, f"{KEY}.instances", f"{name!r} must be a plain file name")
         side = manifest.with_name(name)
-        try:
-            data = bytearray(side.read_bytes())
-        except FileNotFoundError:
-            raise FormatError(side, None,
-                              f"missing foliage instance file (named in {manifest.name})") from None
-        except OSError as e:
-            raise FormatError(side, None, e.strerror or str(e)) from None
+        if not side.is_file():
+            raise FormatError(side, None, f"missing foliage instance file (named in {manifest.name})")
+        data = read_bytes(side)
         crc = doc.get("instances_crc32")
         if isinstance(crc, str) and f"{_trailing_crc(data):08x}" != crc.lower():
             raise FormatError(side, None, "foliage instance file does not match the scene (checksum)")

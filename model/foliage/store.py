@@ -201,17 +201,24 @@ def decode_store(data: bytes | bytearray | memoryview, volume: FoliageVolume,
     return {name: len(rec) for name, rec in parts}
 
 
-def load_store(path: str | Path, volume: FoliageVolume) -> dict[str, int]:
-    """Read an instance file into `volume`; one FormatError names the file and offset on any fault."""
+def read_bytes(path: str | Path) -> bytearray:
+    """The whole file in a writable buffer (so chunks can be views of it without a copy)."""
     path = Path(path)
     try:
         with open(path, "rb") as f:
             size = f.seek(0, 2)
             f.seek(0)
-            data = bytearray(size)  # writable, so chunks can be views of it without a copy
-            f.readinto(data)
+            data = bytearray(size)
+            got = f.readinto(data)
     except FileNotFoundError:
         raise FormatError(path, None, "file not found") from None
     except OSError as e:
         raise FormatError(path, None, e.strerror or str(e)) from None
-    return decode_store(data, volume, path)
+    if got != size:
+        raise FormatError(path, got, "file changed while it was read")
+    return data
+
+
+def load_store(path: str | Path, volume: FoliageVolume) -> dict[str, int]:
+    """Read an instance file into `volume`; one FormatError names the file and offset on any fault."""
+    return decode_store(read_bytes(path), volume, path)
