@@ -8,9 +8,9 @@ from pathlib import Path
 from app.cli import UsageError, add_json_flag, emit
 from model.atomic import atomic_write
 from model.errors import FormatError
+from model.formats.png import encode_png
 from model.zones import parse_size, read_zone, zone_statistics
 from model.zones.names import plant_names_from_rules
-from model.zones.png import encode_png
 
 
 def _size(text: str) -> tuple[int, int]:

@@ -1,8 +1,9 @@
-"""A minimal PNG codec for grey images (8- and 16-bit), with zlib and struct only.
+"""A minimal PNG codec (grey 8/16-bit, RGB(A) 8-bit), with zlib and struct only.
 
 Reading accepts every filter type (0–4), grey, grey+alpha, RGB and RGBA at 8 or 16 bits (the
 first channel is the value), and `tEXt` metadata. Interlaced and palette images are refused
-with a clear error. Writing produces grey images, filtered per row (adaptive by default).
+with a clear error. Writing produces 8/16-bit grey or 8-bit RGB(A) images, filtered per row
+(adaptive by default).
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ from model.errors import FormatError
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_PIXELS = 16384 * 16384
 _CHANNELS = {0: 1, 2: 3, 4: 2, 6: 4}  # colour type → samples per pixel
+_COLOUR_TYPES = {1: 0, 3: 2, 4: 6}  # samples per pixel written → colour type
 _IDAT_SIZE = 1 << 20
 COMPRESSION = 3  # zlib level: most of level 9's gain on heightmaps at a fraction of the time
 
 
 class PngImage(NamedTuple):
-    """The first channel of a decoded image (uint8 or uint16, rows × columns) and its tEXt."""
+    """Decoded pixels (rows × columns: the first channel, or rows × columns × channels when all
+    channels were asked for; uint8 or uint16) and the tEXt entries."""
 
     pixels: np.ndarray
     text: dict[str, str]
@@ -34,20 +37,28 @@ class PngImage(NamedTuple):
 # ---- writing ---------------------------------------------------------------------------------
 def encode_png(image: np.ndarray, filters: int | str | np.ndarray = "adaptive",
                text: dict[str, str] | None = None) -> bytes:
-    """PNG bytes for a 2-D uint8 or uint16 grey image.
+    """PNG bytes for a 2-D uint8/uint16 grey image, or a uint8 RGB/RGBA image (h, w, 3|4).
 
     `filters` is one filter type for every row, an array of one type per row, or "adaptive"
     (per row, the type whose output has the smallest sum of absolute signed bytes).
     """
     image = np.asarray(image)
-    if image.ndim != 2 or image.dtype not in (np.uint8, np.uint16) or min(image.shape) < 1:
-        raise ValueError("encode_png takes a non-empty 2-D uint8 or uint16 array")
-    height, width = image.shape
+    if image.ndim == 3 and image.dtype == np.uint8 and image.shape[2] in _COLOUR_TYPES:
+        channels = image.shape[2]
+    elif image.ndim == 2 and image.dtype in (np.uint8, np.uint16):
+        channels = 1
+    else:
+        raise ValueError("encode_png takes a 2-D uint8/uint16 grey or an (h, w, 3|4) uint8 image")
+    if min(image.shape[:2]) < 1:
+        raise ValueError("encode_png takes a non-empty image")
+    height, width = image.shape[:2]
     depth = 8 * image.dtype.itemsize
     raw = np.ascontiguousarray(image.astype(">u2") if depth == 16 else image)
-    rows = raw.view(np.uint8).reshape(height, width * image.dtype.itemsize)
-    filtered = _filter_rows(rows, image.dtype.itemsize, filters)
-    out = [SIGNATURE, _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, 0, 0, 0, 0))]
+    bpp = image.dtype.itemsize * channels
+    rows = raw.view(np.uint8).reshape(height, width * bpp)
+    filtered = _filter_rows(rows, bpp, filters)
+    ihdr = struct.pack(">IIBBBBB", width, height, depth, _COLOUR_TYPES[channels], 0, 0, 0)
+    out = [SIGNATURE, _chunk(b"IHDR", ihdr)]
     for key, value in (text or {}).items():
         out.append(_chunk(b"tEXt", key.encode("latin-1") + b"\0" + value.encode("latin-1")))
     data = zlib.compress(filtered.tobytes(), COMPRESSION)
@@ -111,7 +122,7 @@ def _paeth(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 # ---- reading ---------------------------------------------------------------------------------
-def read_png(path: str | Path) -> PngImage:
+def read_png(path: str | Path, all_channels: bool = False) -> PngImage:
     """Decode a PNG file; any problem raises FormatError naming the file and the byte offset."""
     path = Path(path)
     try:
@@ -120,10 +131,10 @@ def read_png(path: str | Path) -> PngImage:
         raise FormatError(path, None, "file not found") from None
     except OSError as e:
         raise FormatError(path, None, e.strerror or str(e)) from None
-    return decode_png(data, path)
+    return decode_png(data, path, all_channels)
 
 
-def decode_png(data: bytes, path: str | Path | None = None) -> PngImage:
+def decode_png(data: bytes, path: str | Path | None = None, all_channels: bool = False) -> PngImage:
     if not data.startswith(SIGNATURE):
         raise FormatError(path, 0, "not a PNG file (bad signature)")
     pos = len(SIGNATURE)
@@ -161,6 +172,10 @@ def decode_png(data: bytes, path: str | Path | None = None) -> PngImage:
         raise FormatError(path, pos, "no image data (IDAT)")
     width, height, depth, channels = header
     pixels = _decode_pixels(b"".join(idat), width, height, depth, channels, path, idat_offset)
+    if not all_channels:
+        pixels = np.ascontiguousarray(pixels[:, :, 0])
+    elif channels == 1:
+        pixels = pixels[:, :, 0]
     return PngImage(pixels, text)
 
 
@@ -205,9 +220,8 @@ def _decode_pixels(compressed: bytes, width: int, height: int, depth: int, chann
     rows = unfilter(lines[:, 1:], kinds, bpp)
     samples = rows.reshape(height, width, channels * depth // 8)
     if depth == 16:
-        first = samples[:, :, 0:2].copy().view(">u2")[:, :, 0]
-        return first.astype(np.uint16)
-    return np.ascontiguousarray(samples[:, :, 0])
+        return np.ascontiguousarray(samples).view(">u2").astype(np.uint16)
+    return samples
 
 
 def unfilter(rows: np.ndarray, kinds: np.ndarray, bpp: int) -> np.ndarray:

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from app.cli import run_cli
+from model.formats.png import decode_png
 from model.zones import derive_slope, write_zone
-from model.zones.png import decode_png_gray
 from model.zones.sample import sample_zone
 
 
@@ -42,7 +42,7 @@ def test_slope_writes_the_derived_layer_as_png(zone_dir: Path, tmp_path: Path, c
     out = tmp_path / "png" / "slope.png"
     assert run_cli(["zone", "slope", str(zone_dir), "--id", "106", "--out", str(out)]) == 0
     assert "wrote" in capsys.readouterr().out
-    np.testing.assert_array_equal(decode_png_gray(out.read_bytes()),
+    np.testing.assert_array_equal(decode_png(out.read_bytes()).pixels,
                                   derive_slope(sample_zone(106, 64, seed=2).altitude))
 
 

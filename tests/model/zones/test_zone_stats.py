@@ -6,6 +6,7 @@ from collections import Counter
 
 import numpy as np
 
+from model.formats.png import decode_png, encode_png
 from model.zones import (
     BLOCK_FLAGS,
     CONTROL_BITS,
@@ -15,7 +16,6 @@ from model.zones import (
     plant_allowed,
     zone_statistics,
 )
-from model.zones.png import decode_png_gray, encode_png
 from model.zones.sample import sample_zone
 
 
@@ -65,9 +65,12 @@ def test_unnamed_bits_and_names_supplied_by_rules() -> None:
 
 def test_png_round_trip() -> None:
     gray = np.random.default_rng(1).integers(0, 256, (17, 33), dtype=np.uint8)
-    assert np.array_equal(decode_png_gray(encode_png(gray)), gray)
+    assert np.array_equal(decode_png(encode_png(gray), all_channels=True).pixels, gray)
     rgb = np.random.default_rng(2).integers(0, 256, (5, 7, 3), dtype=np.uint8)
-    assert np.array_equal(decode_png_gray(encode_png(rgb)), rgb)
+    assert np.array_equal(decode_png(encode_png(rgb), all_channels=True).pixels, rgb)
+    rgba = np.random.default_rng(3).integers(0, 256, (4, 9, 4), dtype=np.uint8)
+    assert np.array_equal(decode_png(encode_png(rgba, filters=4), all_channels=True).pixels, rgba)
+    assert np.array_equal(decode_png(encode_png(rgba)).pixels, rgba[:, :, 0])
 
 
 def test_tile_report_names_every_value() -> None:
