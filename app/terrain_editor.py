@@ -22,6 +22,7 @@ from app.terrain_commands import (
     ReplaceGridCommand,
 )
 from app.terrain_tools import TerrainToolbox
+from app.tools import host_of
 from model.errors import FormatError
 from model.formats.heightmap import (
     LAYER_NAME_FILTER,
@@ -75,7 +76,7 @@ class TerrainEditor(QObject):
         self.window = main_window
         self.document = main_window.document
         self.toolbox = TerrainToolbox(main_window.viewport, self.document,
-                                      getattr(main_window, "settings", None), self)
+                                      getattr(main_window, "settings", None), self, host_of(main_window))
         self.panel = LayersPanel(self.document.scene.terrain)
         main_window.set_panel("layers", self.panel)
         # Dialog hooks: tests and scripts replace these.
@@ -101,12 +102,12 @@ class TerrainEditor(QObject):
         w = self.window
         self.toolbar = QToolBar("Terrain", w)
         self.toolbar.setObjectName("toolbar_terrain")
-        self.toolbar.addActions(self.toolbox.action_group.actions())
+        self.toolbar.addActions(self.toolbox.action_list())
         w.addToolBar(self.toolbar)
         menu = QMenu("&Terrain", w)
         menu.setObjectName("menu_terrain")
         w.menuBar().insertMenu(w.tools_menu.menuAction(), menu)
-        menu.addActions(self.toolbox.action_group.actions())
+        menu.addActions(self.toolbox.action_list())
         menu.addSeparator()
         self.actions = {
             "import_heights": menu.addAction("Import &Heightmap into Scene…", self.import_heights_dialog),
@@ -119,7 +120,7 @@ class TerrainEditor(QObject):
 
     def tool_panel(self) -> TerrainToolPanel:
         """A settings panel bound to this editor's brush and tools."""
-        panel = TerrainToolPanel(self.toolbox.action_group.actions(), self.toolbox.brush)
+        panel = TerrainToolPanel(self.toolbox.action_list(), self.toolbox.brush)
         panel.brush_edited.connect(self.toolbox.set_brush)
         self.toolbox.brush_changed.connect(panel.set_brush)
         panel.amount_edited.connect(lambda v: setattr(self.toolbox, "amount", float(v)))

@@ -1,100 +1,32 @@
 """Terrain tools: Raise/Lower, Smooth, Flatten, Noise, Paint layer, Erase layer.
 
-Each tool is an object with the same hooks (activate, deactivate, press, move, release, key).
-The `TerrainToolbox` holds them in one exclusive action group, owns the shared brush, and feeds
-the active tool the viewport's left-button drags (as world x, z) through an event filter, so the
-viewport's own navigation (right/middle drag, Alt + left drag, wheel) is untouched.
+Each tool is an `app.tools.Tool`; the `TerrainToolbox` registers them into a `ToolHost`, which
+holds every tool of the viewport in one exclusive action group, owns the shared brush and feeds
+the active tool the viewport's left-button drags.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Callable
 
-import numpy as np
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QAction, QActionGroup, QKeyEvent, QKeySequence, QMouseEvent
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction
 
 from app.terrain_commands import TerrainStrokeCommand
+from app.tools import STAMP_SPACING, Tool, ToolHost, ray_hit, stamp_points
 from model.brush import Brush
 from model.sculpt import HEIGHTS, TerrainStroke, flatten, noise, paint_layer, raise_lower, smooth
 from model.terrain import Terrain
 
-STAMP_SPACING = 0.25  # a new stamp every quarter radius along a drag
 RAISE_RATE = 0.04  # metres per stamp per metre of brush radius, at full strength
 
 
-# ---- picking ----------------------------------------------------------------------------------
-def ray_hit(terrain: Terrain, origin, direction) -> tuple[float, float, float] | None:
-    """First point where a ray meets the heightfield (marched at half a grid step, then bisected)."""
-    o = np.asarray(origin, np.float64)
-    d = np.asarray(direction, np.float64)
-    x0, z0, x1, z1 = terrain.bounds()
-    lo_h, hi_h = terrain.height_range()
-    t0, t1 = 0.0, math.inf
-    for axis, lo, hi in ((0, x0, x1), (1, lo_h - 1e-3, hi_h + 1e-3), (2, z0, z1)):
-        if abs(d[axis]) < 1e-12:
-            if not lo <= o[axis] <= hi:
-                return None
-            continue
-        a, b = (lo - o[axis]) / d[axis], (hi - o[axis]) / d[axis]
-        t0, t1 = max(t0, min(a, b)), min(t1, max(a, b))
-    if t0 > t1:
-        return None
-    step = terrain.spacing / 2.0
-    t = np.append(np.arange(t0, t1, step), t1)
-    p = o[None, :] + t[:, None] * d[None, :]
-    ground = terrain.height_at(p[:, 0], p[:, 2])
-    below = np.flatnonzero(np.nan_to_num(ground, nan=-np.inf) >= p[:, 1])
-    if below.size == 0:
-        return None
-    i = int(below[0])
-    if i == 0:
-        return float(p[0, 0]), float(ground[0]), float(p[0, 2])
-    a, b = t[i - 1], t[i]
-    for _ in range(30):
-        m = (a + b) / 2.0
-        q = o + m * d
-        g = terrain.height_at(q[0], q[2])
-        if np.isfinite(g) and g >= q[1]:
-            b = m
-        else:
-            a = m
-    q = o + b * d
-    return float(q[0]), float(terrain.height_at(q[0], q[2])), float(q[2])
-
-
 # ---- tools ------------------------------------------------------------------------------------
-class TerrainTool:
-    """Hooks every editing tool has. Positions are world (x, z), or None off the terrain."""
-
-    tool_key = ""
-    title = ""
-    shortcut = ""
-    tooltip = ""
+class TerrainTool(Tool):
+    """A terrain tool: the shared hooks, with its toolbox at hand."""
 
     def __init__(self, toolbox: TerrainToolbox) -> None:
         self.toolbox = toolbox
-
-    def activate(self) -> None:
-        pass
-
-    def deactivate(self) -> None:
-        pass
-
-    def press(self, pos: tuple[float, float] | None, modifiers: Qt.KeyboardModifier) -> None:
-        pass
-
-    def move(self, pos: tuple[float, float] | None, modifiers: Qt.KeyboardModifier) -> None:
-        pass
-
-    def release(self, pos: tuple[float, float] | None, modifiers: Qt.KeyboardModifier) -> None:
-        pass
-
-    def key(self, event: QKeyEvent) -> bool:
-        """Handle a key; True if used."""
-        return False
 
 
 class StrokeTool(TerrainTool):
@@ -142,14 +74,8 @@ class StrokeTool(TerrainTool):
             self.begin(*pos)
             self._stamp(*pos)
             return
-        # Lay stamps at even spacing along the segment, so a fast drag leaves no gaps.
-        spacing = max(self.toolbox.brush.radius * STAMP_SPACING, 1e-6)
-        (x0, z0), (x1, z1) = self._last, pos
-        length = math.hypot(x1 - x0, z1 - z0)
-        steps = int(length // spacing)
-        for i in range(1, steps + 1):
-            f = i * spacing / length
-            self._stamp(x0 + (x1 - x0) * f, z0 + (z1 - z0) * f)
+        for x, z in stamp_points(self._last, pos, self.toolbox.brush.radius * STAMP_SPACING):
+            self._stamp(x, z)
 
     def release(self, pos, modifiers) -> None:
         if self.stroke is not None:
@@ -243,45 +169,49 @@ TOOL_CLASSES: list[type[TerrainTool]] = [RaiseLowerTool, SmoothTool, FlattenTool
 
 # ---- the toolbox ------------------------------------------------------------------------------
 class TerrainToolbox(QObject):
-    """The terrain tools, the shared brush, and the wiring from viewport events to tool hooks."""
+    """The terrain tools, registered into a `ToolHost` (its own one when none is given)."""
 
     brush_changed = Signal(object)
-    tool_changed = Signal(str)  # key of the active tool, "" for none
+    tool_changed = Signal(str)  # key of the active terrain tool, "" for none
     stroke_finished = Signal(object)  # the TerrainStroke
     message = Signal(str)
 
-    def __init__(self, viewport, document, settings=None, parent: QObject | None = None) -> None:
+    def __init__(self, viewport, document, settings=None, parent: QObject | None = None,
+                 host: ToolHost | None = None) -> None:
         super().__init__(parent)
+        self.host = host if host is not None else ToolHost(viewport, document, settings, self)
         self.viewport = viewport
         self.document = document
         self.settings = settings
-        self.brush = self._load_brush()
         self.amount = 1.0  # Raise/Noise strength multiplier
         self.noise_seed = 1
         self.stroke_seed = 0
         self.current_layer: str | None = None
         self.tools = {cls.tool_key: cls(self) for cls in TOOL_CLASSES}
-        self.active: TerrainTool | None = None
-        self._dragging = False
-        self.action_group = QActionGroup(self)
-        self.action_group.setExclusionPolicy(QActionGroup.ExclusionPolicy.ExclusiveOptional)
-        self.actions: dict[str, QAction] = {}
-        for key, tool in self.tools.items():
-            action = QAction(tool.title, self)
-            action.setObjectName(f"action_terrain_{key}")
-            action.setCheckable(True)
-            action.setShortcut(QKeySequence(tool.shortcut))
-            action.setToolTip(tool.tooltip)
-            action.setStatusTip(tool.tooltip)
-            action.toggled.connect(lambda on, k=key: self._on_toggled(k, on))
-            self.action_group.addAction(action)
-            self.actions[key] = action
-        self._pick: Callable | None = None
-        viewport.installEventFilter(self)
+        self.actions: dict[str, QAction] = {
+            key: self.host.add_tool(tool, f"action_terrain_{key}") for key, tool in self.tools.items()}
+        self.host.brush_changed.connect(self.brush_changed)
+        self.host.tool_changed.connect(self._on_tool_changed)
         document.scene_replaced.connect(self._on_scene_replaced)
         self._on_scene_replaced(document.scene)
 
     # ---- state ----------------------------------------------------------------------
+    @property
+    def brush(self) -> Brush:
+        return self.host.brush
+
+    @property
+    def active(self) -> TerrainTool | None:
+        tool = self.host.active
+        return tool if isinstance(tool, TerrainTool) and tool.toolbox is self else None
+
+    @property
+    def action_group(self):
+        return self.host.action_group
+
+    def action_list(self) -> list[QAction]:
+        return list(self.actions.values())
+
     @property
     def terrain(self) -> Terrain:
         return self.document.scene.terrain
@@ -299,8 +229,7 @@ class TerrainToolbox(QObject):
 
     def _on_scene_replaced(self, scene) -> None:
         if self.active is not None:  # a stroke in progress belongs to the old scene: end it
-            self.active.release(None, Qt.KeyboardModifier.NoModifier)
-        self._dragging = False
+            self.host.cancel_drag()
         names = [layer.name for layer in scene.terrain.layers]
         if self.current_layer not in names:
             self.current_layer = names[0] if names else None
@@ -317,98 +246,26 @@ class TerrainToolbox(QObject):
             return
         self.actions[key].setChecked(True)
 
-    def _on_toggled(self, key: str, on: bool) -> None:
-        tool = self.tools[key]
-        if on:
-            if self.active is not None and self.active is not tool:
-                self.active.deactivate()
-            self.active = tool
-            tool.activate()
-            self.tool_changed.emit(key)
+    def _on_tool_changed(self, tool) -> None:
+        mine = isinstance(tool, TerrainTool) and tool.toolbox is self
+        self.tool_changed.emit(tool.tool_key if mine else "")
+        if mine:
             self.report(f"{tool.tooltip.split(' — ')[0]}. Left drag applies; [ ] radius, Shift+[ ] strength.")
-        elif self.active is tool:
-            tool.deactivate()
-            self.active = None
-            self.tool_changed.emit("")
 
     # ---- brush ----------------------------------------------------------------------
     def set_brush(self, brush: Brush) -> None:
-        if brush == self.brush:
-            return
-        self.brush = brush
-        if self.settings is not None:
-            self.settings.qsettings.setValue("brush/settings", json.dumps(brush.to_dict()))
-        self.brush_changed.emit(brush)
+        self.host.set_brush(brush)
 
-    def _load_brush(self) -> Brush:
-        if self.settings is None:
-            return Brush()
-        text = self.settings.qsettings.value("brush/settings", "")
-        try:
-            return Brush.from_dict(json.loads(text)) if text else Brush()
-        except (TypeError, ValueError):
-            return Brush()
-
-    # ---- world positions ------------------------------------------------------------
+    # ---- world positions and scripted strokes ---------------------------------------
     def world_at(self, x: float, y: float) -> tuple[float, float] | None:
         """The terrain point (x, z) under a viewport pixel, or None."""
-        picker = getattr(self.viewport, "pick_terrain", None)
-        if callable(picker):  # the viewport's own picking, where it offers one
-            hit = picker(x, y)
-            return None if hit is None else (float(hit[0]), float(hit[2]))
-        w, h = max(1, self.viewport.width()), max(1, self.viewport.height())
-        origin, direction = self.viewport.camera.ray(2.0 * x / w - 1.0, 1.0 - 2.0 * y / h, w / h)
-        hit = ray_hit(self.terrain, origin, direction)
-        return None if hit is None else (hit[0], hit[2])
+        return self.host.world_at(x, y)
 
-    # ---- scripted strokes (tests, macros) -------------------------------------------
     def drag(self, points: list[tuple[float, float]],
              modifiers: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
-        """Drive the active tool through press, moves and release at world (x, z) points."""
-        if self.active is None or not points:
-            return
-        self.active.press(points[0], modifiers)
-        for p in points[1:]:
-            self.active.move(p, modifiers)
-        self.active.release(points[-1], modifiers)
+        """Drive the active terrain tool through press, moves and release at world (x, z) points."""
+        if self.active is not None:
+            self.host.drag(points, modifiers)
 
-    # ---- events from the viewport ---------------------------------------------------
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if self.active is None or obj is not self.viewport:
-            return False
-        kind = event.type()
-        if kind == QEvent.Type.MouseButtonPress and isinstance(event, QMouseEvent):
-            if (event.button() == Qt.MouseButton.LeftButton
-                    and not event.modifiers() & Qt.KeyboardModifier.AltModifier):
-                self._dragging = True
-                self.active.press(self._world(event), event.modifiers())
-                return True
-        elif kind == QEvent.Type.MouseMove and isinstance(event, QMouseEvent) and self._dragging:
-            self.active.move(self._world(event), event.modifiers())
-            return True
-        elif kind == QEvent.Type.MouseButtonRelease and isinstance(event, QMouseEvent) and self._dragging:
-            if event.button() == Qt.MouseButton.LeftButton:
-                self._dragging = False
-                self.active.release(self._world(event), event.modifiers())
-                return True
-        elif kind == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
-            return self._key(event)
-        return False
 
-    def _world(self, event: QMouseEvent) -> tuple[float, float] | None:
-        p = event.position()
-        return self.world_at(p.x(), p.y())
-
-    def _key(self, event: QKeyEvent) -> bool:
-        if self.active is not None and self.active.key(event):
-            return True
-        shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
-        key = event.key()
-        steps = {Qt.Key.Key_BracketLeft: -1, Qt.Key.Key_BracketRight: 1,
-                 Qt.Key.Key_BraceLeft: -1, Qt.Key.Key_BraceRight: 1}.get(key)
-        if steps is None:
-            return False
-        shift = shift or key in (Qt.Key.Key_BraceLeft, Qt.Key.Key_BraceRight)
-        self.set_brush(self.brush.strengthened(steps) if shift else self.brush.resized(steps))
-        self.report(f"Brush radius {self.brush.radius:g} m, strength {self.brush.strength:.2f}")
-        return True
+__all__ = ["TOOL_CLASSES", "TerrainTool", "TerrainToolbox", "ray_hit"]
