@@ -41,11 +41,11 @@ class SceneFoliage:
         return len(self.volume)
 
 
-def foliage_of(scene: Scene) -> SceneFoliage:
-    """The scene's foliage, created empty on first use."""
+def foliage_of(scene: Scene, palette: Palette | None = None) -> SceneFoliage:
+    """The scene's foliage, created on first use: empty, or with `palette` (e.g. `builtin_palette()`)."""
     section = scene.sections.get(KEY)
     if section is None:
-        section = scene.sections[KEY] = SceneFoliage()
+        section = scene.sections[KEY] = SceneFoliage(palette if palette is not None else Palette())
     return section  # type: ignore[return-value]
 
 

@@ -208,3 +208,14 @@ def test_manifest_names_the_instance_files_own_checksum(tmp_path):
     (tmp_path / "s.foliage.bin").write_bytes((tmp_path / "o.foliage.bin").read_bytes())
     with pytest.raises(FormatError, match="does not match the scene"):
         load_scene(tmp_path / "s.boscage")
+
+
+def test_a_scene_can_start_with_the_builtin_palette(tmp_path):
+    from model.foliage.palette import builtin_palette
+
+    scene = Scene(plane(9))
+    f = foliage_of(scene, builtin_palette())
+    assert f.palette.names() == ["conifer", "broadleaf", "bush", "rock", "grass"]
+    assert foliage_of(scene, Palette()) is f  # only used when the section is created
+    save_scene(scene, tmp_path / "s.boscage")
+    assert foliage_of(load_scene(tmp_path / "s.boscage")).palette == f.palette
