@@ -217,6 +217,8 @@ class Grower:
         self.x0, self.y0 = x0.reshape(-1), y0.reshape(-1)
         self.cw, self.ch = np.minimum(CUBE, self.w - self.x0), np.minimum(CUBE, self.h - self.y0)
         self.ground = self.cw * self.ch
+        self.full_cubes = bool(np.all(self.ground == CUBE * CUBE))
+        self.origin = self.y0 * self.w + self.x0
         self.spawn_share = self._per_cube_sum(f.spawn.astype(np.int64)) / (256.0 * self.ground)
         stray = (v["flags"] == 0) & (v["height"] > 0)
         v["height"][stray] = 0  # a block height without any flag is the first thing validation fixes
@@ -229,6 +231,7 @@ class Grower:
         dy, dx = np.meshgrid(d, d, indexing="ij")
         self._neighbourhood = self._pad_offsets(dy.reshape(-1), dx.reshape(-1))
         self._kill_offsets: dict[tuple[int, bool], np.ndarray] = {}
+        self._order: np.ndarray | None = None
 
     # ---- geometry -------------------------------------------------------------------------------
     def _per_cube_sum(self, values: np.ndarray) -> np.ndarray:
@@ -411,6 +414,14 @@ class Grower:
         tried = np.zeros(n_cubes, np.int64)
         accepted = np.zeros(n_cubes, np.int64)
         gate_share = self.spawn_share * (1.0 - occupied / self.ground)
+        # A draw needs an empty tile without block flags; its spawn byte is the gate.
+        open_spawn = np.where((v["type"] == 0) & (v["flags"] == 0), v["spawn"], np.uint8(0))
+        if need.sum() * 4 * self._neighbourhood.size > neighbours.size:
+            # A busy pass: find the tiles where every species a draw could pick is refused (capped
+            # in the cube, or within kill distance of its kind). Refusals only grow during the pass,
+            # so a draw there always fails; it is consumed without being tried.
+            boxes = self._box_counts(neighbours, present)
+            open_spawn[self._hopeless(boxes, present, cap_count, current, reach).reshape(-1)] = 0
         planted: list[np.ndarray] = []
         while True:
             cubes = np.flatnonzero((need > 0) & (used < self.ground))
@@ -425,9 +436,12 @@ class Grower:
             # One 32-bit draw per attempt: the high 24 bits pick the tile, the low 8 are the gate byte.
             r = rng.integers(0, 1 << 32, seg.size, dtype=np.uint64)
             local = ((r >> 8) * self.ground[cube].astype(np.uint64) >> 24).astype(np.int64)
-            tile = (self.y0[cube] + local // self.cw[cube]) * self.w + self.x0[cube] + local % self.cw[cube]
-            passes = (v["type"][tile] == 0) & (v["flags"][tile] == 0)
-            passes &= (r & 255).astype(np.uint8) < v["spawn"][tile]
+            if self.full_cubes:
+                tile = self.origin[cube] + (local >> 5) * self.w + (local & 31)
+            else:
+                ys = self.y0[cube] + local // self.cw[cube]
+                tile = ys * self.w + self.x0[cube] + local % self.cw[cube]
+            passes = (r & 255).astype(np.uint8) < open_spawn[tile]
             start = np.cumsum(batch) - batch
             take = passes & (_rank_in_segments(passes, seg, start) < limit[seg])
             pick = np.flatnonzero(take)
@@ -462,6 +476,7 @@ class Grower:
             placed, pt = tile[accept], ty[accept]
             v["type"][placed] = pt.astype(np.uint8)
             current[pidx[accept]] = pt.astype(np.uint8)
+            open_spawn[placed] = 0
             for k, m in reach.items():
                 _mark_reach(m, pidx[accept][pt == k], self._offsets_of(int(t.kill_distance[k]), False))
             v["state"][placed] = 0
@@ -494,19 +509,76 @@ class Grower:
             else:
                 window = neighbours[pidx[:, None] + self._neighbourhood[None, :]]
                 counts = np.stack([np.count_nonzero(window == k, axis=1) for k in present], axis=1)
-            counts = counts.astype(np.int32)
-            has = counts.any(axis=1)
-            # The most numerous neighbour; a tie goes to the highest type.
-            ruling = present[present.size - 1 - np.argmax(counts[:, ::-1], axis=1)]
-            cum = np.cumsum(counts * t.spread_weight[present].astype(np.int32)[None, :], axis=1)
-            total = cum[:, -1]
-            spread = np.where(total > 0, present[np.argmax(cum > (u[0] * total)[:, None], axis=1)], 0)
+            # Column by column (few species, many attempts): the most numerous neighbour, a tie
+            # going to the highest type, and the spreading draw weighted by count × spreading.
+            cols = [np.ascontiguousarray(counts[:, j], dtype=np.int32) for j in range(present.size)]
+            best = cols[-1].copy()
+            ruling = np.full(n, present[-1], np.int64)
+            for j in range(present.size - 2, -1, -1):
+                more = cols[j] > best
+                best[more] = cols[j][more]
+                ruling[more] = present[j]
+            has = best > 0
+            weights = [c * np.int32(t.spread_weight[k]) for c, k in zip(cols, present, strict=True)]
+            total = np.sum(weights, axis=0) if len(weights) > 1 else weights[0]
+            target = u[0] * total
+            spread = np.zeros(n, np.int64)
+            running = np.zeros(n, np.int64)
+            for w, k in zip(weights, present, strict=True):
+                running += w
+                spread[(spread == 0) & (running > target)] = k
             out = np.where(has, np.where(u[1] < 0.5, ruling, spread), 0)
         lonely = np.flatnonzero(~has)
         if t.fertile_types.size and lonely.size:
             tickets = u[2][lonely] * t.fertile_cum[-1]
             out[lonely] = t.fertile_types[np.searchsorted(t.fertile_cum, tickets, side="right")]
         return out
+
+    def _hopeless(self, boxes: dict[int, np.ndarray], present: np.ndarray, cap_count: np.ndarray | None,
+                  current: np.ndarray, reach: dict[int, np.ndarray]) -> np.ndarray:
+        """Tiles (zone-shaped) where no species a spawn draw could choose would be accepted."""
+        t, h, w, r = self.t, self.h, self.w, self.margin
+
+        def inner(a: np.ndarray) -> np.ndarray:
+            return a.reshape(-1, self.stride)[r:r + h, r:r + w]
+
+        cy, cx = -(-h // CUBE), -(-w // CUBE)
+        refused: dict[int, np.ndarray] = {}
+        for k in sorted({int(k) for k in present} | {int(k) for k in t.fertile_types}):
+            if not t.known[k]:
+                refused[k] = np.ones((h, w), bool)
+                continue
+            if t.kill_distance[k] > 0:
+                if k not in reach:
+                    reach[k] = np.zeros(current.size, bool)
+                    _mark_reach(reach[k], np.flatnonzero(current == k),
+                                self._offsets_of(int(t.kill_distance[k]), False))
+                out = inner(reach[k]).copy()
+            else:
+                out = np.zeros((h, w), bool)
+            if cap_count is not None and t.max_amount[k] > 0:
+                capped = (cap_count[:, k] > t.max_amount[k]).reshape(cy, cx)
+                out |= np.repeat(np.repeat(capped, CUBE, axis=0), CUBE, axis=1)[:h, :w]
+            refused[k] = out
+        lonely_ok = np.zeros((h, w), bool)
+        for k in t.fertile_types:
+            lonely_ok |= ~refused[int(k)]
+        if present.size == 0:
+            return ~lonely_ok
+        counts = {int(k): inner(boxes[int(k)]) for k in present}
+        best = counts[int(present[-1])].copy()
+        ruling_ok = ~refused[int(present[-1])]
+        spread_ok = np.zeros((h, w), bool)
+        for k in present[::-1]:
+            c = counts[int(k)]
+            if k != present[-1]:
+                more = c > best
+                np.maximum(best, c, out=best)
+                ruling_ok = np.where(more, ~refused[int(k)], ruling_ok)
+            if t.spread_weight[k] > 0:
+                spread_ok |= (c > 0) & ~refused[int(k)]
+        has = best > 0
+        return np.where(has, ~(ruling_ok | spread_ok), ~lonely_ok)
 
     def _box_counts(self, neighbours: np.ndarray, present: np.ndarray) -> dict[int, np.ndarray]:
         """For each type, the number of that type in the 9×9 square around every padded tile."""
@@ -572,15 +644,18 @@ class Grower:
         idx = np.flatnonzero(ok & (kd > 0))
         if idx.size < 2:
             return out
-        sort = np.argsort(pidx[idx], kind="stable")
-        keys, order = pidx[idx][sort], idx[sort]
-        for k in np.unique(kd[idx]):
-            sel = idx[kd[idx] == k]
-            probe = pidx[sel, None] + self._offsets_of(int(k), True)[None, :]
-            pos = np.minimum(np.searchsorted(keys, probe), keys.size - 1)
-            other = np.where(keys[pos] == probe, order[pos], -1)
-            clash = (other >= 0) & (other < sel[:, None]) & (ty[np.maximum(other, 0)] == ty[sel, None])
-            out[sel] = clash.any(axis=1)
+        if self._order is None:
+            self._order = np.full((self.h + 2 * self.margin) * self.stride, -1, np.int32)
+        order = self._order
+        order[pidx[idx[::-1]]] = idx[::-1]  # where two entries share a tile the earlier one is seen
+        try:
+            for k in np.unique(kd[idx]):
+                sel = idx[kd[idx] == k]
+                other = order[pidx[sel, None] + self._offsets_of(int(k), True)[None, :]]
+                clash = (other >= 0) & (other < sel[:, None]) & (ty[np.maximum(other, 0)] == ty[sel, None])
+                out[sel] = clash.any(axis=1)
+        finally:
+            order[pidx[idx]] = -1  # the map is kept all -1 between uses
         return out
 
     def damage_walls(self, rng: np.random.Generator) -> None:
@@ -683,7 +758,8 @@ def _mark_reach(reach: np.ndarray, pidx: np.ndarray, offsets: np.ndarray) -> Non
 
 def _rank_in_segments(mask: np.ndarray, seg: np.ndarray, start: np.ndarray) -> np.ndarray:
     """For each element, how many `mask` elements precede it in its segment (segments contiguous)."""
-    before = np.cumsum(mask) - mask
+    before = np.cumsum(mask, dtype=np.int32)
+    before -= mask
     return before - before[start[seg]]
 
 
