@@ -1,0 +1,31 @@
+"""Plant rules in the editor: the rule inspector (Tools) and File ▸ Import ▸ Grow a forest from a zone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.extensions import Importer, ToolWindow
+
+
+def _inspector(main_window: Any) -> Any:
+    from widgets.plant_inspector import PlantInspector
+
+    return PlantInspector(main_window)
+
+
+def _grow(main_window: Any) -> Any:
+    from widgets.plant_grow import grow_forest_scene
+
+    return grow_forest_scene(main_window)
+
+
+WINDOWS = [
+    ToolWindow("plant_inspector", "Plant Rules", _inspector, shortcut="Ctrl+Shift+P",
+               tooltip="Inspect a plant rules folder: merged fields and origins, lints, the growth state "
+                       "machine, Markov figures and survival"),
+]
+IMPORTERS = [
+    Importer("plant_forest", "Grow a Forest from a Zone…", _grow,
+             tooltip="Run growth passes over a zone with a rules folder, then open the result as a scene: "
+                     "blocking plants stored, the rest derived grass"),
+]

@@ -1,0 +1,108 @@
+"""The plant rule inspector and File ▸ Import ▸ Grow a forest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.extensions import importers, tool_windows
+from model.zones import write_zone
+from model.zones.sample import sample_zone
+from widgets.plant_inspector import NAME_ROLE, PlantInspector
+
+SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "plants"
+
+
+@pytest.fixture()
+def inspector(qtbot) -> PlantInspector:
+    widget = PlantInspector(folder=SAMPLE)
+    qtbot.addWidget(widget)
+    return widget
+
+
+def _row(table, key: str) -> list[str]:
+    for r in range(table.rowCount()):
+        if table.item(r, 0).text() == key:
+            return [table.item(r, c).text() for c in range(table.columnCount())]
+    raise AssertionError(f"no row {key}")
+
+
+def test_lists_the_folder_and_shows_merged_fields_with_origins(inspector: PlantInspector) -> None:
+    assert inspector.names() == ["bush_a", "bush_b", "grass_a", "irontree_lo", "irontree_t2", "pine",
+                                 "reed", "wall"]
+    assert "8 rules, 0 errors, 2 warnings" in inspector.status.text()
+    assert inspector.select_rule("irontree_t2")
+    assert _row(inspector.fields, "fruitAmount")[1:4] == ["125", "int", "irontree_t2.txt:2"]
+    assert _row(inspector.fields, "health")[3] == "irontree_lo.txt:13"
+    assert _row(inspector.fields, "damageScale")[3:] == ["(default)", "1.0"]
+
+
+def test_text_tab_marks_lint_lines(qtbot, tmp_path: Path) -> None:
+    (tmp_path / "r.txt").write_text("index=n1\nhealth=N1,1\nblockingHeight=40,1A\n"
+                                    "state_0=N0,1\naction_0=N1\nstate_1=N1\naction_1=N1,0\nfertilty=n1\n")
+    widget = PlantInspector(folder=tmp_path)
+    qtbot.addWidget(widget)
+    assert widget.current_name() == "r"
+    assert "blockingHeight=40,1A" in widget.text.toPlainText()
+    marked = sorted(sel.cursor.blockNumber() + 1 for sel in widget.text.extraSelections())
+    assert marked == [3, 8]
+    messages = [widget.lint_list.item(i).text() for i in range(widget.lint_list.count())]
+    assert any("bare array" in m for m in messages) and any("unknown key" in m for m in messages)
+    widget.lint_list.itemClicked.emit(widget.lint_list.item(1))
+    assert widget.text.textCursor().blockNumber() + 1 in (3, 8)
+    assert "⚠" in widget.rule_list.item(0).text()
+
+
+def test_state_graph_and_figures(inspector: PlantInspector) -> None:
+    inspector.select_rule("grass_a")
+    graph = inspector.graph
+    assert set(graph.nodes) == {"S0", "S1", "S2", "S3", "death"}
+    edges = {(a, b): p for a, b, p in graph.edges}
+    assert edges[("S0", "S0")] == pytest.approx(2 / 3) and edges[("S3", "death")] == pytest.approx(0.25)
+    assert "expected lifetime 26.0 ticks" in inspector.summary.text()
+    assert inspector.shares.rowCount() == 4
+    x, y = inspector.survival_curve.getData()
+    assert y[0] == 1.0 and y[-1] < 0.01 and np.all(np.diff(y) <= 0)
+    inspector.select_rule("bush_a")
+    assert "T6" in inspector.graph.nodes  # BushA turns into BushB
+    inspector.select_rule("irontree_lo")
+    assert "first fruit after 18.0 ticks" in inspector.summary.text()
+
+
+def test_bad_files_and_folders_are_reported(qtbot, tmp_path: Path) -> None:
+    (tmp_path / "bad.txt").write_text("index=n1\nhealth=nx\n")
+    widget = PlantInspector()
+    qtbot.addWidget(widget)
+    assert not widget.open_folder(tmp_path / "missing")
+    assert "not a folder" in widget.status.text()
+    assert widget.open_folder(tmp_path)
+    item = widget.rule_list.item(0)
+    assert item.data(NAME_ROLE) == "bad" and "✖" in item.text()
+    assert "bad.txt: line 2" in widget.summary.text()
+    assert widget.graph.nodes == {}
+
+
+def test_tool_window_and_importer_are_registered(qtbot, tmp_path: Path, monkeypatch) -> None:
+    window = next(w for w in tool_windows() if w.key == "plant_inspector")
+    widget = window.create(None)
+    qtbot.addWidget(widget)
+    assert isinstance(widget, PlantInspector) and window.shortcut
+    assert any(i.key == "plant_forest" for i in importers())
+
+
+def test_grow_a_forest_returns_a_scene_with_stored_and_derived_plants(qtbot, tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    from widgets.plant_grow import grow_forest_scene
+
+    errors: list[str] = []
+    monkeypatch.setattr("widgets.plant_grow.QMessageBox.critical", lambda p, t, text: errors.append(text))
+    write_zone(sample_zone(2, 64, seed=3), tmp_path / "zone")
+    scene = grow_forest_scene(None, tmp_path / "zone", SAMPLE, passes=3, seed=2, fertility=15)
+    assert scene is not None and not errors
+    foliage = scene.sections["foliage"]
+    assert foliage.volume.count() > 0
+    assert any(t.derived for t in foliage.palette)
+    assert grow_forest_scene(None, tmp_path / "zone", tmp_path / "nope", passes=1) is None
+    assert errors and "rules folder not found" in errors[0]
