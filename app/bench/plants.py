@@ -75,7 +75,7 @@ def _io_time(size: int) -> float:
 
 
 def _sizes(quick: bool) -> tuple[int, int]:
-    return (512, 128) if quick else (2048, 256)
+    return (1024, 128) if quick else (2048, 256)
 
 
 def speedup_over_reference(quick: bool) -> float:

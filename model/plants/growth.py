@@ -19,6 +19,8 @@ CUBE = 32
 NEIGHBOUR_RADIUS = 4
 WATER_LEVEL = 13  # 55 units / 4, in integer maths: the game's constant water level
 KILL_DRAWS_PER_TILE = 2
+# Kill distances are scanned tile by tile; beyond this the scan would dwarf the pass (a lint says so).
+MAX_KILL_DISTANCE = 64
 RENEW_CHANCE = 0.3
 
 # Block flags and control bits (the zone layers' meanings).
@@ -150,7 +152,7 @@ class RuleTables:
             self.ground_ok[i, [g for g in r.allowed_terrain_types if 0 <= g < 256]] = True
             self.fertility[i] = max(r.fertility, 0)
             self.spreading[i] = max(r.spreading, 0)
-            self.kill_distance[i] = r.kill_distance
+            self.kill_distance[i] = min(r.kill_distance, MAX_KILL_DISTANCE)
             self.max_amount[i] = r.max_amount
             self.player_seeded[i] = r.player_seeded
             self.blocks_any[i] = r.blocks

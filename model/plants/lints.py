@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model.plants.genxy import TOKENS, Entry
+from model.plants.growth import MAX_KILL_DISTANCE
 from model.plants.loader import FolderLoad
 from model.plants.rule import PlantRule, Setting, field_spec
 from model.plants.types import PLANT_TYPES
@@ -104,6 +105,10 @@ def lint_rule(rule: PlantRule, settings: dict[str, Setting], others: list[PlantR
     elif rule.index >= len(PLANT_TYPES):
         out.append(Lint(*_at(settings, "index", rule), "index", WARNING,
                         f"index {rule.index} is not a known PlantType (1-{len(PLANT_TYPES) - 1})"))
+    if rule.kill_distance > MAX_KILL_DISTANCE:
+        out.append(Lint(*_at(settings, "killDistance", rule), "killDistance", WARNING,
+                        f"killDistance {rule.kill_distance} is more than {MAX_KILL_DISTANCE} tiles; "
+                        f"the growth simulator uses {MAX_KILL_DISTANCE}"))
     if n == 0:
         out.append(Lint(*_at(settings, "state_0", rule), "state_0", ERROR, "the rule has no states"))
         return out

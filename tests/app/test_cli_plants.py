@@ -101,3 +101,11 @@ def test_grow_refuses_bad_input(zone_dir: Path, tmp_path: Path, capsys) -> None:
     assert run_cli(["plants", "grow", "--zone", str(zone_dir), "--id", "5", "--rules", str(SAMPLE),
                     "--passes", "1", "--seed", "1", "--out", str(zone_dir)]) == 2
     assert not (tmp_path / "o").exists()
+
+
+def test_quick_bench_measures_both_growth_budgets(capsys) -> None:
+    run_cli(["bench", "--quick", "--json", "plants: growth"])
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["name"].split(" 2048²")[0] for r in rows] == ["plants: growth pass"] * 2
+    assert all(np.isfinite(r["ratio"]) and r["ratio"] > 0 for r in rows)
+    assert rows[0]["ratio"] > 1  # the vectorised pass beats the per-tile loop by far

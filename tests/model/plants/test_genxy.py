@@ -110,3 +110,18 @@ def test_decimal_and_hex_arrays_round_trip(values: list[int]) -> None:
 def test_escaped_strings_round_trip(s: str) -> None:
     body = "".join(f"\\{ord(c):02X}" if c in "\\,=/" else c for c in s)
     assert parse_value("$" + body).data == s
+
+
+@given(st.text(max_size=200))
+def test_any_text_reads_without_crashing(text: str) -> None:
+    entries, errors = read_entries_lenient(text, "fuzz.txt")
+    assert all(e.path == "fuzz.txt" and str(e.place).startswith("line ") for e in errors)
+    assert all(e.key and "=" not in e.key for e in entries)
+
+
+@given(st.text(alphabet="nNmi4L6ftT2$5dcp3PrR[]|#=,.-0123456789ABCDEFabcdef \\", max_size=40))
+def test_token_soup_parses_or_raises_value_error(text: str) -> None:
+    try:
+        parse_value(text)
+    except ValueError:
+        pass

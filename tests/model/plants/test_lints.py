@@ -69,3 +69,8 @@ def test_bad_files_become_error_lints_with_lines(tmp_path: Path) -> None:
     got = _lints(tmp_path, {"r.txt": "index=n1\nbroken\n", "s.txt": "source=$gone.txt\n"})
     assert got["r"] == ["2::error:expected key=value, got 'broken'"]
     assert any("missing rule file" in m for m in got["s"])
+
+
+def test_huge_kill_distances_are_flagged(tmp_path: Path) -> None:
+    got = _lints(tmp_path, {"r.txt": simple_rule(1, extra="killDistance=n500\n")})["r"]
+    assert any(":killDistance:warning:killDistance 500 is more than 64" in m for m in got)
