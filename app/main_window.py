@@ -29,7 +29,7 @@ from app.settings import Settings
 from model.errors import FormatError
 from model.formats.scene_file import NAME_FILTER
 from model.scene import Scene
-from widgets.viewport import Viewport
+from widgets.viewport import Viewport, install_view_actions
 
 APP_NAME = "Boscage"
 DEFAULT_SIZE = (1400, 900)
@@ -81,6 +81,7 @@ class MainWindow(QMainWindow):
         self._build_docks()
         self._build_actions()
         self._build_menus()
+        install_view_actions(self)
         self.statusBar().showMessage("Ready", 3000)
         self._default_state = self.saveState()
 

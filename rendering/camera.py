@@ -47,6 +47,7 @@ class OrbitCamera:
     fov_y: float = 45.0
     min_distance: float = 0.5
     max_distance: float = 100000.0
+    scene_extent: float = 0.0  # metres across the open scene: the far plane reaches past it
 
     def __post_init__(self) -> None:
         self.target = np.zeros(3) if self.target is None else np.asarray(self.target, np.float64)
@@ -61,8 +62,24 @@ class OrbitCamera:
         return self.target - self.forward() * self.distance
 
     def near_far(self) -> tuple[float, float]:
-        near = max(0.05, self.distance * 0.002)
-        return near, max(near * 10.0, self.distance * 20.0)
+        """Near grows with the distance (depth precision); far always clears the whole scene."""
+        near = max(0.05, self.distance * 0.004)
+        far = max(near * 10.0, self.distance * 20.0, self.distance + 1.5 * self.scene_extent)
+        return near, far
+
+    def fly(self, forward: float, right: float, up: float = 0.0) -> None:
+        """Move eye and target together by metres along the view direction, sideways and up."""
+        f = self.forward()
+        side = np.cross(f, (0.0, 1.0, 0.0))
+        n = np.linalg.norm(side)
+        side = side / n if n > 1e-9 else np.array([1.0, 0.0, 0.0])
+        self.target = self.target + f * forward + side * right + np.array([0.0, up, 0.0])
+
+    def look(self, d_yaw: float, d_pitch: float) -> None:
+        """Turn the view about the eye (the target swings round), as in fly mode."""
+        eye = self.eye()
+        self.orbit(d_yaw, d_pitch)
+        self.target = eye + self.forward() * self.distance
 
     def view_matrix(self) -> np.ndarray:
         return look_at(self.eye(), self.target)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from rendering.camera import OrbitCamera
+from rendering.frame_stats import FrameStats
 
 
 @dataclass
@@ -20,6 +21,8 @@ class FrameContext:
     width: int
     height: int
     light_direction: np.ndarray  # unit vector pointing towards the light
+    stats: FrameStats = field(default_factory=FrameStats)  # counters renderers add to
+    pixel_ratio: float = 1.0  # device pixels per widget pixel
 
 
 class Renderer:

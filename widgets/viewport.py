@@ -1,21 +1,30 @@
 """The 3-D viewport: an OpenGL widget that draws a list of renderers through an orbit camera.
 
 Navigation: right drag (or Alt + left drag) orbits, middle drag (or Shift + right drag) pans,
-the wheel zooms, F frames everything. Left button without Alt is left to editing tools.
+the wheel zooms, F frames everything, Shift+F focuses the selection; holding the right button
+with W/A/S/D (Q/E down/up) flies and the drag then looks around. Left button without Alt is
+left to editing tools.
 """
 
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 from OpenGL import GL
-from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QMouseEvent, QWheelEvent
+from PySide6.QtCore import QElapsedTimer, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QMouseEvent, QWheelEvent
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
+from PySide6.QtWidgets import QLabel
 
+from model.foliage.volume import FoliageAddress
+from model.ray import ray_heightfield
 from model.scene import Scene
 from rendering.camera import OrbitCamera
+from rendering.frame_stats import FrameStats
+from rendering.overlays import OverlayRenderer, Overlays
+from rendering.picking import pick_instance
 from rendering.renderer import FrameContext, Renderer
 from rendering.terrain_renderer import TerrainRenderer
 
@@ -23,10 +32,32 @@ SKY_COLOUR = (0.62, 0.71, 0.80, 1.0)
 LIGHT_DIRECTION = np.array([0.45, 0.75, 0.35])
 LIGHT_DIRECTION = (LIGHT_DIRECTION / np.linalg.norm(LIGHT_DIRECTION)).astype(np.float32)
 ORBIT_RADIANS_PER_PIXEL = 0.008
+FLY_KEYS = {Qt.Key.Key_W: (1, 0, 0), Qt.Key.Key_S: (-1, 0, 0), Qt.Key.Key_A: (0, -1, 0),
+            Qt.Key.Key_D: (0, 1, 0), Qt.Key.Key_E: (0, 0, 1), Qt.Key.Key_Q: (0, 0, -1)}
+FLY_TICK_MS = 16
 
 
 class Viewport(QOpenGLWidget):
-    """Draws `renderers` in order each frame. `frame_rendered` is emitted after every paint."""
+    """Draws `renderers` in order each frame, then the overlays. `frame_rendered` after every paint.
+
+    Public interface for tools (x, y are widget pixels, origin top-left):
+
+    - `pick_terrain(x, y) -> np.ndarray (3,) | None`: the world point on the terrain's surface
+      under the pixel (exact ray ↔ bilinear heightfield, `model.ray`).
+    - `pick_instance(x, y) -> FoliageAddress | None`: the nearest stored foliage instance under
+      the pixel, not hidden by the terrain.
+    - `world_to_screen(points (n, 3)) -> (n, 2)`: widget pixels; NaN for points behind the eye.
+    - `ray_at(x, y) -> (origin (3,), unit direction (3,))`.
+    - `overlays`: `brush_cursor.show(center, radius, falloff)` / `.hide()`;
+      `refusals.set(positions (n, 3), reasons (n,) Refusal codes, highlight=None | Refusal)` /
+      `.clear()`; `points.set(key, positions, rgba, size_px)` / `.remove(key)`;
+      `lines.set(key, segments (n, 2, 3), rgba)` / `.remove(key)`; toggles via
+      `overlays.set_toggle("show_grid" | "show_chunk_bounds" | "show_collision" | "show_refusals", on)`
+      and `overlays.set_probe(point)` (the View menu drives them, see `install_view_actions`).
+    - `focus_on(points)`: frame a set of world points (Shift+F frames the "selection" point set).
+    - `stats` (`FrameStats` of the last frame), `show_stats(on)` for the corner read-out.
+    - `foliage_renderer`, `grass_renderer`: follow the scene's foliage section.
+    """
 
     frame_rendered = Signal()
     gl_failed = Signal(str)
@@ -36,6 +67,26 @@ class Viewport(QOpenGLWidget):
         self.camera = OrbitCamera()
         self.renderers: list[Renderer] = []
         self.terrain_renderer: TerrainRenderer | None = None
+        self.foliage_renderer = None
+        self.grass_renderer = None
+        self.scene: Scene | None = None
+        self.overlays = Overlays(self.update)
+        self.overlays.chunk_boxes = self._chunk_boxes
+        self.overlays.volume_source = self._volume
+        self._overlay_renderer = OverlayRenderer(self.overlays, self.devicePixelRatioF)
+        self.stats = FrameStats()
+        self._stats_label = QLabel(self)
+        self._stats_label.setObjectName("frame_stats")
+        self._stats_label.setStyleSheet("QLabel { color: white; background: rgba(0, 0, 0, 140);"
+                                        " padding: 4px; font-family: monospace; }")
+        self._stats_label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self._stats_label.move(6, 6)
+        self._stats_label.hide()
+        self._fly_keys: set[int] = set()
+        self._fly_timer = QTimer(self)
+        self._fly_timer.setInterval(FLY_TICK_MS)
+        self._fly_timer.timeout.connect(self._fly_step)
+        self._fly_clock = QElapsedTimer()
         self.frames_rendered = 0
         self.gl_info: dict[str, str] = {}
         self._initialized = False
@@ -75,16 +126,52 @@ class Viewport(QOpenGLWidget):
             renderer.release()
 
     def set_scene(self, scene: Scene | None, frame: bool = True) -> None:
-        """Show `scene`'s terrain (replacing the previous one) and, by default, frame it."""
-        if self.terrain_renderer is not None:
-            self.remove_renderer(self.terrain_renderer)
-            self.terrain_renderer = None
+        """Show `scene`'s terrain and foliage (replacing the previous ones) and, by default, frame it."""
+        for attr in ("terrain_renderer", "foliage_renderer", "grass_renderer"):
+            old = getattr(self, attr)
+            if old is not None:
+                self.remove_renderer(old)
+                setattr(self, attr, None)
+        self.scene = scene
+        self.overlays.terrain = scene.terrain if scene is not None else None
         if scene is not None:
             self.terrain_renderer = TerrainRenderer(scene.terrain)
             self.add_renderer(self.terrain_renderer, 0)
+            self._add_foliage_renderers(scene)
+            sx, sz = scene.terrain.size
+            self.camera.scene_extent = float(math.hypot(sx, sz))
+        self.overlays._changed()
         if frame:
             self.frame_all()
             self._auto_frame = True
+
+    def _add_foliage_renderers(self, scene: Scene) -> None:
+        """Stored foliage and derived grass renderers, once those modules are there."""
+        try:
+            from rendering.foliage_renderer import FoliageRenderer
+        except ImportError:
+            return
+        self.foliage_renderer = FoliageRenderer(scene)
+        self.add_renderer(self.foliage_renderer, 1)
+        try:
+            from rendering.grass_renderer import GrassRenderer
+        except ImportError:
+            return
+        self.grass_renderer = GrassRenderer(scene)
+        self.add_renderer(self.grass_renderer, 2)
+
+    def _volume(self):
+        """The open scene's foliage volume, or None (looked up each time: it can be replaced)."""
+        if self.scene is None:
+            return None
+        section = self.scene.sections.get("foliage")
+        return getattr(section, "volume", None)
+
+    def _chunk_boxes(self) -> np.ndarray:
+        v = self._volume()
+        if v is None or not len(v.keys()):
+            return np.empty((0, 2, 3))
+        return np.stack([v.bounds(*k) for k in v.keys()])
 
     def frame_all(self) -> None:
         """Point the camera so every renderer's bounds are in view."""
@@ -96,6 +183,83 @@ class Viewport(QOpenGLWidget):
         self.camera.frame(lo, hi, self._aspect())
         self._auto_frame = False
         self.update()
+
+    def focus_on(self, points, min_size: float = 4.0) -> bool:
+        """Frame world points (e.g. the selection), keeping the view direction; False if none."""
+        p = np.asarray(points, np.float64).reshape(-1, 3)
+        p = p[np.all(np.isfinite(p), axis=1)]
+        if not len(p):
+            return False
+        lo, hi = p.min(axis=0), p.max(axis=0)
+        pad = np.maximum((min_size - (hi - lo)) / 2.0, 0.0)
+        self.camera.frame(lo - pad, hi + pad, self._aspect())
+        self._auto_frame = False
+        self.update()
+        return True
+
+    def focus_selection(self) -> bool:
+        """Frame the "selection" marker set if there is one, else the brush cursor."""
+        sel = self.overlays.points.get("selection")
+        if sel is not None and len(sel):
+            return self.focus_on(sel)
+        cursor = self.overlays.brush_cursor
+        if cursor.visible:
+            r = max(cursor.radius, 1.0)
+            return self.focus_on(np.array([cursor.center - r, cursor.center + r]))
+        return False
+
+    # ---- picking ----------------------------------------------------------------------
+    def ray_at(self, x: float, y: float) -> tuple[np.ndarray, np.ndarray]:
+        """World-space ray (origin on the near plane, unit direction) through widget pixel (x, y)."""
+        w, h = max(1, self.width()), max(1, self.height())
+        return self.camera.ray(2.0 * x / w - 1.0, 1.0 - 2.0 * y / h, w / h)
+
+    def pick_terrain(self, x: float, y: float) -> np.ndarray | None:
+        """The terrain point (x, y, z) under widget pixel (x, y), or None if the ray misses."""
+        if self.scene is None:
+            return None
+        origin, direction = self.ray_at(x, y)
+        return ray_heightfield(self.scene.terrain, origin, direction)
+
+    def pick_instance(self, x: float, y: float, types=None) -> FoliageAddress | None:
+        """The nearest stored foliage instance under widget pixel (x, y), not behind the terrain."""
+        volume = self._volume()
+        if volume is None or not len(volume.keys()):
+            return None
+        origin, direction = self.ray_at(x, y)
+        ground = ray_heightfield(self.scene.terrain, origin, direction)
+        max_t = math.inf if ground is None else float(np.linalg.norm(ground - origin)) + 0.05
+        hit = pick_instance(volume, origin, direction, max_t, types)
+        return None if hit is None else hit[0]
+
+    def world_to_screen(self, points) -> np.ndarray:
+        """(n, 2) widget pixel positions of world points (n, 3); NaN rows for points behind the eye."""
+        p = np.asarray(points, np.float64).reshape(-1, 3)
+        vp = self.camera.view_projection(self._aspect()).astype(np.float64)
+        clip = p @ vp[:, :3].T + vp[:, 3]
+        w = clip[:, 3:4]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ndc = clip[:, :2] / w
+        out = np.empty((len(p), 2))
+        out[:, 0] = (ndc[:, 0] + 1.0) * 0.5 * self.width()
+        out[:, 1] = (1.0 - ndc[:, 1]) * 0.5 * self.height()
+        out[w[:, 0] <= 1e-9] = np.nan
+        return out
+
+    # ---- frame stats ------------------------------------------------------------------
+    def show_stats(self, on: bool) -> None:
+        """The corner read-out: frame time, instances drawn, chunks drawn / culled."""
+        self._stats_label.setVisible(bool(on))
+        self._update_stats_label()
+        self.update()
+
+    def stats_visible(self) -> bool:
+        return not self._stats_label.isHidden()
+
+    def _update_stats_label(self) -> None:
+        if not self._stats_label.isHidden():
+            self._stats_label.setText(self.stats.text())
+            self._stats_label.adjustSize()
 
     # ---- GL ---------------------------------------------------------------------------
     def _aspect(self) -> float:
@@ -112,6 +276,10 @@ class Viewport(QOpenGLWidget):
         GL.glEnable(GL.GL_DEPTH_TEST)
         for renderer in list(self.renderers):
             self._initialize(renderer)
+        try:
+            self._overlay_renderer.initialize()
+        except Exception as e:
+            self.gl_failed.emit(f"OverlayRenderer: {e}")
         self._initialized = True
 
     def _initialize(self, renderer: Renderer) -> bool:
@@ -133,6 +301,7 @@ class Viewport(QOpenGLWidget):
         self.makeCurrent()
         for renderer in self.renderers:
             renderer.release()
+        self._overlay_renderer.release()
         self.doneCurrent()
         self._initialized = False
 
@@ -142,9 +311,11 @@ class Viewport(QOpenGLWidget):
         view = self.camera.view_matrix()
         proj = self.camera.projection_matrix(aspect)
         return FrameContext(self.camera, view, proj, self.camera.view_projection(aspect),
-                            int(self.width() * ratio), int(self.height() * ratio), LIGHT_DIRECTION)
+                            int(self.width() * ratio), int(self.height() * ratio), LIGHT_DIRECTION,
+                            FrameStats(), ratio)
 
     def paintGL(self) -> None:
+        started = time.perf_counter()
         GL.glClearColor(*SKY_COLOUR)
         GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
         GL.glEnable(GL.GL_DEPTH_TEST)
@@ -155,6 +326,15 @@ class Viewport(QOpenGLWidget):
             except Exception as e:  # one broken renderer must not take the window down
                 self.renderers.remove(renderer)
                 self.gl_failed.emit(f"{type(renderer).__name__}: {e}")
+        if self._overlay_renderer.program is not None:
+            try:
+                self._overlay_renderer.draw(frame)
+            except Exception as e:
+                self._overlay_renderer.release()
+                self.gl_failed.emit(f"OverlayRenderer: {e}")
+        frame.stats.frame_ms = (time.perf_counter() - started) * 1000.0
+        self.stats = frame.stats
+        self._update_stats_label()
         self.frames_rendered += 1
         self.frame_rendered.emit()
 
@@ -181,7 +361,9 @@ class Viewport(QOpenGLWidget):
         pos = event.position().toPoint()
         delta = pos - self._last_pos
         self._last_pos = pos
-        if self._drag_mode == "orbit":
+        if self._drag_mode == "orbit" and self._fly_keys:  # flying: the drag looks around
+            self.camera.look(-delta.x() * ORBIT_RADIANS_PER_PIXEL, delta.y() * ORBIT_RADIANS_PER_PIXEL)
+        elif self._drag_mode == "orbit":
             self.camera.orbit(-delta.x() * ORBIT_RADIANS_PER_PIXEL, delta.y() * ORBIT_RADIANS_PER_PIXEL)
         else:
             self.camera.pan(delta.x(), delta.y(), self.height())
@@ -191,6 +373,7 @@ class Viewport(QOpenGLWidget):
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if self._drag_mode is not None:
             self._drag_mode = None
+            self._stop_flying()
             event.accept()
             return
         super().mouseReleaseEvent(event)
@@ -204,17 +387,129 @@ class Viewport(QOpenGLWidget):
         event.accept()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() == Qt.Key.Key_F and not event.modifiers():
+        key = Qt.Key(event.key())
+        if key == Qt.Key.Key_F and not event.modifiers():
             self.frame_all()
             event.accept()
             return
+        if key == Qt.Key.Key_F and event.modifiers() == Qt.KeyboardModifier.ShiftModifier:
+            self.focus_selection()
+            event.accept()
+            return
+        if key in FLY_KEYS and self._drag_mode == "orbit":  # right button held: fly
+            if not event.isAutoRepeat():
+                self._fly_keys.add(key)
+                if not self._fly_timer.isActive():
+                    self._fly_clock.start()
+                    self._fly_timer.start()
+            event.accept()
+            return
         super().keyPressEvent(event)
+
+    def keyReleaseEvent(self, event: QKeyEvent) -> None:
+        key = Qt.Key(event.key())
+        if key in FLY_KEYS and not event.isAutoRepeat() and key in self._fly_keys:
+            self._fly_keys.discard(key)
+            if not self._fly_keys:
+                self._fly_timer.stop()
+            event.accept()
+            return
+        super().keyReleaseEvent(event)
+
+    def fly_speed(self) -> float:
+        """Metres per second: a walk near the ground, faster high up or far from the target."""
+        height = 0.0
+        if self.scene is not None:
+            eye = self.camera.eye()
+            g = float(self.scene.terrain.height_at(eye[0], eye[2]))
+            height = eye[1] - g if math.isfinite(g) else 0.0
+        return max(5.0, 0.5 * max(height, self.camera.distance))
+
+    def _fly_step(self) -> None:
+        dt = min(self._fly_clock.restart() / 1000.0, 0.1)  # smooth even if a frame was slow
+        move = np.sum([FLY_KEYS[k] for k in self._fly_keys], axis=0) if self._fly_keys else np.zeros(3)
+        step = self.fly_speed() * dt
+        self.camera.fly(move[0] * step, move[1] * step, move[2] * step)
+        self._auto_frame = False
+        self.update()
+
+    def _stop_flying(self) -> None:
+        self._fly_keys.clear()
+        self._fly_timer.stop()
 
     def orbit_by_degrees(self, yaw: float, pitch: float) -> None:
         """Scripted orbit (menus, tests)."""
         self.camera.orbit(math.radians(yaw), math.radians(pitch))
         self._auto_frame = False
         self.update()
+
+
+# ---- the View menu ---------------------------------------------------------------------------
+OVERLAY_ACTIONS = [
+    # key, text, overlays toggle (or None: frame stats), default, tooltip
+    ("cell_grid", "Cell &Grid", "show_grid", False, "Show the foliage cell grid draped on the terrain"),
+    ("chunk_bounds", "Chunk &Bounds", "show_chunk_bounds", False,
+     "Show the bounding box of every foliage chunk (what frustum culling tests)"),
+    ("collision_bodies", "&Collision Bodies", "show_collision", False,
+     "Show the collision bodies stored foliage gets around a probe point (the camera target)"),
+    ("refused_candidates", "&Refused Candidates", "show_refusals", True,
+     "Show the last stroke's refused candidates, coloured by reason"),
+    ("frame_stats", "Frame &Stats", None, False,
+     "Show frame time, instances drawn and chunks drawn / culled in the viewport corner"),
+]
+
+
+def install_view_actions(main_window) -> dict[str, QAction]:
+    """Add the viewport's overlay toggles and Focus Selection to the main window's View menu."""
+    viewport: Viewport = main_window.viewport
+    view_menu = None
+    for action in main_window.menuBar().actions():
+        if action.menu() is not None and action.text().replace("&", "") == "View":
+            view_menu = action.menu()
+    if view_menu is None:
+        view_menu = main_window.menuBar().addMenu("&View")
+    anchor = main_window.actions_by_key.get("frame_all")
+    actions = view_menu.actions()
+    at = actions.index(anchor) + 1 if anchor in actions else len(actions)
+    before = actions[at] if at < len(actions) else None
+    added: dict[str, QAction] = {}
+
+    focus = QAction("Focus &Selection", main_window)
+    focus.setObjectName("action_focus_selection")
+    focus.setShortcut(QKeySequence("Shift+F"))
+    focus.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+    focus.setToolTip("Point the camera at the selection")
+    focus.setStatusTip("Point the camera at the selection")
+    focus.triggered.connect(lambda checked=False: viewport.focus_selection())
+    viewport.addAction(focus)
+    added["focus_selection"] = focus
+
+    overlay_menu = view_menu.__class__("&Overlays", view_menu)
+    overlay_menu.setObjectName("menu_overlays")
+    overlay_menu.setToolTipsVisible(True)
+    for key, text, toggle, default, tip in OVERLAY_ACTIONS:
+        action = QAction(text, main_window)
+        action.setObjectName(f"action_show_{key}")
+        action.setCheckable(True)
+        action.setChecked(default)
+        action.setToolTip(tip)
+        action.setStatusTip(tip)
+        if toggle is None:
+            action.toggled.connect(viewport.show_stats)
+        else:
+            action.toggled.connect(lambda on, t=toggle: viewport.overlays.set_toggle(t, on))
+        overlay_menu.addAction(action)
+        added[key] = action
+    if before is not None:
+        view_menu.insertAction(before, focus)
+        view_menu.insertMenu(before, overlay_menu)
+    else:
+        view_menu.addAction(focus)
+        view_menu.addMenu(overlay_menu)
+    for key, action in added.items():
+        main_window.actions_by_key[key] = action
+    main_window.overlay_menu = overlay_menu
+    return added
 
 
 def _gl_string(name: int) -> str:

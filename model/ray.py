@@ -1,0 +1,122 @@
+"""Exact ray → heightfield intersection on the terrain's bilinear surface. Pure numpy.
+
+The ray is cut at every grid line it crosses; inside one cell the bilinear height along the ray
+is a quadratic in the ray parameter, so the first crossing is a root of a quadratic, not a
+marching estimate.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from model.terrain import Terrain
+
+
+def _clip_to_box(o: np.ndarray, d: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[float, float] | None:
+    t0, t1 = 0.0, math.inf
+    for axis in range(3):
+        if abs(d[axis]) < 1e-15:
+            if not lo[axis] <= o[axis] <= hi[axis]:
+                return None
+            continue
+        with np.errstate(invalid="ignore"):
+            a, b = (lo[axis] - o[axis]) / d[axis], (hi[axis] - o[axis]) / d[axis]
+        if math.isnan(a) or math.isnan(b):
+            continue
+        t0, t1 = max(t0, min(a, b)), min(t1, max(a, b))
+    return (t0, t1) if t0 <= t1 else None
+
+
+def _grid_crossings(o: float, d: float, g0: float, s: float, t0: float, t1: float) -> np.ndarray:
+    """Ray parameters where the coordinate o + t d crosses a grid line g0 + k s, for t in (t0, t1)."""
+    if abs(d) < 1e-15:
+        return np.empty(0)
+    a, b = (o + t0 * d - g0) / s, (o + t1 * d - g0) / s
+    k = np.arange(math.floor(min(a, b)) + 1, math.ceil(max(a, b)))
+    t = (g0 + k * s - o) / d
+    return t[(t > t0) & (t < t1)]
+
+
+def ray_heightfield(terrain: Terrain, origin, direction, max_t: float = math.inf) -> np.ndarray | None:
+    """The first point (x, y, z) where the ray meets the terrain's surface, or None.
+
+    `direction` need not be unit length; a hit beyond `max_t` (in its units) is None.
+    """
+    o = np.asarray(origin, np.float64).reshape(3)
+    d = np.asarray(direction, np.float64).reshape(3)
+    if not (np.all(np.isfinite(o)) and np.all(np.isfinite(d))) or not np.any(d):
+        return None
+    x0, z0, x1, z1 = terrain.bounds()
+    h = terrain.heights
+    finite = np.isfinite(h)
+    if not finite.any():
+        return None
+    h_lo, h_hi = float(h[finite].min()), float(h[finite].max())
+    # No floor to the box: a ray coming in under the edge meets the terrain's side there.
+    span = _clip_to_box(o, d, np.array([x0, -np.inf, z0]), np.array([x1, h_hi + 1e-6, z1]))
+    if span is None:
+        return None
+    t0, t1 = span
+    if d[1] < 0:  # below the lowest ground the ray is under the terrain already
+        t1 = max(t0, min(t1, (h_lo - 1.0 - o[1]) / d[1]))
+    if not math.isfinite(t1) or t0 > min(t1, max_t):
+        return None
+    t1 = min(t1, max_t)
+    s = terrain.spacing
+    ts = np.concatenate([[t0], _grid_crossings(o[0], d[0], x0, s, t0, t1),
+                         _grid_crossings(o[2], d[2], z0, s, t0, t1), [t1]])
+    ts = np.unique(ts)
+    if len(ts) == 1:
+        ts = np.array([t0, t0])
+    ta, tb = ts[:-1], ts[1:]
+    mid = (ta + tb) / 2.0
+    # The cell of each segment, from its midpoint (never on a grid line unless it has no length).
+    ci = np.clip(np.floor((o[0] + mid * d[0] - x0) / s), 0, terrain.columns - 2).astype(np.int64)
+    cj = np.clip(np.floor((o[2] + mid * d[2] - z0) / s), 0, terrain.rows - 2).astype(np.int64)
+    h00 = h[cj, ci].astype(np.float64)
+    h10 = h[cj, ci + 1].astype(np.float64)
+    h01 = h[cj + 1, ci].astype(np.float64)
+    h11 = h[cj + 1, ci + 1].astype(np.float64)
+    # Local cell coordinates along the segment, in the segment's own parameter u = t - ta.
+    fu0 = (o[0] + ta * d[0] - x0) / s - ci
+    fv0 = (o[2] + ta * d[2] - z0) / s - cj
+    du, dv = d[0] / s, d[2] / s
+    hx, hz, hxz = h10 - h00, h01 - h00, h00 - h10 - h01 + h11
+    # f(u) = bilinear height − ray height = A u² + B u + C; the ray is below ground where f ≥ 0.
+    A = hxz * du * dv
+    B = hx * du + hz * dv + hxz * (fu0 * dv + fv0 * du) - d[1]
+    C = h00 + hx * fu0 + hz * fv0 + hxz * fu0 * fv0 - (o[1] + ta * d[1])
+    length = tb - ta
+    hit_u = _first_root(A, B, C, length)
+    found = np.flatnonzero(np.isfinite(hit_u))
+    if found.size == 0:
+        return None
+    k = int(found[0])
+    t = ta[k] + hit_u[k]
+    p = o + t * d
+    return p
+
+
+def _first_root(A: np.ndarray, B: np.ndarray, C: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Smallest u in [0, length] with f(u) = A u² + B u + C reaching 0 from below; NaN where none."""
+    out = np.full(A.shape, np.nan)
+    start = C >= 0  # already at or under the ground where the segment begins
+    out[start] = 0.0
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        disc = B * B - 4.0 * A * C
+        sq = np.sqrt(np.maximum(disc, 0.0))
+        # Numerically stable pair of roots (no cancellation between B and sqrt).
+        q = -0.5 * (B + np.where(B >= 0, sq, -sq))
+        r1 = np.where(A != 0, q / A, np.nan)
+        r2 = np.where(q != 0, C / q, np.nan)
+        linear = np.abs(A) < 1e-300
+        r_lin = np.where(B != 0, -C / B, np.nan)
+    roots = np.stack([np.where(linear, r_lin, r1), np.where(linear, np.nan, r2)])
+    roots = np.where((disc >= 0) | linear, roots, np.nan)
+    tol = 1e-9 * np.maximum(length, 1.0)
+    ok = (roots >= -tol) & (roots <= length + tol)
+    roots = np.where(ok, np.clip(roots, 0.0, length), np.nan)
+    best = np.fmin(roots[0], roots[1])
+    return np.where(start, out, best)

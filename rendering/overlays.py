@@ -1,0 +1,471 @@
+"""Editor overlays drawn over the scene: brush cursor, refused candidates, marker and line sets,
+cell grid, chunk bounds and collision bodies.
+
+Each part keeps plain numpy data and says when it changed; `OverlayRenderer` turns all of them
+into two vertex batches (lines, points) and re-packs only after a change.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable
+
+import numpy as np
+from OpenGL import GL
+
+from rendering.gl_program import ShaderProgram
+from rendering.renderer import FrameContext, Renderer
+
+VERTEX_FLOATS = 8  # x y z, r g b a, point size
+CIRCLE_SEGMENTS = 96
+LIFT = 0.08  # metres above the ground, so draped lines do not sink into it
+MAX_GRID_LINES = 400
+MAX_BOXES = 4000
+
+# Refusal code (model.foliage.Refusal) → marker colour.
+REFUSAL_COLOURS: dict[int, tuple[float, float, float, float]] = {
+    1: (0.55, 0.55, 0.55, 1.0),  # no ground
+    2: (1.00, 0.55, 0.10, 1.0),  # slope
+    3: (0.70, 0.35, 0.95, 1.0),  # altitude
+    4: (0.20, 0.55, 1.00, 1.0),  # layer
+    5: (0.95, 0.15, 0.15, 1.0),  # spacing
+    6: (0.90, 0.90, 0.90, 1.0),  # brush
+}
+UNKNOWN_REFUSAL = (1.0, 0.0, 1.0, 1.0)
+BRUSH_RIM = (1.0, 1.0, 1.0, 1.0)
+BRUSH_FALLOFF = (1.0, 0.85, 0.25, 1.0)
+GRID_COLOUR = (1.0, 1.0, 1.0, 0.45)
+CHUNK_COLOUR = (0.35, 1.0, 0.45, 1.0)
+BODY_COLOUR = (1.0, 0.3, 0.8, 1.0)
+PROBE_COLOUR = (1.0, 0.3, 0.8, 1.0)
+
+
+def _rgba(color) -> np.ndarray:
+    c = np.asarray(color, np.float64).ravel()
+    if c.size == 3:
+        c = np.append(c, 1.0)
+    if c.max(initial=0.0) > 1.0:  # 0..255 given
+        c = c / 255.0
+    return c[:4].astype(np.float32)
+
+
+def vertices(points: np.ndarray, colors, sizes) -> np.ndarray:
+    """Pack (n, 3) points, per-point or shared rgba and size into (n, 8) float32."""
+    points = np.asarray(points, np.float32).reshape(-1, 3)
+    out = np.empty((len(points), VERTEX_FLOATS), np.float32)
+    out[:, :3] = points
+    out[:, 3:7] = np.broadcast_to(np.asarray(colors, np.float32).reshape(-1, 4), (len(points), 4))
+    out[:, 7] = np.broadcast_to(np.asarray(sizes, np.float32).ravel(), (len(points),))
+    return out
+
+
+def circle_segments(center, radius: float, height_at: Callable | None,
+                    n: int = CIRCLE_SEGMENTS) -> np.ndarray:
+    """(m, 2, 3) segments of a circle on the ground (draped over `height_at`, else at centre height)."""
+    a = np.linspace(0.0, 2.0 * np.pi, n + 1)
+    x = center[0] + radius * np.cos(a)
+    z = center[2] + radius * np.sin(a)
+    y = np.full_like(x, center[1]) if height_at is None else np.asarray(height_at(x, z), np.float64)
+    p = np.stack([x, y + LIFT, z], axis=-1)
+    seg = np.stack([p[:-1], p[1:]], axis=1)
+    return seg[np.all(np.isfinite(seg), axis=(1, 2))]
+
+
+def box_segments(lo, hi) -> np.ndarray:
+    """(12 n, 2, 3) edges of axis-aligned boxes lo/hi (n, 3)."""
+    lo = np.asarray(lo, np.float64).reshape(-1, 3)
+    hi = np.asarray(hi, np.float64).reshape(-1, 3)
+    corners = np.stack([np.where(np.array([i & 1, i & 2, i & 4], bool), hi, lo)
+                        for i in range(8)], axis=1)  # (n, 8, 3); bit k of i picks hi on axis k
+    edges = [(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7)]
+    return np.concatenate([np.stack([corners[:, a], corners[:, b]], axis=1) for a, b in edges])
+
+
+def cylinder_segments(base: np.ndarray, radius: np.ndarray, height: np.ndarray, n: int = 12) -> np.ndarray:
+    """(k, 2, 3) wire cylinders: rings at the base and top and four uprights, per body."""
+    base = np.asarray(base, np.float64).reshape(-1, 3)
+    a = np.linspace(0.0, 2.0 * np.pi, n + 1)
+    ring = np.stack([np.cos(a), np.zeros_like(a), np.sin(a)], axis=-1)  # (n+1, 3)
+    r = np.asarray(radius, np.float64).reshape(-1, 1, 1)
+    top = np.asarray(height, np.float64).reshape(-1, 1)
+    lower = base[:, None, :] + r * ring[None]
+    upper = lower.copy()
+    upper[..., 1] += top
+    parts = [np.stack([lower[:, :-1], lower[:, 1:]], axis=2), np.stack([upper[:, :-1], upper[:, 1:]], axis=2)]
+    k = np.arange(0, n, max(1, n // 4))
+    parts.append(np.stack([lower[:, k], upper[:, k]], axis=2))
+    return np.concatenate([p.reshape(-1, 2, 3) for p in parts])
+
+
+class _Part:
+    """Something that notifies the overlays when it changes."""
+
+    def __init__(self, changed: Callable[[], None]) -> None:
+        self._changed = changed
+
+    def changed(self) -> None:
+        self._changed()
+
+
+class BrushCursor(_Part):
+    """The brush outline draped on the terrain: rim at `radius`, inner ring where falloff begins."""
+
+    def __init__(self, changed: Callable[[], None]) -> None:
+        super().__init__(changed)
+        self.center: np.ndarray | None = None
+        self.radius = 0.0
+        self.falloff = 0.0
+
+    @property
+    def visible(self) -> bool:
+        return self.center is not None
+
+    def show(self, center, radius: float, falloff: float = 0.5) -> None:
+        """`center` (x, y, z) world point (usually `pick_terrain`), radius in metres, falloff 0..1."""
+        self.center = np.asarray(center, np.float64).reshape(3).copy()
+        self.radius = float(radius)
+        self.falloff = min(max(float(falloff), 0.0), 1.0)
+        self.changed()
+
+    def hide(self) -> None:
+        if self.center is not None:
+            self.center = None
+            self.changed()
+
+    def segments(self, height_at: Callable | None) -> list[tuple[np.ndarray, tuple]]:
+        if self.center is None or not self.radius > 0:
+            return []
+        out = [(circle_segments(self.center, self.radius, height_at), BRUSH_RIM)]
+        inner = self.radius * (1.0 - self.falloff)
+        if 0 < inner < self.radius:
+            out.append((circle_segments(self.center, inner, height_at), BRUSH_FALLOFF))
+        c = self.center + np.array([0.0, LIFT, 0.0])
+        tick = max(self.radius * 0.06, 0.05)
+        cross = np.array([[c - [tick, 0, 0], c + [tick, 0, 0]], [c - [0, 0, tick], c + [0, 0, tick]]])
+        out.append((cross, BRUSH_RIM))
+        return out
+
+
+class RefusalMarkers(_Part):
+    """The last stroke's refused candidates, coloured by `Refusal` code; `highlight` one reason."""
+
+    def __init__(self, changed: Callable[[], None]) -> None:
+        super().__init__(changed)
+        self.positions = np.empty((0, 3), np.float32)
+        self.reasons = np.empty(0, np.int32)
+        self.highlight: int | None = None
+        self.size_px = 6.0
+
+    def set(self, positions, reasons, highlight=None) -> None:
+        p = np.asarray(positions, np.float32).reshape(-1, 3)
+        r = np.asarray(reasons, np.int32).ravel()
+        if len(p) != len(r):
+            raise ValueError(f"{len(p)} positions but {len(r)} reasons")
+        self.positions, self.reasons = p.copy(), r.copy()
+        self.highlight = None if highlight is None else int(highlight)
+        self.changed()
+
+    def clear(self) -> None:
+        self.set(np.empty((0, 3)), np.empty(0))
+
+    def __len__(self) -> int:
+        return len(self.reasons)
+
+    def vertices(self) -> np.ndarray:
+        if not len(self.reasons):
+            return np.empty((0, VERTEX_FLOATS), np.float32)
+        colors = np.array([REFUSAL_COLOURS.get(int(r), UNKNOWN_REFUSAL) for r in range(7)], np.float32)
+        idx = np.where((self.reasons >= 0) & (self.reasons < 7), self.reasons, 0)
+        c = colors[idx]
+        c[(self.reasons < 1) | (self.reasons > 6)] = UNKNOWN_REFUSAL
+        sizes = np.full(len(self.reasons), self.size_px, np.float32)
+        if self.highlight is not None:
+            other = self.reasons != self.highlight
+            c[other, :3] = c[other, :3] * 0.35 + 0.2  # the rest fade back
+            sizes[~other] = self.size_px * 1.6
+        lifted = self.positions + np.array([0.0, LIFT * 2, 0.0], np.float32)
+        return vertices(lifted, c, sizes)
+
+
+class PointSets(_Part):
+    """Named marker sets: `set(key, positions, color, size_px)`, `remove(key)`."""
+
+    def __init__(self, changed: Callable[[], None]) -> None:
+        super().__init__(changed)
+        self.sets: dict[str, tuple[np.ndarray, np.ndarray, float]] = {}
+
+    def set(self, key: str, positions, color=(1.0, 1.0, 0.2, 1.0), size_px: float = 8.0) -> None:
+        positions = np.asarray(positions, np.float32).reshape(-1, 3).copy()
+        self.sets[key] = (positions, _rgba(color), float(size_px))
+        self.changed()
+
+    def remove(self, key: str) -> None:
+        if self.sets.pop(key, None) is not None:
+            self.changed()
+
+    def get(self, key: str) -> np.ndarray | None:
+        s = self.sets.get(key)
+        return None if s is None else s[0]
+
+    def vertices(self) -> np.ndarray:
+        parts = [vertices(p, c, s) for p, c, s in self.sets.values() if len(p)]
+        return np.concatenate(parts) if parts else np.empty((0, VERTEX_FLOATS), np.float32)
+
+
+class LineSets(_Part):
+    """Named segment sets: `set(key, segments (n, 2, 3), color)`, `remove(key)`."""
+
+    def __init__(self, changed: Callable[[], None]) -> None:
+        super().__init__(changed)
+        self.sets: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def set(self, key: str, segments, color=(1.0, 1.0, 1.0, 1.0)) -> None:
+        self.sets[key] = (np.asarray(segments, np.float32).reshape(-1, 2, 3).copy(), _rgba(color))
+        self.changed()
+
+    def remove(self, key: str) -> None:
+        if self.sets.pop(key, None) is not None:
+            self.changed()
+
+    def vertices(self) -> np.ndarray:
+        parts = [vertices(s.reshape(-1, 3), c, 1.0) for s, c in self.sets.values() if len(s)]
+        return np.concatenate(parts) if parts else np.empty((0, VERTEX_FLOATS), np.float32)
+
+
+class Overlays:
+    """Everything drawn over the scene; the viewport owns one as `viewport.overlays`.
+
+    `brush_cursor`, `refusals`, `points`, `lines` are filled by tools; the toggles
+    (`show_grid`, `show_chunk_bounds`, `show_collision`, `show_refusals`) by the View menu.
+    `terrain` and `volume_source()` (the foliage volume or None) let draped and per-chunk
+    overlays follow the open scene; `chunk_boxes()` gives the foliage chunks' bounds.
+    """
+
+    def __init__(self, request_update: Callable[[], None] = lambda: None) -> None:
+        self.request_update = request_update
+        self.version = 0
+        self.brush_cursor = BrushCursor(self._changed)
+        self.refusals = RefusalMarkers(self._changed)
+        self.points = PointSets(self._changed)
+        self.lines = LineSets(self._changed)
+        self.show_grid = False
+        self.show_chunk_bounds = False
+        self.show_collision = False
+        self.show_refusals = True
+        self.probe: np.ndarray | None = None  # collision probe point; None: the camera target
+        self.terrain = None
+        self.volume_source: Callable[[], object] = lambda: None  # the open scene's foliage volume
+        self.chunk_boxes: Callable[[], np.ndarray] = lambda: np.empty((0, 2, 3))
+        self.grid_center: np.ndarray | None = None  # None: the terrain's centre
+
+    @property
+    def volume(self):
+        return self.volume_source()
+
+    def _changed(self) -> None:
+        self.version += 1
+        self.request_update()
+
+    def set_toggle(self, name: str, on: bool) -> None:
+        """One of 'show_grid', 'show_chunk_bounds', 'show_collision', 'show_refusals'."""
+        if not hasattr(self, name) or not name.startswith("show_"):
+            raise AttributeError(name)
+        if getattr(self, name) != bool(on):
+            setattr(self, name, bool(on))
+            self._changed()
+
+    def set_probe(self, point) -> None:
+        self.probe = None if point is None else np.asarray(point, np.float64).reshape(3).copy()
+        self._changed()
+
+    # ---- geometry ----------------------------------------------------------------------------
+    def _height_at(self):
+        t = self.terrain
+        return None if t is None else t.height_at
+
+    def grid_segments(self) -> np.ndarray:
+        """Foliage cell boundaries draped on the terrain, around `grid_center`."""
+        t = self.terrain
+        if t is None:
+            return np.empty((0, 2, 3))
+        cell = self.volume.cell_size if self.volume is not None else 32.0
+        x0, z0, x1, z1 = t.bounds()
+        c = self.grid_center if self.grid_center is not None else np.array([(x0 + x1) / 2, 0, (z0 + z1) / 2])
+        half = MAX_GRID_LINES // 4 * cell
+        gx0, gx1 = max(x0, c[0] - half), min(x1, c[0] + half)
+        gz0, gz1 = max(z0, c[2] - half), min(z1, c[2] + half)
+        if gx0 >= gx1 or gz0 >= gz1:
+            return np.empty((0, 2, 3))
+        step = t.spacing
+        out = []
+        xs = np.arange(np.ceil(gx0 / cell), np.floor(gx1 / cell) + 1) * cell
+        zs = np.arange(np.ceil(gz0 / cell), np.floor(gz1 / cell) + 1) * cell
+        along_z = np.append(np.arange(gz0, gz1, step), gz1)
+        along_x = np.append(np.arange(gx0, gx1, step), gx1)
+        for x in xs:
+            p = np.stack([np.full_like(along_z, x), t.height_at(np.full_like(along_z, x), along_z) + LIFT,
+                          along_z], axis=-1)
+            out.append(np.stack([p[:-1], p[1:]], axis=1))
+        for z in zs:
+            p = np.stack([along_x, t.height_at(along_x, np.full_like(along_x, z)) + LIFT,
+                          np.full_like(along_x, z)], axis=-1)
+            out.append(np.stack([p[:-1], p[1:]], axis=1))
+        if not out:
+            return np.empty((0, 2, 3))
+        seg = np.concatenate(out)
+        return seg[np.all(np.isfinite(seg), axis=(1, 2))]
+
+    def collision_segments(self, probe: np.ndarray) -> np.ndarray:
+        """Wire cylinders around every stored instance that has a body near `probe`."""
+        v = self.volume
+        if v is None:
+            return np.empty((0, 2, 3))
+        from model.foliage.collision import FoliageCollision
+
+        wanted = sorted(FoliageCollision(v).wanted([probe]))[:MAX_BOXES]
+        if not wanted:
+            return np.empty((0, 2, 3))
+        rec = v.at(wanted).astype(np.float64)
+        # `at` returns grouped by chunk in sorted order, as `wanted` is sorted the same way
+        names = [a.type for a in wanted]
+        ext = np.array([v.extent_of(n) for n in names], np.float64).reshape(-1, 2)
+        s = np.abs(rec[:, 6])
+        return cylinder_segments(rec[:, :3], np.maximum(ext[:, 0] * s, 0.2), np.maximum(ext[:, 1] * s, 0.2))
+
+    def build(self, camera_target: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(depth-tested line vertices, on-top line vertices, on-top point vertices)."""
+        tested: list[np.ndarray] = []
+        on_top: list[np.ndarray] = []
+        points: list[np.ndarray] = []
+        if self.show_grid:
+            tested.append(vertices(self.grid_segments().reshape(-1, 3), GRID_COLOUR, 1.0))
+        if self.show_chunk_bounds:
+            boxes = np.asarray(self.chunk_boxes(), np.float64).reshape(-1, 2, 3)[:MAX_BOXES]
+            if len(boxes):
+                edges = box_segments(boxes[:, 0], boxes[:, 1]).reshape(-1, 3)
+                tested.append(vertices(edges, CHUNK_COLOUR, 1.0))
+        if self.show_collision:
+            probe = self.probe if self.probe is not None else camera_target
+            if probe is not None:
+                tested.append(vertices(self.collision_segments(probe).reshape(-1, 3), BODY_COLOUR, 1.0))
+                points.append(vertices(np.asarray(probe).reshape(1, 3), PROBE_COLOUR, 10.0))
+        for seg, colour in self.brush_cursor.segments(self._height_at()):
+            on_top.append(vertices(seg.reshape(-1, 3), colour, 1.0))
+        on_top.append(self.lines.vertices())
+        if self.show_refusals:
+            points.append(self.refusals.vertices())
+        points.append(self.points.vertices())
+
+        def cat(parts: list[np.ndarray]) -> np.ndarray:
+            parts = [p for p in parts if len(p)]
+            return np.concatenate(parts) if parts else np.empty((0, VERTEX_FLOATS), np.float32)
+
+        return cat(tested), cat(on_top), cat(points)
+
+
+_VERTEX = """#version 330 core
+layout(location = 0) in vec3 a_position;
+layout(location = 1) in vec4 a_color;
+layout(location = 2) in float a_size;
+uniform mat4 u_view_projection;
+uniform float u_pixel_ratio;
+out vec4 v_color;
+void main() {
+    v_color = a_color;
+    gl_Position = u_view_projection * vec4(a_position, 1.0);
+    gl_PointSize = a_size * u_pixel_ratio;
+}
+"""
+_FRAGMENT = """#version 330 core
+in vec4 v_color;
+uniform int u_points;
+out vec4 frag_color;
+void main() {
+    if (u_points == 1) {
+        vec2 c = gl_PointCoord * 2.0 - 1.0;
+        float r = dot(c, c);
+        if (r > 1.0) discard;
+        // a dark rim keeps light markers readable on light ground
+        frag_color = r > 0.55 ? vec4(v_color.rgb * 0.25, v_color.a) : v_color;
+        return;
+    }
+    frag_color = v_color;
+}
+"""
+
+
+class OverlayRenderer(Renderer):
+    """Draws an `Overlays`: re-packs its vertices only when something changed."""
+
+    def __init__(self, overlays: Overlays, pixel_ratio: Callable[[], float] = lambda: 1.0) -> None:
+        self.overlays = overlays
+        self.pixel_ratio = pixel_ratio
+        self.program: ShaderProgram | None = None
+        self._vao = self._vbo = 0
+        self._built_version = -1
+        self._built_target: tuple | None = None
+        self._counts = (0, 0, 0)
+
+    def initialize(self) -> None:
+        self.program = ShaderProgram(_VERTEX, _FRAGMENT, "overlay")
+        self._vao = GL.glGenVertexArrays(1)
+        self._vbo = GL.glGenBuffers(1)
+        GL.glBindVertexArray(self._vao)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vbo)
+        stride = VERTEX_FLOATS * 4
+        for loc, size, offset in ((0, 3, 0), (1, 4, 12), (2, 1, 28)):
+            GL.glEnableVertexAttribArray(loc)
+            GL.glVertexAttribPointer(loc, size, GL.GL_FLOAT, GL.GL_FALSE, stride, ctypes.c_void_p(offset))
+        GL.glBindVertexArray(0)
+        self._built_version = -1
+
+    def _upload(self, frame: FrameContext) -> None:
+        o = self.overlays
+        target = tuple(np.round(frame.camera.target, 3)) if o.show_collision and o.probe is None else None
+        if self._built_version == o.version and self._built_target == target:
+            return
+        tested, on_top, points = o.build(frame.camera.target)
+        data = np.concatenate([tested, on_top, points]) if (len(tested) + len(on_top) + len(points)) else \
+            np.zeros((1, VERTEX_FLOATS), np.float32)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vbo)
+        GL.glBufferData(GL.GL_ARRAY_BUFFER, data.nbytes, np.ascontiguousarray(data), GL.GL_DYNAMIC_DRAW)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
+        self._counts = (len(tested), len(on_top), len(points))
+        self._built_version, self._built_target = o.version, target
+
+    def draw(self, frame: FrameContext) -> None:
+        if self.program is None:
+            self.initialize()
+        self._upload(frame)
+        n_tested, n_top, n_points = self._counts
+        if not (n_tested or n_top or n_points):
+            return
+        p = self.program
+        p.use()
+        p.set_uniform("u_view_projection", frame.view_projection)
+        p.set_uniform("u_pixel_ratio", float(self.pixel_ratio()))
+        GL.glBindVertexArray(self._vao)
+        GL.glEnable(GL.GL_BLEND)
+        GL.glBlendFunc(GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA)
+        GL.glEnable(GL.GL_PROGRAM_POINT_SIZE)
+        p.set_uniform("u_points", 0)
+        if n_tested:
+            GL.glDrawArrays(GL.GL_LINES, 0, n_tested)
+        GL.glDisable(GL.GL_DEPTH_TEST)  # the cursor, gizmo lines and markers are never hidden
+        if n_top:
+            GL.glDrawArrays(GL.GL_LINES, n_tested, n_top)
+        if n_points:
+            p.set_uniform("u_points", 1)
+            GL.glDrawArrays(GL.GL_POINTS, n_tested + n_top, n_points)
+        GL.glEnable(GL.GL_DEPTH_TEST)
+        GL.glDisable(GL.GL_BLEND)
+        GL.glBindVertexArray(0)
+
+    def release(self) -> None:
+        if self.program is not None:
+            self.program.delete()
+            self.program = None
+        if self._vao:
+            GL.glDeleteVertexArrays(1, [self._vao])
+            GL.glDeleteBuffers(1, [self._vbo])
+            self._vao = self._vbo = 0
