@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -28,9 +29,9 @@ from model.scene import Scene
 class GrowForestDialog(QDialog):
     """Zone folder, rules folder, passes, seed and fertility."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, with_zone: bool = True) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Grow a forest from a zone")
+        self.setWindowTitle("Grow a forest from a zone" if with_zone else "Grow a forest on this scene")
         self.zone_edit = self._folder_row("Zone folder holding {layer}.{id}.bin files")
         self.rules_edit = self._folder_row("Plant rules folder (*.txt)")
         self.passes = QSpinBox()
@@ -47,7 +48,10 @@ class GrowForestDialog(QDialog):
         self.fertility.setSuffix(" %")
         self.fertility.setToolTip("Share of each cube's tiles the zone aims to fill with blocking plants")
         form = QFormLayout(self)
-        form.addRow("Zone folder:", self.zone_edit.parentWidget())
+        if with_zone:
+            form.addRow("Zone folder:", self.zone_edit.parentWidget())
+        else:
+            self.zone_edit.parentWidget().hide()
         form.addRow("Rules folder:", self.rules_edit.parentWidget())
         form.addRow("Passes:", self.passes)
         form.addRow("Seed:", self.seed)
@@ -118,6 +122,55 @@ def grow_forest_scene(parent: QWidget | None, zone_folder: str | Path | None = N
         finally:
             progress.close()
         return zone_to_scene(grown, rules=rules, name=f"zone {zone.zone_id:04d} grown")
+    except (FormatError, ValueError) as e:
+        QMessageBox.critical(parent, "Cannot grow a forest", str(e))
+        return None
+
+
+def grow_forest_on_scene(main_window: Any, rules_folder: str | Path | None = None,
+                         passes: int | None = None, seed: int = 1, fertility: float = 10.0) -> Scene | None:
+    """A new scene: the open scene's terrain with a forest grown on it (ground types from paint layers
+    named after them, e.g. "LowlandA" or "sand")."""
+    from model.plants.forest import grow_forest
+    from model.plants.growth import Cancelled, GrowthOptions
+    from model.plants.loader import load_rules
+
+    parent = main_window if isinstance(main_window, QWidget) else None
+    document = getattr(main_window, "document", None)
+    scene = getattr(document, "scene", None)
+    if scene is None:
+        QMessageBox.critical(parent, "Cannot grow a forest", "Open a scene first: the forest grows on its "
+                             "terrain.")
+        return None
+    if rules_folder is None or passes is None:
+        dialog = GrowForestDialog(parent, with_zone=False)
+        if dialog.exec() != QDialog.Accepted:
+            return None
+        rules_folder = dialog.rules_edit.text()
+        passes, seed, fertility = dialog.passes.value(), dialog.seed.value(), dialog.fertility.value()
+    try:
+        if not Path(rules_folder).is_dir():
+            raise FormatError(rules_folder, None, "plant rules folder not found")
+        rules = load_rules(rules_folder)
+        progress = QProgressDialog(f"Growing a forest on {scene.name}…", "Cancel", 0, passes, parent)
+        progress.setWindowModality(Qt.WindowModal)
+        progress.setMinimumDuration(300)
+
+        def step(fraction: float) -> None:
+            progress.setValue(round(fraction * passes))
+            QApplication.processEvents()
+
+        def cancelled() -> bool:
+            QApplication.processEvents()
+            return progress.wasCanceled()
+
+        try:
+            return grow_forest(scene, rules, passes, seed, GrowthOptions(fertility=fertility),
+                               progress=step, cancelled=cancelled)
+        except Cancelled:
+            return None
+        finally:
+            progress.close()
     except (FormatError, ValueError) as e:
         QMessageBox.critical(parent, "Cannot grow a forest", str(e))
         return None

@@ -1,4 +1,5 @@
-"""Plant rules in the editor: the rule inspector (Tools) and File ▸ Import ▸ Grow a forest from a zone."""
+"""Plant rules in the editor: the rule inspector (Tools) and File ▸ Import ▸ Grow a forest (on a zone or
+the open scene)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,12 @@ def _grow(main_window: Any) -> Any:
     return grow_forest_scene(main_window)
 
 
+def _grow_here(main_window: Any) -> Any:
+    from widgets.plant_grow import grow_forest_on_scene
+
+    return grow_forest_on_scene(main_window)
+
+
 WINDOWS = [
     ToolWindow("plant_inspector", "Plant Rules", _inspector, shortcut="Ctrl+Shift+P",
                tooltip="Inspect a plant rules folder: merged fields and origins, lints, the growth state "
@@ -28,4 +35,7 @@ IMPORTERS = [
     Importer("plant_forest", "Grow a Forest from a Zone…", _grow,
              tooltip="Run growth passes over a zone with a rules folder, then open the result as a scene: "
                      "blocking plants stored, the rest derived grass"),
+    Importer("plant_forest_here", "Grow a Forest on the Open Scene…", _grow_here,
+             tooltip="Run growth passes over the open scene's terrain (ground types from layers named "
+                     "after them) and open a copy with the forest as foliage"),
 ]

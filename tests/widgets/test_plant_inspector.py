@@ -106,3 +106,21 @@ def test_grow_a_forest_returns_a_scene_with_stored_and_derived_plants(qtbot, tmp
     assert any(t.derived for t in foliage.palette)
     assert grow_forest_scene(None, tmp_path / "zone", tmp_path / "nope", passes=1) is None
     assert errors and "rules folder not found" in errors[0]
+
+
+def test_grow_a_forest_on_the_open_scene(qtbot, monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    from model.scene import Scene
+    from model.terrain import Terrain
+    from widgets.plant_grow import grow_forest_on_scene
+
+    errors: list[str] = []
+    monkeypatch.setattr("widgets.plant_grow.QMessageBox.critical", lambda p, t, text: errors.append(text))
+    assert grow_forest_on_scene(None, SAMPLE, passes=1) is None and "Open a scene first" in errors[0]
+    terrain = Terrain(np.zeros((48, 48), np.float32), spacing=1.0)
+    terrain.add_layer("LowlandA", (0, 200, 0), np.full((48, 48), 255, np.uint8))
+    window = SimpleNamespace(document=SimpleNamespace(scene=Scene(terrain=terrain, name="flat")))
+    scene = grow_forest_on_scene(window, SAMPLE, passes=4, seed=2, fertility=15)
+    assert scene is not None and scene is not window.document.scene
+    assert scene.sections["foliage"].volume.count() > 0 and "foliage" not in window.document.scene.sections
