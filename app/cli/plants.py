@@ -179,8 +179,11 @@ def run_grow(args: argparse.Namespace) -> int:
     bar = _TerminalProgress(args.passes)
     try:
         grown = grow_zone(zone, rules, args.passes, args.seed, options, progress=bar)
-    finally:
+    except KeyboardInterrupt:  # Ctrl+C while growing: nothing has been written yet
         bar.close()
+        print("boscage: growth cancelled; nothing written", file=sys.stderr)
+        return 130
+    bar.close()
     written = write_zone(grown, args.out)
     doc: dict[str, Any] = {"zone_id": zone.zone_id, "width": zone.width, "height": zone.height,
                            "passes": args.passes, "seed": args.seed, "fertility": options.fertility,

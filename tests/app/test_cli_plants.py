@@ -109,3 +109,14 @@ def test_quick_bench_measures_both_growth_budgets(capsys) -> None:
     assert [r["name"].split(" 2048²")[0] for r in rows] == ["plants: growth pass"] * 2
     assert all(np.isfinite(r["ratio"]) and r["ratio"] > 0 for r in rows)
     assert rows[0]["ratio"] > 1  # the vectorised pass beats the per-tile loop by far
+
+
+def test_grow_cancelled_with_ctrl_c_writes_nothing(zone_dir: Path, tmp_path: Path, monkeypatch,
+                                                   capsys) -> None:
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("model.plants.zone_growth.grow_zone", interrupted)
+    assert run_cli(["plants", "grow", "--zone", str(zone_dir), "--id", "5", "--rules", str(SAMPLE),
+                    "--passes", "3", "--seed", "1", "--out", str(tmp_path / "o")]) == 130
+    assert "nothing written" in capsys.readouterr().err and not (tmp_path / "o").exists()
