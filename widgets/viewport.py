@@ -151,7 +151,8 @@ class Viewport(QOpenGLWidget):
             from rendering.foliage_renderer import FoliageRenderer
         except ImportError:
             return
-        self.foliage_renderer = FoliageRenderer(scene)
+        self.foliage_renderer = FoliageRenderer(scene, on_error=self._report_later,
+                                                request_update=self.update)
         self.add_renderer(self.foliage_renderer, 1)
         try:
             from rendering.grass_renderer import GrassRenderer
@@ -159,6 +160,10 @@ class Viewport(QOpenGLWidget):
             return
         self.grass_renderer = GrassRenderer(scene)
         self.add_renderer(self.grass_renderer, 2)
+
+    def _report_later(self, message: str) -> None:
+        """Report a problem found while painting once the paint is over (no dialog inside paintGL)."""
+        QTimer.singleShot(0, lambda: self.gl_failed.emit(message))
 
     def _volume(self):
         """The open scene's foliage volume, or None (looked up each time: it can be replaced)."""
