@@ -1,9 +1,11 @@
 """The growth simulator: the game's per-cube nature pass over a zone's layers, vectorised with numpy.
 
 Per 32×32 cube, in order: validate (clean dead only) → grow → spawn → validate (full) → damage walls →
-kill on distance → renew fruit. Each step here runs over every cube at once; where the game's
+kill on distance → renew fruit. Each step here runs over every cube at once, on the list of tiles
+that hold anything (so a pass costs in proportion to the plants, not the tiles). Where the game's
 steps are sequential inside a cube (spawn draws, kill-distance draws) the order is resolved in
-vectorised rounds, so the result matches the per-tile loop statistically (see the tests).
+vectorised rounds, so the result matches the per-tile loop statistically; validation, which draws
+nothing, matches it exactly (see the tests and their reference loop).
 """
 
 from __future__ import annotations
