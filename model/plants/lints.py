@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model.plants.genxy import TOKENS, Entry
-from model.plants.growth import MAX_KILL_DISTANCE
+from model.plants.growth_tables import MAX_KILL_DISTANCE
 from model.plants.loader import FolderLoad
 from model.plants.rule import PlantRule, Setting, field_spec
 from model.plants.types import PLANT_TYPES
