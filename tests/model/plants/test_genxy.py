@@ -122,6 +122,8 @@ def test_any_text_reads_without_crashing(text: str) -> None:
 @given(st.text(alphabet="nNmi4L6ftT2$5dcp3PrR[]|#=,.-0123456789ABCDEFabcdef \\", max_size=40))
 def test_token_soup_parses_or_raises_value_error(text: str) -> None:
     try:
-        parse_value(text)
-    except ValueError:
-        pass
+        value = parse_value(text)
+    except ValueError as e:
+        assert str(e)  # every refusal says why
+    else:
+        assert value.token == text.lstrip()[0] and value.raw.startswith(value.token)
