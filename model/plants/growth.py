@@ -71,13 +71,6 @@ def _offsets(kd: int) -> tuple[np.ndarray, np.ndarray]:
     return dy[keep], dx[keep]
 
 
-def _segments(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For ragged segments of the given lengths: each element's segment and its rank within it."""
-    seg = np.repeat(np.arange(counts.size), counts)
-    starts = np.cumsum(counts) - counts
-    return seg, np.arange(seg.size) - starts[seg]
-
-
 class Grower:
     """Runs nature passes over one field in place.
 
@@ -313,21 +306,26 @@ class Grower:
             limit = (need[cubes] / rate * 1.2).astype(np.int64) + 2  # passing draws to try this round
             p = np.maximum(gate_share[cubes], 1.0 / 64)
             batch = np.minimum(self.ground[cubes] - used[cubes], (limit / p * 1.25).astype(np.int64) + 4)
-            seg, rank = _segments(batch)
+            seg = np.repeat(np.arange(cubes.size), batch)
             cube = cubes[seg]
-            # One 32-bit draw per attempt: the high 24 bits pick the tile, the low 8 are the gate byte.
-            r = rng.integers(0, 1 << 32, seg.size, dtype=np.uint64)
-            local = ((r >> 8) * self.ground[cube].astype(np.uint64) >> 24).astype(np.int64)
             if self.full_cubes:
+                # One 32-bit draw per attempt: the top 10 bits pick the tile, the low 8 are the gate.
+                r = rng.integers(0, 1 << 32, seg.size, dtype=np.uint32)
+                local = (r >> np.uint32(22)).astype(np.int64)
                 tile = self.origin[cube] + (local >> 5) * self.w + (local & 31)
             else:
+                r = rng.integers(0, 1 << 32, seg.size, dtype=np.uint64)
+                local = ((r >> 8) * self.ground[cube].astype(np.uint64) >> 24).astype(np.int64)
                 ys = self.y0[cube] + local // self.cw[cube]
                 tile = ys * self.w + self.x0[cube] + local % self.cw[cube]
-            passes = (r & 255).astype(np.uint8) < open_spawn[tile]
+            passing = np.flatnonzero((r & 255).astype(np.uint8) < open_spawn[tile])
+            pseg = seg[passing]
+            prank = np.arange(passing.size) - np.searchsorted(pseg, np.arange(cubes.size))[pseg]
+            keep = prank < limit[pseg]
+            pick, seg_t = passing[keep], pseg[keep]
             start = np.cumsum(batch) - batch
-            take = passes & (_rank_in_segments(passes, seg, start) < limit[seg])
-            pick = np.flatnonzero(take)
-            tile, cube, seg_t = tile[pick], cube[pick], seg[pick]
+            rank_t = pick - start[seg_t]  # each tried draw's place in its cube's batch
+            tile, cube = tile[pick], cubes[seg_t]
             pidx = self._pad_index(tile)
             tried_total += pidx.size
             if boxes is None and tried_total * self._neighbourhood.size > neighbours.size:
@@ -349,10 +347,8 @@ class Grower:
             accept = ok & (ok_rank < need[cube])
             n_acc = np.bincount(seg_t, weights=accept, minlength=cubes.size).astype(np.int64)
             n_try = np.bincount(seg_t, minlength=cubes.size)
-            last_acc = np.full(cubes.size, -1, np.int64)
-            np.maximum.at(last_acc, seg_t[accept], rank[pick][accept])
-            last_try = np.full(cubes.size, -1, np.int64)
-            np.maximum.at(last_try, seg_t, rank[pick])
+            last_acc = _last_per_segment(seg_t[accept], rank_t[accept], cubes.size)
+            last_try = _last_per_segment(seg_t, rank_t, cubes.size)
             used[cubes] += np.where(n_acc >= need[cubes], last_acc + 1,
                                     np.where(n_try >= limit, last_try + 1, batch))
             placed, pt = tile[accept], ty[accept]
@@ -636,6 +632,15 @@ def _mark_reach(reach: np.ndarray, pidx: np.ndarray, offsets: np.ndarray) -> Non
     """Mark every tile closer than the kill distance (`offsets`) to the plants at `pidx`."""
     for chunk in range(0, pidx.size, 65536):
         reach[(pidx[chunk:chunk + 65536, None] + offsets[None, :]).reshape(-1)] = True
+
+
+def _last_per_segment(seg: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """The last value of each of `n` segments (`seg` sorted), -1 for an empty segment."""
+    out = np.full(n, -1, np.int64)
+    if seg.size:
+        ends = np.flatnonzero(np.r_[seg[1:] != seg[:-1], True])
+        out[seg[ends]] = values[ends]
+    return out
 
 
 def _rank_in_segments(mask: np.ndarray, seg: np.ndarray, start: np.ndarray) -> np.ndarray:
