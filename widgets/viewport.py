@@ -158,7 +158,7 @@ class Viewport(QOpenGLWidget):
             from rendering.grass_renderer import GrassRenderer
         except ImportError:
             return
-        self.grass_renderer = GrassRenderer(scene)
+        self.grass_renderer = GrassRenderer(scene, request_update=self.update)
         self.add_renderer(self.grass_renderer, 2)
 
     def _report_later(self, message: str) -> None:
