@@ -421,42 +421,55 @@ class Grower:
             return a.reshape(-1, self.stride)[r:r + h, r:r + w]
 
         cy, cx = -(-h // CUBE), -(-w // CUBE)
-        refused: dict[int, np.ndarray] = {}
+        allowed: dict[int, np.ndarray | None] = {}  # where each species would be accepted; None: anywhere
         for k in sorted({int(k) for k in present} | {int(k) for k in t.fertile_types}):
             if not t.known[k]:
-                refused[k] = np.ones((h, w), bool)
+                allowed[k] = np.zeros((h, w), bool)
                 continue
+            ok: np.ndarray | None = None
             if t.kill_distance[k] > 0:
                 if k not in reach:
                     reach[k] = np.zeros(current.size, bool)
                     _mark_reach(reach[k], np.flatnonzero(current == k),
                                 self._offsets_of(int(t.kill_distance[k]), False))
-                out = inner(reach[k]).copy()
-            else:
-                out = np.zeros((h, w), bool)
+                ok = ~inner(reach[k])
             if cap_count is not None and t.max_amount[k] > 0:
                 capped = (cap_count[:, k] > t.max_amount[k]).reshape(cy, cx)
-                out |= np.repeat(np.repeat(capped, CUBE, axis=0), CUBE, axis=1)[:h, :w]
-            refused[k] = out
-        lonely_ok = np.zeros((h, w), bool)
-        for k in t.fertile_types:
-            lonely_ok |= ~refused[int(k)]
+                if capped.any():
+                    ok = np.ones((h, w), bool) if ok is None else ok
+                    if self.full_cubes:  # broadcast each cube's flag over its tiles
+                        ok.reshape(cy, CUBE, cx, CUBE)[...] &= ~capped[:, None, :, None]
+                    else:
+                        ok &= ~np.repeat(np.repeat(capped, CUBE, axis=0), CUBE, axis=1)[:h, :w]
+            allowed[k] = ok
+        fertile = [allowed[int(k)] for k in t.fertile_types]
+        lonely_ok: np.ndarray | bool = any(a is None for a in fertile)
+        if not lonely_ok:
+            lonely_ok = np.zeros((h, w), bool)
+            for a in fertile:
+                lonely_ok |= a
         if present.size == 0:
-            return ~lonely_ok
+            return np.broadcast_to(~np.asarray(lonely_ok), (h, w)).copy()
         counts = {int(k): inner(boxes[int(k)]) for k in present}
-        best = counts[int(present[-1])].copy()
-        ruling_ok = ~refused[int(present[-1])]
+        last = int(present[-1])
+        best = counts[last].copy()
+        ruling_ok = np.ones((h, w), bool) if allowed[last] is None else allowed[last].copy()
         spread_ok = np.zeros((h, w), bool)
-        for k in present[::-1]:
-            c = counts[int(k)]
-            if k != present[-1]:
+        for k in (int(k) for k in present[::-1]):
+            c = counts[k]
+            if k != last:
                 more = c > best
                 np.maximum(best, c, out=best)
-                ruling_ok = np.where(more, ~refused[int(k)], ruling_ok)
+                if allowed[k] is None:
+                    ruling_ok |= more
+                else:
+                    ruling_ok = np.where(more, allowed[k], ruling_ok)
             if t.spread_weight[k] > 0:
-                spread_ok |= (c > 0) & ~refused[int(k)]
-        has = best > 0
-        return np.where(has, ~(ruling_ok | spread_ok), ~lonely_ok)
+                spread_ok |= (c > 0) if allowed[k] is None else (c > 0) & allowed[k]
+        stuck = ~(ruling_ok | spread_ok)
+        if lonely_ok is True:
+            return stuck & (best > 0)
+        return np.where(best > 0, stuck, ~lonely_ok)
 
     def _box_counts(self, neighbours: np.ndarray, present: np.ndarray) -> dict[int, np.ndarray]:
         """For each type, the number of that type in the 9×9 square around every padded tile."""
