@@ -85,7 +85,7 @@ class Grower:
         v = self.v
         self.h, self.w = f.shape
         # Growth never sets Obstacle, Decor or Island, and never writes the spawn byte.
-        self.nonnat = np.flatnonzero(v["flags"] & NON_NATURAL)
+        self.nonnat = np.flatnonzero((v["flags"] & NON_NATURAL) != 0)  # nonzero is fastest on booleans
         self.non_natural_tile = (f.flags & NON_NATURAL) != 0
         ys, xs = np.arange(0, self.h, CUBE), np.arange(0, self.w, CUBE)
         y0, x0 = np.meshgrid(ys, xs, indexing="ij")
@@ -97,8 +97,8 @@ class Grower:
         self.spawn_share = self._per_cube_sum(f.spawn.astype(np.int64)) / (256.0 * self.ground)
         stray = (v["flags"] == 0) & (v["height"] > 0)
         v["height"][stray] = 0  # a block height without any flag is the first thing validation fixes
-        self.live = np.flatnonzero(v["type"] | v["state"] | v["time"] | v["health"] | v["material"]
-                                   | (v["flags"] & PLANT))
+        self.live = np.flatnonzero((v["type"] | v["state"] | v["time"] | v["health"] | v["material"]
+                                    | (v["flags"] & PLANT)) != 0)
         self._mark = np.zeros(self.h * self.w, bool)
         self.margin = int(max(NEIGHBOUR_RADIUS, t.kill_distance.max(initial=0)))
         self.stride = self.w + 2 * self.margin
@@ -171,36 +171,31 @@ class Grower:
         self._clean(self.nonnat, keep_height=True)
         idx = self.live[~self.non_natural_tile.reshape(-1)[self.live]]
         ty = v["type"][idx].astype(np.intp)
-        st = v["state"][idx].astype(np.intp)
+        by_state = ty * 256 + v["state"][idx]
         mat = v["material"][idx]
         bit = (v["flags"][idx] & PLANT) != 0
         empty = ty == 0
         drop = (empty & ((mat > 0) | bit)) | (v["spawn"][idx] == 0)
         known = t.known[ty]
         drop |= ~empty & ~known
-        nn = t.non_natural[ty]
-        forbidding = np.where(t.concrete[ty], DEVRINOL_FORBIDDING, PLANT_FORBIDDING)
-        drop |= known & ~nn & ((v["control"][idx] & forbidding) != 0)
-        drop |= known & (st >= t.n_states[ty])
-        alt = (v["altitude"][idx] >> 7).astype(np.int64)
-        drop |= known & ((alt < t.alt_lo[ty]) | (alt > t.alt_hi[ty]))
-        water = alt - WATER_LEVEL
-        drop |= known & ((water < t.wat_lo[ty]) | (water > t.wat_hi[ty]))
-        drop |= known & ~nn & ~t.ground_ok[ty, v["ground"][idx]]
-        slope = v["slope"][idx]
-        drop |= known & ~nn & ((slope > t.slope_hi[ty]) | (slope < t.slope_lo[ty]))
-        fs = t.fruiting[ty]
-        drop |= known & (fs >= 0) & (st >= fs) & (mat == 0)  # a fruiting state without fruit
+        bad = (v["control"][idx] & t.forbid[ty]) != 0
+        bad |= ~t.state_ok.reshape(-1)[by_state]
+        bad |= ~t.band_ok.reshape(-1)[ty * 512 + (v["altitude"][idx] >> 7)]
+        bad |= ~t.ground_any.reshape(-1)[ty * 256 + v["ground"][idx]]
+        bad |= ~t.slope_ok.reshape(-1)[ty * 256 + v["slope"][idx]]
+        fruiting = t.fruit_needed.reshape(-1)[by_state]
+        bad |= fruiting & (mat == 0)  # a fruiting state without fruit
+        drop |= known & bad
         keep = known & ~drop
         # Survivors: the Plant bit and block height follow the state; fruit only in fruiting states.
-        bh = t.block[ty, np.minimum(st, t.max_states)]
+        bh = t.block_at.reshape(-1)[by_state]
         on = keep & (bh > 0)
         v["flags"][idx[on]] |= PLANT
         v["height"][idx[on]] = bh[on].astype(np.uint8)
         off = idx[keep & (bh <= 0) & bit]
         v["flags"][off] &= _NOT_PLANT
         v["height"][off] = 0
-        v["material"][idx[keep & ((fs < 0) | (st < fs))]] = 0
+        v["material"][idx[keep & ~fruiting]] = 0
         self._clean(idx[drop])
 
     def grow(self, rng: np.random.Generator) -> None:
@@ -278,9 +273,12 @@ class Grower:
         if ((t.max_amount > 0) & t.known).any():  # per-cube species counts, taken before the loop
             cap_count = np.bincount(cube_live * 256 + ty_live, minlength=n_cubes * 256).reshape(n_cubes, 256)
         # Neighbours are counted in the map as it was; player-seeded species never count.
-        neighbours = self._padded(np.where(t.counts_as_neighbour[snapshot], snapshot, 0))
-        present = np.flatnonzero(np.bincount(snapshot.reshape(-1)[idx], minlength=256)[1:]) + 1
-        present = present[t.counts_as_neighbour[present]]
+        in_map = np.flatnonzero(np.bincount(snapshot.reshape(-1)[idx], minlength=256)[1:]) + 1
+        present = in_map[t.counts_as_neighbour[in_map]]
+        counted = snapshot
+        for k in in_map[~t.counts_as_neighbour[in_map]]:  # a compare per species beats a 256-entry lookup
+            counted = np.where(counted == k, np.uint8(0), counted)
+        neighbours = self._padded(counted)
         current = self._padded(self.f.type)
         reach: dict[int, np.ndarray] = {}  # per species with a kill distance: tiles within it of one
         boxes: dict[int, np.ndarray] | None = None

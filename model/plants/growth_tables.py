@@ -154,3 +154,25 @@ class RuleTables:
         # Neighbour counting ignores empty tiles and player-seeded species (unknown types count).
         self.counts_as_neighbour = ~self.player_seeded
         self.counts_as_neighbour[0] = False
+        self._validation_tables()
+
+    def _validation_tables(self) -> None:
+        """Each validation rule as one table lookup per tile: by (type, state), (type, altitude >> 7),
+        (type, ground type) and (type, slope). Rules allowed on non-natural tiles skip the last two."""
+        t = 256
+        states = np.arange(256)[None, :]
+        self.state_ok = self.known[:, None] & (states < self.n_states[:, None])
+        self.fruit_needed = (self.fruiting[:, None] >= 0) & (states >= self.fruiting[:, None])
+        self.block_at = np.zeros((t, 256), np.int64)
+        n = min(self.block.shape[1] - 1, 256)  # the state byte tops out at 255
+        self.block_at[:, :n] = self.block[:, :n]
+        alt = np.arange(512)[None, :]
+        water = alt - WATER_LEVEL
+        self.band_ok = ((alt >= self.alt_lo[:, None]) & (alt <= self.alt_hi[:, None])
+                        & (water >= self.wat_lo[:, None]) & (water <= self.wat_hi[:, None]))
+        self.ground_any = self.ground_ok | self.non_natural[:, None]
+        slope = np.arange(256)[None, :]
+        self.slope_ok = ((slope >= self.slope_lo[:, None]) & (slope <= self.slope_hi[:, None])
+                         | self.non_natural[:, None])
+        forbid = np.where(self.concrete, DEVRINOL_FORBIDDING, PLANT_FORBIDDING)
+        self.forbid = np.where(self.non_natural, 0, forbid).astype(np.uint16)
