@@ -201,44 +201,53 @@ class Grower:
     def grow(self, rng: np.random.Generator) -> None:
         """Advance every plant's clock; plants whose clock ran out roll their state machine."""
         t, v = self.t, self.v
-        idx, ty = self._plants(np.ones(256, bool))
+        idx, ty = self._plants(t.known)
         time = v["time"][idx]
-        waiting = time < t.grow_rate[ty]
-        v["time"][idx[waiting]] = np.minimum(time[waiting].astype(np.int64) + 1, 255).astype(np.uint8)
+        waiting = time < np.take(t.grow_rate, ty)
+        tw = time[waiting]
+        v["time"][idx[waiting]] = np.where(tw == 255, tw, tw + np.uint8(1))  # the byte saturates
         st = v["state"][idx].astype(np.intp)
-        roll = ~waiting & (st < t.n_states[ty])
+        roll = ~waiting & (st < np.take(t.n_states, ty))
         rolls, rt, rs = idx[roll], ty[roll], st[roll]
         if rolls.size == 0:
             return
-        u = rng.random((4, rolls.size))
-        nxt = t.next[rt, rs, (u[0] * t.next_len[rt, rs]).astype(np.intp)]
-        act = t.act[rt, rs, (u[1] * t.act_len[rt, rs]).astype(np.intp)]
+        s1, k = t.max_states + 1, t.next.shape[2]
+        key = rt * t.max_states + rs  # (type, state) in the choice tables
+        u = rng.random((2, rolls.size))
+        pick = (u[0] * np.take(t.next_len.reshape(-1), key)).astype(np.intp)
+        nxt = np.take(t.next.reshape(-1), key * k + pick)
+        pick = (u[1] * np.take(t.act_len.reshape(-1), key)).astype(np.intp)
+        act = np.take(t.act.reshape(-1), key * k + pick)
         v["time"][rolls] = 0
         dies = act == 0
         d = rolls[dies]
-        for k in ("type", "health", "material", "height"):
-            v[k][d] = 0
+        for name in ("type", "health", "material", "height"):
+            v[name][d] = 0
         v["state"][d] = 1  # the kill signal the client animates; cleaned next pass
         v["flags"][d] &= _NOT_PLANT
         v["control"][d[t.concrete[rt[dies]]]] &= _NOT_CONCRETE
 
         live = ~dies
         idx, rt, rs, nxt, act = rolls[live], rt[live], rs[live], nxt[live], act[live]
-        cfg = t.health[rt, rs]
+        health_table = t.health.reshape(-1)
+        cfg = np.take(health_table, rt * s1 + rs)
         cfg = np.where(cfg == 0, 40, cfg)
         ratio = np.minimum(v["health"][idx] / cfg, 1.0)
-        new_state = np.minimum(nxt, t.max_states)  # the old rule's tables answer for the new state
-        health = np.clip(ratio * t.health[rt, new_state], 1, 255).astype(np.uint8)
-        fs, amount = t.fruiting[rt], t.fruit_amount[rt]
+        # The old rule's tables answer for the new state (out of range: the zero column).
+        new_key = rt * s1 + np.where((nxt >= 0) & (nxt < t.max_states), nxt, t.max_states)
+        health = np.clip(ratio * np.take(health_table, new_key), 1, 255).astype(np.uint8)
+        fs = np.take(t.fruiting, rt)
         fruiting = (fs >= 0) & (nxt >= fs)
         material = np.zeros(idx.size, np.uint8)
         if fruiting.any():
-            u2, u3 = u[2][live], u[3][live]
-            mat = v["material"][idx].astype(np.float64)
+            f_at = np.flatnonzero(fruiting)
+            amount = t.fruit_amount[rt[f_at]]
+            u2 = rng.random(f_at.size)
+            mat = v["material"][idx[f_at]].astype(np.float64)
             enter = np.minimum(np.clip(amount * (0.05 + 0.10 * u2), 0, 255).astype(np.int64), amount)
-            more = np.clip(np.minimum(mat + amount * (0.15 + 0.10 * u3), amount), 0, 255).astype(np.int64)
-            material = np.where(fruiting, np.where(nxt == fs, enter, more), 0).astype(np.uint8)
-        bh = t.block[rt, new_state]
+            more = np.clip(np.minimum(mat + amount * (0.15 + 0.10 * u2), amount), 0, 255).astype(np.int64)
+            material[f_at] = np.where(nxt[f_at] == fs[f_at], enter, more).astype(np.uint8)
+        bh = np.take(t.block.reshape(-1), new_key)
         v["type"][idx] = act.astype(np.uint8)
         v["state"][idx] = nxt.astype(np.uint8)
         v["health"][idx] = health
