@@ -93,6 +93,9 @@ class MainWindow(QMainWindow):
         from app.terrain_editor import install as install_terrain_editor
 
         self.terrain_editor = install_terrain_editor(self)
+        from app.foliage_editor import install as install_foliage_editor
+
+        self.foliage_editor = install_foliage_editor(self)
         if restore_layout:
             self.restore_layout()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import traceback
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -277,6 +278,15 @@ class ToolHost(QObject):
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if obj is not self.viewport:
             return False
+        try:
+            return self._filter(event)
+        except Exception as e:  # a failing tool reports; an exception must not cross into Qt's event loop
+            self.dragging = False
+            traceback.print_exc()
+            self.message.emit(f"The tool failed: {type(e).__name__}: {e}")
+            return True
+
+    def _filter(self, event: QEvent) -> bool:
         kind = event.type()
         if kind in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseMove, QEvent.Type.MouseButtonRelease) \
                 and isinstance(event, QMouseEvent):

@@ -74,7 +74,7 @@ def test_fixed_docks_have_unique_object_names_and_are_exposed(main_window) -> No
 
 def test_menus_hold_the_standard_entries_with_standard_shortcuts(main_window) -> None:
     assert [a.text().replace("&", "") for a in main_window.menuBar().actions()] == [
-        "File", "Edit", "View", "Terrain", "Tools", "Help"]
+        "File", "Edit", "View", "Terrain", "Foliage", "Tools", "Help"]
     assert menu_titles(menu(main_window, "File")) == [
         "New", "Open…", "Open Recent", "Save", "Save As…", "Import", "Quit"]
     assert menu_titles(menu(main_window, "Edit"))[:2] == ["Undo", "Redo"]

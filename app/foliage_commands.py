@@ -1,0 +1,241 @@
+"""Undo commands for foliage edits: one class per kind of edit, ids in one enum.
+
+A stroke is one step: the press pushes a stroke command, each later stamp pushes another that
+merges into it. Every command keeps only what its model operation returned (records added,
+records removed with their addresses, the old type), so undo and redo restore the same bytes
+and memory follows the edit, not the scene.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import IntEnum
+
+import numpy as np
+from PySide6.QtGui import QUndoCommand
+
+from model.foliage.edits import (
+    add_by_type,
+    insert_type,
+    remove_type,
+    rename_type,
+    restore_type,
+    unique_name,
+)
+from model.foliage.foliage_type import FoliageType
+from model.foliage.palette import Palette
+from model.foliage.scatter import ReapplyResult
+from model.foliage.volume import FoliageVolume, Removed, Selection
+
+
+class FoliageCommandId(IntEnum):
+    """Merge ids (QUndoCommand.id); commands without one never merge."""
+
+    STROKE = 9001
+    TYPE_SETTING = 9002
+
+
+# ---- strokes ----------------------------------------------------------------------------------
+class FoliageStroke:
+    """The edits of one drag, in order: ("add", type, records, addresses), ("remove", Removed),
+    ("reapply", ReapplyResult). Undo walks them backwards, redo forwards."""
+
+    def __init__(self, volume: FoliageVolume) -> None:
+        self.volume = volume
+        self.ops: list[tuple] = []
+
+    def added(self, type_name: str, records: np.ndarray, addresses: Selection) -> None:
+        if len(records):
+            self.ops.append(("add", type_name, np.array(records, np.float32, copy=True), addresses))
+
+    def removed(self, removed: Removed) -> None:
+        if len(removed):
+            self.ops.append(("remove", removed))
+
+    def reapplied(self, result: ReapplyResult) -> None:
+        if len(result.old) or len(result.removed):
+            self.ops.append(("reapply", result))
+
+    def undo(self) -> None:
+        for op in reversed(self.ops):
+            if op[0] == "add":
+                self.volume.remove(op[3])
+            elif op[0] == "remove":
+                self.volume.restore(op[1])
+            else:
+                result: ReapplyResult = op[1]
+                self.volume.restore(result.removed)
+                self.volume.replace(result.replaced, result.old)
+
+    def redo(self) -> None:
+        for op in self.ops:
+            if op[0] == "add":
+                self.volume.add(op[1], op[2])  # same chunks in the same state: the same addresses
+            elif op[0] == "remove":
+                self.volume.remove({key: idx for key, (idx, _) in op[1].parts.items()})
+            else:
+                result = op[1]
+                self.volume.replace(result.replaced, result.new)
+                self.volume.remove({key: idx for key, (idx, _) in result.removed.parts.items()})
+
+    def touched(self) -> int:
+        """Instances this stroke added, removed or rewrote."""
+        n = 0
+        for op in self.ops:
+            n += len(op[2]) if op[0] == "add" else len(op[1]) if op[0] == "remove" \
+                else len(op[1].old) + len(op[1].removed)
+        return n
+
+    def nbytes(self) -> int:
+        """Memory the stroke keeps for undo (records and addresses)."""
+        n = 0
+        for op in self.ops:
+            if op[0] == "add":
+                n += op[2].nbytes + sum(v.nbytes for v in op[3].values())
+            elif op[0] == "remove":
+                n += sum(i.nbytes + r.nbytes for i, r in op[1].parts.values())
+            else:
+                r = op[1]
+                n += r.old.nbytes + r.new.nbytes + sum(v.nbytes for v in r.replaced.values())
+                n += sum(i.nbytes + rr.nbytes for i, rr in r.removed.parts.values())
+        return n
+
+
+class FoliageStrokeCommand(QUndoCommand):
+    """One stamp of a stroke: the first redo runs `apply(stroke)`; stamps of one stroke merge."""
+
+    def __init__(self, stroke: FoliageStroke, apply: Callable[[FoliageStroke], None], text: str) -> None:
+        super().__init__(text)
+        self.stroke = stroke
+        self._apply: Callable | None = apply
+
+    def id(self) -> int:
+        return int(FoliageCommandId.STROKE)
+
+    def redo(self) -> None:
+        if self._apply is not None:
+            self._apply(self.stroke)
+            self._apply = None
+            if not self.stroke.ops:
+                self.setObsolete(True)  # a stamp that changed nothing is no step (or merges away)
+        else:
+            self.stroke.redo()
+
+    def undo(self) -> None:
+        self.stroke.undo()
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        # The other stamp is already in the shared stroke; it only needs absorbing.
+        return isinstance(other, FoliageStrokeCommand) and other.stroke is self.stroke
+
+
+# ---- selection edits ----------------------------------------------------------------------------
+class DeleteInstancesCommand(QUndoCommand):
+    """Remove the selected instances; undo puts them back at the same addresses."""
+
+    def __init__(self, volume: FoliageVolume, selection: Selection) -> None:
+        n = int(sum(len(v) for v in selection.values()))
+        super().__init__(f"Delete {n} instance{'s' if n != 1 else ''}")
+        self.volume = volume
+        self.selection = {k: np.asarray(v, np.int64) for k, v in selection.items()}
+        self.removed: Removed | None = None
+
+    def redo(self) -> None:
+        self.removed = self.volume.remove(self.selection)
+
+    def undo(self) -> None:
+        self.volume.restore(self.removed)
+
+
+class TransformInstancesCommand(QUndoCommand):
+    """A gizmo drag: the originals removed and their transformed records added (possibly in
+    other cells). Built after the drag has been shown live, so the first redo does nothing."""
+
+    def __init__(self, volume: FoliageVolume, removed: Removed, records: np.ndarray, added: Selection,
+                 text: str) -> None:
+        super().__init__(text)
+        self.volume = volume
+        self.removed = removed
+        self.records = records
+        self.added = added
+        self._applied = True
+
+    def redo(self) -> None:
+        if self._applied:
+            self._applied = False
+            return
+        self.volume.remove({key: idx for key, (idx, _) in self.removed.parts.items()})
+        self.added = add_by_type(self.volume, self.removed, self.records)
+
+    def undo(self) -> None:
+        self.volume.remove(self.added)
+        self.volume.restore(self.removed)
+
+
+# ---- palette edits ------------------------------------------------------------------------------
+class AddTypeCommand(QUndoCommand):
+    """Add a type (new, duplicated or read from a .vxfoliage) to the palette."""
+
+    def __init__(self, palette: Palette, ftype: FoliageType, text: str | None = None) -> None:
+        if ftype.name in palette:
+            ftype = ftype.renamed(unique_name(palette, ftype.name))
+        super().__init__(text or f"Add foliage type '{ftype.name}'")
+        self.palette, self.ftype = palette, ftype
+
+    def redo(self) -> None:
+        insert_type(self.palette, self.ftype)
+
+    def undo(self) -> None:
+        self.palette.remove(self.ftype.name)
+
+
+class RemoveTypeCommand(QUndoCommand):
+    """Remove a type and its instances; undo puts both back exactly."""
+
+    def __init__(self, palette: Palette, volume: FoliageVolume, name: str) -> None:
+        n = volume.count(name)
+        super().__init__(f"Remove foliage type '{name}'" + (f" and {n} instances" if n else ""))
+        self.palette, self.volume, self.name = palette, volume, name
+        self.state: tuple | None = None
+
+    def redo(self) -> None:
+        self.state = remove_type(self.palette, self.volume, self.name)
+
+    def undo(self) -> None:
+        restore_type(self.palette, self.volume, *self.state)
+
+
+class SetTypeCommand(QUndoCommand):
+    """Change one setting of a type. Successive changes of the same setting merge, and a value
+    brought back to where it started leaves no step."""
+
+    def __init__(self, palette: Palette, volume: FoliageVolume, new: FoliageType, key: str,
+                 old_name: str | None = None) -> None:
+        old_name = old_name or new.name
+        super().__init__(f"Change {key} of '{old_name}'")
+        self.palette, self.volume, self.key = palette, volume, key
+        self.old = palette[old_name]
+        self.new = new
+        if new.name != old_name and new.name in palette:
+            raise ValueError(f"the palette already has a type named {new.name!r}")
+
+    def id(self) -> int:
+        return int(FoliageCommandId.TYPE_SETTING)
+
+    def _set(self, current: FoliageType, target: FoliageType) -> None:
+        if target.name != current.name:
+            rename_type(self.palette, self.volume, current.name, target.name)
+        self.palette.replace(target)
+
+    def redo(self) -> None:
+        self._set(self.old, self.new)
+
+    def undo(self) -> None:
+        self._set(self.new, self.old)
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not isinstance(other, SetTypeCommand) or other.key != self.key or other.old != self.new:
+            return False
+        self.new = other.new
+        self.setObsolete(self.new == self.old)
+        return True

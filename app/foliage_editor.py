@@ -1,0 +1,416 @@
+"""Foliage mode, wired into a main window: the six tools and the gizmo, the Palette, Tool Settings and
+Refusals docks, a Collision view, the Foliage menu and toolbar, and the status bar read-out.
+
+`install(main_window)` is idempotent and returns the window's `FoliageEditor`. Every palette or
+type edit becomes an undoable command here. A scene without foliage starts with the built-in
+palette, so there is something to paint with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGridLayout,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.foliage_commands import AddTypeCommand, RemoveTypeCommand, SetTypeCommand
+from app.foliage_tools import FoliageToolset
+from app.gizmo import COLOURS
+from app.tools import host_of
+from model.errors import FormatError
+from model.foliage.edits import selection_records, unique_name
+from model.foliage.foliage_type import NAME_FILTER, FoliageType, load_foliage_type
+from model.foliage.palette import builtin_palette
+from model.foliage.scatter import PLACED
+from model.foliage.section import foliage_of
+from rendering.gizmo import GizmoRenderer
+from widgets.brush_panel import BrushPanel
+from widgets.collision_panel import CollisionPanel
+from widgets.palette_panel import PalettePanel
+from widgets.refusal_panel import RefusalPanel
+from widgets.status_readout import StatusReadout
+
+GIZMO_SHORTCUTS = {"move": "M", "rotate": "O", "scale": "U"}
+SELECTION_COLOUR = (1.0, 0.85, 0.1, 1.0)
+NO_STROKE = "No stroke yet: paint, fill or place one to see what the brush decided."
+MAX_SELECTION_MARKERS = 20_000  # beyond this the markers would cost more than they tell
+
+
+def confirm_remove(parent, name: str, count: int) -> bool:
+    answer = QMessageBox.question(
+        parent, "Remove foliage type",
+        f"'{name}' has {count:,} instance{'s' if count != 1 else ''} in this scene. Remove the type and "
+        f"all of them? (Undo brings them back.)",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+    return answer == QMessageBox.StandardButton.Yes
+
+
+class FoliageEditor(QObject):
+    """Owns the foliage toolset and the panels of one main window."""
+
+    def __init__(self, main_window) -> None:
+        super().__init__(main_window)
+        self.window = main_window
+        self.document = main_window.document
+        self.viewport = main_window.viewport
+        self.host = host_of(main_window)
+        # Dialog hooks: tests and scripts replace these.
+        self.confirm_remove: Callable[..., bool] = confirm_remove
+        self.choose_files: Callable[[], list[str]] = self._choose_files
+        self._palette = None
+        self._volume = None
+        self.document.scene_replaced.connect(self._seed)  # before the toolset looks at the scene
+        self._seed(self.document.scene)
+        self.toolset = FoliageToolset(self.host, self)
+        self.gizmo = self.toolset.gizmo
+        self.gizmo_renderer = GizmoRenderer(self.gizmo.handles, COLOURS)
+        self.viewport.add_renderer(self.gizmo_renderer)
+
+        self.palette_panel = main_window.set_panel("palette", PalettePanel())
+        self.refusal_panel = main_window.set_panel("refusals", RefusalPanel())
+        self.settings_panel = main_window.set_panel("tool_settings", self._build_settings_panel())
+        self.collision_panel: CollisionPanel | None = None  # Tools ▸ Collision View creates it
+        self.readout = StatusReadout()
+        main_window.statusBar().addPermanentWidget(self.readout)
+
+        self._counts_timer = QTimer(self)
+        self._counts_timer.setSingleShot(True)
+        self._counts_timer.setInterval(60)  # coalesce a stroke's many changes into one refresh
+        self._counts_timer.timeout.connect(self.refresh_counts)
+
+        self._wire()
+        self._build_actions()
+        self.document.scene_replaced.connect(self._on_scene_replaced)
+        self._on_scene_replaced(self.document.scene)
+
+    # ---- scene ------------------------------------------------------------------------
+    def _seed(self, scene) -> None:
+        foliage_of(scene, builtin_palette())
+
+    @property
+    def foliage(self):
+        return foliage_of(self.document.scene)
+
+    def _on_scene_replaced(self, scene) -> None:
+        if self._palette is not None:
+            self._palette.changed.disconnect(self._on_palette_changed)
+            self._volume.changed.disconnect(self._on_volume_changed)
+        foliage = foliage_of(scene)
+        self._palette, self._volume = foliage.palette, foliage.volume
+        self._palette.changed.connect(self._on_palette_changed)
+        self._volume.changed.connect(self._on_volume_changed)
+        if self.collision_panel is not None:
+            self.collision_panel.set_volume(self._volume)
+        self.refusal_panel.set_result(None, scene.terrain)
+        self.refusal_panel.sentence.setText(NO_STROKE)
+        self._clear_refusal_overlay()
+        stored = [t.name for t in self._palette if t.stored]
+        self._on_palette_changed()
+        if not self.toolset.active_types and stored:
+            self.palette_panel.select(stored[:1])
+
+    def _on_palette_changed(self) -> None:
+        names = set(self._palette.names())
+        self.toolset.set_active_types([n for n in self.toolset.active_types if n in names])
+        self.palette_panel.set_types(list(self._palette), self._volume.counts(), self.toolset.active_types,
+                                     [layer.name for layer in self.document.scene.terrain.layers])
+
+    def _on_volume_changed(self, keys) -> None:
+        self._counts_timer.start()
+        if self.gizmo.busy:
+            self._show_selection()
+
+    def refresh_counts(self) -> None:
+        self.palette_panel.set_counts(self._volume.counts())
+
+    # ---- wiring -----------------------------------------------------------------------
+    def _wire(self) -> None:
+        p = self.palette_panel
+        p.active_changed.connect(self.toolset.set_active_types)
+        p.add_file_requested.connect(self.add_type_files)
+        p.new_requested.connect(self.new_type)
+        p.duplicate_requested.connect(self.duplicate_type)
+        p.remove_requested.connect(self.remove_type)
+        p.type_edited.connect(self.edit_type)
+        self.toolset.stroke_finished.connect(self._on_stroke)
+        self.toolset.selection_changed.connect(self._show_selection)
+        self.toolset.message.connect(lambda text: self.window.statusBar().showMessage(text, 5000))
+        self.refusal_panel.reason_clicked.connect(self._highlight)
+        self.gizmo.changed.connect(self.viewport.update)
+        self.host.cursor_moved.connect(lambda hit: self.readout.set_cursor(hit, self.document.scene.terrain))
+        self.host.tool_changed.connect(lambda tool: self.readout.set_hint(tool.hint if tool else ""))
+
+    def collision_view(self) -> CollisionPanel:
+        """The Collision view bound to this window's scene (the Tools menu shows it in a dock)."""
+        if self.collision_panel is None:
+            panel = self.collision_panel = CollisionPanel()
+            panel.set_volume(self._volume)
+            panel.camera_requested.connect(lambda: panel.set_probe(self.viewport.camera.target))
+            panel.probe_moved.connect(self._probe_moved)
+            panel.destroyed.connect(lambda *_: setattr(self, "collision_panel", None))
+        return self.collision_panel
+
+    def _probe_moved(self, point) -> None:
+        overlays = getattr(self.viewport, "overlays", None)
+        if overlays is not None:
+            overlays.set_probe(point)
+            overlays.set_toggle("show_collision", True)
+
+    # ---- window furniture -------------------------------------------------------------
+    def _build_settings_panel(self) -> QWidget:
+        panel = QWidget()
+        panel.setObjectName("foliage_tool_settings")
+        grid = QGridLayout()
+        for i, action in enumerate(self.toolset.actions.values()):
+            button = QToolButton(panel)
+            button.setDefaultAction(action)
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            grid.addWidget(button, i // 3, i % 3)
+        self.brush_panel = BrushPanel(self.host.brush, panel)
+        self.brush_panel.brush_edited.connect(self.host.set_brush)
+        self.host.brush_changed.connect(self.brush_panel.set_brush)
+        self.select_mode = QComboBox(panel)
+        self.select_mode.addItems(["box", "lasso"])
+        self.select_mode.setToolTip("What a Select drag draws: a screen box or a lasso on the ground")
+        select = self.toolset.tools["select"]
+        self.select_mode.currentTextChanged.connect(lambda m: setattr(select, "mode", m))
+        self.gizmo_mode = QComboBox(panel)
+        self.gizmo_mode.addItems(["move", "rotate", "scale"])
+        self.gizmo_mode.setToolTip("What the selection's handles do (M move, O rotate, U scale)")
+        self.gizmo_mode.currentTextChanged.connect(self.gizmo.set_mode)
+        self.gizmo.mode_changed.connect(self.gizmo_mode.setCurrentText)
+        self.fill_layer_button = QPushButton("Fill painted layer…", panel)
+        self.fill_layer_button.setToolTip("Fill every place the current terrain layer is painted with the "
+                                          "active types")
+        self.fill_layer_button.clicked.connect(self.fill_current_layer)
+        form = QFormLayout()
+        form.addRow("Select drag", self.select_mode)
+        form.addRow("Gizmo", self.gizmo_mode)
+        layout = QVBoxLayout(panel)
+        layout.addLayout(grid)
+        layout.addWidget(self.brush_panel)
+        layout.addLayout(form)
+        layout.addWidget(self.fill_layer_button)
+        hint = QLabel("Left drag: apply · Ctrl: erase while painting · [ ]: radius · Shift+[ ]: strength · "
+                      "Delete: remove the selection", panel)
+        hint.setWordWrap(True)
+        hint.setEnabled(False)
+        layout.addWidget(hint)
+        layout.addStretch(1)
+        return panel
+
+    def _build_actions(self) -> None:
+        w = self.window
+        self.toolbar = QToolBar("Foliage", w)
+        self.toolbar.setObjectName("toolbar_foliage")
+        self.toolbar.addActions(list(self.toolset.actions.values()))
+        w.addToolBar(self.toolbar)
+        menu = QMenu("F&oliage", w)
+        menu.setObjectName("menu_foliage")
+        w.menuBar().insertMenu(w.tools_menu.menuAction(), menu)
+        menu.addActions(list(self.toolset.actions.values()))
+        menu.addSeparator()
+
+        def action(key: str, text: str, slot, shortcut: str | None, tip: str) -> QAction:
+            a = QAction(text, w)
+            a.setObjectName(f"action_foliage_{key}")
+            if shortcut:
+                a.setShortcut(QKeySequence(shortcut))
+            a.setToolTip(tip)
+            a.setStatusTip(tip)
+            a.triggered.connect(lambda checked=False: slot())
+            menu.addAction(a)
+            self.actions[key] = a
+            return a
+
+        self.actions: dict[str, QAction] = {}
+        action("delete", "&Delete Selection", self.toolset.delete_selection, "Delete",
+               "Remove the selected instances (undoable)")
+        action("select_none", "Select &None", lambda: self.toolset.set_selection({}), "Ctrl+Shift+A",
+               "Clear the foliage selection")
+        menu.addSeparator()
+        group = QActionGroup(self)
+        for mode, key in GIZMO_SHORTCUTS.items():
+            a = action(f"gizmo_{mode}", f"Gizmo: {mode.capitalize()}", lambda m=mode: self.gizmo.set_mode(m),
+                       key, f"The selection's handles {mode} it — {key}")
+            a.setCheckable(True)
+            a.setChecked(mode == self.gizmo.mode)
+            group.addAction(a)
+        self.gizmo.mode_changed.connect(lambda m: self.actions[f"gizmo_{m}"].setChecked(True))
+        menu.addSeparator()
+        action("fill_layer", "&Fill Painted Layer", self.fill_current_layer, None,
+               "Fill wherever the current terrain layer is painted with the active types")
+        action("add_builtin", "Add &Built-in Types", self.add_builtin_types, None,
+               "Add the shipped sample types the palette does not have yet")
+        collision = w.actions_by_key.get("tool_collision")
+        if collision is not None:
+            menu.addSeparator()
+            menu.addAction(collision)
+        self.menu = menu
+
+    # ---- strokes and refusals ---------------------------------------------------------
+    def _on_stroke(self, result, erased: int) -> None:
+        terrain = self.document.scene.terrain
+        self.refusal_panel.set_result(result, terrain, self._palette, erased)
+        overlays = getattr(self.viewport, "overlays", None)
+        if overlays is None or result is None or not result.candidates:
+            return
+        xz, reasons = self._refused(result)
+        y = np.nan_to_num(terrain.height_at(xz[:, 0], xz[:, 1]))
+        overlays.refusals.set(np.stack([xz[:, 0], y, xz[:, 1]], axis=-1), reasons)
+        self.refresh_counts()
+
+    @staticmethod
+    def _refused(result):
+        parts = [(o.xz[o.refusals != PLACED], o.refusals[o.refusals != PLACED])
+                 for o in result.outcomes.values()]
+        if not parts:
+            return np.empty((0, 2)), np.empty(0, np.int32)
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]).astype(np.int32)
+
+    def _highlight(self, reason) -> None:
+        overlays = getattr(self.viewport, "overlays", None)
+        result = self.refusal_panel.result
+        if overlays is None or result is None or not result.candidates:
+            return
+        xz, reasons = self._refused(result)
+        terrain = self.document.scene.terrain
+        y = np.nan_to_num(terrain.height_at(xz[:, 0], xz[:, 1]))
+        overlays.refusals.set(np.stack([xz[:, 0], y, xz[:, 1]], axis=-1), reasons,
+                              None if reason is None else int(reason))
+
+    def _clear_refusal_overlay(self) -> None:
+        overlays = getattr(self.viewport, "overlays", None)
+        if overlays is not None:
+            overlays.refusals.clear()
+
+    def _show_selection(self) -> None:
+        overlays = getattr(self.viewport, "overlays", None)
+        if overlays is None:
+            return
+        if self.gizmo.busy:  # mid-drag the selection's addresses are in flux: show the live records
+            rec = self.gizmo.live_records()
+            if rec is None:
+                return
+        else:
+            rec = selection_records(self._volume, self.toolset.selection)
+        if not len(rec):
+            overlays.points.remove("selection")
+        else:
+            overlays.points.set("selection", rec[:MAX_SELECTION_MARKERS, :3], SELECTION_COLOUR, 9.0)
+        self.viewport.update()
+
+    # ---- palette edits ----------------------------------------------------------------
+    def _push(self, make: Callable) -> bool:
+        try:
+            command = make()
+        except (ValueError, KeyError) as e:
+            self.window.show_error("Palette edit refused", str(e).strip("'\""))
+            return False
+        self.document.undo_stack.push(command)
+        return True
+
+    def _choose_files(self) -> list[str]:
+        files, _ = QFileDialog.getOpenFileNames(self.window, "Add Foliage Types", "", NAME_FILTER)
+        return files
+
+    def add_type_files(self, paths: list[str | Path] | None = None) -> int:
+        """Add types from `.vxfoliage` files (asking for them when None); returns how many were added."""
+        paths = self.choose_files() if paths is None else paths
+        added = 0
+        if len(paths) > 1:
+            self.document.undo_stack.beginMacro(f"Add {len(paths)} foliage types")
+        try:
+            for path in paths:
+                try:
+                    ftype = load_foliage_type(path)
+                except FormatError as e:
+                    self.window.show_error("Could not add foliage type", str(e))
+                    continue
+                added += self._push(lambda f=ftype: AddTypeCommand(self._palette, f))
+        finally:
+            if len(paths) > 1:
+                self.document.undo_stack.endMacro()
+        return added
+
+    def new_type(self) -> str | None:
+        name = unique_name(self._palette, "new type")
+        if self._push(lambda: AddTypeCommand(self._palette, FoliageType(name))):
+            self.palette_panel.select([name])
+            return name
+        return None
+
+    def duplicate_type(self, name: str) -> str | None:
+        copy = unique_name(self._palette, f"{name} copy")
+        if self._push(lambda: AddTypeCommand(self._palette, self._palette[name].renamed(copy),
+                                             f"Duplicate foliage type '{name}'")):
+            self.palette_panel.select([copy])
+            return copy
+        return None
+
+    def remove_type(self, name: str) -> bool:
+        count = self._volume.count(name)
+        if count and not self.confirm_remove(self.window, name, count):
+            return False
+        self.toolset.set_selection({k: v for k, v in self.toolset.selection.items() if k[1] != name})
+        return self._push(lambda: RemoveTypeCommand(self._palette, self._volume, name))
+
+    def edit_type(self, old_name: str, new: FoliageType, key: str) -> bool:
+        """Change one setting of a type (the form's edit) as an undoable, merging step."""
+        if old_name not in self._palette:
+            return False
+        active = list(self.toolset.active_types)
+        ok = self._push(lambda: SetTypeCommand(self._palette, self._volume, new, key, old_name))
+        if ok and new.name != old_name:
+            self.toolset.set_selection({})
+            self.palette_panel.select([new.name if n == old_name else n for n in active] or [new.name],
+                                      new.name)
+        return ok
+
+    def add_builtin_types(self) -> int:
+        missing = [t for t in builtin_palette() if t.name not in self._palette]
+        if not missing:
+            return 0
+        stack = self.document.undo_stack
+        stack.beginMacro("Add built-in foliage types")
+        for ftype in missing:
+            stack.push(AddTypeCommand(self._palette, ftype))
+        stack.endMacro()
+        return len(missing)
+
+    def fill_current_layer(self):
+        editor = getattr(self.window, "terrain_editor", None)
+        layer = getattr(getattr(editor, "toolbox", None), "current_layer", None)
+        if layer is None:
+            layers = self.document.scene.terrain.layers
+            layer = layers[0].name if layers else None
+        if layer is None:
+            self.window.statusBar().showMessage("No terrain layer to fill: add one in the Layers panel.",
+                                                5000)
+            return None
+        return self.toolset.fill_layer(layer)
+
+
+def install(main_window) -> FoliageEditor:
+    """The window's foliage editor, created on first call."""
+    editor = getattr(main_window, "foliage_editor", None)
+    if editor is None:
+        editor = FoliageEditor(main_window)
+        main_window.foliage_editor = editor
+    return editor

@@ -1,0 +1,93 @@
+"""Plain-language account of a stroke: per refusal reason, a count and the numbers behind it.
+
+"40 candidates: 31 too steep (slope 38° > 30°), 4 too close, 5 placed" — the answer to
+"the brush places nothing and does not say why".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from model.foliage.palette import Palette
+from model.foliage.scatter import Refusal, StrokeResult
+from model.terrain import Terrain
+
+
+@dataclass(frozen=True)
+class ReasonLine:
+    """One refusal reason of a stroke: how many, the short phrase, and where the candidates were."""
+
+    reason: Refusal
+    count: int
+    phrase: str  # "too steep (slope 38° > 30°)"
+    xz: np.ndarray  # (count, 2) positions of the refused candidates
+
+
+def _worst(result: StrokeResult, reason: Refusal) -> tuple[str, np.ndarray] | None:
+    """(type name, xz) of the type with the most candidates refused for `reason`."""
+    best = None
+    for name, o in result.outcomes.items():
+        xz = o.xz[o.refusals == reason]
+        if len(xz) and (best is None or len(xz) > len(best[1])):
+            best = (name, xz)
+    return best
+
+
+def _phrase(reason: Refusal, result: StrokeResult, terrain: Terrain, palette: Palette | None) -> str:
+    worst = _worst(result, reason)
+    ftype = palette.get(worst[0]) if (palette is not None and worst is not None) else None
+    if worst is None or ftype is None:
+        return {Refusal.NO_GROUND: "off the terrain", Refusal.SLOPE: "on the wrong slope",
+                Refusal.ALTITUDE: "outside the altitude band", Refusal.LAYER: "not on the layer",
+                Refusal.SPACING: "too close", Refusal.BRUSH: "outside the brush"}[reason]
+    x, z = worst[1][:, 0], worst[1][:, 1]
+    if reason == Refusal.NO_GROUND:
+        return "off the terrain"
+    if reason == Refusal.SLOPE:
+        slope = float(np.nanmedian(terrain.slope_at(x, z)))
+        lo, hi = ftype.slope
+        if slope > hi:
+            return f"too steep (slope {slope:.0f}° > {hi:g}°)"
+        return f"too flat (slope {slope:.0f}° < {lo:g}°)"
+    if reason == Refusal.ALTITUDE:
+        height = float(np.nanmedian(terrain.height_at(x, z)))
+        lo, hi = ftype.altitude
+        if height > hi:
+            return f"too high ({height:.0f} m > {hi:g} m)"
+        return f"too low ({height:.0f} m < {lo:g} m)"
+    if reason == Refusal.LAYER:
+        layer = ftype.layer
+        if layer is None:
+            return "not on the layer"
+        if terrain.layer(layer.name) is None:
+            return f"layer '{layer.name}' missing (no terrain layer has that name)"
+        return f"off layer '{layer.name}' (weight < {layer.min_weight:g})"
+    if reason == Refusal.SPACING:
+        return f"too close (spacing {ftype.spacing:g} m)"
+    return "outside the brush (radius or falloff)"
+
+
+def reason_lines(result: StrokeResult, terrain: Terrain, palette: Palette | None = None) -> list[ReasonLine]:
+    """Every reason with its count (zeros included), in rule order."""
+    lines = []
+    for reason, count in result.counts.items():
+        parts = [o.xz[o.refusals == reason] for o in result.outcomes.values()]
+        xz = np.concatenate(parts) if parts else np.empty((0, 2))
+        phrase = _phrase(reason, result, terrain, palette) if count else ""
+        lines.append(ReasonLine(reason, count, phrase, xz))
+    return lines
+
+
+def stroke_sentence(result: StrokeResult, terrain: Terrain, palette: Palette | None = None) -> str:
+    """'40 candidates: 31 too steep (slope 38° > 30°), 4 too close, 5 placed'."""
+    lines = reason_lines(result, terrain, palette)
+    parts = [f"{line.count} {line.phrase}" for line in lines if line.count]
+    parts.append(f"{result.placed} placed")
+    text = f"{result.candidates} candidates: " + ", ".join(parts)
+    missing = result.missing_layers
+    if missing:
+        text += ". Missing layer: " + "; ".join(f"'{layer}' (needed by {name})"
+                                                  for name, layer in missing.items())
+    return text

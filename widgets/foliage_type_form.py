@@ -1,0 +1,239 @@
+"""A form for every key of a `.vxfoliage` type. Edits are not applied here: `edited(new_type, key)`
+carries each change so the editor can push an undoable command."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QWidget,
+)
+
+from model.foliage.foliage_type import BUILTIN_MESHES, STORAGES, Extent, FoliageType, LayerFilter
+
+NO_LAYER = "(no layer filter)"
+
+
+def _spin(low: float, high: float, step: float, decimals: int = 2, suffix: str = "",
+          tip: str = "") -> QDoubleSpinBox:
+    box = QDoubleSpinBox()
+    box.setRange(low, high)
+    box.setSingleStep(step)
+    box.setDecimals(decimals)
+    box.setSuffix(suffix)
+    box.setKeyboardTracking(False)  # typing "35" is one edit, not "3" then "35"
+    box.setToolTip(tip)
+    return box
+
+
+class RangeEdit(QWidget):
+    """Two spin boxes, min and max."""
+
+    def __init__(self, low: float, high: float, step: float, suffix: str = "", tip: str = "") -> None:
+        super().__init__()
+        self.low = _spin(low, high, step, suffix=suffix, tip=f"{tip} (min)")
+        self.high = _spin(low, high, step, suffix=suffix, tip=f"{tip} (max)")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.low)
+        layout.addWidget(QLabel("to"))
+        layout.addWidget(self.high)
+
+    def value(self) -> tuple[float, float]:
+        return (self.low.value(), self.high.value())
+
+    def set_value(self, value: tuple[float, float]) -> None:
+        self.low.setValue(value[0])
+        self.high.setValue(value[1])
+
+
+class FoliageTypeForm(QWidget):
+    """Shows one FoliageType; `edited(FoliageType, key)` for every change the user makes."""
+
+    edited = Signal(object, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("foliage_type_form")
+        self.ftype: FoliageType | None = None
+        self._loading = False
+        self.name = QLineEdit()
+        self.name.setToolTip("Unique within the palette")
+        self.mesh = QComboBox()
+        self.mesh.setEditable(True)
+        self.mesh.addItems([f"builtin:{m}" for m in BUILTIN_MESHES])
+        self.mesh.setToolTip("A built-in mesh, or an OBJ/glTF path relative to the .vxfoliage")
+        self.storage = QComboBox()
+        self.storage.addItems(list(STORAGES))
+        self.storage.setToolTip("stored: instances with identity, saved · "
+                                "derived: grass from rules, never saved")
+        self.density = _spin(0, 1e6, 0.1, 3, " /100 m²", "Instances per 100 m² at full brush strength")
+        self.spacing = _spin(0, 1e4, 0.5, 2, " m", "No new instance this close to another")
+        self.scale = RangeEdit(1e-4, 1e4, 0.05, "", "Uniform scale")
+        self.yaw = RangeEdit(-720, 720, 5, "°", "Random rotation about up")
+        self.tilt = RangeEdit(0, 90, 1, "°", "Random lean")
+        self.align = _spin(0, 1, 0.05, 2, "", "0: upright · 1: along the surface normal")
+        self.sink = RangeEdit(-1e4, 1e4, 0.05, " m", "Pushed into the ground")
+        self.slope = RangeEdit(0, 90, 1, "°", "Allowed surface slope")
+        self.altitude_on = QCheckBox("limit")
+        self.altitude_on.setToolTip("Grow only within a height band")
+        self.altitude = RangeEdit(-1e5, 1e5, 1, " m", "Allowed height")
+        self.layer = QComboBox()
+        self.layer.setEditable(True)
+        self.layer.setToolTip("Grow only where this terrain layer (found by name) is painted enough")
+        self.min_weight = _spin(0, 1, 0.05, 2, "", "Least layer weight (0..1)")
+        self.extent_auto = QCheckBox("from mesh")
+        self.extent_auto.setToolTip("Size of the mesh at scale 1, used for culling bounds")
+        self.extent_radius = _spin(0, 1e4, 0.1, 2, " m", "Extent radius (sideways)")
+        self.extent_height = _spin(0, 1e4, 0.5, 2, " m", "Extent height (upward)")
+        self.activation = _spin(0, 1e5, 1, 1, " m", "Within this distance of a physics point an instance "
+                                "gets a body (0: never)")
+        self.cull = RangeEdit(0, 1e6, 10, " m", "Fade start and end distance")
+        self.error = QLabel("")
+        self.error.setStyleSheet("color: #c0392b")
+        self.error.setWordWrap(True)
+
+        form = QFormLayout(self)
+        form.addRow("Name", self.name)
+        form.addRow("Mesh", self.mesh)
+        form.addRow("Storage", self.storage)
+        form.addRow("Density", self.density)
+        form.addRow("Spacing", self.spacing)
+        form.addRow("Scale", self.scale)
+        form.addRow("Yaw", self.yaw)
+        form.addRow("Tilt", self.tilt)
+        form.addRow("Align", self.align)
+        form.addRow("Sink", self.sink)
+        form.addRow("Slope", self.slope)
+        row = QHBoxLayout()
+        row.addWidget(self.altitude_on)
+        row.addWidget(self.altitude, 1)
+        form.addRow("Altitude", row)
+        row = QHBoxLayout()
+        row.addWidget(self.layer, 1)
+        row.addWidget(self.min_weight)
+        form.addRow("Layer", row)
+        row = QHBoxLayout()
+        row.addWidget(self.extent_auto)
+        row.addWidget(self.extent_radius)
+        row.addWidget(self.extent_height)
+        form.addRow("Extent", row)
+        form.addRow("Activation", self.activation)
+        form.addRow("Cull", self.cull)
+        form.addRow(self.error)
+
+        self.name.editingFinished.connect(lambda: self._edit("name"))
+        self.mesh.activated.connect(lambda *_: self._edit("mesh"))
+        self.mesh.lineEdit().editingFinished.connect(lambda: self._edit("mesh"))
+        self.storage.activated.connect(lambda *_: self._edit("storage"))
+        for key in ("density", "spacing", "align", "activation"):
+            getattr(self, key).valueChanged.connect(lambda *_, k=key: self._edit(k))
+        for key in ("scale", "yaw", "tilt", "sink", "slope", "altitude", "cull"):
+            edit: RangeEdit = getattr(self, key)
+            edit.low.valueChanged.connect(lambda *_, k=key: self._edit(k))
+            edit.high.valueChanged.connect(lambda *_, k=key: self._edit(k))
+        self.altitude_on.toggled.connect(lambda *_: self._edit("altitude"))
+        self.layer.activated.connect(lambda *_: self._edit("layer"))
+        self.layer.lineEdit().editingFinished.connect(lambda: self._edit("layer"))
+        self.min_weight.valueChanged.connect(lambda *_: self._edit("layer"))
+        self.extent_auto.toggled.connect(lambda *_: self._edit("extent"))
+        self.extent_radius.valueChanged.connect(lambda *_: self._edit("extent"))
+        self.extent_height.valueChanged.connect(lambda *_: self._edit("extent"))
+        self.setEnabled(False)
+
+    def set_type(self, ftype: FoliageType | None, layer_names: list[str] = ()) -> None:
+        """Show `ftype` (None: nothing to edit) without emitting `edited`."""
+        self.ftype = ftype
+        self._loading = True
+        try:
+            self.setEnabled(ftype is not None)
+            self.error.setText("")
+            if ftype is None:
+                return
+            self.name.setText(ftype.name)
+            self.mesh.setCurrentText(ftype.mesh)
+            self.storage.setCurrentText(ftype.storage)
+            self.density.setValue(ftype.density)
+            self.spacing.setValue(ftype.spacing)
+            for key in ("scale", "yaw", "tilt", "sink", "slope", "cull"):
+                getattr(self, key).set_value(getattr(ftype, key))
+            self.align.setValue(ftype.align)
+            bounded = all(math.isfinite(v) for v in ftype.altitude)
+            self.altitude_on.setChecked(bounded)
+            self.altitude.set_value(ftype.altitude if bounded else (0.0, 100.0))
+            self.altitude.setEnabled(bounded)
+            self.layer.clear()
+            names = [NO_LAYER, *layer_names]
+            if ftype.layer is not None and ftype.layer.name not in names:
+                names.append(ftype.layer.name)  # a missing layer stays visible, so it can be fixed
+            self.layer.addItems(names)
+            self.layer.setCurrentText(ftype.layer.name if ftype.layer else NO_LAYER)
+            self.min_weight.setValue(ftype.layer.min_weight if ftype.layer else 0.5)
+            self.min_weight.setEnabled(ftype.layer is not None)
+            extent = ftype.resolved_extent()
+            self.extent_auto.setChecked(ftype.extent is None)
+            self.extent_radius.setValue(extent.radius)
+            self.extent_height.setValue(extent.height)
+            self.extent_radius.setEnabled(ftype.extent is not None)
+            self.extent_height.setEnabled(ftype.extent is not None)
+            self.activation.setValue(ftype.activation_radius)
+        finally:
+            self._loading = False
+
+    def value_of(self, key: str):
+        """The form's current value for one `.vxfoliage` key, as FoliageType holds it."""
+        if key == "name":
+            return self.name.text().strip()
+        if key == "mesh":
+            return self.mesh.currentText().strip()
+        if key == "storage":
+            return self.storage.currentText()
+        if key in ("density", "spacing", "align"):
+            return getattr(self, key).value()
+        if key == "activation":
+            return self.activation.value()
+        if key == "altitude":
+            return self.altitude.value() if self.altitude_on.isChecked() else (-math.inf, math.inf)
+        if key == "layer":
+            name = self.layer.currentText().strip()
+            return None if name in ("", NO_LAYER) else LayerFilter(name, self.min_weight.value())
+        if key == "extent":
+            if self.extent_auto.isChecked():
+                return None
+            return Extent(self.extent_radius.value(), self.extent_height.value())
+        return getattr(self, key).value()
+
+    def _edit(self, key: str) -> None:
+        if self._loading or self.ftype is None:
+            return
+        field = "activation_radius" if key == "activation" else key
+        value = self.value_of(key)
+        if isinstance(value, tuple) and value[0] > value[1]:
+            self.error.setText(f"{field}: min {value[0]:g} is greater than max {value[1]:g}")
+            return
+        if key == "name" and not value:
+            self.error.setText("name: a type needs a name")
+            return
+        if key == "mesh" and not (value.startswith("builtin:") and value[8:] in BUILTIN_MESHES
+                                  or value.lower().endswith((".obj", ".gltf", ".glb"))):
+            self.error.setText(f"mesh: {value!r} is neither a built-in mesh nor an OBJ/glTF file")
+            return
+        self.error.setText("")
+        if getattr(self.ftype, field) == value:
+            return
+        new = replace(self.ftype, **{field: value})
+        self.altitude.setEnabled(self.altitude_on.isChecked())
+        self.min_weight.setEnabled(new.layer is not None)
+        self.extent_radius.setEnabled(new.extent is not None)
+        self.extent_height.setEnabled(new.extent is not None)
+        self.ftype = new
+        self.edited.emit(new, field)

@@ -1,0 +1,222 @@
+"""The Palette dock: the scene's foliage types with thumbnails and instance counts, the active
+(multi-selected) types, add/new/duplicate/remove, and the settings form of the current type.
+
+The panel only asks: requests are signals, so every change becomes an undoable command elsewhere.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from PySide6.QtCore import QItemSelectionModel, QPointF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap, QPolygonF
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from model.foliage.foliage_type import FoliageType
+from widgets.foliage_type_form import FoliageTypeForm
+
+THUMB = 48
+NAME_ROLE = Qt.ItemDataRole.UserRole
+
+
+@lru_cache(maxsize=64)
+def _silhouette(mesh: str, size: int) -> QPixmap:
+    """A drawn silhouette of a built-in mesh (a file mesh gets a generic box)."""
+    pm = QPixmap(size, size)
+    pm.fill(QColor(206, 220, 232))
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    p.setPen(Qt.PenStyle.NoPen)
+    s = size / 48.0
+    kind = mesh.removeprefix("builtin:") if mesh.startswith("builtin:") else "file"
+    trunk, leaf = QColor(110, 78, 48), QColor(52, 112, 58)
+    p.setBrush(QColor(120, 150, 80))
+    p.drawRect(0, int(40 * s), size, size)  # ground
+    if kind == "conifer":
+        p.setBrush(trunk)
+        p.drawRect(int(22 * s), int(34 * s), int(4 * s), int(8 * s))
+        p.setBrush(QColor(34, 86, 52))
+        for top, half, base in ((4, 9, 20), (12, 12, 28), (20, 15, 36)):
+            p.drawPolygon(QPolygonF([QPointF(24 * s, top * s), QPointF((24 - half) * s, base * s),
+                                     QPointF((24 + half) * s, base * s)]))
+    elif kind == "broadleaf":
+        p.setBrush(trunk)
+        p.drawRect(int(21 * s), int(24 * s), int(6 * s), int(18 * s))
+        p.setBrush(leaf)
+        p.drawEllipse(QPointF(24 * s, 18 * s), 15 * s, 12 * s)
+    elif kind == "bush":
+        p.setBrush(QColor(70, 120, 60))
+        p.drawEllipse(QPointF(18 * s, 36 * s), 10 * s, 8 * s)
+        p.drawEllipse(QPointF(30 * s, 35 * s), 11 * s, 9 * s)
+    elif kind == "rock":
+        p.setBrush(QColor(128, 124, 118))
+        p.drawPolygon(QPolygonF([QPointF(10 * s, 42 * s), QPointF(14 * s, 28 * s), QPointF(26 * s, 22 * s),
+                                 QPointF(38 * s, 30 * s), QPointF(40 * s, 42 * s)]))
+    elif kind == "grass":
+        p.setPen(QColor(70, 140, 50))
+        for i in range(9):
+            x = (8 + 4 * i) * s
+            p.drawLine(QPointF(x, 42 * s), QPointF(x + (i % 3 - 1) * 3 * s, (26 + (i * 7) % 10) * s))
+    else:
+        p.setBrush(QColor(150, 150, 170))
+        p.drawRect(int(14 * s), int(20 * s), int(20 * s), int(20 * s))
+    p.end()
+    return pm
+
+
+def thumbnail(ftype: FoliageType, size: int = THUMB) -> QIcon:
+    """The type's thumbnail: rendered from the mesh where the renderer offers it, else a silhouette."""
+    try:  # the viewport's mesh library renders real thumbnails offscreen once it exists
+        from rendering import meshes  # type: ignore[attr-defined]
+
+        render = getattr(meshes, "render_thumbnail", None)
+        if callable(render):
+            image = render(ftype.mesh, size)
+            if image is not None:
+                return QIcon(QPixmap.fromImage(image))
+    except Exception:  # no mesh library, or no GL context here: the drawn silhouette will do
+        pass
+    return QIcon(_silhouette(ftype.mesh, size))
+
+
+class PalettePanel(QWidget):
+    """Types list (multi-select = active types), buttons, and the current type's form."""
+
+    active_changed = Signal(list)  # names of the selected (active) types
+    add_file_requested = Signal()
+    new_requested = Signal()
+    duplicate_requested = Signal(str)
+    remove_requested = Signal(str)
+    type_edited = Signal(str, object, str)  # old name, new FoliageType, key
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("palette_panel")
+        self.list = QListWidget(self)
+        self.list.setObjectName("palette_list")
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.list.setIconSize(QSize(THUMB, THUMB))
+        self.list.setToolTip("Foliage types: select one or more to paint with (Ctrl/Shift for several)")
+        self.form = FoliageTypeForm()
+        buttons = QHBoxLayout()
+        self.buttons = {}
+        for key, text, tip in (("add", "Add…", "Add types from .vxfoliage files"),
+                               ("new", "New", "A new type with default settings"),
+                               ("duplicate", "Duplicate", "A copy of the current type"),
+                               ("remove", "Remove", "Remove the current type (and its instances; undoable)")):
+            button = QPushButton(text, self)
+            button.setObjectName(f"palette_{key}")
+            button.setToolTip(tip)
+            buttons.addWidget(button)
+            self.buttons[key] = button
+        self.buttons["add"].clicked.connect(self.add_file_requested)
+        self.buttons["new"].clicked.connect(self.new_requested)
+        self.buttons["duplicate"].clicked.connect(lambda: self._with_current(self.duplicate_requested.emit))
+        self.buttons["remove"].clicked.connect(lambda: self._with_current(self.remove_requested.emit))
+        top = QWidget(self)
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.list)
+        top_layout.addLayout(buttons)
+        scroll = QScrollArea(self)
+        scroll.setWidget(self.form)
+        scroll.setWidgetResizable(True)
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(top)
+        split.addWidget(scroll)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(split)
+        self.types: list[FoliageType] = []
+        self.counts: dict[str, int] = {}
+        self.layer_names: list[str] = []
+        self.list.itemSelectionChanged.connect(self._on_selection)
+        self.list.currentItemChanged.connect(lambda *_: self._show_current())
+        self.form.edited.connect(self._on_form_edit)
+
+    # ---- showing ------------------------------------------------------------------------
+    def set_types(self, types: list[FoliageType], counts: dict[str, int], active: list[str],
+                  layer_names: list[str] = ()) -> None:
+        """Show the palette, keeping `active` selected, without emitting `active_changed`."""
+        self.types, self.counts, self.layer_names = list(types), dict(counts), list(layer_names)
+        current = self.current_name()
+        self.list.blockSignals(True)
+        self.list.clear()
+        for ftype in self.types:
+            item = QListWidgetItem(thumbnail(ftype), self._label(ftype))
+            item.setData(NAME_ROLE, ftype.name)
+            item.setToolTip(f"{ftype.name}: {ftype.mesh}, {ftype.storage}, density {ftype.density:g}/100 m²")
+            self.list.addItem(item)
+            if ftype.name in active:
+                item.setSelected(True)
+            if ftype.name == current:
+                self.list.setCurrentItem(item, QItemSelectionModel.SelectionFlag.NoUpdate)
+        self.list.blockSignals(False)
+        self._show_current()
+
+    def _label(self, ftype: FoliageType) -> str:
+        n = self.counts.get(ftype.name, 0)
+        tag = " · derived" if ftype.derived else f" · {n:,} instance{'s' if n != 1 else ''}"
+        return f"{ftype.name}{tag}"
+
+    def set_counts(self, counts: dict[str, int]) -> None:
+        self.counts = dict(counts)
+        for i in range(self.list.count()):
+            item = self.list.item(i)
+            ftype = next((t for t in self.types if t.name == item.data(NAME_ROLE)), None)
+            if ftype is not None:
+                item.setText(self._label(ftype))
+
+    def item_texts(self) -> list[str]:
+        return [self.list.item(i).text() for i in range(self.list.count())]
+
+    def names(self) -> list[str]:
+        return [self.list.item(i).data(NAME_ROLE) for i in range(self.list.count())]
+
+    def current_name(self) -> str | None:
+        item = self.list.currentItem()
+        return item.data(NAME_ROLE) if item is not None else None
+
+    def active_names(self) -> list[str]:
+        return [self.list.item(i).data(NAME_ROLE) for i in range(self.list.count())
+                if self.list.item(i).isSelected()]
+
+    def select(self, names: list[str], current: str | None = None) -> None:
+        """Make `names` the active types (emits `active_changed`)."""
+        for i in range(self.list.count()):
+            item = self.list.item(i)
+            item.setSelected(item.data(NAME_ROLE) in names)
+            if item.data(NAME_ROLE) == (current or (names[0] if names else None)):
+                self.list.setCurrentItem(item, QItemSelectionModel.SelectionFlag.NoUpdate)
+        self._show_current()
+
+    # ---- events -------------------------------------------------------------------------
+    def _with_current(self, emit) -> None:
+        name = self.current_name()
+        if name is not None:
+            emit(name)
+
+    def _on_selection(self) -> None:
+        self.active_changed.emit(self.active_names())
+
+    def _show_current(self) -> None:
+        name = self.current_name()
+        ftype = next((t for t in self.types if t.name == name), None)
+        self.form.set_type(ftype, self.layer_names)
+        self.buttons["duplicate"].setEnabled(ftype is not None)
+        self.buttons["remove"].setEnabled(ftype is not None)
+
+    def _on_form_edit(self, new: FoliageType, key: str) -> None:
+        name = self.current_name()
+        if name is not None:
+            self.type_edited.emit(name, new, key)

@@ -1,0 +1,139 @@
+"""Why the last stroke placed what it placed: a bar per refusal reason and one plain sentence.
+
+Clicking a reason highlights those candidates in the viewport (through `highlight`, a callable
+the editor connects to the viewport's refusal overlay).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+
+from model.foliage.report import ReasonLine, reason_lines, stroke_sentence
+from model.foliage.scatter import Refusal, StrokeResult
+
+# Overlay colours per reason (RGBA 0..1), so the bars and the viewport marks agree.
+REASON_COLOURS = {
+    Refusal.NO_GROUND: (0.5, 0.5, 0.5, 1.0),
+    Refusal.SLOPE: (0.9, 0.3, 0.2, 1.0),
+    Refusal.ALTITUDE: (0.6, 0.3, 0.9, 1.0),
+    Refusal.LAYER: (0.95, 0.6, 0.1, 1.0),
+    Refusal.SPACING: (0.2, 0.6, 0.95, 1.0),
+    Refusal.BRUSH: (0.75, 0.75, 0.75, 1.0),
+}
+REASON_TITLES = {
+    Refusal.NO_GROUND: "No ground", Refusal.SLOPE: "Slope", Refusal.ALTITUDE: "Altitude",
+    Refusal.LAYER: "Layer", Refusal.SPACING: "Spacing", Refusal.BRUSH: "Brush",
+}
+
+
+class RefusalPanel(QWidget):
+    """Shows a StrokeResult; `reason_clicked(Refusal | None)` when a bar is clicked (None: cleared)."""
+
+    reason_clicked = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("refusal_panel")
+        self.sentence = QLabel("No stroke yet: paint, fill or place one to see what the brush decided.", self)
+        self.sentence.setObjectName("refusal_sentence")
+        self.sentence.setWordWrap(True)
+        self.sentence.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.missing = QLabel("", self)
+        self.missing.setObjectName("refusal_missing")
+        self.missing.setStyleSheet("color: #c0392b; font-weight: bold")
+        self.missing.setWordWrap(True)
+        self.missing.hide()
+        grid = QGridLayout()
+        self.buttons: dict[Refusal | None, QPushButton] = {}
+        self.bars: dict[Refusal | None, QProgressBar] = {}
+        rows: list[Refusal | None] = [None, *Refusal]  # None: placed
+        for i, reason in enumerate(rows):
+            button = QPushButton("Placed" if reason is None else REASON_TITLES[reason], self)
+            button.setCheckable(reason is not None)
+            button.setFlat(True)
+            button.setStyleSheet("text-align: left")
+            button.setToolTip("Placed instances" if reason is None else
+                              f"Click to show the candidates refused for {REASON_TITLES[reason].lower()}")
+            if reason is not None:
+                button.clicked.connect(lambda on, r=reason: self._clicked(r, on))
+            bar = QProgressBar(self)
+            bar.setRange(0, 1)
+            bar.setValue(0)
+            bar.setFormat("%v")
+            if reason is not None:
+                rgb = ",".join(str(int(c * 255)) for c in REASON_COLOURS[reason][:3])
+                bar.setStyleSheet(f"QProgressBar::chunk {{ background: rgb({rgb}) }}")
+            grid.addWidget(button, i, 0)
+            grid.addWidget(bar, i, 1)
+            self.buttons[reason] = button
+            self.bars[reason] = bar
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.sentence)
+        layout.addWidget(self.missing)
+        layout.addLayout(grid)
+        layout.addStretch(1)
+        self.lines: list[ReasonLine] = []
+        self.result: StrokeResult | None = None
+        self.heights = None  # callable (x, z) -> y for highlighted positions
+        self.highlighted: Refusal | None = None
+
+    def text(self) -> str:
+        return self.sentence.text()
+
+    def set_result(self, result: StrokeResult | None, terrain, palette=None, erased: int = 0) -> None:
+        """Show a stroke's outcome (None with `erased`: an erase stroke)."""
+        self.result = result
+        self.highlighted = None
+        for button in self.buttons.values():
+            button.setChecked(False)
+        if result is None or not result.candidates:
+            self.lines = []
+            erased_text = f"Erased {erased} instance{'s' if erased != 1 else ''}."
+            self.sentence.setText(erased_text if erased or result is None
+                                  else "No candidates: the brush strength or the type's density is zero.")
+            for bar in self.bars.values():
+                bar.setRange(0, 1)
+                bar.setValue(0)
+            self.missing.hide()
+            self.reason_clicked.emit(None)
+            return
+        self.lines = reason_lines(result, terrain, palette)
+        self.sentence.setText(stroke_sentence(result, terrain, palette))
+        total = max(1, result.candidates)
+        self.bars[None].setRange(0, total)
+        self.bars[None].setValue(result.placed)
+        for line in self.lines:
+            self.bars[line.reason].setRange(0, total)
+            self.bars[line.reason].setValue(line.count)
+            self.buttons[line.reason].setEnabled(line.count > 0)
+            self.buttons[line.reason].setText(f"{REASON_TITLES[line.reason]}: {line.phrase}" if line.count
+                                              else REASON_TITLES[line.reason])
+        missing = result.missing_layers
+        self.missing.setVisible(bool(missing))
+        self.missing.setText("".join(f"Type '{name}' filters on layer '{layer}', which this terrain does not "
+                                     f"have: add or rename a layer, or change the type's filter.\n"
+                                     for name, layer in missing.items()).strip())
+        self.reason_clicked.emit(None)
+
+    def count(self, reason: Refusal) -> int:
+        return next((line.count for line in self.lines if line.reason == reason), 0)
+
+    def positions(self, reason: Refusal) -> np.ndarray:
+        """(n, 2) x, z of the candidates refused for `reason` in the shown stroke."""
+        return next((line.xz for line in self.lines if line.reason == reason), np.empty((0, 2)))
+
+    def highlight(self, reason: Refusal | None) -> None:
+        """Select a reason (as a click does); None clears."""
+        for r, button in self.buttons.items():
+            if r is not None:
+                button.setChecked(r == reason)
+        self._clicked(reason, reason is not None)
+
+    def _clicked(self, reason: Refusal | None, on: bool) -> None:
+        for r, button in self.buttons.items():
+            if r is not None and r != reason:
+                button.setChecked(False)
+        self.highlighted = reason if on else None
+        self.reason_clicked.emit(self.highlighted)
