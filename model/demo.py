@@ -1,4 +1,5 @@
-"""The bundled demo scene: about 1 km² of procedural terrain with grass, rock, forest floor and sand.
+"""The bundled demo scene: about 1 km² of procedural terrain with grass, rock, forest floor and sand,
+the sample foliage palette (`resources/foliage/`) and a deterministic sample of stored foliage.
 
 Only +, -, *, / and sqrt are used (no sin/exp), so every machine computes the same bits.
 """
@@ -31,6 +32,10 @@ TAN_30 = 0.5773502691896257
 TAN_42 = 0.9004040442978399
 
 SEA_LEVEL = 4.0  # metres: the valley floor is sand below about this height
+
+# Stored sample foliage: type → brush strength of one fill over the type's own layer. Kept light
+# so the committed instance file stays small.
+DEMO_FOLIAGE: dict[str, float] = {"conifer": 0.45, "broadleaf": 0.3, "bush": 0.12, "rock": 1.0}
 
 
 def demo_resource_path() -> Path:
@@ -151,11 +156,46 @@ def demo_layer_weights(heights: np.ndarray, spacing: float = DEMO_SPACING,
     return {name: np.rint(w / total * 255.0).astype(np.uint8) for name, w in raw.items()}
 
 
-def build_demo_scene(size: int = DEMO_SIZE, spacing: float = DEMO_SPACING, seed: int = DEMO_SEED) -> Scene:
-    """The demo scene, centred on the world origin, computed from scratch (same arguments, same bits)."""
+def add_demo_foliage(scene: Scene, seed: int = DEMO_SEED):
+    """Give `scene` the sample palette and fill each stored type over its own layer (deterministic)."""
+    from model.foliage import FoliageScatter, builtin_palette, foliage_of
+
+    foliage = foliage_of(scene, builtin_palette())
+    scatter = FoliageScatter(scene.terrain, foliage.volume)
+    for i, (name, strength) in enumerate(DEMO_FOLIAGE.items()):
+        ftype = foliage.palette[name]
+        layer = ftype.layer.name if ftype.layer is not None else "grass"
+        min_weight = ftype.layer.min_weight if ftype.layer is not None else 0.0
+        scatter.fill_layer([name], layer, min_weight, seed=seed + 1000 * (i + 1), strength=strength)
+    return foliage
+
+
+def build_demo_scene(size: int = DEMO_SIZE, spacing: float = DEMO_SPACING, seed: int = DEMO_SEED,
+                     foliage: bool = False) -> Scene:
+    """The demo scene, centred on the world origin, computed from scratch (same arguments, same bits).
+
+    With `foliage`, also the sample palette and stored foliage (what the committed copy holds).
+    """
     heights = demo_heights(size, spacing, seed)
     half = (size - 1) * spacing / 2.0
     terrain = Terrain(heights, spacing, (-half, -half))
     for name, weights in demo_layer_weights(heights, spacing, seed).items():
         terrain.add_layer(name, DEMO_LAYERS[name], weights)
-    return Scene(terrain=terrain, name=DEMO_NAME)
+    scene = Scene(terrain=terrain, name=DEMO_NAME)
+    if foliage:
+        add_demo_foliage(scene, seed)
+    return scene
+
+
+def write_demo_resource() -> Path:
+    """Regenerate the committed demo scene (terrain, palette and stored foliage) in `resources/demo/`."""
+    from model.formats.scene_file import save_scene
+
+    path = demo_resource_path()
+    before = set(path.parent.glob("demo.*"))
+    save_scene(build_demo_scene(foliage=True), path)
+    manifest = path.read_text(encoding="utf-8")
+    for old in before - {path}:  # side files are named by checksum: drop the ones no longer named
+        if old.name not in manifest:
+            old.unlink()
+    return path

@@ -35,6 +35,10 @@ ORBIT_RADIANS_PER_PIXEL = 0.008
 FLY_KEYS = {Qt.Key.Key_W: (1, 0, 0), Qt.Key.Key_S: (-1, 0, 0), Qt.Key.Key_A: (0, -1, 0),
             Qt.Key.Key_D: (0, 1, 0), Qt.Key.Key_E: (0, 0, 1), Qt.Key.Key_Q: (0, 0, -1)}
 FLY_TICK_MS = 16
+# The opening view over stored foliage: eye height above the ground, look-down angle, orbit distance.
+OPENING_HEIGHT = 28.0
+OPENING_PITCH_DEGREES = 16.0
+OPENING_DISTANCE = 120.0
 
 
 class Viewport(QOpenGLWidget):
@@ -142,7 +146,7 @@ class Viewport(QOpenGLWidget):
             self.camera.scene_extent = float(math.hypot(sx, sz))
         self.overlays._changed()
         if frame:
-            self.frame_all()
+            self.frame_opening()
             self._auto_frame = True
 
     def _add_foliage_renderers(self, scene: Scene) -> None:
@@ -186,6 +190,24 @@ class Viewport(QOpenGLWidget):
         lo = np.min([b[0] for b in boxes], axis=0)
         hi = np.max([b[1] for b in boxes], axis=0)
         self.camera.frame(lo, hi, self._aspect())
+        self._auto_frame = False
+        self.update()
+
+    def frame_opening(self) -> None:
+        """The view a scene opens with: everything, or, where it has stored foliage, from just above
+        one of its densest cells looking the most open way across the terrain, so trees and grass
+        are near enough to be drawn (from a frame-all distance they would be past their fade)."""
+        volume = self._volume()
+        if self.scene is None or volume is None or not len(volume.keys()):
+            self.frame_all()
+            return
+        eye, yaw = opening_viewpoint(self.scene.terrain, volume)
+        cam = self.camera
+        cam.yaw = yaw
+        cam.pitch = math.radians(OPENING_PITCH_DEGREES)
+        cam.distance = OPENING_DISTANCE
+        cam.max_distance = max(cam.max_distance, cam.scene_extent * 10.0)
+        cam.target = eye + cam.forward() * cam.distance
         self._auto_frame = False
         self.update()
 
@@ -299,7 +321,7 @@ class Viewport(QOpenGLWidget):
 
     def resizeGL(self, width: int, height: int) -> None:
         if self._auto_frame:
-            self.frame_all()
+            self.frame_opening()
             self._auto_frame = True
 
     def _context_going(self) -> None:
@@ -447,6 +469,37 @@ class Viewport(QOpenGLWidget):
         self.camera.orbit(math.radians(yaw), math.radians(pitch))
         self._auto_frame = False
         self.update()
+
+
+def opening_viewpoint(terrain, volume, candidates: int = 16, yaws: int = 8) -> tuple[np.ndarray, float]:
+    """Eye point and yaw over stored foliage with the most open view: of the densest cells, and
+    of eight headings from each, the one whose sight lines run furthest before meeting the ground
+    (a hillside close in front, or the terrain's edge, scores low)."""
+    counts: dict = {}
+    for (cell, _), chunk in volume.chunks():
+        counts[cell] = counts.get(cell, 0) + len(chunk)
+    cells = sorted(counts, key=lambda c: (-counts[c], c))[:candidates]
+    best = (-1.0, np.zeros(3), 0.0)
+    for cell in cells:
+        x0, z0, x1, z1 = volume.cell_box(cell)
+        x, z = (x0 + x1) / 2.0, (z0 + z1) / 2.0
+        ground = float(terrain.height_at(x, z))
+        if not math.isfinite(ground):
+            continue
+        eye = np.array([x, ground + OPENING_HEIGHT, z])
+        for k in range(yaws):
+            yaw = 2.0 * math.pi * k / yaws
+            score = 0.0
+            for side in (-0.3, 0.0, 0.3):
+                for down in (0.03, 0.08, 0.16):  # radians below the horizon
+                    a = yaw + side
+                    flat = math.cos(down)
+                    d = np.array([-math.sin(a) * flat, -math.sin(down), -math.cos(a) * flat])
+                    hit = ray_heightfield(terrain, eye, d)
+                    score += 0.0 if hit is None else float(np.linalg.norm(hit - eye))
+            if score > best[0]:
+                best = (score, eye, yaw)
+    return best[1], best[2]
 
 
 # ---- the View menu ---------------------------------------------------------------------------
