@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import numpy as np
 from PySide6.QtCore import QItemSelectionModel, QPointF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
@@ -74,19 +75,60 @@ def _silhouette(mesh: str, size: int) -> QPixmap:
     return pm
 
 
-def thumbnail(ftype: FoliageType, size: int = THUMB) -> QIcon:
-    """The type's thumbnail: rendered from the mesh where the renderer offers it, else a silhouette."""
-    try:  # the viewport's mesh library renders real thumbnails offscreen once it exists
-        from rendering import meshes  # type: ignore[attr-defined]
+LIGHT = np.array([0.45, 0.75, 0.35]) / np.linalg.norm([0.45, 0.75, 0.35])
+THUMB_YAW, THUMB_PITCH = np.radians(30.0), np.radians(-18.0)
 
-        render = getattr(meshes, "render_thumbnail", None)
-        if callable(render):
-            image = render(ftype.mesh, size)
-            if image is not None:
-                return QIcon(QPixmap.fromImage(image))
-    except Exception:  # no mesh library, or no GL context here: the drawn silhouette will do
-        pass
-    return QIcon(_silhouette(ftype.mesh, size))
+
+def render_mesh(vertices: np.ndarray, size: int = THUMB) -> QPixmap:
+    """Offscreen render of a flat-shaded mesh (rows of position, normal, colour): a three-quarter
+    view, fitted to the square, triangles painted back to front with the viewport's light."""
+    v = np.asarray(vertices, np.float64)
+    cy, sy, cp, sp = np.cos(THUMB_YAW), np.sin(THUMB_YAW), np.cos(THUMB_PITCH), np.sin(THUMB_PITCH)
+    yaw = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
+    pitch = np.array([[1, 0, 0], [0, cp, -sp], [0, sp, cp]])
+    rot = pitch @ yaw
+    p = v[:, :3] @ rot.T
+    lo, hi = p.min(axis=0), p.max(axis=0)
+    scale = 0.86 * size / max(hi[0] - lo[0], hi[1] - lo[1], 1e-6)
+    cx, cyy = (lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2
+    sx = size / 2 + (p[:, 0] - cx) * scale
+    syy = size / 2 - (p[:, 1] - cyy) * scale
+    shade = 0.35 + 0.65 * np.clip(v[:, 3:6] @ LIGHT, 0.0, 1.0)
+    colour = np.clip(v[:, 6:9] * shade[:, None], 0.0, 1.0) * 255
+    tri = len(v) // 3
+    depth = p[:, 2].reshape(tri, 3).mean(axis=1)
+    pm = QPixmap(size, size)
+    pm.fill(QColor(206, 220, 232))
+    painter = QPainter(pm)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    for t in np.argsort(depth):  # far to near (the view looks down -z after the rotation)
+        i = 3 * t
+        r, g, b = colour[i]
+        painter.setBrush(QColor(int(r), int(g), int(b)))
+        painter.drawPolygon(QPolygonF([QPointF(sx[i + k], syy[i + k]) for k in range(3)]))
+    painter.end()
+    return pm
+
+
+@lru_cache(maxsize=64)
+def _rendered(mesh: str, size: int) -> QPixmap | None:
+    try:
+        from rendering.meshes import builtin_mesh
+    except ImportError:
+        return None
+    if not mesh.startswith("builtin:"):
+        return None  # a file mesh is read when the viewport draws it; the list shows a placeholder
+    try:
+        return render_mesh(builtin_mesh(mesh.removeprefix("builtin:")).vertices, size)
+    except KeyError:
+        return None
+
+
+def thumbnail(ftype: FoliageType, size: int = THUMB) -> QIcon:
+    """The type's thumbnail, rendered offscreen from its mesh (a drawn silhouette for mesh files)."""
+    pm = _rendered(ftype.mesh, size)
+    return QIcon(pm if pm is not None else _silhouette(ftype.mesh, size))
 
 
 class PalettePanel(QWidget):
@@ -150,6 +192,8 @@ class PalettePanel(QWidget):
         """Show the palette, keeping `active` selected, without emitting `active_changed`."""
         self.types, self.counts, self.layer_names = list(types), dict(counts), list(layer_names)
         current = self.current_name()
+        if current not in [t.name for t in self.types]:
+            current = next((n for n in active if n in [t.name for t in self.types]), None)
         self.list.blockSignals(True)
         self.list.clear()
         for ftype in self.types:

@@ -1,0 +1,112 @@
+"""The Palette panel: thumbnails rendered from the meshes, counts, active types, requests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from model.foliage import FoliageType, builtin_palette
+from rendering.meshes import builtin_mesh
+from widgets.palette_panel import PalettePanel, render_mesh, thumbnail
+
+BACKGROUND = (206, 220, 232)
+
+
+def rgb(pixmap) -> np.ndarray:
+    image = pixmap.toImage().convertToFormat(pixmap.toImage().Format.Format_RGB888)
+    w, h = image.width(), image.height()
+    data = np.frombuffer(image.constBits(), np.uint8, image.bytesPerLine() * h)
+    return data.reshape(h, image.bytesPerLine())[:, : w * 3].reshape(h, w, 3).copy()
+
+
+@pytest.mark.parametrize("name", ["conifer", "broadleaf", "bush", "rock", "grass"])
+def test_thumbnails_are_rendered_from_the_mesh(qtbot, name) -> None:
+    img = rgb(render_mesh(builtin_mesh(name).vertices, 64))
+    drawn = np.any(img != BACKGROUND, axis=-1)
+    assert 0.05 < drawn.mean() < 0.9  # the mesh fills a fair share of the square, not all of it
+    ys, xs = np.nonzero(drawn)
+    assert abs((xs.min() + xs.max()) / 2 - 32) <= 4  # fitted and centred
+    colours = img[drawn].astype(float)
+    mesh_colours = builtin_mesh(name).vertices[:, 6:9] * 255
+    # Shaded mesh colours (edges blend with the background): mostly no brighter than the mesh's brightest.
+    assert np.mean(colours.max(axis=1) <= mesh_colours.max() + 2) > 0.7
+
+
+def test_conifer_and_rock_thumbnails_differ_in_shape_and_colour(qtbot) -> None:
+    conifer = rgb(render_mesh(builtin_mesh("conifer").vertices, 48))
+    rock = rgb(render_mesh(builtin_mesh("rock").vertices, 48))
+    c, r = np.any(conifer != BACKGROUND, -1), np.any(rock != BACKGROUND, -1)
+    assert (c != r).mean() > 0.1
+    assert conifer[c][:, 1].mean() > conifer[c][:, 0].mean()  # needles are green
+    assert abs(rock[r][:, 1].mean() - rock[r][:, 0].mean()) < 12  # stone is grey
+
+
+def test_panel_lists_types_with_counts_and_reports_the_active_ones(qtbot) -> None:
+    panel = PalettePanel()
+    qtbot.addWidget(panel)
+    types = list(builtin_palette())
+    panel.set_types(types, {"conifer": 1234, "rock": 1}, ["rock"], ["grass", "rock"])
+    assert panel.item_texts() == ["conifer · 1,234 instances", "broadleaf · 0 instances",
+                                  "bush · 0 instances", "rock · 1 instance", "grass · derived"]
+    assert panel.active_names() == ["rock"]
+    assert all(not panel.list.item(i).icon().isNull() for i in range(panel.list.count()))
+    seen = []
+    panel.active_changed.connect(seen.append)
+    panel.select(["conifer", "bush"])
+    assert seen[-1] == ["conifer", "bush"] and panel.current_name() == "conifer"
+    assert panel.form.name.text() == "conifer" and panel.form.slope.value() == types[0].slope
+    requests = []
+    panel.duplicate_requested.connect(lambda n: requests.append(("dup", n)))
+    panel.remove_requested.connect(lambda n: requests.append(("rm", n)))
+    panel.buttons["duplicate"].click()
+    panel.buttons["remove"].click()
+    assert requests == [("dup", "conifer"), ("rm", "conifer")]
+    panel.set_counts({"conifer": 2})
+    assert panel.item_texts()[0] == "conifer · 2 instances"
+
+
+def test_form_edits_carry_every_key(qtbot) -> None:
+    panel = PalettePanel()
+    qtbot.addWidget(panel)
+    panel.set_types([FoliageType("fern")], {}, ["fern"], ["moss"])
+    edits = []
+    panel.type_edited.connect(lambda old, new, key: edits.append((old, key, new)))
+    form = panel.form
+    form.density.setValue(4.0)
+    form.spacing.setValue(2.5)
+    form.scale.high.setValue(2.0)
+    form.yaw.low.setValue(10.0)
+    form.tilt.high.setValue(7.0)
+    form.align.setValue(0.5)
+    form.sink.high.setValue(0.3)
+    form.slope.high.setValue(35.0)
+    form.altitude_on.setChecked(True)
+    form.layer.setCurrentText("moss")
+    form.layer.activated.emit(1)
+    form.min_weight.setValue(0.7)
+    form.extent_auto.setChecked(False)
+    form.extent_radius.setValue(3.0)
+    form.activation.setValue(12.0)
+    form.cull.high.setValue(300.0)
+    form.storage.setCurrentText("derived")
+    form.storage.activated.emit(1)
+    form.mesh.setCurrentText("builtin:rock")
+    form.mesh.activated.emit(3)
+    keys = [k for _, k, _ in edits]
+    for key in ("density", "spacing", "scale", "yaw", "tilt", "align", "sink", "slope", "altitude", "layer",
+                "extent", "activation_radius", "cull", "storage", "mesh"):
+        assert key in keys, key
+    last = edits[-1][2]
+    assert (last.density, last.spacing, last.scale, last.yaw[0], last.tilt, last.align) == (
+        4.0, 2.5, (1.0, 2.0), 10.0, (0.0, 7.0), 0.5)
+    assert last.layer.name == "moss" and last.layer.min_weight == 0.7 and last.extent.radius == 3.0
+    assert last.activation_radius == 12.0 and last.cull == (150.0, 300.0) and last.storage == "derived"
+    assert last.mesh == "builtin:rock" and last.altitude == (0.0, 100.0)
+    count = len(edits)
+    form.slope.low.setValue(50.0)  # min above max: refused and said
+    assert "min 50 is greater than max 35" in form.error.text() and len(edits) == count
+
+
+def test_a_file_mesh_gets_a_placeholder_thumbnail(qtbot) -> None:
+    icon = thumbnail(FoliageType("statue", mesh="meshes/statue.obj"))
+    assert not icon.isNull()
