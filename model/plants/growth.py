@@ -102,11 +102,13 @@ class Grower:
         self._mark = np.zeros(self.h * self.w, bool)
         self.margin = int(max(NEIGHBOUR_RADIUS, t.kill_distance.max(initial=0)))
         self.stride = self.w + 2 * self.margin
+        self.pad_origin = (self.y0 + self.margin) * self.stride + self.x0 + self.margin
         d = np.arange(-NEIGHBOUR_RADIUS, NEIGHBOUR_RADIUS + 1)
         dy, dx = np.meshgrid(d, d, indexing="ij")
         self._neighbourhood = self._pad_offsets(dy.reshape(-1), dx.reshape(-1))
         self._kill_offsets: dict[tuple[int, bool], np.ndarray] = {}
         self._order: np.ndarray | None = None
+        self._first: np.ndarray | None = None
 
     # ---- geometry -------------------------------------------------------------------------------
     def _per_cube_sum(self, values: np.ndarray) -> np.ndarray:
@@ -333,7 +335,11 @@ class Grower:
             start = np.cumsum(batch) - batch
             rank_t = pick - start[seg_t]  # each tried draw's place in its cube's batch
             tile, cube = tile[pick], cubes[seg_t]
-            pidx = self._pad_index(tile)
+            if self.full_cubes:  # the padded index straight from the cube and the draw, no division
+                local = local[pick]
+                pidx = self.pad_origin[cube] + (local >> 5) * self.stride + (local & 31)
+            else:
+                pidx = self._pad_index(tile)
             tried_total += pidx.size
             if boxes is None and tried_total * self._neighbourhood.size > neighbours.size:
                 boxes = self._box_counts(neighbours, present)  # cheaper from here on
@@ -343,7 +349,7 @@ class Grower:
                 ok &= ~((t.max_amount[ty] > 0) & (cap_count[cube, ty] > t.max_amount[ty]))
             kd = np.where(ok, t.kill_distance[ty], 0)
             ok &= ~self._in_reach(reach, current, pidx, ty, kd)
-            ok = _first_per_tile(ok, tile)
+            ok = self._first_per_tile(ok, tile)
             ok &= ~self._earlier_conflict(ok, pidx, ty, kd)
             tried[cubes] += np.bincount(seg_t, minlength=cubes.size)
             accepted[cubes] += np.bincount(seg_t, weights=ok, minlength=cubes.size).astype(np.int64)
@@ -373,6 +379,20 @@ class Grower:
             need[cubes] -= n_acc
             planted.append(placed)
         return np.concatenate(planted) if planted else np.zeros(0, np.int64)
+
+    def _first_per_tile(self, ok: np.ndarray, tile: np.ndarray) -> np.ndarray:
+        """Only the earliest accepted draw of a tile plants there."""
+        idx = np.flatnonzero(ok)
+        if idx.size < 2:
+            return ok
+        if self._first is None:
+            self._first = np.full(self.h * self.w, -1, np.int32)
+        first = self._first
+        first[tile[idx[::-1]]] = idx[::-1]  # written last to first: the earliest stays
+        out = np.zeros_like(ok)
+        out[idx] = first[tile[idx]] == idx
+        first[tile[idx]] = -1  # the map is kept all -1 between uses
+        return out
 
     def _choose_types(self, neighbours: np.ndarray, present: np.ndarray, pidx: np.ndarray,
                       rng: np.random.Generator, boxes: dict[int, np.ndarray] | None = None) -> np.ndarray:
@@ -670,16 +690,6 @@ def _rank_in_segments(mask: np.ndarray, seg: np.ndarray, start: np.ndarray) -> n
     return before - before[start[seg]]
 
 
-def _first_per_tile(ok: np.ndarray, tile: np.ndarray) -> np.ndarray:
-    """Only the earliest accepted draw of a tile plants there."""
-    idx = np.flatnonzero(ok)
-    if idx.size < 2:
-        return ok
-    _, first = np.unique(tile[idx], return_index=True)
-    out = np.zeros_like(ok)
-    out[idx[first]] = True
-    return out
-
 
 def validate_field(f: GrowthField, rules: Mapping[int, PlantRule] | RuleTables) -> None:
     """Full validation only, in place: clears every plant the rules forbid where it stands."""
@@ -695,7 +705,9 @@ def run_growth(f: GrowthField, rules: Mapping[int, PlantRule] | RuleTables, pass
     Raises Cancelled (leaving `f` untouched) when `cancelled()` turns true between passes.
     """
     tables = rules if isinstance(rules, RuleTables) else RuleTables(dict(rules))
-    out = f.copy()
+    # Growth never writes altitude or slope: the copy shares them.
+    out = GrowthField(**{k: getattr(f, k) if k in ("altitude", "slope") else getattr(f, k).copy()
+                         for k in f.__dataclass_fields__})
     grower = Grower(out, tables, options)
     for i in range(passes):
         if cancelled is not None and cancelled():
