@@ -15,6 +15,7 @@ import numpy as np
 from PySide6.QtGui import QUndoCommand
 
 from model.foliage.edits import (
+    FoliageStroke,
     add_by_type,
     insert_type,
     remove_type,
@@ -24,7 +25,6 @@ from model.foliage.edits import (
 )
 from model.foliage.foliage_type import FoliageType
 from model.foliage.palette import Palette
-from model.foliage.scatter import ReapplyResult
 from model.foliage.volume import FoliageVolume, Removed, Selection
 
 
@@ -36,71 +36,6 @@ class FoliageCommandId(IntEnum):
 
 
 # ---- strokes ----------------------------------------------------------------------------------
-class FoliageStroke:
-    """The edits of one drag, in order: ("add", type, records, addresses), ("remove", Removed),
-    ("reapply", ReapplyResult). Undo walks them backwards, redo forwards."""
-
-    def __init__(self, volume: FoliageVolume) -> None:
-        self.volume = volume
-        self.ops: list[tuple] = []
-
-    def added(self, type_name: str, records: np.ndarray, addresses: Selection) -> None:
-        if len(records):
-            self.ops.append(("add", type_name, np.array(records, np.float32, copy=True), addresses))
-
-    def removed(self, removed: Removed) -> None:
-        if len(removed):
-            self.ops.append(("remove", removed))
-
-    def reapplied(self, result: ReapplyResult) -> None:
-        if len(result.old) or len(result.removed):
-            self.ops.append(("reapply", result))
-
-    def undo(self) -> None:
-        for op in reversed(self.ops):
-            if op[0] == "add":
-                self.volume.remove(op[3])
-            elif op[0] == "remove":
-                self.volume.restore(op[1])
-            else:
-                result: ReapplyResult = op[1]
-                self.volume.restore(result.removed)
-                self.volume.replace(result.replaced, result.old)
-
-    def redo(self) -> None:
-        for op in self.ops:
-            if op[0] == "add":
-                self.volume.add(op[1], op[2])  # same chunks in the same state: the same addresses
-            elif op[0] == "remove":
-                self.volume.remove({key: idx for key, (idx, _) in op[1].parts.items()})
-            else:
-                result = op[1]
-                self.volume.replace(result.replaced, result.new)
-                self.volume.remove({key: idx for key, (idx, _) in result.removed.parts.items()})
-
-    def touched(self) -> int:
-        """Instances this stroke added, removed or rewrote."""
-        n = 0
-        for op in self.ops:
-            n += len(op[2]) if op[0] == "add" else len(op[1]) if op[0] == "remove" \
-                else len(op[1].old) + len(op[1].removed)
-        return n
-
-    def nbytes(self) -> int:
-        """Memory the stroke keeps for undo (records and addresses)."""
-        n = 0
-        for op in self.ops:
-            if op[0] == "add":
-                n += op[2].nbytes + sum(v.nbytes for v in op[3].values())
-            elif op[0] == "remove":
-                n += sum(i.nbytes + r.nbytes for i, r in op[1].parts.values())
-            else:
-                r = op[1]
-                n += r.old.nbytes + r.new.nbytes + sum(v.nbytes for v in r.replaced.values())
-                n += sum(i.nbytes + rr.nbytes for i, rr in r.removed.parts.values())
-        return n
-
-
 class FoliageStrokeCommand(QUndoCommand):
     """One stamp of a stroke: the first redo runs `apply(stroke)`; stamps of one stroke merge."""
 

@@ -13,9 +13,9 @@ import numpy as np
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
-from app.foliage_commands import DeleteInstancesCommand, FoliageStroke, FoliageStrokeCommand
+from app.foliage_commands import DeleteInstancesCommand, FoliageStrokeCommand
 from app.tools import STAMP_SPACING, Point, Tool, ToolHost, stamp_points
-from model.foliage.edits import selection_size
+from model.foliage.edits import FoliageStroke, selection_size
 from model.foliage.scatter import FoliageScatter, Stamp, StrokeResult
 from model.foliage.section import SceneFoliage, foliage_of
 from model.foliage.volume import Selection
