@@ -1,4 +1,9 @@
-"""Draws a terrain as one lit, layer-coloured triangle mesh; follows the terrain's change events."""
+"""Draws a terrain as lit, layer-coloured mesh chunks; follows the terrain's change events.
+
+The height grid is cut into square chunks of `CHUNK_CELLS` cells (neighbours share their edge
+samples). Each chunk has its own vertex buffer and bounds: chunks outside the view are not drawn,
+and an edit re-uploads only the chunks whose samples (or normals) it changed.
+"""
 
 from __future__ import annotations
 
@@ -8,82 +13,137 @@ import numpy as np
 from OpenGL import GL
 
 from model.terrain import Terrain
+from rendering.culling import boxes_in_frustum, frustum_planes
 from rendering.gl_program import ShaderProgram
 from rendering.renderer import FrameContext, Renderer
-from rendering.terrain_mesh import VERTEX_FLOATS, grid_indices, vertex_rows
+from rendering.terrain_mesh import VERTEX_FLOATS, grid_indices, vertex_block
 
 FOG_COLOUR = np.array([0.62, 0.71, 0.80], np.float32)
+CHUNK_CELLS = 64
+
+
+def chunk_ranges(samples: int, cells: int = CHUNK_CELLS) -> list[tuple[int, int]]:
+    """Sample ranges [a, b) of the chunks along one axis; neighbours share a sample."""
+    starts = list(range(0, max(samples - 1, 1), cells))
+    return [(a, min(a + cells + 1, samples)) for a in starts]
 
 
 class TerrainRenderer(Renderer):
-    """One VBO of per-sample vertices, one index buffer; edits re-upload only the touched rows."""
+    """Terrain chunks; `uploads` counts chunk uploads per (row chunk, column chunk), cumulative."""
 
     def __init__(self, terrain: Terrain) -> None:
         self.terrain = terrain
         self.program: ShaderProgram | None = None
-        self._vao = self._vbo = self._ebo = 0
-        self._index_count = 0
-        self._dirty_rows: tuple[int, int] | None = None
+        self._rows = chunk_ranges(terrain.rows)
+        self._cols = chunk_ranges(terrain.columns)
+        self._vao: dict[tuple[int, int], int] = {}
+        self._vbo: dict[tuple[int, int], int] = {}
+        self._ebo: dict[tuple[int, int], tuple[int, int]] = {}  # block shape → (buffer, index count)
+        self._dirty: set[tuple[int, int]] = set()
         self._rebuild = True
+        self._lo = np.empty((0, 3))
+        self._hi = np.empty((0, 3))
+        self._order: list[tuple[int, int]] = []
+        self._boxes: dict[tuple[int, int], tuple[tuple, tuple]] = {}
+        self.uploads: dict[tuple[int, int], int] = {}
+        self.visible: list[tuple[int, int]] = []
         terrain.heights_changed.connect(self._on_rows_changed)
         terrain.layer_weights_changed.connect(self._on_layer_changed)
         terrain.layers_changed.connect(self._on_layers_changed)
 
     # ---- model events -----------------------------------------------------------------
+    @staticmethod
+    def _touching(ranges: list[tuple[int, int]], a: int, b: int) -> list[int]:
+        return [i for i, (s, e) in enumerate(ranges) if s < b and a < e]
+
     def _on_rows_changed(self, rows: slice, cols: slice | None = None) -> None:
         r0, r1, _ = rows.indices(self.terrain.rows)
-        # Normals of the neighbouring rows change too.
+        c0, c1, _ = (cols if cols is not None else slice(None)).indices(self.terrain.columns)
+        # Normals of the neighbouring samples change too.
         r0, r1 = max(0, r0 - 1), min(self.terrain.rows, r1 + 1)
-        if self._dirty_rows is not None:
-            r0, r1 = min(r0, self._dirty_rows[0]), max(r1, self._dirty_rows[1])
-        self._dirty_rows = (r0, r1)
+        c0, c1 = max(0, c0 - 1), min(self.terrain.columns, c1 + 1)
+        for i in self._touching(self._rows, r0, r1):
+            for j in self._touching(self._cols, c0, c1):
+                self._dirty.add((i, j))
 
     def _on_layer_changed(self, index: int, rows: slice, cols: slice | None = None) -> None:
         self._on_rows_changed(rows, cols)
 
     def _on_layers_changed(self) -> None:
-        self._dirty_rows = (0, self.terrain.rows)
+        self._dirty.update((i, j) for i in range(len(self._rows)) for j in range(len(self._cols)))
 
     # ---- GL ---------------------------------------------------------------------------
     def initialize(self) -> None:
         self.program = ShaderProgram.from_files("terrain_vert.glsl", "terrain_frag.glsl")
-        self._vao = GL.glGenVertexArrays(1)
-        self._vbo, self._ebo = GL.glGenBuffers(2)
         self._rebuild = True
 
-    def _upload_all(self) -> None:
-        t = self.terrain
-        vertices = vertex_rows(t)
-        indices = grid_indices(t.rows, t.columns)
-        GL.glBindVertexArray(self._vao)
-        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vbo)
-        GL.glBufferData(GL.GL_ARRAY_BUFFER, vertices.nbytes, vertices, GL.GL_DYNAMIC_DRAW)
-        GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, self._ebo)
-        GL.glBufferData(GL.GL_ELEMENT_ARRAY_BUFFER, indices.nbytes, indices, GL.GL_STATIC_DRAW)
-        stride = VERTEX_FLOATS * 4
-        for location, offset in ((0, 0), (1, 12), (2, 24)):
-            GL.glEnableVertexAttribArray(location)
-            GL.glVertexAttribPointer(location, 3, GL.GL_FLOAT, GL.GL_FALSE, stride, ctypes.c_void_p(offset))
-        GL.glBindVertexArray(0)
-        self._index_count = int(indices.size)
-        self._rebuild = False
-        self._dirty_rows = None
+    def _indices(self, rows: int, cols: int) -> tuple[int, int]:
+        if (rows, cols) not in self._ebo:
+            idx = grid_indices(rows, cols)
+            ebo = int(GL.glGenBuffers(1))
+            GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, ebo)
+            GL.glBufferData(GL.GL_ELEMENT_ARRAY_BUFFER, idx.nbytes, idx, GL.GL_STATIC_DRAW)
+            self._ebo[(rows, cols)] = (ebo, int(idx.size))
+        return self._ebo[(rows, cols)]
 
-    def _upload_rows(self, r0: int, r1: int) -> None:
-        vertices = vertex_rows(self.terrain, r0, r1)
-        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vbo)
-        offset = r0 * self.terrain.columns * VERTEX_FLOATS * 4
-        GL.glBufferSubData(GL.GL_ARRAY_BUFFER, offset, vertices.nbytes, vertices)
+    def _upload(self, key: tuple[int, int]) -> None:
+        (r0, r1), (c0, c1) = self._rows[key[0]], self._cols[key[1]]
+        vertices = vertex_block(self.terrain, r0, r1, c0, c1)
+        if key not in self._vao:
+            vao, vbo = int(GL.glGenVertexArrays(1)), int(GL.glGenBuffers(1))
+            self._vao[key], self._vbo[key] = vao, vbo
+            GL.glBindVertexArray(vao)
+            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, vbo)
+            GL.glBufferData(GL.GL_ARRAY_BUFFER, vertices.nbytes, vertices, GL.GL_DYNAMIC_DRAW)
+            stride = VERTEX_FLOATS * 4
+            for location, offset in ((0, 0), (1, 12), (2, 24)):
+                GL.glEnableVertexAttribArray(location)
+                GL.glVertexAttribPointer(location, 3, GL.GL_FLOAT, GL.GL_FALSE, stride,
+                                         ctypes.c_void_p(offset))
+            GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, self._indices(r1 - r0, c1 - c0)[0])
+            GL.glBindVertexArray(0)
+        else:
+            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vbo[key])
+            GL.glBufferSubData(GL.GL_ARRAY_BUFFER, 0, vertices.nbytes, vertices)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
-        self._dirty_rows = None
+        self.uploads[key] = self.uploads.get(key, 0) + 1
+
+    def _chunk_box(self, key: tuple[int, int]) -> tuple[tuple, tuple]:
+        x0, z0 = self.terrain.origin
+        s = self.terrain.spacing
+        (r0, r1), (c0, c1) = self._rows[key[0]], self._cols[key[1]]
+        block = self.terrain.heights[r0:r1, c0:c1]
+        return ((x0 + c0 * s, float(np.nanmin(block)), z0 + r0 * s),
+                (x0 + (c1 - 1) * s, float(np.nanmax(block)), z0 + (r1 - 1) * s))
+
+    def _bounds(self, changed: list[tuple[int, int]]) -> None:
+        for key in changed:
+            self._boxes[key] = self._chunk_box(key)
+        self._order = sorted(self._vao)
+        self._lo = np.array([self._boxes[k][0] for k in self._order], np.float64).reshape(-1, 3)
+        self._hi = np.array([self._boxes[k][1] for k in self._order], np.float64).reshape(-1, 3)
+
+    def _sync(self, frame: FrameContext) -> None:
+        if self._rebuild:
+            keys = [(i, j) for i in range(len(self._rows)) for j in range(len(self._cols))]
+            self._dirty.clear()
+            self._rebuild = False
+        elif self._dirty:
+            keys = sorted(self._dirty)
+            self._dirty.clear()
+        else:
+            return
+        for key in keys:
+            self._upload(key)
+        frame.stats.count_upload("terrain chunks", len(keys))
+        self._bounds(keys)
 
     def draw(self, frame: FrameContext) -> None:
         if self.program is None:
             self.initialize()
-        if self._rebuild:
-            self._upload_all()
-        elif self._dirty_rows is not None:
-            self._upload_rows(*self._dirty_rows)
+        self._sync(frame)
+        shown = boxes_in_frustum(self._lo, self._hi, frustum_planes(frame.view_projection))
+        self.visible = [k for k, s in zip(self._order, shown, strict=True) if s]
         p = self.program
         p.use()
         p.set_uniform("u_view_projection", frame.view_projection)
@@ -92,8 +152,10 @@ class TerrainRenderer(Renderer):
         p.set_uniform("u_fog_color", FOG_COLOUR)
         sx, sz = self.terrain.size
         p.set_uniform("u_fog_distance", float(max(sx, sz) * 3.0 + frame.camera.distance))
-        GL.glBindVertexArray(self._vao)
-        GL.glDrawElements(GL.GL_TRIANGLES, self._index_count, GL.GL_UNSIGNED_INT, None)
+        for key in self.visible:
+            (r0, r1), (c0, c1) = self._rows[key[0]], self._cols[key[1]]
+            GL.glBindVertexArray(self._vao[key])
+            GL.glDrawElements(GL.GL_TRIANGLES, self._indices(r1 - r0, c1 - c0)[1], GL.GL_UNSIGNED_INT, None)
         GL.glBindVertexArray(0)
 
     def release(self) -> None:
@@ -105,9 +167,15 @@ class TerrainRenderer(Renderer):
             self.program.delete()
             self.program = None
         if self._vao:
-            GL.glDeleteVertexArrays(1, [self._vao])
-            GL.glDeleteBuffers(2, [self._vbo, self._ebo])
-            self._vao = self._vbo = self._ebo = 0
+            GL.glDeleteVertexArrays(len(self._vao), list(self._vao.values()))
+            GL.glDeleteBuffers(len(self._vbo), list(self._vbo.values()))
+        if self._ebo:
+            GL.glDeleteBuffers(len(self._ebo), [b for b, _ in self._ebo.values()])
+        self._vao.clear()
+        self._vbo.clear()
+        self._ebo.clear()
+        self._order = []
+        self._rebuild = True
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         x0, z0, x1, z1 = self.terrain.bounds()

@@ -45,3 +45,21 @@ def test_layer_colours_blend_by_weight_and_show_bare_ground() -> None:
     np.testing.assert_allclose(c[0, 2], BARE_COLOUR)
     np.testing.assert_allclose(c[1, 1], BARE_COLOUR)
     np.testing.assert_allclose(c[1, 2], [0.5, 0, 0.5])  # over-painted: normalised
+
+
+def test_blocks_built_alone_equal_the_same_part_of_the_full_mesh() -> None:
+    from rendering.terrain_mesh import vertex_block
+
+    t = make_small_scene().terrain
+    full = vertex_rows(t).reshape(t.rows, t.columns, -1)
+    for r0, r1, c0, c1 in ((0, 5, 0, 7), (3, 20, 10, 41), (t.rows - 1, t.rows, t.columns - 1, t.columns)):
+        part = vertex_block(t, r0, r1, c0, c1).reshape(r1 - r0, c1 - c0, -1)
+        np.testing.assert_array_equal(part, full[r0:r1, c0:c1])
+
+
+def test_chunk_ranges_share_their_edge_samples() -> None:
+    from rendering.terrain_renderer import chunk_ranges
+
+    assert chunk_ranges(129, 64) == [(0, 65), (64, 129)]
+    assert chunk_ranges(130, 64) == [(0, 65), (64, 129), (128, 130)]
+    assert chunk_ranges(2, 64) == [(0, 2)]
