@@ -1,0 +1,43 @@
+"""The stroke sentence: counts per reason with the numbers behind them, from a real scatter."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from model.foliage import FoliageScatter, FoliageType, FoliageVolume, LayerFilter, Palette, Refusal, Stamp
+from model.foliage.report import reason_lines, stroke_sentence
+from model.terrain import Terrain
+
+
+def ramp() -> Terrain:
+    """Flat for x < 0, a 45° ramp for x > 0."""
+    z, x = np.mgrid[0:81, 0:81].astype(np.float64)
+    heights = np.where(x > 40, (x - 40) * 2.0, 0.0)
+    terrain = Terrain(heights.astype(np.float32), 2.0, (-80.0, -80.0))
+    terrain.add_layer("meadow", (0, 200, 0), np.full((81, 81), 255, np.uint8))
+    return terrain
+
+
+def test_sentence_counts_agree_with_the_result_and_name_the_band() -> None:
+    terrain = ramp()
+    palette = Palette([FoliageType("pine", density=20.0, slope=(0.0, 30.0), altitude=(-1.0, 30.0))])
+    volume = FoliageVolume(palette)
+    result = FoliageScatter(terrain, volume).paint(["pine"], Stamp((0.0, 0.0), 30.0, 0.3, 1.0, 4, 0))
+    counts = result.counts
+    assert counts[Refusal.SLOPE] > 0 and result.placed > 0
+    text = stroke_sentence(result, terrain, palette)
+    assert text.startswith(f"{result.candidates} candidates: ") and text.endswith(f"{result.placed} placed")
+    assert f"{counts[Refusal.SLOPE]} too steep (slope 45° > 30°)" in text
+    lines = {line.reason: line for line in reason_lines(result, terrain, palette)}
+    assert [lines[r].count for r in Refusal] == [counts[r] for r in Refusal]
+    xz = lines[Refusal.SLOPE].xz
+    assert len(xz) == counts[Refusal.SLOPE] and (xz[:, 0] > 0).all()  # every steep candidate is on the ramp
+
+
+def test_a_missing_layer_says_so_by_name() -> None:
+    terrain = ramp()
+    palette = Palette([FoliageType("moss", density=5.0, layer=LayerFilter("wet", 0.5))])
+    result = FoliageScatter(terrain, FoliageVolume(palette)).paint(["moss"], Stamp((-40.0, 0.0), 10.0))
+    text = stroke_sentence(result, terrain, palette)
+    assert f"{result.candidates} layer 'wet' missing (no terrain layer has that name)" in text
+    assert text.endswith("Missing layer: 'wet' (needed by moss)")
