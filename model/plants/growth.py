@@ -343,7 +343,7 @@ class Grower:
             tried_total += pidx.size
             if boxes is None and tried_total * self._neighbourhood.size > neighbours.size:
                 boxes = self._box_counts(neighbours, present)  # cheaper from here on
-            ty = self._choose_types(neighbours, present, pidx, rng, boxes)
+            ty = self._choose_types(neighbours, present, pidx, tile, rng, boxes)
             ok = (ty != 0) & t.known[ty]
             if cap_count is not None:
                 ok &= ~((t.max_amount[ty] > 0) & (cap_count[cube, ty] > t.max_amount[ty]))
@@ -394,7 +394,7 @@ class Grower:
         first[tile[idx]] = -1  # the map is kept all -1 between uses
         return out
 
-    def _choose_types(self, neighbours: np.ndarray, present: np.ndarray, pidx: np.ndarray,
+    def _choose_types(self, neighbours: np.ndarray, present: np.ndarray, pidx: np.ndarray, tile: np.ndarray,
                       rng: np.random.Generator, boxes: dict[int, np.ndarray] | None = None) -> np.ndarray:
         """The species a spawn attempt picks from its 9×9 neighbourhood (0 = none).
 
@@ -410,7 +410,7 @@ class Grower:
         has = np.zeros(n, bool)
         if present.size:
             if boxes is not None:
-                counts = np.stack([boxes[int(k)][pidx] for k in present], axis=1)
+                counts = np.stack([boxes[int(k)][tile] for k in present], axis=1)
             else:
                 window = neighbours[pidx[:, None] + self._neighbourhood[None, :]]
                 counts = np.stack([np.count_nonzero(window == k, axis=1) for k in present], axis=1)
@@ -477,7 +477,7 @@ class Grower:
                 lonely_ok |= a
         if present.size == 0:
             return np.broadcast_to(~np.asarray(lonely_ok), (h, w)).copy()
-        counts = {int(k): inner(boxes[int(k)]) for k in present}
+        counts = {int(k): boxes[int(k)].reshape(h, w) for k in present}
         last = int(present[-1])
         best = counts[last].copy()
         ruling_ok = np.ones((h, w), bool) if allowed[last] is None else allowed[last].copy()
@@ -499,21 +499,13 @@ class Grower:
         return np.where(best > 0, stuck, ~lonely_ok)
 
     def _box_counts(self, neighbours: np.ndarray, present: np.ndarray) -> dict[int, np.ndarray]:
-        """For each type, the number of that type in the 9×9 square around every padded tile."""
-        grid = neighbours.reshape(-1, self.stride)
-        r = NEIGHBOUR_RADIUS
+        """For each type, how many of it stand in the 9×9 square around every zone tile (flat, y * w + x)."""
+        m, r, h, w = self.margin, NEIGHBOUR_RADIUS, self.h, self.w
+        around = neighbours.reshape(-1, self.stride)[m - r: m + h + r, m - r: m + w + r]
         out = {}
         for k in present:
-            one = (grid == k).view(np.uint8)
-            rows = one[:, : one.shape[1] - 2 * r].copy()  # uint8 holds any 9×9 count (≤ 81)
-            for i in range(1, 2 * r + 1):
-                rows += one[:, i: one.shape[1] - 2 * r + i]
-            box = rows[: rows.shape[0] - 2 * r].copy()
-            for i in range(1, 2 * r + 1):
-                box += rows[i: rows.shape[0] - 2 * r + i]
-            full = np.zeros_like(grid)
-            full[r: grid.shape[0] - r, r: grid.shape[1] - r] = box
-            out[int(k)] = full.reshape(-1)
+            one = (around == k).view(np.uint8)  # uint8 holds any 9×9 count (at most 81)
+            out[int(k)] = _run_sums(_run_sums(one, 2 * r + 1, 1), 2 * r + 1, 0).reshape(-1)
         return out
 
     def _offsets_of(self, kd: int, skip_self: bool) -> np.ndarray:
@@ -666,6 +658,28 @@ class Grower:
         keep = (v["type"][idx] | v["state"][idx] | v["time"][idx] | v["health"][idx] | v["material"][idx]
                 | (v["flags"][idx] & PLANT)) != 0
         self.live = idx[keep]
+
+
+def _run_sums(a: np.ndarray, n: int, axis: int) -> np.ndarray:
+    """Sums of `n` consecutive entries along `axis` (which shrinks by n - 1), built by doubling."""
+    def part(x: np.ndarray, start: int, stop: int) -> np.ndarray:
+        return x[start:stop] if axis == 0 else x[:, start:stop]
+
+    length = a.shape[axis] - n + 1
+    total: np.ndarray | None = None
+    power, size, start = a, 1, 0  # power: sums of `size` consecutive entries
+    while n:
+        if n & 1:
+            piece = part(power, start, start + length)
+            total = piece.copy() if total is None else total + piece
+            start += size
+        n >>= 1
+        if n:
+            end = power.shape[axis]
+            power = part(power, 0, end - size) + part(power, size, end)
+            size *= 2
+    assert total is not None
+    return total
 
 
 def _mark_reach(reach: np.ndarray, pidx: np.ndarray, offsets: np.ndarray) -> None:

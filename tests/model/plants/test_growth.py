@@ -284,3 +284,19 @@ def test_growing_a_zone_round_trips_its_layers(rules: dict, tmp_path: Path) -> N
     write_zone(grown, tmp_path)
     again = read_zone(tmp_path, 3)
     assert np.array_equal(again.plants, grown.plants) and np.array_equal(again.blocks, grown.blocks)
+
+
+def test_box_counts_match_a_plain_count_of_each_9x9_square(rules: dict) -> None:
+    from model.plants.growth import Grower
+
+    rng = np.random.default_rng(2)
+    f = flat_field(40)
+    f.type[...] = rng.choice([0, 0, 1, 5, 7], (40, 40))
+    g = Grower(f, RuleTables(rules))
+    boxes = g._box_counts(g._padded(f.type), np.array([1, 5, 7]))
+    for k in (1, 5, 7):
+        plain = np.zeros((40, 40), int)
+        for y in range(40):
+            for x in range(40):
+                plain[y, x] = (f.type[max(0, y - 4):y + 5, max(0, x - 4):x + 5] == k).sum()
+        assert np.array_equal(boxes[k].reshape(40, 40), plain)
