@@ -19,7 +19,7 @@ from rendering.renderer import FrameContext, Renderer
 VERTEX_FLOATS = 8  # x y z, r g b a, point size
 CIRCLE_SEGMENTS = 96
 LIFT = 0.08  # metres above the ground, so draped lines do not sink into it
-MAX_GRID_LINES = 400
+GRID_REACH_CELLS = 16  # grid lines drawn this many cells either side of the camera target
 MAX_BOXES = 4000
 
 # Refusal code (model.foliage.Refusal) → marker colour.
@@ -256,7 +256,7 @@ class Overlays:
         self.terrain = None
         self.volume_source: Callable[[], object] = lambda: None  # the open scene's foliage volume
         self.chunk_boxes: Callable[[], np.ndarray] = lambda: np.empty((0, 2, 3))
-        self.grid_center: np.ndarray | None = None  # None: the terrain's centre
+        self.grid_center: np.ndarray | None = None  # the camera target while drawn; None: the centre
 
     @property
     def volume(self):
@@ -283,6 +283,17 @@ class Overlays:
         t = self.terrain
         return None if t is None else t.height_at
 
+    def _on_ground(self, point) -> np.ndarray | None:
+        """`point` dropped onto the terrain (the camera target may hang in the air)."""
+        if point is None:
+            return None
+        p = np.asarray(point, np.float64).reshape(3).copy()
+        if self.terrain is not None:
+            g = float(self.terrain.height_at(p[0], p[2]))
+            if np.isfinite(g):
+                p[1] = g
+        return p
+
     def grid_segments(self) -> np.ndarray:
         """Foliage cell boundaries draped on the terrain, around `grid_center`."""
         t = self.terrain
@@ -291,12 +302,12 @@ class Overlays:
         cell = self.volume.cell_size if self.volume is not None else 32.0
         x0, z0, x1, z1 = t.bounds()
         c = self.grid_center if self.grid_center is not None else np.array([(x0 + x1) / 2, 0, (z0 + z1) / 2])
-        half = MAX_GRID_LINES // 4 * cell
+        half = GRID_REACH_CELLS * cell
         gx0, gx1 = max(x0, c[0] - half), min(x1, c[0] + half)
         gz0, gz1 = max(z0, c[2] - half), min(z1, c[2] + half)
         if gx0 >= gx1 or gz0 >= gz1:
             return np.empty((0, 2, 3))
-        step = t.spacing
+        step = max(t.spacing, cell / 16.0)  # draped finely enough, without a segment per sample
         out = []
         xs = np.arange(np.ceil(gx0 / cell), np.floor(gx1 / cell) + 1) * cell
         zs = np.arange(np.ceil(gz0 / cell), np.floor(gz1 / cell) + 1) * cell
@@ -345,7 +356,7 @@ class Overlays:
                 edges = box_segments(boxes[:, 0], boxes[:, 1]).reshape(-1, 3)
                 tested.append(vertices(edges, CHUNK_COLOUR, 1.0))
         if self.show_collision:
-            probe = self.probe if self.probe is not None else camera_target
+            probe = self.probe if self.probe is not None else self._on_ground(camera_target)
             if probe is not None:
                 tested.append(vertices(self.collision_segments(probe).reshape(-1, 3), BODY_COLOUR, 1.0))
                 points.append(vertices(np.asarray(probe).reshape(1, 3), PROBE_COLOUR, 10.0))
@@ -421,9 +432,13 @@ class OverlayRenderer(Renderer):
 
     def _upload(self, frame: FrameContext) -> None:
         o = self.overlays
-        target = tuple(np.round(frame.camera.target, 3)) if o.show_collision and o.probe is None else None
+        # the collision probe and the grid follow the camera target: rebuild when it moves
+        follow = (o.show_collision and o.probe is None) or o.show_grid
+        target = tuple(np.round(frame.camera.target, 2)) if follow else None
         if self._built_version == o.version and self._built_target == target:
             return
+        if o.show_grid:
+            o.grid_center = np.asarray(frame.camera.target, np.float64)
         tested, on_top, points = o.build(frame.camera.target)
         data = np.concatenate([tested, on_top, points]) if (len(tested) + len(on_top) + len(points)) else \
             np.zeros((1, VERTEX_FLOATS), np.float32)
