@@ -257,6 +257,7 @@ class Overlays:
         self.volume_source: Callable[[], object] = lambda: None  # the open scene's foliage volume
         self.chunk_boxes: Callable[[], np.ndarray] = lambda: np.empty((0, 2, 3))
         self.grid_center: np.ndarray | None = None  # the camera target while drawn; None: the centre
+        self.toggle_listeners: list[Callable[[str, bool], None]] = []  # e.g. the View menu's checkmarks
 
     @property
     def volume(self):
@@ -273,6 +274,8 @@ class Overlays:
         if getattr(self, name) != bool(on):
             setattr(self, name, bool(on))
             self._changed()
+            for listener in list(self.toggle_listeners):
+                listener(name, bool(on))
 
     def set_probe(self, point) -> None:
         self.probe = None if point is None else np.asarray(point, np.float64).reshape(3).copy()

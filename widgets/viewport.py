@@ -566,6 +566,14 @@ def install_view_actions(main_window) -> dict[str, QAction]:
         view_menu.addMenu(overlay_menu)
     for key, action in added.items():
         main_window.actions_by_key[key] = action
+    by_toggle = {toggle: added[key] for key, _, toggle, _, _ in OVERLAY_ACTIONS if toggle is not None}
+
+    def follow(name: str, on: bool) -> None:  # a tool switched an overlay: keep the checkmark true
+        action = by_toggle.get(name)
+        if action is not None and action.isChecked() != on:
+            action.setChecked(on)
+
+    viewport.overlays.toggle_listeners.append(follow)
     main_window.overlay_menu = overlay_menu
     return added
 

@@ -152,6 +152,8 @@ def test_view_menu_toggles_the_overlays(main_window, qtbot) -> None:
     assert not ov.show_refusals
     main_window.actions_by_key["frame_stats"].setChecked(True)
     assert main_window.viewport.stats_visible()
+    ov.set_toggle("show_grid", False)  # switched by a tool: the menu follows
+    assert not main_window.actions_by_key["cell_grid"].isChecked()
 
 
 def test_grid_overlay_draws_lines_on_the_terrain(viewport, qtbot) -> None:
