@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QToolBar,
     QToolButton,
     QVBoxLayout,
@@ -50,6 +51,15 @@ GIZMO_SHORTCUTS = {"move": "M", "rotate": "O", "scale": "U"}
 SELECTION_COLOUR = (1.0, 0.85, 0.1, 1.0)
 NO_STROKE = "No stroke yet: paint, fill or place one to see what the brush decided."
 MAX_SELECTION_MARKERS = 20_000  # beyond this the markers would cost more than they tell
+
+
+def scrolling(widget: QWidget) -> QScrollArea:
+    """`widget` in a frameless scroll area, so a dock never forces the window taller."""
+    area = QScrollArea()
+    area.setWidget(widget)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    return area
 
 
 def confirm_remove(parent, name: str, count: int) -> bool:
@@ -83,8 +93,10 @@ class FoliageEditor(QObject):
         self.viewport.add_renderer(self.gizmo_renderer)
 
         self.palette_panel = main_window.set_panel("palette", PalettePanel())
-        self.refusal_panel = main_window.set_panel("refusals", RefusalPanel())
-        self.settings_panel = main_window.set_panel("tool_settings", self._build_settings_panel())
+        self.refusal_panel = RefusalPanel()
+        main_window.set_panel("refusals", scrolling(self.refusal_panel))
+        self.settings_panel = self._build_settings_panel()
+        main_window.set_panel("tool_settings", scrolling(self.settings_panel))
         self.collision_panel: CollisionPanel | None = None  # Tools ▸ Collision View creates it
         self.readout = StatusReadout()
         main_window.statusBar().addPermanentWidget(self.readout)

@@ -65,8 +65,11 @@ class RefusalPanel(QWidget):
             if reason is not None:
                 rgb = ",".join(str(int(c * 255)) for c in REASON_COLOURS[reason][:3])
                 bar.setStyleSheet(f"QProgressBar::chunk {{ background: rgb({rgb}) }}")
-            grid.addWidget(button, i, 0)
-            grid.addWidget(bar, i, 1)
+            bar.setMaximumHeight(16)
+            bar.setTextVisible(True)
+            row, col = i % 4, 2 * (i // 4)  # two columns of reasons keep the dock short
+            grid.addWidget(button, row, col)
+            grid.addWidget(bar, row, col + 1)
             self.buttons[reason] = button
             self.bars[reason] = bar
         layout = QVBoxLayout(self)
