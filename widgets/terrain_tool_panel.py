@@ -1,13 +1,10 @@
-"""Terrain tool settings: tool buttons, the shared brush (radius, strength, falloff, curve), tool options."""
+"""Terrain tool settings: tool buttons, the shared brush panel, Raise/Noise amount and the noise seed."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
-    QComboBox,
     QDoubleSpinBox,
     QFormLayout,
     QGridLayout,
@@ -18,7 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model.brush import MAX_RADIUS, MIN_RADIUS, Brush, FalloffCurve
+from model.brush import Brush
+from widgets.brush_panel import BrushPanel
 
 
 class TerrainToolPanel(QWidget):
@@ -40,22 +38,11 @@ class TerrainToolPanel(QWidget):
             button.setToolButtonStyle(button.toolButtonStyle().ToolButtonTextOnly)
             grid.addWidget(button, i // 3, i % 3)
 
-        self.radius = QDoubleSpinBox(self)
-        self.radius.setRange(MIN_RADIUS, MAX_RADIUS)
-        self.radius.setDecimals(2)
-        self.radius.setSuffix(" m")
-        self.radius.setToolTip("Brush radius in metres — [ and ] resize it")
-        self.strength = QDoubleSpinBox(self)
-        self.strength.setRange(0.0, 1.0)
-        self.strength.setSingleStep(0.05)
-        self.strength.setToolTip("How much each stamp does — Shift+[ and Shift+] change it")
-        self.falloff = QDoubleSpinBox(self)
-        self.falloff.setRange(0.0, 1.0)
-        self.falloff.setSingleStep(0.05)
-        self.falloff.setToolTip("Share of the radius over which the brush fades out (0: hard edge)")
-        self.curve = QComboBox(self)
-        self.curve.addItems([c.value for c in FalloffCurve])
-        self.curve.setToolTip("Shape of the fade from the brush's core to its rim")
+        # The brush is the one every tool shares: the same panel the foliage tools show.
+        self.brush_panel = BrushPanel(self._brush, self)
+        self.brush_panel.brush_edited.connect(self._edited)
+        self.radius, self.strength = self.brush_panel.radius, self.brush_panel.strength
+        self.falloff, self.curve = self.brush_panel.falloff, self.brush_panel.curve
         self.amount = QDoubleSpinBox(self)
         self.amount.setRange(0.05, 20.0)
         self.amount.setValue(1.0)
@@ -67,24 +54,17 @@ class TerrainToolPanel(QWidget):
         self.seed.setToolTip("Noise seed: the same seed lays the same bumps")
 
         form = QFormLayout()
-        form.addRow("Radius", self.radius)
-        form.addRow("Strength", self.strength)
-        form.addRow("Falloff", self.falloff)
-        form.addRow("Curve", self.curve)
         form.addRow("Amount", self.amount)
         form.addRow("Noise seed", self.seed)
         layout = QVBoxLayout(self)
         layout.addLayout(grid)
+        layout.addWidget(self.brush_panel)
         layout.addLayout(form)
         hint = QLabel("Left drag: apply · Ctrl: lower / erase · [ ]: radius · Shift+[ ]: strength", self)
         hint.setWordWrap(True)
         hint.setEnabled(False)
         layout.addWidget(hint)
         layout.addStretch(1)
-        self.set_brush(self._brush)
-        for box in (self.radius, self.strength, self.falloff):
-            box.valueChanged.connect(self._edited)
-        self.curve.currentIndexChanged.connect(self._edited)
         self.amount.valueChanged.connect(self.amount_edited.emit)
         self.seed.valueChanged.connect(self.seed_edited.emit)
 
@@ -94,22 +74,9 @@ class TerrainToolPanel(QWidget):
     def set_brush(self, brush: Brush) -> None:
         """Show `brush` without emitting `brush_edited`."""
         self._brush = brush
-        widgets = (self.radius, self.strength, self.falloff, self.curve)
-        for w in widgets:
-            w.blockSignals(True)
-        self.radius.setValue(brush.radius)
-        self.strength.setValue(brush.strength)
-        self.falloff.setValue(brush.falloff)
-        self.curve.setCurrentText(brush.curve.value)
-        for w in widgets:
-            w.blockSignals(False)
+        self.brush_panel.set_brush(brush)
 
-    def _edited(self, *_args) -> None:
-        try:
-            brush = replace(self._brush, radius=self.radius.value(), strength=self.strength.value(),
-                            falloff=self.falloff.value(), curve=FalloffCurve(self.curve.currentText()))
-        except ValueError:
-            return
+    def _edited(self, brush: Brush) -> None:
         if brush != self._brush:
             self._brush = brush
             self.brush_edited.emit(brush)
