@@ -56,12 +56,20 @@ class GrassRenderer(Renderer):
         self._layers_dirty: dict[str, tuple[int, int, int, int]] = {}
         self._all_dirty = True
         self.drawn: dict[str, int] = {}  # candidates submitted per type in the last frame
-        t = self.terrain
-        t.heights_changed.connect(self._on_heights)
-        t.layer_weights_changed.connect(self._on_weights)
-        t.layers_changed.connect(self._on_layers)
+        self._subscribed = False
+        self._subscribe()
 
     # ---- model events --------------------------------------------------------------------------
+    def _subscribe(self) -> None:
+        """Follow the terrain's edits; after a release (context lost) the next draw subscribes again."""
+        if not self._subscribed:
+            t = self.terrain
+            t.heights_changed.connect(self._on_heights)
+            t.layer_weights_changed.connect(self._on_weights)
+            t.layers_changed.connect(self._on_layers)
+            self._subscribed = True
+            self._all_dirty = True
+
     def _rect(self, rows: slice, cols: slice | None) -> tuple[int, int, int, int]:
         r0, r1, _ = rows.indices(self.terrain.rows)
         c0, c1, _ = (cols if cols is not None else slice(None)).indices(self.terrain.columns)
@@ -241,6 +249,7 @@ class GrassRenderer(Renderer):
     def draw(self, frame: FrameContext) -> None:
         if self.program is None:
             self.initialize()
+        self._subscribe()
         types = self.derived_types()
         self.drawn = {}
         if not types:
@@ -336,6 +345,7 @@ class GrassRenderer(Renderer):
         t.heights_changed.disconnect(self._on_heights)
         t.layer_weights_changed.disconnect(self._on_weights)
         t.layers_changed.disconnect(self._on_layers)
+        self._subscribed = False
         if self.program is not None:
             self.program.delete()
             self.program = None

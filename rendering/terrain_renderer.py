@@ -47,11 +47,20 @@ class TerrainRenderer(Renderer):
         self._boxes: dict[tuple[int, int], tuple[tuple, tuple]] = {}
         self.uploads: dict[tuple[int, int], int] = {}
         self.visible: list[tuple[int, int]] = []
-        terrain.heights_changed.connect(self._on_rows_changed)
-        terrain.layer_weights_changed.connect(self._on_layer_changed)
-        terrain.layers_changed.connect(self._on_layers_changed)
+        self._subscribed = False
+        self._subscribe()
 
     # ---- model events -----------------------------------------------------------------
+    def _subscribe(self) -> None:
+        """Follow the terrain's edits; after a release (context lost) the next draw subscribes again."""
+        if not self._subscribed:
+            t = self.terrain
+            t.heights_changed.connect(self._on_rows_changed)
+            t.layer_weights_changed.connect(self._on_layer_changed)
+            t.layers_changed.connect(self._on_layers_changed)
+            self._subscribed = True
+            self._rebuild = True
+
     @staticmethod
     def _touching(ranges: list[tuple[int, int]], a: int, b: int) -> list[int]:
         return [i for i, (s, e) in enumerate(ranges) if s < b and a < e]
@@ -141,6 +150,7 @@ class TerrainRenderer(Renderer):
     def draw(self, frame: FrameContext) -> None:
         if self.program is None:
             self.initialize()
+        self._subscribe()
         self._sync(frame)
         shown = boxes_in_frustum(self._lo, self._hi, frustum_planes(frame.view_projection))
         self.visible = [k for k, s in zip(self._order, shown, strict=True) if s]
@@ -163,6 +173,7 @@ class TerrainRenderer(Renderer):
         t.heights_changed.disconnect(self._on_rows_changed)
         t.layer_weights_changed.disconnect(self._on_layer_changed)
         t.layers_changed.disconnect(self._on_layers_changed)
+        self._subscribed = False
         if self.program is not None:
             self.program.delete()
             self.program = None

@@ -57,3 +57,29 @@ def test_terrain_chunks_out_of_view_are_not_drawn(viewport, qtbot) -> None:
     render(viewport, qtbot)
     visible = viewport.terrain_renderer.visible
     assert 1 <= len(visible) <= 4 and (0, 0) in visible
+
+
+def test_after_the_context_is_recreated_edits_are_still_followed(viewport, qtbot) -> None:
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    from tests.widgets.test_viewport import is_sky
+
+    scene = wavy()
+    viewport.set_scene(scene)
+    render(viewport, qtbot)
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    QVBoxLayout(holder).addWidget(viewport)  # a new top-level window: the GL context is made anew
+    holder.resize(320, 240)
+    holder.show()
+    qtbot.waitExposed(holder)
+    before = render(viewport, qtbot).astype(int)
+    assert not is_sky(before).all()
+    assert min(viewport.terrain_renderer.uploads.values()) == 2  # rebuilt in the new context
+    t = scene.terrain
+    t.layers[1].weights[:] = 255  # paint everything red
+    t.layer_weights_changed.emit(1, slice(0, t.rows), slice(0, t.columns))
+    after = render(viewport, qtbot).astype(int)
+    ground = ~is_sky(after)
+    assert (after[..., 0] - before[..., 0])[ground].mean() > 20
+    viewport.setParent(None)  # hand it back to the fixture, which closes it
