@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from app.foliage_commands import AddTypeCommand, RemoveTypeCommand, SetTypeCommand
 from app.foliage_tools import FoliageToolset
 from app.gizmo import COLOURS
-from app.tools import host_of
+from app.tools import Tool, host_of
 from model.errors import FormatError
 from model.foliage.edits import selection_records, unique_name
 from model.foliage.foliage_type import NAME_FILTER, FoliageType, load_foliage_type
@@ -51,6 +51,22 @@ GIZMO_SHORTCUTS = {"move": "M", "rotate": "O", "scale": "U"}
 SELECTION_COLOUR = (1.0, 0.85, 0.1, 1.0)
 NO_STROKE = "No stroke yet: paint, fill or place one to see what the brush decided."
 MAX_SELECTION_MARKERS = 20_000  # beyond this the markers would cost more than they tell
+
+
+class ProbeTool(Tool):
+    """One click on the ground places the Collision view's probe."""
+
+    tool_key, title = "probe", "Place Probe"
+    tooltip = "Click the ground to put the collision probe there"
+    hint = "Place Probe: click the ground where a player or projectile would be"
+
+    def __init__(self, placed: Callable[[tuple[float, float, float]], None]) -> None:
+        self.placed = placed
+        self.host = None
+
+    def press(self, pos, modifiers) -> None:
+        if pos is not None and self.host is not None:
+            self.placed((pos[0], float(self.host.terrain.height_at(*pos)), pos[1]))
 
 
 def scrolling(widget: QWidget) -> QScrollArea:
@@ -89,6 +105,9 @@ class FoliageEditor(QObject):
         self._seed(self.document.scene)
         self.toolset = FoliageToolset(self.host, self)
         self.gizmo = self.toolset.gizmo
+        self.probe_tool = ProbeTool(self._probe_placed)
+        self.probe_tool.host = self.host
+        self.host.add_tool(self.probe_tool, "action_foliage_probe")
         self.gizmo_renderer = GizmoRenderer(self.gizmo.handles, COLOURS)
         self.viewport.add_renderer(self.gizmo_renderer)
 
@@ -175,8 +194,20 @@ class FoliageEditor(QObject):
             panel.set_volume(self._volume)
             panel.camera_requested.connect(lambda: panel.set_probe(self.viewport.camera.target))
             panel.probe_moved.connect(self._probe_moved)
+            panel.place_requested.connect(self._place_probe)
             panel.destroyed.connect(lambda *_: setattr(self, "collision_panel", None))
         return self.collision_panel
+
+    def _place_probe(self, on: bool) -> None:
+        if on:
+            self.host.activate(self.probe_tool)
+        elif self.host.active is self.probe_tool:
+            self.host.activate(None)
+
+    def _probe_placed(self, point) -> None:
+        if self.collision_panel is not None:
+            self.collision_panel.set_probe(point)
+            self.collision_panel.place.setChecked(False)
 
     def _probe_moved(self, point) -> None:
         overlays = getattr(self.viewport, "overlays", None)

@@ -127,6 +127,7 @@ class StrokeTool(FoliageTool):
 
     def deactivate(self) -> None:
         self.release(None, Qt.KeyboardModifier.NoModifier)
+        self.toolset.show_brush(None)
 
     def hover(self, pos, modifiers) -> None:
         self.toolset.show_brush(pos)

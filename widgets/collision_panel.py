@@ -28,6 +28,7 @@ class CollisionPanel(QWidget):
 
     probe_moved = Signal(object)  # (x, y, z) of the probe
     camera_requested = Signal()  # the editor answers with `set_probe(camera target)`
+    place_requested = Signal(bool)  # the next click in the viewport places the probe
     updated = Signal(object, object)  # added, removed addresses
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -43,6 +44,10 @@ class CollisionPanel(QWidget):
             box.setSuffix(" m")
             box.setKeyboardTracking(False)
             box.setToolTip(f"Probe {axis}: a physics-relevant point (a player, a projectile)")
+        self.place = QPushButton("Place by click", self)
+        self.place.setCheckable(True)
+        self.place.setToolTip("Click the ground in the viewport to put the probe there")
+        self.place.toggled.connect(self.place_requested)
         self.use_camera = QPushButton("Probe at camera", self)
         self.use_camera.setToolTip("Put the probe at the point the camera looks at, and update")
         self.update_button = QPushButton("Update", self)
@@ -59,6 +64,7 @@ class CollisionPanel(QWidget):
         form = QFormLayout()
         form.addRow("Probe", probe)
         buttons = QHBoxLayout()
+        buttons.addWidget(self.place)
         buttons.addWidget(self.use_camera)
         buttons.addWidget(self.update_button)
         layout = QVBoxLayout(self)
@@ -71,7 +77,11 @@ class CollisionPanel(QWidget):
         self.last: tuple[list[FoliageAddress], list[FoliageAddress]] = ([], [])
 
     def set_volume(self, volume) -> None:
+        if self.collision is not None:
+            self.collision.volume.changed.disconnect(self._on_chunks_changed)
         self.collision = FoliageCollision(volume) if volume is not None else None
+        if volume is not None:
+            volume.changed.connect(self._on_chunks_changed)
         self.last = ([], [])
         self.summary.setText("No update yet.")
         self.table.setRowCount(0)
@@ -85,6 +95,14 @@ class CollisionPanel(QWidget):
         self.probe_moved.emit(self.probe())
         if update:
             self.update_bodies()
+
+    def _on_chunks_changed(self, keys) -> None:
+        # Addresses in a changed chunk may now name other instances: those bodies are gone, and
+        # the next update gives bodies afresh to whatever is near.
+        if self.collision is None or not self.collision.active:
+            return
+        changed = set(keys)
+        self.collision.forget([a for a in self.collision.active if (a.cell, a.type) in changed])
 
     def forget(self, addresses) -> None:
         """After instances were removed: their addresses may now hold other instances."""

@@ -501,3 +501,22 @@ def test_collision_view_shows_bodies_near_the_probe(main_window, editor) -> None
     panel.set_probe((25.0, float(main_window.document.scene.terrain.height_at(25.0, 0.0)), 0.0))
     added, removed = panel.last
     assert len(removed) > 0 and "far" in panel.summary.text()
+    # Place by click: the next left click on the ground puts the probe there, then the tool lets go.
+    viewport = main_window.viewport
+    viewport.frame_all()
+    panel.place.click()
+    assert editor.host.active is editor.probe_tool
+    centre = QPoint(viewport.width() // 2, viewport.height() // 2)
+    press_drag_release(viewport, [centre])
+    hit = viewport.pick_terrain(centre.x(), centre.y())
+    np.testing.assert_allclose(panel.probe(), hit, atol=0.06)
+    assert editor.host.active is None and not panel.place.isChecked()
+    assert viewport.overlays.probe is not None and viewport.overlays.show_collision
+    # An erase changes chunks: their bodies are forgotten, and the next update gives them again.
+    bodies = set(panel.collision.active)
+    key = next(iter(bodies))
+    foliage.volume.remove({(key.cell, key.type): np.array([key.index])})
+    assert not any((a.cell, a.type) == (key.cell, key.type) for a in panel.collision.active)
+    panel.update_bodies()
+    added, removed = panel.last
+    assert removed == [] and len(panel.collision.active) == len(bodies) - 1
