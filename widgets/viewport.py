@@ -22,7 +22,9 @@ from model.foliage.volume import FoliageAddress
 from model.ray import ray_heightfield
 from model.scene import Scene
 from rendering.camera import OrbitCamera
+from rendering.foliage_renderer import FoliageRenderer
 from rendering.frame_stats import FrameStats
+from rendering.grass_renderer import GrassRenderer
 from rendering.overlays import OverlayRenderer, Overlays
 from rendering.picking import pick_instance
 from rendering.renderer import FrameContext, Renderer
@@ -71,8 +73,8 @@ class Viewport(QOpenGLWidget):
         self.camera = OrbitCamera()
         self.renderers: list[Renderer] = []
         self.terrain_renderer: TerrainRenderer | None = None
-        self.foliage_renderer = None
-        self.grass_renderer = None
+        self.foliage_renderer: FoliageRenderer | None = None
+        self.grass_renderer: GrassRenderer | None = None
         self.scene: Scene | None = None
         self.overlays = Overlays(self.update)
         self.overlays.chunk_boxes = self._chunk_boxes
@@ -100,7 +102,8 @@ class Viewport(QOpenGLWidget):
         self._last_pos = QPoint()
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMinimumSize(200, 150)
-        self.setToolTip("Right drag: orbit · Middle drag: pan · Wheel: zoom · F: frame all")
+        self.setToolTip("Right drag: orbit · Middle drag: pan · Wheel: zoom · Right button + W A S D: fly"
+                        " · F: frame all · Shift+F: focus selection")
 
     # ---- renderers --------------------------------------------------------------------
     def add_renderer(self, renderer: Renderer, index: int | None = None) -> None:
@@ -130,7 +133,8 @@ class Viewport(QOpenGLWidget):
             renderer.release()
 
     def set_scene(self, scene: Scene | None, frame: bool = True) -> None:
-        """Show `scene`'s terrain and foliage (replacing the previous ones) and, by default, frame it."""
+        """Show `scene`'s terrain and foliage (replacing the previous ones) and, by default, point the
+        camera at it (`frame_opening`)."""
         for attr in ("terrain_renderer", "foliage_renderer", "grass_renderer"):
             old = getattr(self, attr)
             if old is not None:
@@ -150,18 +154,10 @@ class Viewport(QOpenGLWidget):
             self._auto_frame = True
 
     def _add_foliage_renderers(self, scene: Scene) -> None:
-        """Stored foliage and derived grass renderers, once those modules are there."""
-        try:
-            from rendering.foliage_renderer import FoliageRenderer
-        except ImportError:
-            return
+        """Stored foliage and derived grass, right after the terrain."""
         self.foliage_renderer = FoliageRenderer(scene, on_error=self._report_later,
                                                 request_update=self.update)
         self.add_renderer(self.foliage_renderer, 1)
-        try:
-            from rendering.grass_renderer import GrassRenderer
-        except ImportError:
-            return
         self.grass_renderer = GrassRenderer(scene, request_update=self.update)
         self.add_renderer(self.grass_renderer, 2)
 
