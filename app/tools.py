@@ -301,9 +301,11 @@ class ToolHost(QObject):
         self.screen = event.position()
         self.modifiers = event.modifiers()
         if kind == QEvent.Type.MouseMove and not self.dragging:
+            if event.buttons():  # the viewport is orbiting or panning: no read-out to keep up
+                return False
             hit = self.ground_at(self.screen.x(), self.screen.y())
             self.cursor_moved.emit(hit)
-            if self.active is not None and not event.buttons():
+            if self.active is not None:
                 self.active.hover(None if hit is None else (hit[0], hit[2]), event.modifiers())
             return False
         if self.active is None:
