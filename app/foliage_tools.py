@@ -265,8 +265,8 @@ class FillTool(FoliageTool):
 
 
 class SelectTool(FoliageTool):
-    tool_key, title, shortcut, glyph, colour = "select", "Select", "Q", "S", "#5a5a9a"
-    tooltip = "Select instances: click, box or lasso drag; Shift adds, Ctrl removes; Delete removes them — Q"
+    tool_key, title, shortcut, glyph, colour = "select", "Select", "V", "S", "#5a5a9a"
+    tooltip = "Select instances: click, box or lasso drag; Shift adds, Ctrl removes; Delete removes them — V"
     hint = ("Select: click or drag (box or lasso) · Shift adds · Ctrl removes · "
             "drag a gizmo handle to transform")
     modes = ("box", "lasso")
