@@ -50,18 +50,24 @@ def ray_heightfield(terrain: Terrain, origin, direction, max_t: float = math.inf
         return None
     x0, z0, x1, z1 = terrain.bounds()
     h = terrain.heights
-    finite = np.isfinite(h)
-    if not finite.any():
-        return None
-    h_lo, h_hi = float(h[finite].min()), float(h[finite].max())
-    # No floor to the box: a ray coming in under the edge meets the terrain's side there.
-    span = _clip_to_box(o, d, np.array([x0, -np.inf, z0]), np.array([x1, h_hi + 1e-6, z1]))
+    # Clip to the ground plan only: scanning the whole grid for its height range would cost more
+    # than the walk along the ray on a large terrain.
+    span = _clip_to_box(o, d, np.array([x0, -np.inf, z0]), np.array([x1, np.inf, z1]))
     if span is None:
         return None
     t0, t1 = span
-    if d[1] < 0:  # below the lowest ground the ray is under the terrain already
-        t1 = max(t0, min(t1, (h_lo - 1.0 - o[1]) / d[1]))
-    if not math.isfinite(t1) or t0 > min(t1, max_t):
+    if not math.isfinite(t1):  # straight up or down: one cell, bounded by its lowest corner
+        ci = min(max(int(math.floor((o[0] - x0) / terrain.spacing)), 0), terrain.columns - 2)
+        cj = min(max(int(math.floor((o[2] - z0) / terrain.spacing)), 0), terrain.rows - 2)
+        low = float(np.nanmin(h[cj:cj + 2, ci:ci + 2])) if np.isfinite(h[cj:cj + 2, ci:ci + 2]).any() \
+            else math.nan
+        if d[1] >= 0 or not math.isfinite(low):
+            t1 = t0 if d[1] >= 0 else math.nan
+        else:
+            t1 = max(t0, (low - 1.0 - o[1]) / d[1])
+        if not math.isfinite(t1):
+            return None
+    if t0 > min(t1, max_t):
         return None
     t1 = min(t1, max_t)
     s = terrain.spacing
