@@ -520,3 +520,29 @@ def test_collision_view_shows_bodies_near_the_probe(main_window, editor) -> None
     panel.update_bodies()
     added, removed = panel.last
     assert removed == [] and len(panel.collision.active) == len(bodies) - 1
+
+
+def test_gizmo_ring_drag_turns_the_selection_about_up(main_window, editor) -> None:
+    scattered(main_window, 60)
+    volume = foliage_of(main_window.document.scene).volume
+    viewport = main_window.viewport
+    viewport.resize(600, 450)
+    viewport.camera.yaw, viewport.camera.pitch = 0.2, math.radians(70)
+    viewport.frame_all()
+    editor.toolset.activate("select")
+    editor.gizmo.set_mode("rotate")
+    editor.toolset.set_selection(volume.query_radius(0.0, 0.0, 10.0))
+    before = volume.at(editor.toolset.selection).copy()
+    ring = editor.gizmo.handles()["ring"]
+    pivot = ring[:, 0].mean(axis=0)
+    radius = float(np.linalg.norm(ring[0, 0] - pivot))
+    # From angle 0 on the ring round to a quarter turn (yaw sends +x to -z).
+    angles = np.linspace(0, math.pi / 2, 6)
+    path = [pivot + radius * np.array([math.cos(a), 0.0, -math.sin(a)]) for a in angles]
+    pixels = [QPoint(int(round(x)), int(round(y))) for x, y in viewport.world_to_screen(np.array(path))]
+    assert editor.gizmo.hit(pixels[0].x(), pixels[0].y()) == "ring"
+    press_drag_release(viewport, pixels)
+    after = volume.at(editor.toolset.selection)
+    turned = np.sort(after[:, 3]) - np.sort(before[:, 3])
+    np.testing.assert_allclose(turned, math.pi / 2, atol=math.radians(3))
+    assert main_window.document.undo_stack.text(0).startswith("Rotate")
