@@ -124,15 +124,19 @@ def rock() -> np.ndarray:
 
 
 def grass() -> np.ndarray:
-    """Three crossed blades, double-sided: 0.25 m wide, 0.5 m tall."""
+    """Three crossed blades (single triangles, lit from either side): 0.25 m wide, 0.5 m tall."""
     tris = []
     for k in range(3):
         a = k * np.pi / 3.0
         dx, dz = 0.22 * np.cos(a), 0.22 * np.sin(a)
         lean = 0.08 * np.array([np.sin(a + 1.0), 0.0, np.cos(a + 1.0)])
         left, right, tip = np.array([-dx, 0, -dz]), np.array([dx, 0, dz]), np.array([0, 0.5, 0]) + lean
-        tris += [[left, right, tip], [right, left, tip]]
-    return triangles(np.array(tris), BLADES)
+        tris.append([left, right, tip])
+    out = triangles(np.array(tris), BLADES)
+    # Blades lit like the ground they cover: normals bent up, or they go dark under a high sun.
+    n = out[:, 3:6] * 0.35 + np.array([0.0, 1.0, 0.0], np.float32)
+    out[:, 3:6] = n / np.linalg.norm(n, axis=1, keepdims=True)
+    return out
 
 
 BUILTIN = {"conifer": conifer, "broadleaf": broadleaf, "bush": bush, "rock": rock, "grass": grass}

@@ -21,7 +21,9 @@ float bayer(vec2 p) {
 void main() {
     if (v_fade < bayer(gl_FragCoord.xy)) discard;
     vec3 n = normalize(v_normal);
-    if (!gl_FrontFacing) n = -n;  // thin blades and open meshes are lit from either side
+    // Thin blades and open meshes are lit from either side: mirror the sideways part only, so a
+    // normal bent towards the sky stays up.
+    if (!gl_FrontFacing) n.xz = -n.xz;
     float diffuse = max(dot(n, u_light_direction), 0.0);
     float sky = 0.5 + 0.5 * n.y;
     vec3 ambient = mix(vec3(0.20, 0.19, 0.17), vec3(0.34, 0.37, 0.42), sky);

@@ -85,4 +85,4 @@ def test_missing_and_escaping_mesh_files(tmp_path) -> None:
         mesh_for("nothing.obj", tmp_path)
     with pytest.raises(FormatError, match="leaves the folder"):
         mesh_for("../outside.obj", tmp_path)
-    assert mesh_for("builtin:grass").triangles == 6
+    assert mesh_for("builtin:grass").triangles == 3
