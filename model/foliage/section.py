@@ -1,4 +1,9 @@
-"""The scene's foliage section: palette as TOML inside the manifest, instances in `<stem>.foliage.bin`.
+"""The scene's foliage section: palette as TOML inside the manifest, instances in a side file.
+
+The instance file is named by its checksum, `<stem>.foliage.<crc32>.bin`, like the terrain's side
+files, so an interrupted save leaves the previous manifest with the instance file it names; the
+stale one is removed once the new manifest is in place. Scenes saved with the older fixed name
+`<stem>.foliage.bin` still open, and that file is removed at their next save.
 
 Registered into `model.formats.scene_file` when `model.foliage` is imported. A scene carries its
 foliage as `scene.sections["foliage"]`, a `SceneFoliage` (use `foliage_of(scene)`).
@@ -11,7 +16,7 @@ from pathlib import Path
 
 from model.errors import FormatError
 from model.foliage.palette import Palette, palette_from_list, palette_to_list
-from model.foliage.store import SUFFIX, decode_store, encode_store, read_bytes
+from model.foliage.store import KIND, SUFFIX, encode_with_crc, load_store
 from model.foliage.volume import DEFAULT_CELL_SIZE, FoliageVolume
 from model.formats import scene_file
 from model.scene import Scene
@@ -54,14 +59,14 @@ def write_section(scene: Scene, manifest: Path, files: dict[Path, bytes]) -> dic
     foliage = scene.sections.get(KEY)
     if foliage is None:
         return None
-    data = encode_store(foliage.volume)
-    side = scene_file.side_path(manifest, SUFFIX)
-    files[side] = data
+    data, crc = encode_with_crc(foliage.volume)
+    side = scene_file.versioned_side_path(manifest, KIND, data, crc32=crc)
+    files[side] = memoryview(data)
     return {
         "cell_size": foliage.volume.cell_size,
         "instances": side.name,
         # the file's own trailing CRC-32 (a CRC over data that ends in its CRC is a constant)
-        "instances_crc32": f"{_trailing_crc(data):08x}",
+        "instances_crc32": f"{crc:08x}",
         "types": palette_to_list(foliage.palette),
     }
 
@@ -87,18 +92,19 @@ def read_section(scene: Scene, manifest: Path, doc: object) -> None:
         side = manifest.with_name(name)
         if not side.is_file():
             raise FormatError(side, None, f"missing foliage instance file (named in {manifest.name})")
-        data = read_bytes(side)
         crc = doc.get("instances_crc32")
-        if isinstance(crc, str) and f"{_trailing_crc(data):08x}" != crc.lower():
-            raise FormatError(side, None, "foliage instance file does not match the scene (checksum)")
-        decode_store(data, volume, side)
+        expect = None
+        if isinstance(crc, str):
+            try:
+                expect = int(crc, 16)
+            except ValueError:
+                raise FormatError(manifest, f"{KEY}.instances_crc32",
+                                  f"must be 8 hexadecimal digits, got {crc!r}") from None
+        load_store(side, volume, expect_crc=expect)
     scene.sections[KEY] = SceneFoliage(palette, volume)
 
 
-def _trailing_crc(data: bytes | bytearray) -> int:
-    return int.from_bytes(data[-4:], "little") if len(data) >= 4 else -1
-
-
 def register() -> None:
+    scene_file.RETIRED_SIDE_SUFFIXES.add(SUFFIX)
     scene_file.SECTION_WRITERS[KEY] = write_section
     scene_file.SECTION_READERS[KEY] = read_section

@@ -1,4 +1,4 @@
-"""FoliageStore: the binary instance file beside a scene (`<stem>.foliage.bin`).
+"""FoliageStore: the binary instance file beside a scene (`<stem>.foliage.<crc32>.bin`).
 
 Layout, little-endian:
 
@@ -11,125 +11,344 @@ Layout, little-endian:
     crc32      u32      CRC-32 of every byte before it
 
 Derived types are never written. A count the file cannot hold is refused before allocating.
-The CRC-32 runs on a second thread beside the write or the parse (zlib releases the GIL).
+
+Speed: the CRC-32 runs in pieces on worker threads (zlib releases the GIL) while the file is
+gathered and written, or read and re-celled; the pieces' values are joined with
+`crc32_combine`. Saving gathers the chunks into one buffer (one large write costs far less than
+thousands of chunk-sized ones) and starts the disk flush before the CRC is joined.
 """
 
 from __future__ import annotations
 
+import io
+import os
 import struct
 import threading
-import zlib
+from collections import deque
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 import numpy as np
 
+try:  # ISA-L's CRC-32 (carry-less multiply) is the same function as zlib's, about 8x faster
+    from isal.isal_zlib import crc32 as _crc32
+    FAST_CRC = True
+except ImportError:  # pragma: no cover - depends on the environment
+    from zlib import crc32 as _crc32
+    FAST_CRC = False
+
 from model.atomic import atomic_write
 from model.errors import FormatError, check_available
-from model.foliage.volume import RECORD_BYTES, RECORD_SIZE, FoliageVolume
+from model.foliage.volume import RECORD_BYTES, RECORD_SIZE, Cell, FoliageVolume
 
 MAGIC = b"BSCGFOL\0"
 VERSION = 1
-SUFFIX = ".foliage.bin"
+SUFFIX = ".foliage.bin"  # the fixed name older saves used; scenes now name it by checksum
+KIND = "foliage"  # the side-file kind in `<stem>.foliage.<crc32>.bin`
 _HEADER = struct.Struct("<8sIdI")
 _NAME_LEN = struct.Struct("<H")
 _COUNT = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
-_THREAD_BYTES = 1 << 20  # below this a second thread costs more than it saves
+_THREAD_BYTES = 2 << 20  # below this, worker threads cost more than they save
+_FAST_THREAD_BYTES = 256 << 20  # the same for ISA-L's CRC (28 MB take under a millisecond)
+_READ_BLOCK = 4 << 20  # read in blocks so the CRC starts on the first while the rest arrives
+
+# ---- CRC-32 in pieces -----------------------------------------------------------------------
+
+_POLY = 0xEDB88320  # the CRC-32 polynomial, reflected (bit 31 stands for x^0)
+CRC_PIECE = 1 << 20  # one unit of CRC work: large enough that handing it over is noise
+CRC_WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))  # the calling thread helps too
 
 
-def _layout(volume: FoliageVolume) -> list[tuple[bytes, list[np.ndarray]]]:
-    """The file without its CRC: the header, then per stored type its prefix and chunk arrays."""
-    palette = volume.palette
-    names = [n for n in palette.names() if palette[n].stored and volume.count(n)]
-    names += [n for n in volume.type_names() if n not in palette and volume.count(n)]
-    parts: list[tuple[bytes, list[np.ndarray]]] = [
-        (_HEADER.pack(MAGIC, VERSION, volume.cell_size, len(names)), [])]
-    for name in names:
-        raw = name.encode("utf-8")
-        chunks = [np.ascontiguousarray(c.records, "<f4")
-                  for _, c in sorted(volume.chunks(name), key=lambda kc: kc[0][0])]
-        parts.append((_NAME_LEN.pack(len(raw)) + raw + _COUNT.pack(sum(len(c) for c in chunks)), chunks))
-    return parts
+def _multmodp(a: int, b: int) -> int:
+    """a × b modulo the CRC polynomial over GF(2), reflected bit order (a is never 0 here)."""
+    m = 1 << 31
+    p = 0
+    while True:
+        if a & m:
+            p ^= b
+            if not a & (m - 1):
+                return p
+        m >>= 1
+        b = (b >> 1) ^ _POLY if b & 1 else b >> 1
 
 
-def _pieces(parts: list[tuple[bytes, list[np.ndarray]]]) -> list[bytes | np.ndarray]:
-    """Byte pieces in file order (contiguous arrays serve as buffers directly)."""
-    return [p for prefix, chunks in parts for p in (prefix, *chunks)]
+_X2N = [1 << 30]  # x^(2^k) modulo the polynomial, k = 0..31
+for _ in range(31):
+    _X2N.append(_multmodp(_X2N[-1], _X2N[-1]))
 
 
-class _Crc:
-    """CRC-32 of a sequence of buffers, on a second thread when they are large."""
+@lru_cache(maxsize=64)
+def _x8n(n: int) -> int:
+    """x^(8n) modulo the polynomial: the operator that carries a CRC past n more bytes."""
+    p = 1 << 31  # x^0
+    k = 3  # 8n = n × 2^3
+    while n:
+        if n & 1:
+            p = _multmodp(_X2N[k & 31], p)
+        n >>= 1
+        k += 1
+    return p
 
-    def __init__(self, pieces) -> None:
-        self.value = 0
-        self._pieces = pieces
-        big = sum(memoryview(p).nbytes for p in pieces) >= _THREAD_BYTES
-        self._thread = threading.Thread(target=self._run, daemon=True) if big else None
-        if self._thread:
-            self._thread.start()
-        else:
-            self._run()
 
-    def _run(self) -> None:
-        crc = 0
-        for p in self._pieces:
-            crc = zlib.crc32(p, crc)
-        self.value = crc
+def crc32_combine(crc1: int, crc2: int, len2: int) -> int:
+    """CRC-32 of A + B from crc32(A), crc32(B) and len(B), in O(log len2) (zlib's method)."""
+    if len2 < 0:
+        raise ValueError("length must not be negative")
+    if len2 == 0:
+        return crc1
+    return _multmodp(_x8n(len2), crc1) ^ crc2
+
+
+def _threaded(nbytes: int) -> bool:
+    """Whether a CRC of `nbytes` is worth worker threads."""
+    return nbytes >= (_FAST_THREAD_BYTES if FAST_CRC else _THREAD_BYTES)
+
+
+class CrcJob:
+    """CRC-32 of consecutive byte ranges of one buffer, handed in with `add` as they are ready.
+
+    Worker threads take 1 MiB pieces as soon as they are added; `result()` computes whatever is
+    still waiting on the calling thread (taking from the end, so it does not queue behind the
+    workers), waits for pieces in flight and joins the values in order with `crc32_combine`.
+    """
+
+    def __init__(self, buf, threaded: bool = True, workers: int = CRC_WORKERS) -> None:
+        self._buf = memoryview(buf).cast("B")
+        self._spans: list[tuple[int, int]] = []
+        self._values: list[int] = []
+        self._waiting: deque[int] = deque()
+        self._cond = threading.Condition()
+        self._closed = False
+        self._busy = 0
+        self._error: BaseException | None = None
+        self._threads = [threading.Thread(target=self._work, daemon=True)
+                         for _ in range(workers if threaded else 0)]
+        for t in self._threads:
+            t.start()
+
+    def extend(self, stop: int) -> None:
+        """Queue the bytes from where the last range stopped (0 at first) up to `stop`."""
+        start = self._spans[-1][1] if self._spans else 0
+        if not start <= stop <= len(self._buf):
+            raise ValueError(f"CRC range {start}..{stop} is not within the buffer or goes back")
+        with self._cond:
+            for a in range(start, stop, CRC_PIECE):
+                self._spans.append((a, min(stop, a + CRC_PIECE)))
+                self._values.append(0)
+                self._waiting.append(len(self._spans) - 1)
+            self._cond.notify_all()
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                while not self._waiting and not self._closed:
+                    self._cond.wait()
+                if not self._waiting:
+                    return
+                i = self._waiting.popleft()
+                self._busy += 1
+            try:
+                a, b = self._spans[i]
+                self._values[i] = _crc32(self._buf[a:b])
+            except BaseException as e:  # reported by result()
+                self._error = e
+            finally:
+                with self._cond:
+                    self._busy -= 1
+                    self._cond.notify_all()
+
+    def cancel(self) -> None:
+        """Give up: pieces not started are dropped and the workers exit."""
+        with self._cond:
+            self._waiting.clear()
+            self._closed = True
+            self._cond.notify_all()
 
     def result(self) -> int:
-        if self._thread:
-            self._thread.join()
-        return self.value
+        """The CRC-32 of every byte added (no more may be added after)."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        while True:
+            with self._cond:
+                if not self._waiting:
+                    break
+                i = self._waiting.pop()
+            a, b = self._spans[i]
+            self._values[i] = _crc32(self._buf[a:b])
+        with self._cond:
+            while self._busy:
+                self._cond.wait()
+        if self._error is not None:
+            raise self._error
+        crc = 0
+        for (a, b), value in zip(self._spans, self._values, strict=True):
+            crc = crc32_combine(crc, value, b - a)
+        return crc
 
 
-class _Batcher:
-    """Copies small pieces into one reused 4 MiB block and writes it whole: thousands of
-    chunk-sized writes cost several times the bytes they carry, and one joined copy of the
-    whole file costs a page fault per page."""
+# ---- writing --------------------------------------------------------------------------------
 
-    SIZE = 4 << 20
+def _stored(volume: FoliageVolume) -> list[tuple[str, list[np.ndarray], int]]:
+    """(name, chunk arrays in sorted cell order, count) of every stored type with instances."""
+    by_type: dict[str, list[np.ndarray]] = {}
+    for (_, name), chunk in volume.chunks():  # one sort: by type, then cell
+        by_type.setdefault(name, []).append(chunk.records)
+    palette = volume.palette
+    names = [n for n in palette.names() if palette[n].stored and n in by_type]
+    names += [n for n in sorted(by_type) if n not in palette]
+    out = [(n, by_type[n], sum(len(c) for c in by_type[n])) for n in names]
+    return [t for t in out if t[2]]
 
-    def __init__(self, f: BinaryIO) -> None:
-        self.f = f
-        self.block = bytearray(self.SIZE)
-        self.view = memoryview(self.block)
-        self.used = 0
 
-    def write(self, piece: bytes | np.ndarray) -> None:
-        data = memoryview(piece).cast("B")
-        if self.used + len(data) > self.SIZE:
-            self.flush()
-        if len(data) >= self.SIZE:
-            self.f.write(data)
-            return
-        self.view[self.used:self.used + len(data)] = data
-        self.used += len(data)
+class _Plan(NamedTuple):
+    header: bytes
+    types: list[tuple[bytes, list[np.ndarray], int]]  # (name length + name + count, chunks, count)
+    end: int  # size of the file without its CRC
 
-    def flush(self) -> None:
-        if self.used:
-            self.f.write(self.view[:self.used])
-            self.used = 0
+
+def _plan(volume: FoliageVolume) -> _Plan:
+    types = []
+    for name, chunks, count in _stored(volume):
+        raw = name.encode("utf-8")
+        types.append((_NAME_LEN.pack(len(raw)) + raw + _COUNT.pack(count), chunks, count))
+    header = _HEADER.pack(MAGIC, VERSION, volume.cell_size, len(types))
+    return _Plan(header, types, len(header) + sum(len(p) + n * RECORD_BYTES for p, _, n in types))
+
+
+def _fill(buf: np.ndarray, plan: _Plan, ready: Callable[[int], None]) -> None:
+    """Gather the file (less its CRC) into `buf`; `ready(n)`: the first n bytes are final."""
+    buf[:len(plan.header)] = np.frombuffer(plan.header, np.uint8)
+    pos = len(plan.header)
+    batch_rows = max(1, CRC_PIECE // RECORD_BYTES)
+    for prefix, chunks, count in plan.types:
+        buf[pos:pos + len(prefix)] = np.frombuffer(prefix, np.uint8)
+        pos += len(prefix)
+        records = np.ndarray((count, RECORD_SIZE), "<f4", buffer=buf, offset=pos)
+        row = first = rows = 0
+        for i, chunk in enumerate(chunks):
+            rows += len(chunk)
+            if rows >= batch_rows or i == len(chunks) - 1:
+                # one C-level copy per ~1 MiB of chunks, handed on at once
+                np.concatenate(chunks[first:i + 1], out=records[row:row + rows])
+                row += rows
+                first, rows = i + 1, 0
+                ready(pos + row * RECORD_BYTES)
+        pos += count * RECORD_BYTES
+    ready(plan.end)
+
+
+def _encode(volume: FoliageVolume) -> tuple[np.ndarray, int, CrcJob]:
+    """The file in one uint8 buffer with its last 4 bytes (the CRC) left to fill, the offset of
+    those bytes and the CRC job, which has been running over each part since it was gathered."""
+    plan = _plan(volume)
+    buf = np.empty(plan.end + _CRC.size, np.uint8)
+    crc = CrcJob(buf, threaded=_threaded(plan.end))
+    try:
+        _fill(buf, plan, crc.extend)
+    except BaseException:
+        crc.cancel()
+        raise
+    return buf, plan.end, crc
+
+
+def encode_with_crc(volume: FoliageVolume) -> tuple[np.ndarray, int]:
+    """The whole file as a uint8 array, and its CRC-32 (the value in its last 4 bytes)."""
+    buf, end, crc = _encode(volume)
+    value = crc.result()
+    buf[end:] = np.frombuffer(_CRC.pack(value), np.uint8)
+    return buf, value
 
 
 def encode_store(volume: FoliageVolume) -> bytes:
-    """The whole file as bytes (for the scene's side-file set)."""
-    data = b"".join(p if isinstance(p, bytes) else p.tobytes() for p in _pieces(_layout(volume)))
-    return data + _CRC.pack(zlib.crc32(data))
+    """The whole file as bytes."""
+    return encode_with_crc(volume)[0].tobytes()
+
+
+class _BlockWriter:
+    """Writes a growing prefix of one buffer to a file descriptor on its own thread, so the disk
+    copy runs while the rest is still being gathered."""
+
+    def __init__(self, fd: int, buf: np.ndarray) -> None:
+        self.fd = fd
+        self.view = memoryview(buf).cast("B")
+        self.ready = self.written = 0
+        self.done = False
+        self.error: BaseException | None = None
+        self.cond = threading.Condition()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def offer(self, stop: int) -> None:
+        with self.cond:
+            self.ready = stop
+            self.cond.notify()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                with self.cond:
+                    while self.ready == self.written and not self.done:
+                        self.cond.wait()
+                    stop = self.ready
+                    if stop == self.written:
+                        return
+                while self.written < stop:
+                    self.written += os.write(self.fd, self.view[self.written:stop])
+        except BaseException as e:  # reported by finish()
+            self.error = e
+
+    def finish(self) -> None:
+        """Wait until everything offered is written (or the first error, raised here)."""
+        with self.cond:
+            self.done = True
+            self.cond.notify()
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
 
 
 def _writer(volume: FoliageVolume) -> Callable[[BinaryIO], None]:
     def write(f: BinaryIO) -> None:
-        parts = _layout(volume)
-        crc = _Crc(_pieces(parts))  # over the chunk views, beside the joining below
-        out = _Batcher(f)
-        for prefix, chunks in parts:
-            out.write(prefix)
-            for chunk in chunks:
-                out.write(chunk)
-        out.flush()
-        f.write(_CRC.pack(crc.result()))
+        plan = _plan(volume)
+        try:
+            f.flush()
+            fd = f.fileno()
+        except (AttributeError, OSError, io.UnsupportedOperation):
+            fd = None
+        if fd is None or plan.end < _THREAD_BYTES:
+            buf, _ = encode_with_crc(volume)
+            f.write(memoryview(buf))
+            return
+        # three at once: this thread gathers, one thread writes what is gathered, workers take its CRC
+        buf = np.empty(plan.end + _CRC.size, np.uint8)
+        crc = CrcJob(buf)
+        out = _BlockWriter(fd, buf)
+
+        def ready(stop: int) -> None:
+            crc.extend(stop)
+            out.offer(stop)
+
+        try:
+            _fill(buf, plan, ready)
+        except BaseException:
+            crc.cancel()
+            try:
+                out.finish()
+            except OSError:
+                pass  # the gathering error is the one to report
+            raise
+        try:
+            out.finish()
+        except BaseException:
+            crc.cancel()
+            raise
+        tail = _CRC.pack(crc.result())
+        while tail:
+            tail = tail[os.write(fd, tail):]
     return write
 
 
@@ -138,13 +357,11 @@ def save_store(volume: FoliageVolume, path: str | Path) -> None:
     atomic_write(path, _writer(volume))
 
 
-def decode_store(data: bytes | bytearray | memoryview, volume: FoliageVolume,
-                 path: str | Path | None = None) -> dict[str, int]:
-    """Parse an instance file into `volume` (re-celled to its cell size); returns counts per type.
+# ---- reading --------------------------------------------------------------------------------
 
-    Everything is checked before the volume is touched, so a bad file leaves it as it was.
-    """
-    buf = memoryview(data).cast("B")
+def _parse(buf: memoryview, path) -> list[tuple[str, np.ndarray]]:
+    """Check the file's structure and return (name, records view) per type; allocates nothing
+    before a count is known to fit."""
     size = len(buf)
     if size < _HEADER.size + _CRC.size:
         raise FormatError(path, 0, f"file too short for a foliage instance file ({size} bytes)")
@@ -183,46 +400,149 @@ def decode_store(data: bytes | bytearray | memoryview, volume: FoliageVolume,
         pos += nbytes
     if pos != end:
         raise FormatError(path, pos, f"{end - pos} unexpected bytes after the last type")
-    crc = _Crc([buf[:end]])
-    # Re-cell into a staging volume beside the CRC thread; the target is touched only once
-    # every check has passed.
-    staging = FoliageVolume(volume.palette, volume.cell_size)
+    return parts
+
+
+def cell_runs(records: np.ndarray, cell_size: float) -> tuple[np.ndarray | None, np.ndarray, list[Cell]]:
+    """Split finite `records` into runs of one cell of `cell_size`, in one vectorised pass.
+
+    Returns (order, bounds, cells): run g is `records[order][bounds[g]:bounds[g + 1]]` (order None:
+    no reordering), in cell `cells[g]`, runs in ascending cell order and records in file order
+    within a run. Cells are `FoliageVolume.cell_of`'s: floor of position / cell size, in float64.
+    A file written with the same cell size is in that order already: then only neighbours are
+    compared. Otherwise one stable argsort of a cell key orders the records.
+    """
+    n = len(records)
+    if n == 0:
+        return None, np.zeros(1, np.int64), []
+    cx = records[:, 0].astype(np.float64)
+    cx /= cell_size
+    np.floor(cx, out=cx)
+    cz = records[:, 2].astype(np.float64)
+    cz /= cell_size
+    np.floor(cz, out=cz)
+    change = cx[1:] != cx[:-1]
+    change |= cz[1:] != cz[:-1]
+    starts = np.flatnonzero(change) + 1
+    order = None
+    # in order iff every change of cell goes up: x up, or x equal and z up
+    px, pz, qx, qz = cx[starts - 1], cz[starts - 1], cx[starts], cz[starts]
+    if not ((qx > px) | ((qx == px) & (qz > pz))).all():
+        x0, z0 = cx.min(), cz.min()
+        width = cz.max() - z0 + 1
+        if (cx.max() - x0 + 1) * width < 2.0 ** 52:  # the key is exact in float64
+            order = np.argsort((cx - x0) * width + (cz - z0), kind="stable")
+        else:
+            order = np.lexsort((cz, cx))
+        cx, cz = cx[order], cz[order]
+        change = cx[1:] != cx[:-1]
+        change |= cz[1:] != cz[:-1]
+        starts = np.flatnonzero(change) + 1
+    heads = np.concatenate([[0], starts])
+    with np.errstate(invalid="ignore"):  # as cell_of: beyond int64 is not a real position
+        cells = list(zip(cx[heads].astype(np.int64).tolist(), cz[heads].astype(np.int64).tolist(),
+                         strict=True))
+    return order, np.concatenate([heads, [n]]), cells
+
+
+def _decode(buf: memoryview, volume: FoliageVolume, path, crc: CrcJob | None) -> dict[str, int]:
+    """Check and re-cell beside the CRC job; the volume is touched only once everything passed."""
     try:
+        parts = _parse(buf, path)
+        runs = []
         for name, rec in parts:
             if not np.isfinite(rec).all():
                 raise FormatError(path, None, f"type {name!r} has a record with NaN or infinity")
-            staging.add_grouped(name, rec, staging.group(rec), copy=not rec.flags.writeable,
-                                addresses=False)
-    finally:
-        checksum = crc.result()
-    if checksum != _CRC.unpack_from(buf, end)[0]:
+            order, bounds, cells = cell_runs(rec, volume.cell_size)
+            if order is not None:
+                rec = rec[order]
+            elif not rec.flags.writeable:  # chunks must own writable records
+                rec = rec.copy()
+            runs.append((name, rec, bounds, cells))
+    except BaseException:
+        if crc is not None:
+            crc.cancel()
+        raise
+    end = len(buf) - _CRC.size
+    if crc is None:
+        crc = CrcJob(buf, threaded=False)
+        crc.extend(end)
+    if crc.result() != _CRC.unpack_from(buf, end)[0]:
         raise FormatError(path, end, "checksum mismatch (file damaged)")
-    volume.absorb(staging)
+    volume.add_runs(runs, copy=False)  # the chunks are views of the buffer read
     return {name: len(rec) for name, rec in parts}
 
 
-def read_bytes(path: str | Path) -> np.ndarray:
-    """The whole file in a writable uint8 array (so chunks can be views of it without a copy).
+def decode_store(data: bytes | bytearray | memoryview | np.ndarray, volume: FoliageVolume,
+                 path: str | Path | None = None) -> dict[str, int]:
+    """Parse an instance file into `volume` (re-celled to its cell size); returns counts per type.
 
-    A numpy buffer rather than a bytearray: large numpy allocations get huge pages, which
-    saves most of the page faults of filling tens of megabytes.
+    Everything is checked before the volume is touched, so a bad file leaves it as it was.
+    """
+    buf = memoryview(data).cast("B")
+    crc = None
+    if len(buf) >= _HEADER.size + _CRC.size:
+        crc = CrcJob(buf, threaded=_threaded(len(buf)))
+        crc.extend(len(buf) - _CRC.size)
+    return _decode(buf, volume, path, crc)
+
+
+def _read(path: Path, with_crc: bool) -> tuple[np.ndarray, CrcJob | None]:
+    """The whole file in one writable uint8 array (chunks can be views of it, no copy), and
+    (`with_crc`) a CRC job over all but its last 4 bytes, started on the first block read.
+
+    A numpy buffer rather than a bytearray: large numpy allocations get huge pages, which saves
+    most of the page faults of filling tens of megabytes.
+    """
+    crc = None
+    try:
+        with open(path, "rb", buffering=0) as f:
+            size = os.fstat(f.fileno()).st_size
+            data = np.empty(size, np.uint8)
+            end = size - _CRC.size
+            if with_crc and end >= _HEADER.size:
+                crc = CrcJob(data, threaded=_threaded(size))
+            view = memoryview(data)
+            got = 0
+            while got < size:
+                n = f.readinto(view[got:got + _READ_BLOCK])
+                if not n:
+                    break
+                got += n
+                if crc is not None:
+                    crc.extend(min(got, end))
+            grew = got == size and f.read(1)
+    except BaseException as e:
+        if crc is not None:
+            crc.cancel()
+        if isinstance(e, FileNotFoundError):
+            raise FormatError(path, None, "file not found") from None
+        if isinstance(e, OSError):
+            raise FormatError(path, None, e.strerror or str(e)) from None
+        raise
+    if got != size or grew:
+        if crc is not None:
+            crc.cancel()
+        raise FormatError(path, got, "file changed while it was read")
+    return data, crc
+
+
+def read_bytes(path: str | Path) -> np.ndarray:
+    """The whole file in a writable uint8 array."""
+    return _read(Path(path), with_crc=False)[0]
+
+
+def load_store(path: str | Path, volume: FoliageVolume, expect_crc: int | None = None) -> dict[str, int]:
+    """Read an instance file into `volume`; one FormatError names the file and offset on any fault.
+
+    `expect_crc`: the CRC-32 the file must end with (its scene names it), checked before parsing.
     """
     path = Path(path)
-    try:
-        with open(path, "rb") as f:
-            size = f.seek(0, 2)
-            f.seek(0)
-            data = np.empty(size, np.uint8)
-            got = f.readinto(memoryview(data))
-    except FileNotFoundError:
-        raise FormatError(path, None, "file not found") from None
-    except OSError as e:
-        raise FormatError(path, None, e.strerror or str(e)) from None
-    if got != size:
-        raise FormatError(path, got, "file changed while it was read")
-    return data
-
-
-def load_store(path: str | Path, volume: FoliageVolume) -> dict[str, int]:
-    """Read an instance file into `volume`; one FormatError names the file and offset on any fault."""
-    return decode_store(read_bytes(path), volume, path)
+    data, crc = _read(path, with_crc=True)
+    if expect_crc is not None and (len(data) < _CRC.size
+                                   or _CRC.unpack_from(data, len(data) - _CRC.size)[0] != expect_crc):
+        if crc is not None:
+            crc.cancel()
+        raise FormatError(path, None, "foliage instance file does not match the scene that names it "
+                          "(checksum)")
+    return _decode(memoryview(data), volume, path, crc)

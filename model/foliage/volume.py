@@ -424,6 +424,38 @@ class FoliageVolume:
             self.changed.emit(list(sel))
         return np.concatenate(old_parts) if old_parts else empty_records()
 
+    def add_runs(self, parts: Iterable[tuple[str, np.ndarray, np.ndarray, list[Cell]]],
+                 copy: bool = True) -> None:
+        """Bulk add of records already in runs of one cell, announced as one change.
+
+        Per (type name, records, bounds, cells): run g is `records[bounds[g]:bounds[g + 1]]`, all
+        in cell `cells[g]` (the caller guarantees it). With `copy=False` new chunks keep views of
+        `records`. No addresses are built: loading uses it, one lean pass per chunk.
+        """
+        chunks = self._chunks
+        keys: dict[ChunkKey, None] = {}
+        clock = self._clock
+        for type_name, rec, bounds, cells in parts:
+            b = bounds.tolist() if isinstance(bounds, np.ndarray) else list(bounds)
+            created = 0
+            for a, z, cell in zip(b[:-1], b[1:], cells, strict=True):
+                key = (cell, type_name)
+                part = rec[a:z]
+                clock += 1
+                chunk = chunks.get(key)
+                if chunk is None:
+                    chunks[key] = Chunk(part.copy() if copy else part, clock)
+                    created += 1
+                else:
+                    chunk.records = np.concatenate([chunk.records, part])
+                    chunk.version = clock
+                keys[key] = None
+            if created:
+                self._per_type[type_name] = self._per_type.get(type_name, 0) + created
+        self._clock = clock
+        if keys:
+            self.changed.emit(list(keys))
+
     def absorb(self, other: FoliageVolume) -> None:
         """Take every instance of `other` (same cell size), which is left empty; chunks move, not copy."""
         if other.cell_size != self.cell_size:

@@ -37,12 +37,20 @@ def _crc(data: bytes) -> str:
     return f"{zlib.crc32(data):08x}"
 
 
-def versioned_side_path(manifest: Path, kind: str, data: bytes) -> Path:
+def versioned_side_path(manifest: Path, kind: str, data: bytes, crc32: int | None = None) -> Path:
     """`<stem>.<kind>.<crc32>.bin`: new content gets a new name, so the old file survives.
 
     Section writers should name their side files this way too: a save then never overwrites a
-    file the previous manifest still names, and the stale one is removed after the manifest."""
-    return side_path(manifest, f".{kind}.{_crc(data)}.bin")
+    file the previous manifest still names, and the stale one is removed after the manifest.
+    `crc32`: the content's checksum where the writer has it already (a file that ends in its own
+    CRC-32 passes that; the CRC-32 of such a whole file is the same constant for every file)."""
+    return side_path(manifest, f".{kind}.{_crc(data) if crc32 is None else f'{crc32:08x}'}.bin")
+
+
+# Fixed side-file suffixes that older saves used (`<stem><suffix>`), registered by the sections
+# that now name their files by checksum: dropped with the stale files once a manifest that no
+# longer names them is in place.
+RETIRED_SIDE_SUFFIXES: set[str] = set()
 
 
 def _stale_side_files(manifest: Path, keep: set[Path]) -> list[Path]:
@@ -50,8 +58,9 @@ def _stale_side_files(manifest: Path, keep: set[Path]) -> list[Path]:
     pattern = re.compile(re.escape(manifest.stem) + r"\.[a-z0-9_]+\.[0-9a-f]{8}\.bin")
     if not manifest.parent.is_dir():
         return []
+    retired = {side_path(manifest, suffix).name for suffix in RETIRED_SIDE_SUFFIXES}
     return [p for p in manifest.parent.iterdir()
-            if pattern.fullmatch(p.name) and p not in keep and p.is_file()]
+            if (pattern.fullmatch(p.name) or p.name in retired) and p not in keep and p.is_file()]
 
 
 def _color_hex(color: tuple[int, int, int]) -> str:

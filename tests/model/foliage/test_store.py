@@ -1,4 +1,5 @@
 import struct
+import tomllib
 import zlib
 
 import numpy as np
@@ -17,6 +18,11 @@ from tests.model.foliage.conftest import plane
 from tests.model.foliage.test_volume import random_records
 
 HEADER = 8 + 4 + 8 + 4
+
+
+def instance_file(manifest):
+    """The instance file a saved scene's manifest names."""
+    return manifest.with_name(tomllib.loads(manifest.read_text())["foliage"]["instances"])
 
 
 def make_volume(n_a=1000, n_b=500, cell_size=32.0):
@@ -129,7 +135,8 @@ def test_scene_save_and_open_carry_palette_and_instances(tmp_path):
     f.volume.add("grass", random_records(50, 8, span=16))
     path = tmp_path / "woods.boscage"
     save_scene(scene, path)
-    assert (tmp_path / "woods.foliage.bin").exists()
+    side = instance_file(path)
+    assert side.name.startswith("woods.foliage.") and side.exists()
     text = path.read_text()
     assert "[foliage]" in text and 'name = "oak"' in text and "min_weight = 0.25" in text
     back = load_scene(path)
@@ -138,17 +145,16 @@ def test_scene_save_and_open_carry_palette_and_instances(tmp_path):
     assert g.volume.counts() == {"oak": 200}
     assert g.volume.all_records("oak").tobytes() == f.volume.all_records("oak").tobytes()
     # the side file is checked against the manifest
-    side = tmp_path / "woods.foliage.bin"
     side.write_bytes(side.read_bytes()[:-1] + b"\0")
     with pytest.raises(FormatError) as e:
         load_scene(path)
-    assert "woods.foliage.bin" in str(e.value)
+    assert side.name in str(e.value)
 
 
 def test_scene_without_foliage_has_no_section(tmp_path):
     scene = Scene(plane(9))
     save_scene(scene, tmp_path / "s.boscage")
-    assert not (tmp_path / "s.foliage.bin").exists()
+    assert not list(tmp_path.glob("s.foliage*"))
     assert "foliage" not in load_scene(tmp_path / "s.boscage").sections
 
 
@@ -161,8 +167,8 @@ def test_bad_foliage_section_names_the_key(tmp_path):
     with pytest.raises(FormatError) as e:
         load_scene(tmp_path / "s.boscage")
     assert e.value.place == "foliage.types[0].wobble"
-    (tmp_path / "s.boscage").write_text(text.replace('instances = "s.foliage.bin"',
-                                                     'instances = "../s.foliage.bin"'))
+    name = instance_file(tmp_path / "s.boscage").name
+    (tmp_path / "s.boscage").write_text(text.replace(f'instances = "{name}"', f'instances = "../{name}"'))
     with pytest.raises(FormatError, match="plain file name"):
         load_scene(tmp_path / "s.boscage")
 
@@ -195,7 +201,8 @@ def test_manifest_names_the_instance_files_own_checksum(tmp_path):
         f.volume.clear()
         f.volume.add("a", random_records(n, n, span=4))
         save_scene(scene, tmp_path / "s.boscage")
-        data = (tmp_path / "s.foliage.bin").read_bytes()
+        data = instance_file(tmp_path / "s.boscage").read_bytes()
+        assert instance_file(tmp_path / "s.boscage").name == f"s.foliage.{zlib.crc32(data[:-4]):08x}.bin"
         line = next(x for x in (tmp_path / "s.boscage").read_text().splitlines() if "instances_crc32" in x)
         assert f"{zlib.crc32(data[:-4]):08x}" in line
         codes.add(line)
@@ -205,7 +212,7 @@ def test_manifest_names_the_instance_files_own_checksum(tmp_path):
     foliage_of(other).palette.add(FoliageType("a"))
     foliage_of(other).volume.add("a", random_records(2, 1, span=4))
     save_scene(other, tmp_path / "o.boscage")
-    (tmp_path / "s.foliage.bin").write_bytes((tmp_path / "o.foliage.bin").read_bytes())
+    instance_file(tmp_path / "s.boscage").write_bytes(instance_file(tmp_path / "o.boscage").read_bytes())
     with pytest.raises(FormatError, match="does not match the scene"):
         load_scene(tmp_path / "s.boscage")
 
