@@ -156,3 +156,25 @@ def test_an_unreadable_mesh_file_is_reported_and_a_placeholder_drawn(viewport, q
         render(viewport, qtbot)
     assert "broken.obj" in failed.args[0]
     assert viewport.stats.instances == 1
+
+
+@pytest.mark.parametrize("pitch, roll", [(np.pi / 2, 0.0), (0.0, np.pi / 2), (0.6, -0.4)])
+def test_the_shader_turns_instances_as_the_model_says(viewport, qtbot, pitch, roll) -> None:
+    from model.foliage.scatter import up_of
+
+    scene = flat_scene()
+    foliage = foliage_of(scene)
+    foliage.palette.add(FoliageType("tree", mesh="builtin:conifer", cull=(500.0, 600.0)))
+    top_down(viewport, scene, distance=60.0)
+    base = render(viewport, qtbot).astype(int)
+    rec = np.array([[0.0, 0.5, 0.0, 0.3, pitch, roll, 1.0]], np.float32)
+    foliage.volume.add("tree", rec)
+    img = render(viewport, qtbot).astype(int)
+    ys, xs = np.nonzero(np.abs(img - base).sum(axis=-1) > 30)
+    up = up_of(rec)[0]
+    # the tree's tip, where the model's up vector puts it, is covered; the opposite side is not
+    tip = viewport.world_to_screen(np.array([rec[0, :3] + up * 10.0]))[0]
+    away = viewport.world_to_screen(np.array([rec[0, :3] - up * 10.0]))[0]
+    near_tip = np.hypot(xs - tip[0], ys - tip[1]).min()
+    near_away = np.hypot(xs - away[0], ys - away[1]).min()
+    assert near_tip < 4 and near_away > 15
