@@ -1,8 +1,8 @@
 """Growth pass budgets: one pass over a 2048² zone against the per-tile loop and against plain I/O.
 
 The zone is the seeded sample zone grown with the sample rules until it settles (the state a live
-zone is in), then one more pass is timed. The per-tile reference loop (the tests' reference) is timed
-on a corner of the same zone and scaled by cube count: it costs the same per cube everywhere.
+zone is in), then one more pass is timed. The per-tile reference loop (`model.plants.reference_growth`)
+is timed on a corner of the same zone and scaled by cube count: it costs the same per cube everywhere.
 """
 
 from __future__ import annotations
@@ -45,12 +45,8 @@ def _pass_time(size: int) -> float:
 
 def _reference_time(size: int, corner: int) -> float:
     """The reference loop on a corner of `corner`² tiles, scaled to the whole zone by cube count."""
-    try:
-        from tests.model.plants.reference_growth import reference_growth
-    except ImportError as e:  # the bench runs from a source checkout, where the tests live
-        raise RuntimeError("the growth reference loop lives in tests/: run the bench from the repository"
-                           ) from e
     from model.plants.growth import GrowthField, GrowthOptions
+    from model.plants.reference_growth import reference_growth
 
     rules, _, field = _settled(size)
     part = GrowthField(**{k: getattr(field, k)[:corner, :corner] for k in field.__dataclass_fields__})

@@ -17,8 +17,8 @@ from model.plants.growth import (
     validate_field,
 )
 from model.plants.loader import RuleFolder, load_folder
+from model.plants.reference_growth import reference_growth, reference_validate
 from tests.model.plants.growth_fixtures import fill, flat_field
-from tests.model.plants.reference_growth import reference_growth, reference_validate
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,8 @@
 """The nature pass as a plain per-tile loop, cube by cube, as the game server runs it.
 
-The reference the vectorised simulator is checked against (statistically: its random draws differ).
+Deliberately naive (Python lists, one tile at a time): the reference the vectorised simulator is
+checked against (statistically: its random draws differ; validation draws nothing and agrees
+exactly), and the baseline the growth bench measures it against.
 Each cube works on a copy of its plant and block tiles and commits it when done; neighbour counts
 read the committed map, kill-distance scans read the cube's copy inside it and the map outside.
 """
