@@ -121,7 +121,11 @@ def _run(measure, quick: bool) -> float:
     if not _display_available():
         print("viewport bench: needs an OpenGL display (run under xvfb-run)", file=sys.stderr)
         return float("nan")
-    gl, scene, renderer, everything = _setup(quick)
+    try:
+        gl, scene, renderer, everything = _setup(quick)
+    except RuntimeError as e:  # e.g. a platform plugin without OpenGL
+        print(f"viewport bench: {e}", file=sys.stderr)
+        return float("nan")
     try:
         return measure(scene, renderer, everything, quick)
     finally:
