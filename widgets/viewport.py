@@ -404,10 +404,21 @@ class Viewport(QOpenGLWidget):
     def wheelEvent(self, event: QWheelEvent) -> None:
         steps = event.angleDelta().y() / 120.0
         if steps:
-            self.camera.zoom(steps)
-            self._auto_frame = False
-            self.update()
+            pos = event.position()
+            self.zoom_at(pos.x(), pos.y(), steps)
         event.accept()
+
+    def zoom_at(self, x: float, y: float, steps: float) -> None:
+        """Zoom by wheel `steps` keeping the ground under pixel (x, y) where it is on screen."""
+        cam = self.camera
+        anchor = self.pick_terrain(x, y)
+        before = cam.distance
+        cam.zoom(steps)
+        if anchor is not None and before > 0:
+            # scaling eye and target about the anchor, view direction unchanged, keeps its pixel
+            cam.target = anchor + (cam.target - anchor) * (cam.distance / before)
+        self._auto_frame = False
+        self.update()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         key = Qt.Key(event.key())

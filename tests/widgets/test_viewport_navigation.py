@@ -137,3 +137,15 @@ def test_a_16_km_world_stays_inside_the_far_plane_from_near_the_ground() -> None
     cam.distance = 20000.0
     near, far = cam.near_far()
     assert far > cam.distance + cam.scene_extent and near < 100.0
+
+
+def test_the_wheel_zooms_towards_the_ground_under_the_cursor(viewport, qtbot) -> None:
+    viewport.set_scene(make_small_scene())
+    point = viewport.pick_terrain(220, 150)
+    assert point is not None
+    distance = viewport.camera.distance
+    viewport.zoom_at(220, 150, 3)
+    assert viewport.camera.distance < distance * 0.7
+    assert viewport.world_to_screen(point[None])[0] == pytest.approx([220, 150], abs=0.5)
+    viewport.zoom_at(220, 150, -3)
+    assert viewport.camera.distance == pytest.approx(distance)
