@@ -20,8 +20,8 @@ thousands of chunk-sized ones) and starts the disk flush before the CRC is joine
 
 from __future__ import annotations
 
-import io
 import os
+import queue
 import struct
 import threading
 from collections import deque
@@ -108,11 +108,12 @@ def _threaded(nbytes: int) -> bool:
 
 
 class CrcJob:
-    """CRC-32 of consecutive byte ranges of one buffer, handed in with `add` as they are ready.
+    """CRC-32 of a growing prefix of one buffer, handed in with `extend` as it becomes final.
 
-    Worker threads take 1 MiB pieces as soon as they are added; `result()` computes whatever is
-    still waiting on the calling thread (taking from the end, so it does not queue behind the
-    workers), waits for pieces in flight and joins the values in order with `crc32_combine`.
+    Worker threads take 1 MiB pieces as soon as they are added (without workers, `extend`
+    computes them at once); `result()` computes whatever is still waiting on the calling thread
+    (taking from the end, so it does not queue behind the workers), waits for pieces in flight
+    and joins the values in order with `crc32_combine`.
     """
 
     def __init__(self, buf, threaded: bool = True, workers: int = CRC_WORKERS) -> None:
@@ -134,6 +135,12 @@ class CrcJob:
         start = self._spans[-1][1] if self._spans else 0
         if not start <= stop <= len(self._buf):
             raise ValueError(f"CRC range {start}..{stop} is not within the buffer or goes back")
+        if not self._threads:  # now, while the bytes are likely still in the CPU cache
+            for a in range(start, stop, CRC_PIECE):
+                b = min(stop, a + CRC_PIECE)
+                self._spans.append((a, b))
+                self._values.append(_crc32(self._buf[a:b]))
+            return
         with self._cond:
             for a in range(start, stop, CRC_PIECE):
                 self._spans.append((a, min(stop, a + CRC_PIECE)))
@@ -192,31 +199,31 @@ class CrcJob:
 
 # ---- writing --------------------------------------------------------------------------------
 
-def _stored(volume: FoliageVolume) -> list[tuple[str, list[np.ndarray], int]]:
-    """(name, chunk arrays in sorted cell order, count) of every stored type with instances."""
-    by_type: dict[str, list[np.ndarray]] = {}
-    for (_, name), chunk in volume.chunks():  # one sort: by type, then cell
-        by_type.setdefault(name, []).append(chunk.records)
+def _stored(volume: FoliageVolume) -> list[tuple[str, list[np.ndarray], np.ndarray]]:
+    """(name, chunk arrays in sorted cell order, their cumulative counts) of every stored type
+    with instances: palette order first, then types the palette does not know, by name."""
+    by_type = volume.records_by_type()
     palette = volume.palette
-    names = [n for n in palette.names() if palette[n].stored and n in by_type]
-    names += [n for n in sorted(by_type) if n not in palette]
-    out = [(n, by_type[n], sum(len(c) for c in by_type[n])) for n in names]
-    return [t for t in out if t[2]]
+    names = [n for n in palette.names() if n in by_type and palette[n].stored]
+    names += [n for n in by_type if n not in palette]
+    out = [(n, by_type[n], np.cumsum([len(c) for c in by_type[n]])) for n in names]
+    return [t for t in out if t[2][-1]]
 
 
 class _Plan(NamedTuple):
     header: bytes
-    types: list[tuple[bytes, list[np.ndarray], int]]  # (name length + name + count, chunks, count)
+    # per type: name length + name + count, chunk arrays, cumulative counts of the chunks
+    types: list[tuple[bytes, list[np.ndarray], np.ndarray]]
     end: int  # size of the file without its CRC
 
 
 def _plan(volume: FoliageVolume) -> _Plan:
     types = []
-    for name, chunks, count in _stored(volume):
+    for name, chunks, ends in _stored(volume):
         raw = name.encode("utf-8")
-        types.append((_NAME_LEN.pack(len(raw)) + raw + _COUNT.pack(count), chunks, count))
+        types.append((_NAME_LEN.pack(len(raw)) + raw + _COUNT.pack(int(ends[-1])), chunks, ends))
     header = _HEADER.pack(MAGIC, VERSION, volume.cell_size, len(types))
-    return _Plan(header, types, len(header) + sum(len(p) + n * RECORD_BYTES for p, _, n in types))
+    return _Plan(header, types, len(header) + sum(len(p) + int(e[-1]) * RECORD_BYTES for p, _, e in types))
 
 
 def _fill(buf: np.ndarray, plan: _Plan, ready: Callable[[int], None]) -> None:
@@ -224,7 +231,8 @@ def _fill(buf: np.ndarray, plan: _Plan, ready: Callable[[int], None]) -> None:
     buf[:len(plan.header)] = np.frombuffer(plan.header, np.uint8)
     pos = len(plan.header)
     batch_rows = max(1, CRC_PIECE // RECORD_BYTES)
-    for prefix, chunks, count in plan.types:
+    for prefix, chunks, ends in plan.types:
+        count = int(ends[-1])
         buf[pos:pos + len(prefix)] = np.frombuffer(prefix, np.uint8)
         pos += len(prefix)
         records = np.ndarray((count, RECORD_SIZE), "<f4", buffer=buf, offset=pos)
@@ -311,45 +319,118 @@ class _BlockWriter:
             raise self.error
 
 
-def _writer(volume: FoliageVolume) -> Callable[[BinaryIO], None]:
-    def write(f: BinaryIO) -> None:
-        plan = _plan(volume)
-        try:
-            f.flush()
-            fd = f.fileno()
-        except (AttributeError, OSError, io.UnsupportedOperation):
-            fd = None
-        if fd is None or plan.end < _THREAD_BYTES:
-            buf, _ = encode_with_crc(volume)
-            f.write(memoryview(buf))
-            return
-        # three at once: this thread gathers, one thread writes what is gathered, workers take its CRC
-        buf = np.empty(plan.end + _CRC.size, np.uint8)
-        crc = CrcJob(buf)
-        out = _BlockWriter(fd, buf)
+_WRITE_BLOCK = 1 << 20  # bytes gathered, checked and written at a time: stays in the CPU cache
 
-        def ready(stop: int) -> None:
-            crc.extend(stop)
-            out.offer(stop)
 
-        try:
-            _fill(buf, plan, ready)
-        except BaseException:
-            crc.cancel()
-            try:
-                out.finish()
-            except OSError:
-                pass  # the gathering error is the one to report
-            raise
+class _BlockOut:
+    """Where `_write_blocks` sends each full block, in file order: adds it to the CRC and writes
+    it, inline or (`threaded`) on a writer thread while the next block is gathered."""
+
+    def __init__(self, f: BinaryIO, threaded: bool) -> None:
+        self.f = f
+        self.crc = 0
+        self.error: BaseException | None = None
+        self.free: queue.SimpleQueue[np.ndarray] = queue.SimpleQueue()
+        for _ in range(3 if threaded else 1):
+            self.free.put(np.empty(_WRITE_BLOCK, np.uint8))
+        self.full: queue.SimpleQueue = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._run, daemon=True) if threaded else None
+        if self.thread:
+            self.thread.start()
+
+    def take(self) -> np.ndarray:
+        """An empty block (waits until the writer has one back)."""
+        if self.error is not None:
+            raise self.error
+        return self.free.get()
+
+    def send(self, data: np.ndarray, used: int, recycle: bool = True) -> None:
+        """`data[:used]` comes next in the file; `recycle`: it is one of the blocks."""
+        view = memoryview(data).cast("B")[:used]
+        self.crc = _crc32(view, self.crc)  # here, while the block is in this core's cache
+        if self.thread:
+            self.full.put((data, used, recycle))
+        else:
+            self.f.write(view)
+            if recycle:
+                self.free.put(data)
+
+    def _run(self) -> None:
+        while (item := self.full.get()) is not None:
+            data, used, recycle = item
+            if self.error is None:
+                try:
+                    self.f.write(memoryview(data).cast("B")[:used])
+                except BaseException as e:  # raised in the gathering thread
+                    self.error = e
+            if recycle:
+                self.free.put(data)
+        self.free.put(None)  # type: ignore[arg-type]  # wakes a take() waiting after an error
+
+    def finish(self) -> int:
+        """Wait for every block sent; the CRC-32 of all of them."""
+        if self.thread:
+            self.full.put(None)
+            self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.crc
+
+
+def _write_blocks(f: BinaryIO, plan: _Plan) -> None:
+    """Write the file through a few reused blocks: chunks are gathered into a block a batch at a
+    time, and each full block is added to the CRC and written while it is still in the cache,
+    on a second thread for a large file (no buffer the size of the file, no thousands of
+    chunk-sized writes)."""
+    out = _BlockOut(f, threaded=plan.end >= _THREAD_BYTES)
+    try:
+        block = out.take()
+        used = 0
+
+        def flush() -> None:
+            nonlocal block, used
+            if used:
+                out.send(block, used)
+                block, used = out.take(), 0
+
+        def put(data: bytes) -> None:
+            nonlocal used
+            if used + len(data) > _WRITE_BLOCK:
+                flush()
+            block[used:used + len(data)] = np.frombuffer(data, np.uint8)
+            used += len(data)
+
+        put(plan.header)
+        for prefix, chunks, ends in plan.types:
+            put(prefix)
+            i = done = 0  # chunks written so far, and their records
+            while i < len(chunks):
+                room = (_WRITE_BLOCK - used) // RECORD_BYTES
+                j = int(np.searchsorted(ends, done + room, side="right"))  # whole chunks that fit
+                if j > i:
+                    rows = int(ends[j - 1]) - done
+                    np.concatenate(chunks[i:j], out=np.ndarray((rows, RECORD_SIZE), "<f4", buffer=block,
+                                                               offset=used))
+                    used += rows * RECORD_BYTES
+                    done, i = int(ends[j - 1]), j
+                elif used:
+                    flush()
+                else:  # a chunk larger than a block: straight from its own memory
+                    chunk = np.ascontiguousarray(chunks[i], "<f4")
+                    out.send(chunk, chunk.nbytes, recycle=False)
+                    done, i = int(ends[i]), i + 1
+        flush()
+    except BaseException:
         try:
             out.finish()
-        except BaseException:
-            crc.cancel()
-            raise
-        tail = _CRC.pack(crc.result())
-        while tail:
-            tail = tail[os.write(fd, tail):]
-    return write
+        except BaseException:  # noqa: S110 - the first error is the one to report
+            pass
+        raise
+    f.write(_CRC.pack(out.finish()))
+
+
+def _writer(volume: FoliageVolume) -> Callable[[BinaryIO], None]:
+    return lambda f: _write_blocks(f, _plan(volume))
 
 
 def save_store(volume: FoliageVolume, path: str | Path) -> None:
@@ -403,46 +484,133 @@ def _parse(buf: memoryview, path) -> list[tuple[str, np.ndarray]]:
     return parts
 
 
-def cell_runs(records: np.ndarray, cell_size: float) -> tuple[np.ndarray | None, np.ndarray, list[Cell]]:
-    """Split finite `records` into runs of one cell of `cell_size`, in one vectorised pass.
+_SCAN_ROWS = 1 << 16  # records per block of the scan: its temporaries stay in the CPU cache
 
-    Returns (order, bounds, cells): run g is `records[order][bounds[g]:bounds[g + 1]]` (order None:
-    no reordering), in cell `cells[g]`, runs in ascending cell order and records in file order
-    within a run. Cells are `FoliageVolume.cell_of`'s: floor of position / cell size, in float64.
-    A file written with the same cell size is in that order already: then only neighbours are
-    compared. Otherwise one stable argsort of a cell key orders the records.
+
+class _Call:
+    """`fn(*args)` on a thread of its own; `result()` waits and returns or raises its outcome."""
+
+    def __init__(self, fn: Callable, *args) -> None:
+        self._outcome: tuple[bool, object] = (False, None)
+        self._thread = threading.Thread(target=self._run, args=(fn, args), daemon=True)
+        self._thread.start()
+
+    def _run(self, fn: Callable, args: tuple) -> None:
+        try:
+            self._outcome = (True, fn(*args))
+        except BaseException as e:  # raised again by result()
+            self._outcome = (False, e)
+
+    def result(self):
+        self._thread.join()
+        ok, value = self._outcome
+        if not ok:
+            raise value  # type: ignore[misc]
+        return value
+
+
+def _scan_part(records: np.ndarray, cell_size: float, lo: int, hi: int,
+               prev: tuple[float, float] | None) -> tuple[bool, bool, list[np.ndarray], list[np.ndarray]]:
+    """`_scan` of records[lo:hi]; `prev` is the cell before lo (None at the start).
+
+    Returns (finite, in order, run starts, run cells as (2, k) float arrays) per block."""
+    rows = min(hi - lo, _SCAN_ROWS)
+    # index 0 of the cell buffers carries the cell before the block
+    cx, cz = np.empty(rows + 1), np.empty(rows + 1)
+    finite, change, other = np.empty((rows, RECORD_SIZE), bool), np.empty(rows, bool), np.empty(rows, bool)
+    if prev is not None:
+        cx[0], cz[0] = prev
+    starts, heads = [], []
+    for a in range(lo, hi, rows):
+        block = records[a:min(hi, a + rows)]
+        m = len(block)
+        if not np.isfinite(block, out=finite[:m]).all():
+            return False, False, [], []
+        x, z = cx[1:m + 1], cz[1:m + 1]
+        np.divide(block[:, 0], cell_size, out=x, dtype=np.float64)
+        np.floor(x, out=x)
+        np.divide(block[:, 2], cell_size, out=z, dtype=np.float64)
+        np.floor(z, out=z)
+        c = np.not_equal(x, cx[:m], out=change[:m])
+        c |= np.not_equal(z, cz[:m], out=other[:m])
+        first = a == lo and prev is None
+        if first:
+            c[0] = True
+        i = np.flatnonzero(c)
+        qx, qz = cx[i + 1], cz[i + 1]
+        j = i[1:] if first else i
+        px, pz, nx, nz = cx[j], cz[j], cx[j + 1], cz[j + 1]
+        # in order iff every change of cell goes up: x up, or x equal and z up
+        if not ((nx > px) | ((nx == px) & (nz > pz))).all():
+            return True, False, [], []
+        starts.append(i + a)
+        heads.append(np.stack([qx, qz]))
+        cx[0], cz[0] = cx[m], cz[m]
+    return True, True, starts, heads
+
+
+def _scan(records: np.ndarray, cell_size: float) -> tuple[bool, np.ndarray | None, list[Cell] | None]:
+    """One blocked pass over `records`: are they finite, and if they are in ascending cell order,
+    where do their runs of one cell start and which cells are they?
+
+    Returns (finite, bounds, cells); bounds and cells are None when not finite or not in order.
+    Cells are `FoliageVolume.cell_of`'s: floor of position / cell size, computed in float64.
+    A large array is scanned in two halves at once (numpy releases the GIL).
     """
     n = len(records)
     if n == 0:
-        return None, np.zeros(1, np.int64), []
-    cx = records[:, 0].astype(np.float64)
-    cx /= cell_size
-    np.floor(cx, out=cx)
-    cz = records[:, 2].astype(np.float64)
-    cz /= cell_size
-    np.floor(cz, out=cz)
+        return True, np.zeros(1, np.int64), []
+    mid = (n // 2 // _SCAN_ROWS) * _SCAN_ROWS
+    if mid and n * RECORD_BYTES >= _THREAD_BYTES:
+        prev = np.floor(np.divide(records[mid - 1, 0:3:2], cell_size, dtype=np.float64))
+        second = _Call(_scan_part, records, cell_size, mid, n, (float(prev[0]), float(prev[1])))
+        parts = [_scan_part(records, cell_size, 0, mid, None), second.result()]
+    else:
+        parts = [_scan_part(records, cell_size, 0, n, None)]
+    if not all(p[0] for p in parts):
+        return False, None, None
+    if not all(p[1] for p in parts):
+        return True, None, None
+    bounds = np.concatenate([*(s for p in parts for s in p[2]), [n]])
+    heads = np.concatenate([h for p in parts for h in p[3]], axis=1)
+    with np.errstate(invalid="ignore"):  # as cell_of: beyond int64 is no real position
+        cells = list(zip(*heads.astype(np.int64).tolist(), strict=True))
+    return True, bounds, cells
+
+
+def cell_runs(records: np.ndarray, cell_size: float) -> tuple[np.ndarray | None, np.ndarray, list[Cell]]:
+    """Split finite `records` into runs of one cell of `cell_size`.
+
+    Returns (order, bounds, cells): run g is `records[order][bounds[g]:bounds[g + 1]]` (order None:
+    no reordering), in cell `cells[g]`, runs in ascending cell order and records in file order
+    within a run. Cells are `FoliageVolume.cell_of`'s. A file written with the same cell size is
+    in that order already: then one blocked pass compares neighbours. Otherwise one stable
+    argsort of a cell key orders the records.
+    """
+    finite, bounds, cells = _scan(records, cell_size)
+    if bounds is not None:
+        return None, bounds, cells  # type: ignore[return-value]
+    return _sorted_runs(records, cell_size)
+
+
+def _sorted_runs(records: np.ndarray, cell_size: float) -> tuple[np.ndarray, np.ndarray, list[Cell]]:
+    """`cell_runs` for records not in cell order: one stable sort on a cell key."""
+    cx = np.floor(np.divide(records[:, 0], cell_size, dtype=np.float64))
+    cz = np.floor(np.divide(records[:, 2], cell_size, dtype=np.float64))
+    x0, z0 = cx.min(), cz.min()
+    width = cz.max() - z0 + 1
+    if (cx.max() - x0 + 1) * width < 2.0 ** 52:  # the key is exact in float64
+        order = np.argsort((cx - x0) * width + (cz - z0), kind="stable")
+    else:
+        order = np.lexsort((cz, cx))
+    cx, cz = cx[order], cz[order]
     change = cx[1:] != cx[:-1]
     change |= cz[1:] != cz[:-1]
-    starts = np.flatnonzero(change) + 1
-    order = None
-    # in order iff every change of cell goes up: x up, or x equal and z up
-    px, pz, qx, qz = cx[starts - 1], cz[starts - 1], cx[starts], cz[starts]
-    if not ((qx > px) | ((qx == px) & (qz > pz))).all():
-        x0, z0 = cx.min(), cz.min()
-        width = cz.max() - z0 + 1
-        if (cx.max() - x0 + 1) * width < 2.0 ** 52:  # the key is exact in float64
-            order = np.argsort((cx - x0) * width + (cz - z0), kind="stable")
-        else:
-            order = np.lexsort((cz, cx))
-        cx, cz = cx[order], cz[order]
-        change = cx[1:] != cx[:-1]
-        change |= cz[1:] != cz[:-1]
-        starts = np.flatnonzero(change) + 1
-    heads = np.concatenate([[0], starts])
-    with np.errstate(invalid="ignore"):  # as cell_of: beyond int64 is not a real position
+    heads = np.concatenate([[0], np.flatnonzero(change) + 1])
+    with np.errstate(invalid="ignore"):
         cells = list(zip(cx[heads].astype(np.int64).tolist(), cz[heads].astype(np.int64).tolist(),
                          strict=True))
-    return order, np.concatenate([heads, [n]]), cells
+    return order, np.concatenate([heads, [len(records)]]), cells
 
 
 def _decode(buf: memoryview, volume: FoliageVolume, path, crc: CrcJob | None) -> dict[str, int]:
@@ -451,10 +619,11 @@ def _decode(buf: memoryview, volume: FoliageVolume, path, crc: CrcJob | None) ->
         parts = _parse(buf, path)
         runs = []
         for name, rec in parts:
-            if not np.isfinite(rec).all():
+            finite, bounds, cells = _scan(rec, volume.cell_size)
+            if not finite:
                 raise FormatError(path, None, f"type {name!r} has a record with NaN or infinity")
-            order, bounds, cells = cell_runs(rec, volume.cell_size)
-            if order is not None:
+            if bounds is None:  # written with other cells: one sort
+                order, bounds, cells = _sorted_runs(rec, volume.cell_size)
                 rec = rec[order]
             elif not rec.flags.writeable:  # chunks must own writable records
                 rec = rec.copy()

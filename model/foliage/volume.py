@@ -166,6 +166,17 @@ class FoliageVolume:
             return len(self)
         return self.counts().get(type_name, 0)
 
+    def records_by_type(self) -> dict[str, list[np.ndarray]]:
+        """Every type's chunk records, chunks in sorted cell order (one pass, for saving)."""
+        cells: dict[str, list[Cell]] = {}
+        for cell, type_name in self._chunks:
+            cells.setdefault(type_name, []).append(cell)
+        chunks = self._chunks
+        out = {}
+        for type_name in sorted(cells):
+            out[type_name] = [chunks[(cell, type_name)].records for cell in sorted(cells[type_name])]
+        return out
+
     def all_records(self, type_name: str) -> np.ndarray:
         """Every record of one type, chunks in sorted cell order."""
         parts = [c.records for _, c in self.chunks(type_name)]

@@ -79,7 +79,11 @@ def runs_of(records, cell_size):
     return [(cell, idx[bounds[g]:bounds[g + 1]].tolist()) for g, cell in enumerate(cells)], order
 
 
-def test_cell_runs_agree_with_a_plain_loop():
+@pytest.mark.parametrize("scan_rows", [None, 64, 7])
+def test_cell_runs_agree_with_a_plain_loop(monkeypatch, scan_rows):
+    if scan_rows:  # many blocks, and two halves scanned at once
+        monkeypatch.setattr(store, "_SCAN_ROWS", scan_rows)
+        monkeypatch.setattr(store, "_THREAD_BYTES", 0)
     rng = np.random.default_rng(8)
     edges = np.array([-64.0, -32.0, -0.0, 0.0, 31.999998, 32.0, -1e-30, 1e-30, 95.5], np.float32)
     records = random_records(3000, 9, span=150)
@@ -97,6 +101,18 @@ def test_cell_runs_agree_with_a_plain_loop():
     assert runs_of(records[:0], 32.0)[0] == []
     one = random_records(50, 3, span=5) + np.float32(200.0)
     assert runs_of(one, 32.0)[0] == reference_runs(one, 32.0)
+    # in order except for one record moved back a cell, anywhere (block edges, the middle)
+    in_order = records[np.concatenate([np.array(i) for _, i in reference_runs(records, 32.0)])]
+    for at in (1, 6, 7, 63, 64, 65, len(in_order) // 2, len(in_order) - 1):
+        bent = in_order.copy()
+        bent[at, 0] = bent[at - 1, 0] - 32.0
+        got, order = runs_of(bent, 32.0)
+        assert order is not None and got == reference_runs(bent, 32.0), at
+    last = len(in_order) - 1
+    for at, column, value in ((0, 0, np.nan), (last // 2 + 3, 5, np.inf), (last, 6, -np.inf)):
+        bad = in_order.copy()
+        bad[at, column] = value
+        assert store._scan(bad, 32.0)[0] is False, at
 
 
 def test_a_file_in_cell_order_loads_as_views_of_one_buffer(tmp_path):
@@ -160,10 +176,16 @@ def test_a_write_failing_mid_save_keeps_the_old_file_and_leaves_no_temp(tmp_path
     path = tmp_path / "f.foliage.bin"
     save_store(FoliageVolume(v.palette), path)
     before = path.read_bytes()
-    def failing_write(fd, data):
-        raise OSError(28, "No space left on device")
+    real_crc = store._crc32
+    calls = []
 
-    monkeypatch.setattr(store.os, "write", failing_write)
+    def failing_crc(data, value=0):  # fails part-way through the file
+        calls.append(len(data))
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        return real_crc(data, value)
+
+    monkeypatch.setattr(store, "_crc32", failing_crc)
     with pytest.raises(OSError, match="No space"):
         save_store(v, path)
     monkeypatch.undo()
