@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from model.plants import tile_bits
 from model.plants.growth_tables import (  # noqa: F401 (re-exported: the simulator's vocabulary)
     ANTI_PLANT,
     CONCRETE,
@@ -286,26 +287,23 @@ class Grower:
         # Neighbours are counted in the map as it was; player-seeded species never count.
         in_map = np.flatnonzero(np.bincount(snapshot.reshape(-1)[idx], minlength=256)[1:]) + 1
         present = in_map[t.counts_as_neighbour[in_map]]
-        counted = snapshot
+        neighbours = self._padded(snapshot)
         for k in in_map[~t.counts_as_neighbour[in_map]]:  # a compare per species beats a 256-entry lookup
-            counted = np.where(counted == k, np.uint8(0), counted)
-        neighbours = self._padded(counted)
-        current = self._padded(self.f.type)
-        reach: dict[int, np.ndarray] = {}  # per species with a kill distance: tiles within it of one
+            neighbours[neighbours == k] = 0
+        refused = self._refusals(present, cap_count)
+        fresh: dict[int, np.ndarray] = {}  # per species with a kill distance: tiles within it of new plants
         boxes: dict[int, np.ndarray] | None = None
         tried_total = 0
         used = np.zeros(n_cubes, np.int64)
         tried = np.zeros(n_cubes, np.int64)
         accepted = np.zeros(n_cubes, np.int64)
         gate_share = self.spawn_share * (1.0 - occupied / self.ground)
-        # A draw needs an empty tile without block flags; its spawn byte is the gate.
-        open_spawn = np.where((v["type"] == 0) & (v["flags"] == 0), v["spawn"], np.uint8(0))
-        if need.sum() * 4 * self._neighbourhood.size > neighbours.size:
-            # A busy pass: find the tiles where every species a draw could pick is refused (capped
-            # in the cube, or within kill distance of its kind). Refusals only grow during the pass,
-            # so a draw there always fails; it is consumed without being tried.
-            boxes = self._box_counts(neighbours, present)
-            open_spawn[self._hopeless(boxes, present, cap_count, current, reach).reshape(-1)] = 0
+        # A draw needs an empty tile without block flags; its spawn byte is the gate. Tiles where every
+        # species a draw could pick is refused (capped in the cube, or within kill distance of its
+        # kind) are closed too: refusals only grow during the pass, so a draw there always fails; it
+        # is consumed without being tried.
+        stuck = tile_bits.unpack(self._hopeless(snapshot, present, refused), self.w).reshape(-1)
+        open_spawn = v["spawn"] * (((v["type"] | v["flags"]) == 0) > stuck)
         planted: list[np.ndarray] = []
         while True:
             cubes = np.flatnonzero((need > 0) & (used < self.ground))
@@ -348,7 +346,7 @@ class Grower:
             if cap_count is not None:
                 ok &= ~((t.max_amount[ty] > 0) & (cap_count[cube, ty] > t.max_amount[ty]))
             kd = np.where(ok, t.kill_distance[ty], 0)
-            ok &= ~self._in_reach(reach, current, pidx, ty, kd)
+            ok &= ~self._in_reach(refused, fresh, pidx, tile, ty, kd)
             ok = self._first_per_tile(ok, tile)
             ok &= ~self._earlier_conflict(ok, pidx, ty, kd)
             tried[cubes] += np.bincount(seg_t, minlength=cubes.size)
@@ -366,10 +364,12 @@ class Grower:
                                     np.where(n_try >= limit, last_try + 1, batch))
             placed, pt = tile[accept], ty[accept]
             v["type"][placed] = pt.astype(np.uint8)
-            current[pidx[accept]] = pt.astype(np.uint8)
             open_spawn[placed] = 0
-            for k, m in reach.items():
-                _mark_reach(m, pidx[accept][pt == k], self._offsets_of(int(t.kill_distance[k]), False))
+            for k in np.unique(pt[t.kill_distance[pt] > 0]):
+                if int(k) not in fresh:
+                    fresh[int(k)] = np.zeros((self.h + 2 * self.margin) * self.stride, bool)
+                kd_k = int(t.kill_distance[k])
+                _mark_reach(fresh[int(k)], pidx[accept][pt == k], self._offsets_of(kd_k, False))
             v["state"][placed] = 0
             v["material"][placed] = 0
             v["health"][placed] = np.clip(t.health[pt, 0], 0, 255).astype(np.uint8)
@@ -439,64 +439,55 @@ class Grower:
             out[lonely] = t.fertile_types[np.searchsorted(t.fertile_cum, tickets, side="right")]
         return out
 
-    def _hopeless(self, boxes: dict[int, np.ndarray], present: np.ndarray, cap_count: np.ndarray | None,
-                  current: np.ndarray, reach: dict[int, np.ndarray]) -> np.ndarray:
-        """Tiles (zone-shaped) where no species a spawn draw could choose would be accepted."""
-        t, h, w, r = self.t, self.h, self.w, self.margin
-
-        def inner(a: np.ndarray) -> np.ndarray:
-            return a.reshape(-1, self.stride)[r:r + h, r:r + w]
-
+    def _refusals(self, present: np.ndarray, cap_count: np.ndarray | None) -> dict[int, np.ndarray | None]:
+        """Per species a spawn draw could pick: the tiles (bits) where the zone as it stands refuses it
+        (capped in its cube, or within kill distance of its kind); None: refused nowhere."""
+        t, h, w = self.t, self.h, self.w
+        words = -(-w // 64)
         cy, cx = -(-h // CUBE), -(-w // CUBE)
-        allowed: dict[int, np.ndarray | None] = {}  # where each species would be accepted; None: anywhere
+        out: dict[int, np.ndarray | None] = {}
         for k in sorted({int(k) for k in present} | {int(k) for k in t.fertile_types}):
             if not t.known[k]:
-                allowed[k] = np.zeros((h, w), bool)
+                out[k] = tile_bits.clear_tail(np.full((h, words), ~np.uint64(0)), w)
                 continue
-            ok: np.ndarray | None = None
+            bits: np.ndarray | None = None
             if t.kill_distance[k] > 0:
-                if k not in reach:
-                    reach[k] = np.zeros(current.size, bool)
-                    _mark_reach(reach[k], np.flatnonzero(current == k),
-                                self._offsets_of(int(t.kill_distance[k]), False))
-                ok = ~inner(reach[k])
+                stands = self.f.type == k
+                if stands.any():
+                    bits = tile_bits.dilate_disc(tile_bits.pack(stands), int(t.kill_distance[k]), w)
             if cap_count is not None and t.max_amount[k] > 0:
                 capped = (cap_count[:, k] > t.max_amount[k]).reshape(cy, cx)
-                if capped.any():
-                    ok = np.ones((h, w), bool) if ok is None else ok
-                    if self.full_cubes:  # broadcast each cube's flag over its tiles
-                        ok.reshape(cy, CUBE, cx, CUBE)[...] &= ~capped[:, None, :, None]
-                    else:
-                        ok &= ~np.repeat(np.repeat(capped, CUBE, axis=0), CUBE, axis=1)[:h, :w]
-            allowed[k] = ok
-        fertile = [allowed[int(k)] for k in t.fertile_types]
-        lonely_ok: np.ndarray | bool = any(a is None for a in fertile)
-        if not lonely_ok:
-            lonely_ok = np.zeros((h, w), bool)
-            for a in fertile:
-                lonely_ok |= a
-        if present.size == 0:
-            return np.broadcast_to(~np.asarray(lonely_ok), (h, w)).copy()
-        counts = {int(k): boxes[int(k)].reshape(h, w) for k in present}
-        last = int(present[-1])
-        best = counts[last].copy()
-        ruling_ok = np.ones((h, w), bool) if allowed[last] is None else allowed[last].copy()
-        spread_ok = np.zeros((h, w), bool)
-        for k in (int(k) for k in present[::-1]):
-            c = counts[k]
-            if k != last:
-                more = c > best
-                np.maximum(best, c, out=best)
-                if allowed[k] is None:
-                    ruling_ok |= more
-                else:
-                    ruling_ok = np.where(more, allowed[k], ruling_ok)
-            if t.spread_weight[k] > 0:
-                spread_ok |= (c > 0) if allowed[k] is None else (c > 0) & allowed[k]
-        stuck = ~(ruling_ok | spread_ok)
-        if lonely_ok is True:
-            return stuck & (best > 0)
-        return np.where(best > 0, stuck, ~lonely_ok)
+                if capped.any():  # each cube's flag over its columns, then over its rows
+                    row = tile_bits.pack(np.repeat(capped, CUBE, axis=1)[:, :w])
+                    cap_bits = np.ascontiguousarray(np.repeat(row, CUBE, axis=0)[:h])
+                    bits = cap_bits if bits is None else bits | cap_bits
+            out[k] = bits
+        return out
+
+    def _hopeless(self, snapshot: np.ndarray, present: np.ndarray,
+                  refused: dict[int, np.ndarray | None]) -> np.ndarray:
+        """Tiles (bits) where no species a spawn draw could choose would be accepted.
+
+        A draw picks the most numerous neighbour or one drawn among the neighbours, so it can only
+        pick a species standing in its 9×9 square; with no neighbours, a fertile species. Taking every
+        species in the square as choosable is safe: a tile is only closed when all of them are refused.
+        """
+        t, h, w = self.t, self.h, self.w
+        words = -(-w // 64)
+        nowhere = np.zeros((h, words), np.uint64)
+        lonely_ok = nowhere.copy()
+        for k in (int(k) for k in t.fertile_types):
+            if refused[k] is None:
+                lonely_ok = ~nowhere
+                break
+            lonely_ok |= ~refused[k]
+        near = nowhere.copy()
+        near_ok = nowhere.copy()
+        for k in (int(k) for k in present):
+            around = tile_bits.dilate_square(tile_bits.pack(snapshot == k), NEIGHBOUR_RADIUS, w)
+            near |= around
+            near_ok |= around if refused[k] is None else around & ~refused[k]
+        return tile_bits.clear_tail((near & ~near_ok) | (~near & ~lonely_ok), w)
 
     def _box_counts(self, neighbours: np.ndarray, present: np.ndarray) -> dict[int, np.ndarray]:
         """For each type, how many of it stand in the 9×9 square around every zone tile (flat, y * w + x)."""
@@ -518,23 +509,19 @@ class Grower:
             self._kill_offsets[key] = self._pad_offsets(dy, dx)
         return self._kill_offsets[key]
 
-    def _in_reach(self, reach: dict[int, np.ndarray], current: np.ndarray, pidx: np.ndarray,
-                  ty: np.ndarray, kd: np.ndarray) -> np.ndarray:
-        """The spawn's kill-distance check. Species tried often get a map of the tiles within reach
-        of one of their plants (each plant marks its disc once), the rest scan each attempt's disc."""
+    def _in_reach(self, refused: dict[int, np.ndarray | None], fresh: dict[int, np.ndarray], pidx: np.ndarray,
+                  tile: np.ndarray, ty: np.ndarray, kd: np.ndarray) -> np.ndarray:
+        """The spawn's kill-distance check: within reach of a plant of the chosen kind that stood when
+        the spawn began (the refusal bits), or of one planted since (the `fresh` maps)."""
         out = np.zeros(pidx.size, bool)
         for k in np.unique(ty[kd > 0]):
             sel = np.flatnonzero((ty == k) & (kd > 0))
-            off = self._offsets_of(int(self.t.kill_distance[k]), False)
-            if int(k) not in reach and sel.size > 4096:
-                stands = np.flatnonzero(current == k)
-                if stands.size * 4 < sel.size * off.size:
-                    reach[int(k)] = np.zeros(current.size, bool)
-                    _mark_reach(reach[int(k)], stands, off)
-            if int(k) in reach:
-                out[sel] = reach[int(k)][pidx[sel]]
-            else:
-                out[sel] = (current[pidx[sel, None] + off[None, :]] == k).any(axis=1)
+            bits = refused.get(int(k))
+            if bits is not None:
+                ys, xs = np.divmod(tile[sel], self.w)
+                out[sel] = tile_bits.test(bits, ys, xs)
+            if int(k) in fresh:
+                out[sel] |= fresh[int(k)][pidx[sel]]
         return out
 
     def _too_close(self, types: np.ndarray, pidx: np.ndarray, want: np.ndarray, kd: np.ndarray,
