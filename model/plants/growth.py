@@ -54,6 +54,7 @@ Progress = Callable[[float], None]
 _NOT_PLANT = np.uint8(~PLANT & 0xFF)
 _NOT_CONCRETE = np.uint16(~CONCRETE & 0xFFFF)
 _PLANT_KEYS = ("type", "state", "time", "health", "material")
+_READ_ONLY = ("altitude", "slope", "spawn", "ground")
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ class Grower:
         self.ground = self.cw * self.ch
         self.full_cubes = bool(np.all(self.ground == CUBE * CUBE))
         self.origin = self.y0 * self.w + self.x0
-        self.spawn_share = self._per_cube_sum(f.spawn.astype(np.int64)) / (256.0 * self.ground)
+        self.spawn_share = self._per_cube_sum(f.spawn) / (256.0 * self.ground)
         stray = (v["flags"] == 0) & (v["height"] > 0)
         v["height"][stray] = 0  # a block height without any flag is the first thing validation fixes
         self.live = np.flatnonzero((v["type"] | v["state"] | v["time"] | v["health"] | v["material"]
@@ -118,7 +119,9 @@ class Grower:
         if ph or pw:
             values = np.pad(values, ((0, ph), (0, pw)))
         hh, ww = values.shape
-        return values.reshape(hh // CUBE, CUBE, ww // CUBE, CUBE).sum(axis=(1, 3)).reshape(-1)
+        # Rows of each cube first (contiguous runs), then the cube's rows: no wide copy of the layer.
+        rows = values.reshape(hh, ww // CUBE, CUBE).sum(axis=2, dtype=np.int64)
+        return rows.reshape(hh // CUBE, CUBE, ww // CUBE).sum(axis=1).reshape(-1)
 
     def cube_of(self, idx: np.ndarray) -> np.ndarray:
         ys, xs = np.divmod(idx, self.w)
@@ -492,10 +495,11 @@ class Grower:
     def _box_counts(self, neighbours: np.ndarray, present: np.ndarray) -> dict[int, np.ndarray]:
         """For each type, how many of it stand in the 9×9 square around every zone tile (flat, y * w + x)."""
         m, r, h, w = self.margin, NEIGHBOUR_RADIUS, self.h, self.w
-        around = neighbours.reshape(-1, self.stride)[m - r: m + h + r, m - r: m + w + r]
         out = {}
         for k in present:
-            one = (around == k).view(np.uint8)  # uint8 holds any 9×9 count (at most 81)
+            # Compared over the whole padded layer (contiguous, fast), then cut to the 9×9 reach.
+            same = (neighbours == k).view(np.uint8).reshape(-1, self.stride)
+            one = same[m - r: m + h + r, m - r: m + w + r]  # uint8 holds any 9×9 count (at most 81)
             out[int(k)] = _run_sums(_run_sums(one, 2 * r + 1, 1), 2 * r + 1, 0).reshape(-1)
         return out
 
@@ -542,17 +546,20 @@ class Grower:
         if idx.size < 2:
             return out
         if self._order is None:
-            self._order = np.full((self.h + 2 * self.margin) * self.stride, -1, np.int32)
-        order = self._order
-        order[pidx[idx[::-1]]] = idx[::-1]  # where two entries share a tile the earlier one is seen
-        try:
-            for k in np.unique(kd[idx]):
-                sel = idx[kd[idx] == k]
-                other = order[pidx[sel, None] + self._offsets_of(int(k), True)[None, :]]
-                clash = (other >= 0) & (other < sel[:, None]) & (ty[np.maximum(other, 0)] == ty[sel, None])
-                out[sel] = clash.any(axis=1)
-        finally:
-            order[pidx[idx]] = -1  # the map is kept all -1 between uses
+            self._order = np.zeros((self.h + 2 * self.margin) * self.stride, np.uint32)
+        order = self._order  # one species at a time: its entries' place + 1, 0 elsewhere
+        kinds = ty[idx]
+        for k in np.unique(kinds):
+            sel = idx[kinds == k]
+            if sel.size < 2:
+                continue
+            order[pidx[sel[::-1]]] = sel[::-1] + 1  # where two entries share a tile the earlier one is seen
+            try:
+                other = order[pidx[sel, None] + self._offsets_of(int(self.t.kill_distance[k]), True)[None, :]]
+                other -= 1  # nothing there wraps round to the largest value: never earlier
+                out[sel] = (other < sel[:, None].astype(np.uint32)).any(axis=1)
+            finally:
+                order[pidx[sel]] = 0  # the map is kept all 0 between uses
         return out
 
     def damage_walls(self, rng: np.random.Generator) -> None:
@@ -585,7 +592,7 @@ class Grower:
         ground = self.ground[cube]
         first = rng.geometric(1.0 / ground) - 1
         drawn = first < KILL_DRAWS_PER_TILE * ground
-        order = np.lexsort((first[drawn], cube[drawn]))
+        order = np.argsort(cube[drawn] * (KILL_DRAWS_PER_TILE * CUBE * CUBE) + first[drawn])
         tiles = idx[drawn][order]
         pidx = self._pad_index(tiles)
         current = self._padded(self.f.type)
@@ -706,8 +713,8 @@ def run_growth(f: GrowthField, rules: Mapping[int, PlantRule] | RuleTables, pass
     Raises Cancelled (leaving `f` untouched) when `cancelled()` turns true between passes.
     """
     tables = rules if isinstance(rules, RuleTables) else RuleTables(dict(rules))
-    # Growth never writes altitude or slope: the copy shares them.
-    out = GrowthField(**{k: getattr(f, k) if k in ("altitude", "slope") else getattr(f, k).copy()
+    # Growth never writes altitude, slope, the spawn byte or the ground type: the copy shares them.
+    out = GrowthField(**{k: getattr(f, k) if k in _READ_ONLY else getattr(f, k).copy()
                          for k in f.__dataclass_fields__})
     grower = Grower(out, tables, options)
     for i in range(passes):
