@@ -108,8 +108,13 @@ class Grower:
         d = np.arange(-NEIGHBOUR_RADIUS, NEIGHBOUR_RADIUS + 1)
         dy, dx = np.meshgrid(d, d, indexing="ij")
         self._neighbourhood = self._pad_offsets(dy.reshape(-1), dx.reshape(-1))
+        # A full cube's tile offsets from its first tile, in the zone and in the padded layers.
+        local = np.arange(CUBE * CUBE)
+        self._cube_offsets = (local // CUBE) * self.w + local % CUBE
+        self._pad_cube_offsets = (local // CUBE) * self.stride + local % CUBE
         self._kill_offsets: dict[tuple[int, bool], np.ndarray] = {}
         self._order: np.ndarray | None = None
+        self._standing: tuple[np.ndarray, np.ndarray] | None = None  # validated plants: (tiles, types)
         self._first: np.ndarray | None = None
 
     # ---- geometry -------------------------------------------------------------------------------
@@ -157,6 +162,13 @@ class Grower:
 
     def _plants(self, where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Live tiles holding a known plant whose type satisfies the per-type mask `where`."""
+        if self._standing is not None:
+            # After validation the steps only ever kill (type 0): the plants it kept, less the dead.
+            idx, ty = self._standing
+            sel = np.take(where, ty)
+            idx, ty = idx[sel], ty[sel]
+            alive = self.v["type"][idx] == ty
+            return idx[alive], ty[alive].astype(np.intp)
         idx = self.live
         ty = self.v["type"][idx]
         sel = np.take(self.t.known & where, ty)
@@ -203,6 +215,7 @@ class Grower:
         v["height"][off] = 0
         v["material"][idx[keep & ~fruiting]] = 0
         self._clean(idx[drop])
+        self._standing = idx[keep], ty[keep].astype(np.uint8)
 
     def grow(self, rng: np.random.Generator) -> None:
         """Advance every plant's clock; plants whose clock ran out roll their state machine."""
@@ -219,10 +232,11 @@ class Grower:
             return
         s1, k = t.max_states + 1, t.next.shape[2]
         key = rt * t.max_states + rs  # (type, state) in the choice tables
-        u = rng.random((2, rolls.size))
-        pick = (u[0] * np.take(t.next_len.reshape(-1), key)).astype(np.intp)
+        # One 32-bit draw per roll: its halves pick the next state and the next action (16 bits each).
+        u = rng.integers(0, 1 << 32, rolls.size, dtype=np.uint32).astype(np.int64)
+        pick = ((u & 0xFFFF) * np.take(t.next_len.reshape(-1), key)) >> 16
         nxt = np.take(t.next.reshape(-1), key * k + pick)
-        pick = (u[1] * np.take(t.act_len.reshape(-1), key)).astype(np.intp)
+        pick = ((u >> 16) * np.take(t.act_len.reshape(-1), key)) >> 16
         act = np.take(t.act.reshape(-1), key * k + pick)
         v["time"][rolls] = 0
         dies = act == 0
@@ -317,18 +331,18 @@ class Grower:
             p = np.maximum(gate_share[cubes], 1.0 / 64)
             batch = np.minimum(self.ground[cubes] - used[cubes], (limit / p * 1.25).astype(np.int64) + 4)
             seg = np.repeat(np.arange(cubes.size), batch)
-            cube = cubes[seg]
             if self.full_cubes:
                 # One 32-bit draw per attempt: the top 10 bits pick the tile, the low 8 are the gate.
                 r = rng.integers(0, 1 << 32, seg.size, dtype=np.uint32)
-                local = (r >> np.uint32(22)).astype(np.int64)
-                tile = self.origin[cube] + (local >> 5) * self.w + (local & 31)
+                local = r >> np.uint32(22)
+                tile = np.repeat(self.origin[cubes], batch) + self._cube_offsets[local]
             else:
+                cube = cubes[seg]
                 r = rng.integers(0, 1 << 32, seg.size, dtype=np.uint64)
                 local = ((r >> 8) * self.ground[cube].astype(np.uint64) >> 24).astype(np.int64)
                 ys = self.y0[cube] + local // self.cw[cube]
                 tile = ys * self.w + self.x0[cube] + local % self.cw[cube]
-            passing = np.flatnonzero((r & 255).astype(np.uint8) < open_spawn[tile])
+            passing = np.flatnonzero(r.astype(np.uint8) < open_spawn[tile])  # the low byte is the gate
             pseg = seg[passing]
             prank = np.arange(passing.size) - np.searchsorted(pseg, np.arange(cubes.size))[pseg]
             keep = prank < limit[pseg]
@@ -337,8 +351,7 @@ class Grower:
             rank_t = pick - start[seg_t]  # each tried draw's place in its cube's batch
             tile, cube = tile[pick], cubes[seg_t]
             if self.full_cubes:  # the padded index straight from the cube and the draw, no division
-                local = local[pick]
-                pidx = self.pad_origin[cube] + (local >> 5) * self.stride + (local & 31)
+                pidx = self.pad_origin[cube] + self._pad_cube_offsets[local[pick]]
             else:
                 pidx = self._pad_index(tile)
             tried_total += pidx.size
@@ -635,6 +648,7 @@ class Grower:
     def run_pass(self, rng: np.random.Generator) -> None:
         """One nature pass over every cube of the zone."""
         snapshot = self.f.type.copy()
+        self._standing = None
         self.validate_dead()
         self.grow(rng)
         planted = self.spawn(rng, snapshot)
