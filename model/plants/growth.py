@@ -426,7 +426,8 @@ class Grower:
         has = np.zeros(n, bool)
         if present.size:
             if boxes is not None:
-                counts = np.stack([boxes[int(k)][tile] for k in present], axis=1)
+                at = pidx - self._box_shift
+                counts = np.stack([boxes[int(k)][at] for k in present], axis=1)
             else:
                 window = neighbours[pidx[:, None] + self._neighbourhood[None, :]]
                 counts = np.stack([np.count_nonzero(window == k, axis=1) for k in present], axis=1)
@@ -506,15 +507,22 @@ class Grower:
         return tile_bits.clear_tail((near & ~near_ok) | (~near & ~lonely_ok), w)
 
     def _box_counts(self, neighbours: np.ndarray, present: np.ndarray) -> dict[int, np.ndarray]:
-        """For each type, how many of it stand in the 9×9 square around every zone tile (flat, y * w + x)."""
-        m, r, h, w = self.margin, NEIGHBOUR_RADIUS, self.h, self.w
+        """For each type, how many of it stand in the 9×9 square around every zone tile.
+
+        Indexed by a tile's padded index less `_box_shift`. The sums run along the flat padded
+        layer: a row's window never reaches the next row (the margin is at least the radius), and a
+        column's window steps a padded row at a time, so every sum is over contiguous memory.
+        """
+        n = 2 * NEIGHBOUR_RADIUS + 1
         out = {}
         for k in present:
-            # Compared over the whole padded layer (contiguous, fast), then cut to the 9×9 reach.
-            same = (neighbours == k).view(np.uint8).reshape(-1, self.stride)
-            one = same[m - r: m + h + r, m - r: m + w + r]  # uint8 holds any 9×9 count (at most 81)
-            out[int(k)] = _run_sums(_run_sums(one, 2 * r + 1, 1), 2 * r + 1, 0).reshape(-1)
+            one = (neighbours == k).view(np.uint8)  # uint8 holds any 9×9 count (at most 81)
+            out[int(k)] = _flat_run_sums(_flat_run_sums(one, n, 1), n, self.stride)
         return out
+
+    @property
+    def _box_shift(self) -> int:
+        return NEIGHBOUR_RADIUS * (self.stride + 1)
 
     def _offsets_of(self, kd: int, skip_self: bool) -> np.ndarray:
         key = (kd, skip_self)
@@ -668,23 +676,19 @@ class Grower:
         self.live = idx[keep]
 
 
-def _run_sums(a: np.ndarray, n: int, axis: int) -> np.ndarray:
-    """Sums of `n` consecutive entries along `axis` (which shrinks by n - 1), built by doubling."""
-    def part(x: np.ndarray, start: int, stop: int) -> np.ndarray:
-        return x[start:stop] if axis == 0 else x[:, start:stop]
-
-    length = a.shape[axis] - n + 1
+def _flat_run_sums(a: np.ndarray, n: int, step: int) -> np.ndarray:
+    """out[i] = a[i] + a[i + step] + … + a[i + (n - 1) step] (1-D; shorter by (n - 1) step), by doubling."""
+    length = a.size - (n - 1) * step
     total: np.ndarray | None = None
-    power, size, start = a, 1, 0  # power: sums of `size` consecutive entries
+    power, size, start = a, 1, 0  # power[i]: the sum of `size` entries from i
     while n:
         if n & 1:
-            piece = part(power, start, start + length)
-            total = piece.copy() if total is None else total + piece
+            piece = power[start * step: start * step + length]
+            total = piece if total is None else total + piece  # a view is fine: read only
             start += size
         n >>= 1
         if n:
-            end = power.shape[axis]
-            power = part(power, 0, end - size) + part(power, size, end)
+            power = power[:power.size - size * step] + power[size * step:]
             size *= 2
     assert total is not None
     return total
