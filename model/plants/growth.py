@@ -183,10 +183,14 @@ class Grower:
         dead = (v["type"][idx] == 0) & (v["state"][idx] != 0) & ~self.non_natural_tile.reshape(-1)[idx]
         self._clean(idx[dead])
 
-    def validate(self) -> None:
-        """Full validation: every rule the tile breaks clears its plant (see the spec's list)."""
+    def validate(self, non_natural_clean: bool = False) -> None:
+        """Full validation: every rule the tile breaks clears its plant (see the spec's list).
+
+        `non_natural_clean`: the pass already cleared the non-natural tiles (growth never plants there).
+        """
         t, v = self.t, self.v
-        self._clean(self.nonnat, keep_height=True)
+        if not non_natural_clean:
+            self._clean(self.nonnat, keep_height=True)
         idx = self.live[~self.non_natural_tile.reshape(-1)[self.live]]
         ty = v["type"][idx].astype(np.intp)
         by_state = ty * 256 + v["state"][idx]
@@ -207,9 +211,10 @@ class Grower:
         keep = known & ~drop
         # Survivors: the Plant bit and block height follow the state; fruit only in fruiting states.
         bh = t.block_at.reshape(-1)[by_state]
-        on = keep & (bh > 0)
-        v["flags"][idx[on]] |= PLANT
-        v["height"][idx[on]] = bh[on].astype(np.uint8)
+        on = np.flatnonzero(keep & (bh > 0))
+        at = idx[on]
+        v["flags"][at] |= PLANT
+        v["height"][at] = bh[on].astype(np.uint8)
         off = idx[keep & (bh <= 0) & bit]
         v["flags"][off] &= _NOT_PLANT
         v["height"][off] = 0
@@ -223,10 +228,11 @@ class Grower:
         idx, ty = self._plants(t.known)
         time = v["time"][idx]
         waiting = time < np.take(t.grow_rate, ty)
-        tw = time[waiting]
-        v["time"][idx[waiting]] = np.where(tw == 255, tw, tw + np.uint8(1))  # the byte saturates
+        at = np.flatnonzero(waiting)
+        tw = time[at]
+        v["time"][idx[at]] = tw + (tw != 255)  # the byte saturates
         st = v["state"][idx].astype(np.intp)
-        roll = ~waiting & (st < np.take(t.n_states, ty))
+        roll = np.flatnonzero(~waiting & (st < np.take(t.n_states, ty)))
         rolls, rt, rs = idx[roll], ty[roll], st[roll]
         if rolls.size == 0:
             return
@@ -247,7 +253,7 @@ class Grower:
         v["flags"][d] &= _NOT_PLANT
         v["control"][d[t.concrete[rt[dies]]]] &= _NOT_CONCRETE
 
-        live = ~dies
+        live = np.flatnonzero(~dies)
         idx, rt, rs, nxt, act = rolls[live], rt[live], rs[live], nxt[live], act[live]
         health_table = t.health.reshape(-1)
         cfg = np.take(health_table, rt * s1 + rs)
@@ -664,7 +670,7 @@ class Grower:
         old = self.live[~self._mark[self.live]]  # a planted tile may still be listed as last pass's dead
         self._mark[planted] = False
         self.live = np.concatenate([old, planted])
-        self.validate()
+        self.validate(non_natural_clean=True)
         if self.options.damage_walls:
             self.damage_walls(rng)
         self.kill_on_distance(rng)
