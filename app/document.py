@@ -49,6 +49,10 @@ class SceneDocument(QObject):
         if was_modified:
             self.modified_changed.emit(False)
 
+    def mark_modified(self) -> None:
+        """Leave the clean state for good (a restored recovery copy differs from its file)."""
+        self.undo_stack.resetClean()
+
     def load(self, path: str | Path) -> Scene:
         """Read `path` and, only if that succeeds, replace the scene. FormatError otherwise."""
         scene = load_scene(path)

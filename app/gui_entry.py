@@ -90,6 +90,9 @@ def run_gui(argv: list[str]) -> int:
     window.show()
     if error is not None:
         window.show_error("Could not open scene", str(error))
+    from PySide6.QtCore import QTimer
+
+    QTimer.singleShot(0, window.offer_recovery)  # once the window is up: a crashed session's work
     return app.exec()
 
 

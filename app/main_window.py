@@ -23,21 +23,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.autosave import AutoSaver, Recovery, ask_restore, orphaned_recoveries
 from app.document import SceneDocument, new_scene
 from app.extensions import Importer, ToolWindow, importers, tool_windows
+from app.file_watch import FileWatcher
 from app.settings import Settings
 from model.errors import FormatError
 from model.formats.scene_file import NAME_FILTER
 from model.scene import Scene
+from widgets.inspector_panel import InspectorPanel
 from widgets.viewport import Viewport, install_view_actions
 
 APP_NAME = "Boscage"
 DEFAULT_SIZE = (1400, 900)
 
 # key, title, area, tooltip — the fixed docks; later work fills the placeholders.
+# The default layout leaves the viewport most of the window: the palette alone on the left, the
+# tool's settings, layers and inspector on the right, and a short Refusals strip under the view.
 FIXED_DOCKS = [
     ("palette", "Palette", Qt.DockWidgetArea.LeftDockWidgetArea, "Foliage types to paint with"),
-    ("tool_settings", "Tool Settings", Qt.DockWidgetArea.LeftDockWidgetArea,
+    ("tool_settings", "Tool Settings", Qt.DockWidgetArea.RightDockWidgetArea,
      "Brush radius, strength, falloff and the active tool's options"),
     ("layers", "Layers", Qt.DockWidgetArea.RightDockWidgetArea, "The scene's terrain paint layers"),
     ("inspector", "Inspector", Qt.DockWidgetArea.RightDockWidgetArea, "Properties of the selection"),
@@ -83,7 +88,6 @@ class MainWindow(QMainWindow):
         self._build_menus()
         install_view_actions(self)
         self.statusBar().showMessage("Ready", 3000)
-        self._default_state = self.saveState()
 
         self.document.scene_replaced.connect(self._on_scene_replaced)
         self.document.modified_changed.connect(self._update_title)
@@ -96,6 +100,15 @@ class MainWindow(QMainWindow):
         from app.foliage_editor import install as install_foliage_editor
 
         self.foliage_editor = install_foliage_editor(self)
+        self._install_inspector()
+        # Dialog hook: tests and scripts replace it.
+        self.ask_restore: Callable[[QWidget, Recovery], bool] = ask_restore
+        self.autosave = AutoSaver(self.document, self.settings.autosave_interval(), self)
+        self.autosave.failed.connect(lambda text: self.statusBar().showMessage(text, 10000))
+        self.file_watcher = FileWatcher(self.document, self, self)
+        self.file_watcher.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self._default_sizes()
+        self._default_state = self.saveState()
         if restore_layout:
             self.restore_layout()
 
@@ -117,8 +130,28 @@ class MainWindow(QMainWindow):
             dock.setToolTip(tooltip)
             self.addDockWidget(area, dock)
             self.docks[key] = dock
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.docks["inspector"], self.docks["history"])
         self.docks["inspector"].raise_()
+
+    def _default_sizes(self) -> None:
+        """Narrow side columns and a short Refusals strip, so the viewport gets most of the window."""
+        d = self.docks
+        horizontal, vertical = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
+        self.resizeDocks([d["palette"], d["tool_settings"]], [340, 260], horizontal)
+        self.resizeDocks([d["tool_settings"], d["layers"], d["inspector"]], [330, 150, 300], vertical)
+        self.resizeDocks([d["refusals"]], [96], vertical)
+
+    def _install_inspector(self) -> None:
+        """The Inspector follows the open scene and the foliage selection."""
+        panel = self.inspector = self.set_panel("inspector", InspectorPanel())
+        toolset = self.foliage_editor.toolset
+        panel.live_records = self.foliage_editor.gizmo.live_records
+        panel.set_scene(self.document.scene)
+        self.document.scene_replaced.connect(panel.set_scene)
+        panel.follow_selection(lambda: toolset.selection)
+        toolset.selection_changed.connect(panel.selection_changed)  # a method: gone with the panel
 
     def set_panel(self, key: str, widget: QWidget) -> QWidget:
         """Put `widget` in fixed dock `key`, deleting the panel it replaces; returns `widget`."""
@@ -413,7 +446,47 @@ class MainWindow(QMainWindow):
             return
         if self.persist_layout:
             self.save_layout()
+        self.autosave.close()  # a clean close: the recovery copy is no longer needed
+        self.file_watcher.watch(None)
         event.accept()
+
+    # ---- crash recovery ---------------------------------------------------------------
+    def offer_recovery(self) -> bool:
+        """Offer each recovery copy a crashed session left (newest first); True if one was restored.
+
+        A restored document opens modified and points at its original file. Copies not restored
+        or discarded here (after one is restored) stay for the next start."""
+        found = orphaned_recoveries()
+        if found and not self.maybe_save():
+            for recovery in found:
+                recovery.release()
+            return False
+        restored = False
+        for recovery in found:
+            if restored:
+                recovery.release()
+            elif not self.ask_restore(self, recovery):
+                recovery.discard()
+            else:
+                restored = self._restore(recovery)
+        if restored and len(found) > 1:
+            self.statusBar().showMessage("More recovery copies remain: they are offered at the next start.",
+                                         10000)
+        return restored
+
+    def _restore(self, recovery: Recovery) -> bool:
+        try:
+            scene = recovery.load()
+        except FormatError as e:
+            recovery.release()
+            self.show_error("Could not restore the recovery copy", str(e))
+            return False
+        self.open_scene(scene)
+        self.document.mark_modified()
+        self.autosave.save_now()  # our own copy first, then the crashed session's can go
+        recovery.discard()
+        self.statusBar().showMessage(f"Restored {self.document.display_name()} from its recovery copy", 10000)
+        return True
 
     # ---- dialogs ----------------------------------------------------------------------
     def show_error(self, title: str, message: str) -> None:

@@ -8,11 +8,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QByteArray, QSettings, QStandardPaths
 
 ORGANIZATION = "Boscage"
 APPLICATION = "Boscage"
 MAX_RECENT = 10
+DEFAULT_AUTOSAVE_S = 120
 
 _folder: Path | None = None
 
@@ -28,6 +29,16 @@ def settings_path() -> Path | None:
     folder = _folder or (Path(os.environ["BOSCAGE_SETTINGS_DIR"])
                          if os.environ.get("BOSCAGE_SETTINGS_DIR") else None)
     return folder / "boscage.ini" if folder is not None else None
+
+
+def data_folder() -> Path:
+    """Where the editor keeps its own files (recovery copies): the redirected settings folder if
+    there is one, so tests and scripts stay private, else the user's application data folder."""
+    redirected = settings_path()
+    if redirected is not None:
+        return redirected.parent
+    location = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericDataLocation)
+    return (Path(location) if location else Path.home() / ".local" / "share") / APPLICATION
 
 
 class Settings:
@@ -83,6 +94,17 @@ class Settings:
 
     def set_open_tool_windows(self, keys: list[str]) -> None:
         self.qsettings.setValue("window/tool_windows", list(keys))
+
+    # ---- autosave -----------------------------------------------------------------------
+    def autosave_interval(self) -> int:
+        """Seconds between recovery copies of a modified document (0: no autosave)."""
+        try:
+            return max(0, int(self.qsettings.value("autosave/interval_s", DEFAULT_AUTOSAVE_S)))
+        except (TypeError, ValueError):
+            return DEFAULT_AUTOSAVE_S
+
+    def set_autosave_interval(self, seconds: int) -> None:
+        self.qsettings.setValue("autosave/interval_s", max(0, int(seconds)))
 
     def sync(self) -> None:
         self.qsettings.sync()

@@ -1,4 +1,5 @@
-"""Why the last stroke placed what it placed: a bar per refusal reason and one plain sentence.
+"""Why the last stroke placed what it placed: a thin bar and a count per refusal reason, and one
+plain sentence. Compact, so the dock stays a short strip under the viewport.
 
 Clicking a reason highlights those candidates in the viewport (through `highlight`, a callable
 the editor connects to the viewport's refusal overlay).
@@ -8,7 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from model.foliage.report import ReasonLine, reason_lines, stroke_sentence
 from model.foliage.scatter import Refusal, StrokeResult
@@ -26,6 +35,8 @@ REASON_TITLES = {
     Refusal.NO_GROUND: "No ground", Refusal.SLOPE: "Slope", Refusal.ALTITUDE: "Altitude",
     Refusal.LAYER: "Layer", Refusal.SPACING: "Spacing", Refusal.BRUSH: "Brush",
 }
+BAR_HEIGHT = 7
+COLUMNS = 4  # reasons per row: two rows keep the strip short
 
 
 class RefusalPanel(QWidget):
@@ -46,14 +57,18 @@ class RefusalPanel(QWidget):
         self.missing.setWordWrap(True)
         self.missing.hide()
         grid = QGridLayout()
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(4)
+        grid.setVerticalSpacing(0)
         self.buttons: dict[Refusal | None, QPushButton] = {}
         self.bars: dict[Refusal | None, QProgressBar] = {}
+        self.count_labels: dict[Refusal | None, QLabel] = {}
         rows: list[Refusal | None] = [None, *Refusal]  # None: placed
         for i, reason in enumerate(rows):
             button = QPushButton("Placed" if reason is None else REASON_TITLES[reason], self)
             button.setCheckable(reason is not None)
             button.setFlat(True)
-            button.setStyleSheet("text-align: left")
+            button.setStyleSheet("text-align: left; padding: 1px 4px")
             button.setToolTip("Placed instances" if reason is None else
                               f"Click to show the candidates refused for {REASON_TITLES[reason].lower()}")
             if reason is not None:
@@ -62,17 +77,30 @@ class RefusalPanel(QWidget):
             bar.setRange(0, 1)
             bar.setValue(0)
             bar.setFormat("%v")
-            if reason is not None:
-                rgb = ",".join(str(int(c * 255)) for c in REASON_COLOURS[reason][:3])
-                bar.setStyleSheet(f"QProgressBar::chunk {{ background: rgb({rgb}) }}")
-            bar.setMaximumHeight(16)
-            bar.setTextVisible(True)
-            row, col = i % 4, 2 * (i // 4)  # two columns of reasons keep the dock short
+            rgb = ",".join(str(int(c * 255)) for c in (REASON_COLOURS[reason][:3] if reason is not None
+                                                         else (0.3, 0.65, 0.3)))
+            bar.setStyleSheet("QProgressBar { border: 1px solid palette(mid); border-radius: 2px; "
+                              "background: palette(base) } "
+                              f"QProgressBar::chunk {{ background: rgb({rgb}) }}")
+            bar.setFixedHeight(BAR_HEIGHT)
+            bar.setMinimumWidth(30)
+            bar.setTextVisible(False)  # the count stands beside the bar, readable at any height
+            count = QLabel("0", self)
+            count.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            count.setMinimumWidth(count.fontMetrics().horizontalAdvance("00000"))
+            count.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Preferred)
+            row, col = i // COLUMNS, 3 * (i % COLUMNS)
             grid.addWidget(button, row, col)
             grid.addWidget(bar, row, col + 1)
+            grid.addWidget(count, row, col + 2)
+            grid.setColumnStretch(col + 1, 1)
             self.buttons[reason] = button
             self.bars[reason] = bar
+            self.count_labels[reason] = count
+            bar.valueChanged.connect(lambda value, label=count: label.setText(f"{max(value, 0):,}"))
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 2, 6, 2)
+        layout.setSpacing(2)
         layout.addWidget(self.sentence)
         layout.addWidget(self.missing)
         layout.addLayout(grid)
@@ -111,8 +139,10 @@ class RefusalPanel(QWidget):
             self.bars[line.reason].setRange(0, total)
             self.bars[line.reason].setValue(line.count)
             self.buttons[line.reason].setEnabled(line.count > 0)
-            self.buttons[line.reason].setText(f"{REASON_TITLES[line.reason]}: {line.phrase}" if line.count
-                                              else REASON_TITLES[line.reason])
+            # The sentence carries the phrases; the button keeps its short title and the phrase as a tip.
+            self.buttons[line.reason].setToolTip(
+                f"{line.count:,} {line.phrase} — click to show them in the viewport" if line.count
+                else f"No candidate refused for {REASON_TITLES[line.reason].lower()}")
         missing = result.missing_layers
         self.missing.setVisible(bool(missing))
         self.missing.setText("".join(f"Type '{name}' filters on layer '{layer}', which this terrain does not "
