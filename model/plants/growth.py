@@ -94,7 +94,8 @@ class Grower:
         self.x0, self.y0 = x0.reshape(-1), y0.reshape(-1)
         self.cw, self.ch = np.minimum(CUBE, self.w - self.x0), np.minimum(CUBE, self.h - self.y0)
         self.ground = self.cw * self.ch
-        self.full_cubes = bool(np.all(self.ground == CUBE * CUBE))
+        # Whole cubes only, and tile indices that fit the spawn draws' 32-bit maths.
+        self.full_cubes = bool(np.all(self.ground == CUBE * CUBE)) and self.h * self.w < 1 << 32
         self.origin = self.y0 * self.w + self.x0
         self.spawn_share = self._per_cube_sum(f.spawn) / (256.0 * self.ground)
         stray = (v["flags"] == 0) & (v["height"] > 0)
@@ -108,9 +109,8 @@ class Grower:
         d = np.arange(-NEIGHBOUR_RADIUS, NEIGHBOUR_RADIUS + 1)
         dy, dx = np.meshgrid(d, d, indexing="ij")
         self._neighbourhood = self._pad_offsets(dy.reshape(-1), dx.reshape(-1))
-        # A full cube's tile offsets from its first tile, in the zone and in the padded layers.
+        # A full cube's tile offsets from its first tile in the padded layers.
         local = np.arange(CUBE * CUBE)
-        self._cube_offsets = (local // CUBE) * self.w + local % CUBE
         self._pad_cube_offsets = (local // CUBE) * self.stride + local % CUBE
         self._kill_offsets: dict[tuple[int, bool], np.ndarray] = {}
         self._order: np.ndarray | None = None
@@ -338,10 +338,13 @@ class Grower:
             batch = np.minimum(self.ground[cubes] - used[cubes], (limit / p * 1.25).astype(np.int64) + 4)
             seg = np.repeat(np.arange(cubes.size), batch)
             if self.full_cubes:
-                # One 32-bit draw per attempt: the top 10 bits pick the tile, the low 8 are the gate.
-                r = rng.integers(0, 1 << 32, seg.size, dtype=np.uint32)
-                local = r >> np.uint32(22)
-                tile = np.repeat(self.origin[cubes], batch) + self._cube_offsets[local]
+                # One 32-bit draw per attempt: the top 10 bits pick the tile (5 its row in the cube, 5 its
+                # column), the low 8 are the gate. Raw generator words, two draws each, in 32-bit maths.
+                r = rng.bit_generator.random_raw((seg.size + 1) // 2).view(np.uint32)[:seg.size]
+                tile = np.repeat(self.origin[cubes].astype(np.uint32), batch)
+                tile += (r >> np.uint32(27)) * np.uint32(self.w)
+                tile += (r >> np.uint32(22)) & np.uint32(CUBE - 1)
+                tile = tile.astype(np.intp)
             else:
                 cube = cubes[seg]
                 r = rng.integers(0, 1 << 32, seg.size, dtype=np.uint64)
@@ -357,7 +360,8 @@ class Grower:
             rank_t = pick - start[seg_t]  # each tried draw's place in its cube's batch
             tile, cube = tile[pick], cubes[seg_t]
             if self.full_cubes:  # the padded index straight from the cube and the draw, no division
-                pidx = self.pad_origin[cube] + self._pad_cube_offsets[local[pick]]
+                local = (r[pick] >> np.uint32(22)).astype(np.intp)
+                pidx = self.pad_origin[cube] + self._pad_cube_offsets[local]
             else:
                 pidx = self._pad_index(tile)
             tried_total += pidx.size
