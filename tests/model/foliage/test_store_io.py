@@ -193,6 +193,30 @@ def test_a_write_failing_mid_save_keeps_the_old_file_and_leaves_no_temp(tmp_path
     assert [p.name for p in tmp_path.iterdir()] == [path.name]
 
 
+@pytest.mark.parametrize("fail_at", [1, 3, 10**9])
+def test_the_writer_thread_writes_in_order_and_reports_a_disk_error(fail_at):
+    v = big_volume()
+
+    class Disk:
+        def __init__(self):
+            self.parts = []
+
+        def write(self, data):
+            if len(self.parts) + 1 == fail_at:
+                raise OSError(5, "Input/output error")
+            self.parts.append(bytes(memoryview(data).cast("B")))
+
+    disk = Disk()
+    plan = store._plan(v)
+    assert plan.end >= store._THREAD_BYTES  # the threaded path
+    if fail_at < 10**9:
+        with pytest.raises(OSError, match="Input/output"):
+            store._write_blocks(disk, plan)
+    else:
+        store._write_blocks(disk, plan)
+        assert b"".join(disk.parts) == encode_store(v)
+
+
 def test_expected_checksum_is_checked_before_parsing(tmp_path):
     v = big_volume(2000)
     path = tmp_path / "f.bin"
