@@ -107,6 +107,7 @@ class MainWindow(QMainWindow):
         self.autosave.failed.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.file_watcher = FileWatcher(self.document, self, self)
         self.file_watcher.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self._sized = False
         self._default_sizes()
         self._default_state = self.saveState()
         if restore_layout:
@@ -136,12 +137,24 @@ class MainWindow(QMainWindow):
         self.docks["inspector"].raise_()
 
     def _default_sizes(self) -> None:
-        """Narrow side columns and a short Refusals strip, so the viewport gets most of the window."""
+        """Side columns sized to the window and a short Refusals strip: the viewport gets the most."""
         d = self.docks
+        width, height = self.width(), self.height()
         horizontal, vertical = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
-        self.resizeDocks([d["palette"], d["tool_settings"]], [340, 260], horizontal)
-        self.resizeDocks([d["tool_settings"], d["layers"], d["inspector"]], [330, 150, 300], vertical)
-        self.resizeDocks([d["refusals"]], [96], vertical)
+        left = min(380, max(280, round(0.24 * width)))
+        right = min(280, max(240, round(0.19 * width)))
+        self.resizeDocks([d["palette"], d["tool_settings"]], [left, right], horizontal)
+        # Tool Settings shows all of itself, Layers its list, the Inspector the rest of the column.
+        self.resizeDocks([d["tool_settings"], d["layers"], d["inspector"]],
+                         [340, 150, max(150, height - 600)], vertical)
+        self.resizeDocks([d["refusals"]], [92], vertical)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._sized:  # the first show without a saved layout: fit the default to the window
+            self._sized = True
+            self._default_sizes()
+            self._default_state = self.saveState()
 
     def _install_inspector(self) -> None:
         """The Inspector follows the open scene and the foliage selection."""
@@ -322,7 +335,7 @@ class MainWindow(QMainWindow):
                 self.tool_window(key)
         state = self.settings.window_state()
         if state is not None:
-            self.restoreState(state)
+            self._sized = self.restoreState(state)
         for key, dock in self.tool_docks.items():
             self.actions_by_key[f"tool_{key}"].setChecked(not dock.isHidden())
 
@@ -335,6 +348,7 @@ class MainWindow(QMainWindow):
         for dock in self.tool_docks.values():
             dock.hide()
         self.restoreState(QByteArray(self._default_state))
+        self._default_sizes()
 
     # ---- document flow ----------------------------------------------------------------
     def _on_scene_replaced(self, scene: Scene) -> None:

@@ -341,3 +341,25 @@ def test_set_panel_replaces_a_placeholder_and_deletes_it(main_window, qtbot) -> 
     main_window.set_panel("layers", QLabel("layers"))
     main_window.open_scene(make_small_scene(rows=5, cols=5))  # the old list is not refreshed
     assert main_window.docks["layers"].widget().text() == "layers"
+
+
+def test_the_default_layout_leaves_the_viewport_most_of_the_window(main_window, qtbot) -> None:
+    main_window.resize(1400, 900)
+    main_window.show()
+    qtbot.waitExposed(main_window)
+    qtbot.wait(50)
+    view, docks = main_window.viewport, main_window.docks
+    assert view.width() > main_window.width() / 2 and view.height() > main_window.height() * 0.7
+    refusals = docks["refusals"]
+    assert refusals.height() < main_window.height() * 0.15  # a short strip, not a third of the window
+    assert refusals.width() <= view.width() + 8  # under the viewport only: the side columns reach down
+    right = mw_module.Qt.DockWidgetArea.RightDockWidgetArea
+    assert main_window.dockWidgetArea(docks["tool_settings"]) == right
+    assert main_window.tabifiedDockWidgets(docks["inspector"]) == [docks["history"]]
+    palette = docks["palette"].widget().list
+    shown = [i for i in range(palette.count()) if palette.visualItemRect(palette.item(i)).bottom()
+             <= palette.viewport().height()]
+    assert len(shown) >= 4  # several types at a glance
+    main_window.docks["palette"].setFloating(True)
+    main_window.reset_layout()
+    assert not docks["palette"].isFloating() and docks["refusals"].height() < main_window.height() * 0.15
