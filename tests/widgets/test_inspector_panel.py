@@ -135,3 +135,35 @@ def test_a_replaced_panel_is_not_called_after_it_is_gone(main_window, editor, qt
     assert len(volume_event) == subscribed - 1  # unsubscribed when it went
     plant(main_window)
     editor.toolset.set_selection({})  # neither the model nor the selection reaches the deleted panel
+
+
+def test_the_position_follows_a_gizmo_drag_live_and_after_release(main_window, editor, inspector,
+                                                                  qtbot) -> None:
+    plant(main_window)
+    volume = foliage_of(main_window.document.scene).volume
+    viewport = main_window.viewport
+    viewport.camera.yaw, viewport.camera.pitch = 0.0, math.radians(60)
+    viewport.frame_all()
+    editor.toolset.activate("select")
+    editor.toolset.set_selection(volume.query_radius(0.0, 0.0, 0.5, ["stone"]))
+    start_x = float(volume.at(editor.toolset.selection)[0, 0])
+    assert inspector.value("Position").startswith(f"{start_x:.2f}, ")
+    tip = viewport.world_to_screen(editor.gizmo.handles()["x"][0, 1:2])[0]
+    grab = QPoint(int(round(tip[0])), int(round(tip[1])))
+    assert editor.gizmo.hit(grab.x(), grab.y()) == "x"
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, grab)
+    QTest.mouseMove(viewport, grab + QPoint(20, 0))
+    QTest.mouseMove(viewport, grab + QPoint(40, 0))
+
+    def shown_x() -> float:
+        return float(inspector.value("Position").split(",")[0])
+
+    qtbot.waitUntil(lambda: shown_x() > start_x + 0.5, timeout=3000)  # mid-drag, from the live records
+    live_x = shown_x()
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                       grab + QPoint(40, 0))
+    qtbot.waitUntil(lambda: inspector.title.text() == "1 instance of stone", timeout=3000)
+    final = volume.at(editor.toolset.selection)[0]
+    expected = f"{final[0]:.2f}, {final[1]:.2f}, {final[2]:.2f} m"
+    qtbot.waitUntil(lambda: inspector.value("Position") == expected, timeout=3000)
+    assert abs(float(final[0]) - live_x) < 0.01
