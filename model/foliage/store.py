@@ -310,7 +310,8 @@ class _BlockOut:
     def send(self, data: np.ndarray, used: int, recycle: bool = True) -> None:
         """`data[:used]` comes next in the file; `recycle`: it is one of the blocks."""
         view = memoryview(data).cast("B")[:used]
-        self.crc = _crc32(view, self.crc)  # here, while the block is in this core's cache
+        if self.thread is None or FAST_CRC:  # here, while the block is in this core's cache
+            self.crc = _crc32(view, self.crc)
         if self.thread:
             self.full.put((data, used, recycle))
         else:
@@ -323,7 +324,10 @@ class _BlockOut:
             data, used, recycle = item
             if self.error is None:
                 try:
-                    self.f.write(memoryview(data).cast("B")[:used])
+                    view = memoryview(data).cast("B")[:used]
+                    if not FAST_CRC:  # zlib's CRC is slow: beside the gathering, not after it
+                        self.crc = _crc32(view, self.crc)
+                    self.f.write(view)
                 except BaseException as e:  # raised in the gathering thread
                     self.error = e
             if recycle:
