@@ -97,7 +97,6 @@ class Grower:
         # Whole cubes only, and tile indices that fit the spawn draws' 32-bit maths.
         self.full_cubes = bool(np.all(self.ground == CUBE * CUBE)) and self.h * self.w < 1 << 32
         self.origin = self.y0 * self.w + self.x0
-        self.spawn_share = self._per_cube_sum(f.spawn) / (256.0 * self.ground)
         stray = (v["flags"] == 0) & (v["height"] > 0)
         v["height"][stray] = 0  # a block height without any flag is the first thing validation fixes
         self.live = np.flatnonzero((v["type"] | v["state"] | v["time"] | v["health"] | v["material"]
@@ -125,8 +124,9 @@ class Grower:
             values = np.pad(values, ((0, ph), (0, pw)))
         hh, ww = values.shape
         # Rows of each cube first (contiguous runs), then the cube's rows: no wide copy of the layer.
-        rows = values.reshape(hh, ww // CUBE, CUBE).sum(axis=2, dtype=np.int64)
-        return rows.reshape(hh // CUBE, CUBE, ww // CUBE).sum(axis=1).reshape(-1)
+        wide = np.uint16 if values.dtype == np.uint8 else np.int64  # a cube row of bytes fits 16 bits
+        rows = values.reshape(hh, ww // CUBE, CUBE).sum(axis=2, dtype=wide)
+        return rows.reshape(hh // CUBE, CUBE, ww // CUBE).sum(axis=1, dtype=np.int64).reshape(-1)
 
     def cube_of(self, idx: np.ndarray) -> np.ndarray:
         ys, xs = np.divmod(idx, self.w)
@@ -296,7 +296,6 @@ class Grower:
         ty_live = v["type"][idx]
         cube_live = self.cube_of(idx)
         plants_in_cube = np.bincount(cube_live, weights=np.take(t.blocks_any, ty_live), minlength=n_cubes)
-        occupied = np.bincount(cube_live, weights=ty_live != 0, minlength=n_cubes)
         factor = self.options.fertility / 100.0
         avail = (self.ground * factor).astype(np.int64) - plants_in_cube.astype(np.int64)
         active = ~(plants_in_cube / self.ground > factor)
@@ -320,21 +319,22 @@ class Grower:
         used = np.zeros(n_cubes, np.int64)
         tried = np.zeros(n_cubes, np.int64)
         accepted = np.zeros(n_cubes, np.int64)
-        gate_share = self.spawn_share * (1.0 - occupied / self.ground)
         # A draw needs an empty tile without block flags; its spawn byte is the gate. Tiles where every
         # species a draw could pick is refused (capped in the cube, or within kill distance of its
         # kind) are closed too: refusals only grow during the pass, so a draw there always fails; it
         # is consumed without being tried.
         stuck = tile_bits.unpack(self._hopeless(snapshot, present, refused), self.w).reshape(-1)
         open_spawn = v["spawn"] * (((v["type"] | v["flags"]) == 0) > stuck)
+        gate_share = self._per_cube_sum(open_spawn.reshape(self.h, self.w)) / (256.0 * self.ground)
         planted: list[np.ndarray] = []
         while True:
             cubes = np.flatnonzero((need > 0) & (used < self.ground))
             if cubes.size == 0:
                 break
-            rate = (accepted[cubes] + 1.0) / (tried[cubes] + 2.0)
+            # Passing draws are mostly accepted (the hopeless tiles are closed): a prior of 3 in 4.
+            rate = (accepted[cubes] + 3.0) / (tried[cubes] + 4.0)
             limit = (need[cubes] / rate * 1.2).astype(np.int64) + 2  # passing draws to try this round
-            p = np.maximum(gate_share[cubes], 1.0 / 64)
+            p = np.maximum(gate_share[cubes], 1.0 / 1024)
             batch = np.minimum(self.ground[cubes] - used[cubes], (limit / p * 1.25).astype(np.int64) + 4)
             seg = np.repeat(np.arange(cubes.size), batch)
             if self.full_cubes:
