@@ -165,7 +165,7 @@ class Grower:
         if self._standing is not None:
             # After validation the steps only ever kill (type 0): the plants it kept, less the dead.
             idx, ty = self._standing
-            sel = np.take(where, ty)
+            sel = _type_mask(ty, where)
             idx, ty = idx[sel], ty[sel]
             alive = self.v["type"][idx] == ty
             return idx[alive], ty[alive].astype(np.intp)
@@ -470,12 +470,11 @@ class Grower:
         """Per species a spawn draw could pick: the tiles (bits) where the zone as it stands refuses it
         (capped in its cube, or within kill distance of its kind); None: refused nowhere."""
         t, h, w = self.t, self.h, self.w
-        words = -(-w // 64)
         cy, cx = -(-h // CUBE), -(-w // CUBE)
         out: dict[int, np.ndarray | None] = {}
         for k in sorted({int(k) for k in present} | {int(k) for k in t.fertile_types}):
             if not t.known[k]:
-                out[k] = tile_bits.clear_tail(np.full((h, words), ~np.uint64(0)), w)
+                out[k] = tile_bits.words_for(h, w, fill=True)
                 continue
             bits: np.ndarray | None = None
             if t.kill_distance[k] > 0:
@@ -486,7 +485,7 @@ class Grower:
                 capped = (cap_count[:, k] > t.max_amount[k]).reshape(cy, cx)
                 if capped.any():  # each cube's flag over its columns, then over its rows
                     row = tile_bits.pack(np.repeat(capped, CUBE, axis=1)[:, :w])
-                    cap_bits = np.ascontiguousarray(np.repeat(row, CUBE, axis=0)[:h])
+                    cap_bits = np.ascontiguousarray(np.repeat(row, CUBE, axis=1)[:, :h])
                     bits = cap_bits if bits is None else bits | cap_bits
             out[k] = bits
         return out
@@ -500,8 +499,7 @@ class Grower:
         species in the square as choosable is safe: a tile is only closed when all of them are refused.
         """
         t, h, w = self.t, self.h, self.w
-        words = -(-w // 64)
-        nowhere = np.zeros((h, words), np.uint64)
+        nowhere = tile_bits.words_for(h, w)
         lonely_ok = nowhere.copy()
         for k in (int(k) for k in t.fertile_types):
             if refused[k] is None:
@@ -569,6 +567,17 @@ class Grower:
             out[sel] = (types[pidx[sel, None] + off[None, :]] == want[sel, None].astype(np.uint8)).any(axis=1)
         return out
 
+    def _crowded(self, tiles: np.ndarray, ty: np.ndarray, kd: np.ndarray) -> np.ndarray:
+        """Whether another plant of the tile's type stands closer than `kd` (in the zone's type layer)."""
+        out = np.zeros(tiles.size, bool)
+        for k in np.unique(ty[kd > 0]):
+            sel = np.flatnonzero(ty == k)
+            around = tile_bits.dilate_disc(tile_bits.pack(self.f.type == k), int(self.t.kill_distance[k]),
+                                           self.w, punctured=True)
+            ys, xs = np.divmod(tiles[sel], self.w)
+            out[sel] = tile_bits.test(around, ys, xs)
+        return out
+
     def _earlier_conflict(self, ok: np.ndarray, pidx: np.ndarray, ty: np.ndarray, kd: np.ndarray
                           ) -> np.ndarray:
         """Which `ok` entries have an earlier `ok` entry of the same type closer than their kill distance."""
@@ -628,11 +637,15 @@ class Grower:
         pidx = self._pad_index(tiles)
         current = self._padded(self.f.type)
         pending = np.ones(tiles.size, bool)
+        crowded = self._crowded  # the first look, over the zone as it stands, from bit maps
         while pending.any():
             sel = np.flatnonzero(pending)
             ty = v["type"][tiles[sel]].astype(np.intp)
             kd = np.where(ty != 0, t.kill_distance[ty], 0)
-            close = self._too_close(current, pidx[sel], ty, kd, skip_self=True)
+            if crowded is not None:
+                close, crowded = crowded(tiles[sel], ty, kd), None
+            else:
+                close = self._too_close(current, pidx[sel], ty, kd, skip_self=True)
             pending[sel[~close]] = False
             sel, ty, kd = sel[close], ty[close], kd[close]
             if sel.size == 0:
@@ -684,6 +697,17 @@ class Grower:
         keep = (v["type"][idx] | v["state"][idx] | v["time"][idx] | v["health"][idx] | v["material"][idx]
                 | (v["flags"][idx] & PLANT)) != 0
         self.live = idx[keep]
+
+
+def _type_mask(ty: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """`where[ty]` for uint8 types: a compare per type when few types qualify (no index widening)."""
+    kinds = np.flatnonzero(where)
+    if kinds.size > 4:
+        return np.take(where, ty)
+    out = np.zeros(ty.shape, bool)
+    for k in kinds:
+        out |= ty == k
+    return out
 
 
 def _flat_run_sums(a: np.ndarray, n: int, step: int) -> np.ndarray:
