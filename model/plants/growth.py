@@ -165,7 +165,7 @@ class Grower:
         if self._standing is not None:
             # After validation the steps only ever kill (type 0): the plants it kept, less the dead.
             idx, ty = self._standing
-            sel = _type_mask(ty, where)
+            sel = np.flatnonzero(_type_mask(ty, where))
             idx, ty = idx[sel], ty[sel]
             alive = self.v["type"][idx] == ty
             return idx[alive], ty[alive].astype(np.intp)
@@ -567,17 +567,6 @@ class Grower:
             out[sel] = (types[pidx[sel, None] + off[None, :]] == want[sel, None].astype(np.uint8)).any(axis=1)
         return out
 
-    def _crowded(self, tiles: np.ndarray, ty: np.ndarray, kd: np.ndarray) -> np.ndarray:
-        """Whether another plant of the tile's type stands closer than `kd` (in the zone's type layer)."""
-        out = np.zeros(tiles.size, bool)
-        for k in np.unique(ty[kd > 0]):
-            sel = np.flatnonzero(ty == k)
-            around = tile_bits.dilate_disc(tile_bits.pack(self.f.type == k), int(self.t.kill_distance[k]),
-                                           self.w, punctured=True)
-            ys, xs = np.divmod(tiles[sel], self.w)
-            out[sel] = tile_bits.test(around, ys, xs)
-        return out
-
     def _earlier_conflict(self, ok: np.ndarray, pidx: np.ndarray, ty: np.ndarray, kd: np.ndarray
                           ) -> np.ndarray:
         """Which `ok` entries have an earlier `ok` entry of the same type closer than their kill distance."""
@@ -637,15 +626,11 @@ class Grower:
         pidx = self._pad_index(tiles)
         current = self._padded(self.f.type)
         pending = np.ones(tiles.size, bool)
-        crowded = self._crowded  # the first look, over the zone as it stands, from bit maps
         while pending.any():
             sel = np.flatnonzero(pending)
             ty = v["type"][tiles[sel]].astype(np.intp)
             kd = np.where(ty != 0, t.kill_distance[ty], 0)
-            if crowded is not None:
-                close, crowded = crowded(tiles[sel], ty, kd), None
-            else:
-                close = self._too_close(current, pidx[sel], ty, kd, skip_self=True)
+            close = self._too_close(current, pidx[sel], ty, kd, skip_self=True)
             pending[sel[~close]] = False
             sel, ty, kd = sel[close], ty[close], kd[close]
             if sel.size == 0:

@@ -123,9 +123,8 @@ def disc_half_widths(kd: int) -> list[tuple[int, int]]:
     return [(dy, math.isqrt(kd * kd - dy * dy - 1)) for dy in range(-kd + 1, kd)]
 
 
-def dilate_disc(bits: np.ndarray, kd: int, width: int, punctured: bool = False) -> np.ndarray:
-    """Set where a set tile lies closer than `kd` (Euclidean): the tile itself included, or with
-    `punctured` only other tiles (a set tile alone in its disc stays clear)."""
+def dilate_disc(bits: np.ndarray, kd: int, width: int) -> np.ndarray:
+    """Set where a set tile lies closer than `kd` (Euclidean), the tile itself included."""
     rows = disc_half_widths(kd)
     q = -(-kd // _WORD)
     acc, at = np.pad(bits, ((q, q), (0, 0))), 0
@@ -137,15 +136,5 @@ def dilate_disc(bits: np.ndarray, kd: int, width: int, punctured: bool = False) 
         by_width[w] = acc[q:q + bits.shape[0]]
     out = np.zeros_like(bits)
     for dy, w in rows:  # rows shift one at a time: nothing is lost past the top or bottom edge
-        if dy == 0 and punctured:
-            continue
         out |= shift_y(by_width[w], dy)
-    if punctured:  # the tile's own row without the tile: its neighbours 1 … w either side
-        padded = np.pad(bits, ((q, q), (0, 0)))
-        left, right = padded, padded
-        row = np.zeros_like(padded)
-        for _ in range(math.isqrt(kd * kd - 1)):
-            left, right = shift_x(left, 1), shift_x(right, -1)
-            row |= left | right
-        out |= row[q:q + bits.shape[0]]
     return clear_tail(out, width)

@@ -69,12 +69,3 @@ def test_disc_dilation_is_the_kill_distance_disc(kd: int, shape: tuple[int, int]
     assert np.array_equal(tb.unpack(bits, shape[1]), _plain_dilate(mask, disc))
     assert np.array_equal(bits, tb.pack(tb.unpack(bits, shape[1])))
 
-
-@pytest.mark.parametrize("kd", [1, 2, 4, 6])
-def test_punctured_disc_leaves_out_the_tile_itself(kd: int) -> None:
-    mask = np.random.default_rng(5).random((40, 128)) < 0.02
-    mask[0, 0] = mask[-1, -1] = True
-    disc = [(dy, dx) for dy in range(-kd, kd) for dx in range(-kd, kd)
-            if 0 < dy * dy + dx * dx < kd * kd]
-    bits = tb.dilate_disc(tb.pack(mask), kd, 128, punctured=True)
-    assert np.array_equal(tb.unpack(bits, 128), _plain_dilate(mask, disc))
