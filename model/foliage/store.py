@@ -452,6 +452,7 @@ def _parse(buf: memoryview, path) -> list[tuple[str, np.ndarray]]:
 
 
 _SCAN_ROWS = 1 << 16  # records per block of the scan: its temporaries stay in the CPU cache
+_SCAN_PARTS = max(2, min(4, os.cpu_count() or 2))  # parts of a large scan run at once
 
 
 class _Call:
@@ -516,18 +517,18 @@ def _scan(records: np.ndarray, cell_size: float) -> tuple[bool, np.ndarray | Non
     Returns (finite, bounds, cells); bounds and cells are None when not finite or not in order.
     Cells are `FoliageVolume.cell_of`'s: floor of position / cell size, computed in float64.
     Records are in order iff the cells of successive runs go up (x up, or x equal and z up).
-    A large array is scanned in two halves at once (numpy releases the GIL).
+    A large array is scanned in a few parts at once (numpy releases the GIL).
     """
     n = len(records)
     if n == 0:
         return True, np.zeros(1, np.int64), []
-    mid = (n // 2 // _SCAN_ROWS) * _SCAN_ROWS
-    if mid and n * RECORD_BYTES >= _THREAD_BYTES:
-        prev = np.floor(np.divide(records[mid - 1, 0:3:2], cell_size, dtype=np.float64))
-        second = _Call(_scan_part, records, cell_size, mid, n, (float(prev[0]), float(prev[1])))
-        parts = [_scan_part(records, cell_size, 0, mid, None), second.result()]
-    else:
-        parts = [_scan_part(records, cell_size, 0, n, None)]
+    k = max(1, min(_SCAN_PARTS, n // _SCAN_ROWS)) if n * RECORD_BYTES >= _THREAD_BYTES else 1
+    cuts = [i * n // k // _SCAN_ROWS * _SCAN_ROWS for i in range(k)] + [n]
+    helpers = []
+    for lo, hi in zip(cuts[1:-1], cuts[2:], strict=True):  # each part knows the cell before it
+        prev = np.floor(np.divide(records[lo - 1, 0:3:2], cell_size, dtype=np.float64))
+        helpers.append(_Call(_scan_part, records, cell_size, lo, hi, (float(prev[0]), float(prev[1]))))
+    parts = [_scan_part(records, cell_size, 0, cuts[1], None)] + [h.result() for h in helpers]
     if not all(p[0] for p in parts):
         return False, None, None
     hx, hz = np.concatenate([h for p in parts for h in p[2]], axis=1)

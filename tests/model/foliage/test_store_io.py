@@ -81,8 +81,9 @@ def runs_of(records, cell_size):
 
 @pytest.mark.parametrize("scan_rows", [None, 64, 7])
 def test_cell_runs_agree_with_a_plain_loop(monkeypatch, scan_rows):
-    if scan_rows:  # many blocks, and two halves scanned at once
+    if scan_rows:  # many blocks, and parts scanned at once
         monkeypatch.setattr(store, "_SCAN_ROWS", scan_rows)
+        monkeypatch.setattr(store, "_SCAN_PARTS", 2 if scan_rows == 64 else 3)
         monkeypatch.setattr(store, "_THREAD_BYTES", 0)
     rng = np.random.default_rng(8)
     edges = np.array([-64.0, -32.0, -0.0, 0.0, 31.999998, 32.0, -1e-30, 1e-30, 95.5], np.float32)
