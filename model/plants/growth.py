@@ -313,7 +313,7 @@ class Grower:
         for k in in_map[~t.counts_as_neighbour[in_map]]:  # a compare per species beats a 256-entry lookup
             neighbours[neighbours == k] = 0
         refused = self._refusals(present, cap_count)
-        fresh: dict[int, np.ndarray] = {}  # per species with a kill distance: tiles within it of new plants
+        fresh = _Fresh((self.h + 2 * self.margin) * self.stride)  # this pass's new plants, for kill distances
         boxes: dict[int, np.ndarray] | None = None
         tried_total = 0
         used = np.zeros(n_cubes, np.int64)
@@ -391,11 +391,8 @@ class Grower:
             placed, pt = tile[accept], ty[accept]
             v["type"][placed] = pt.astype(np.uint8)
             open_spawn[placed] = 0
-            for k in np.unique(pt[t.kill_distance[pt] > 0]):
-                if int(k) not in fresh:
-                    fresh[int(k)] = np.zeros((self.h + 2 * self.margin) * self.stride, bool)
-                kd_k = int(t.kill_distance[k])
-                _mark_reach(fresh[int(k)], pidx[accept][pt == k], self._offsets_of(kd_k, False))
+            far = t.kill_distance[pt] > 0
+            fresh.add(pidx[accept][far], pt[far])
             v["state"][placed] = 0
             v["material"][placed] = 0
             v["health"][placed] = np.clip(t.health[pt, 0], 0, 255).astype(np.uint8)
@@ -542,10 +539,10 @@ class Grower:
             self._kill_offsets[key] = self._pad_offsets(dy, dx)
         return self._kill_offsets[key]
 
-    def _in_reach(self, refused: dict[int, np.ndarray | None], fresh: dict[int, np.ndarray], pidx: np.ndarray,
+    def _in_reach(self, refused: dict[int, np.ndarray | None], fresh: _Fresh, pidx: np.ndarray,
                   tile: np.ndarray, ty: np.ndarray, kd: np.ndarray) -> np.ndarray:
         """The spawn's kill-distance check: within reach of a plant of the chosen kind that stood when
-        the spawn began (the refusal bits), or of one planted since (the `fresh` maps)."""
+        the spawn began (the refusal bits), or of one planted since (`fresh`)."""
         out = np.zeros(pidx.size, bool)
         for k in np.unique(ty[kd > 0]):
             sel = np.flatnonzero((ty == k) & (kd > 0))
@@ -553,8 +550,7 @@ class Grower:
             if bits is not None:
                 ys, xs = np.divmod(tile[sel], self.w)
                 out[sel] = tile_bits.test(bits, ys, xs)
-            if int(k) in fresh:
-                out[sel] |= fresh[int(k)][pidx[sel]]
+            out[sel] |= fresh.near(int(k), pidx[sel], self._offsets_of(int(self.t.kill_distance[k]), False))
         return out
 
     def _too_close(self, types: np.ndarray, pidx: np.ndarray, want: np.ndarray, kd: np.ndarray,
@@ -569,26 +565,40 @@ class Grower:
 
     def _earlier_conflict(self, ok: np.ndarray, pidx: np.ndarray, ty: np.ndarray, kd: np.ndarray
                           ) -> np.ndarray:
-        """Which `ok` entries have an earlier `ok` entry of the same type closer than their kill distance."""
+        """Which `ok` entries have an earlier `ok` entry of the same type closer than their kill distance.
+
+        Entries are bucketed in square cells as wide as the distance, so each is compared only with
+        the entries of its own and the eight cells around it (a disc of that radius fits in them).
+        """
         out = np.zeros(ok.size, bool)
         idx = np.flatnonzero(ok & (kd > 0))
         if idx.size < 2:
             return out
-        if self._order is None:
-            self._order = np.zeros((self.h + 2 * self.margin) * self.stride, np.uint32)
-        order = self._order  # one species at a time: its entries' place + 1, 0 elsewhere
         kinds = ty[idx]
         for k in np.unique(kinds):
-            sel = idx[kinds == k]
+            sel = idx[kinds == k]  # increasing: earlier entries first
             if sel.size < 2:
                 continue
-            order[pidx[sel[::-1]]] = sel[::-1] + 1  # where two entries share a tile the earlier one is seen
-            try:
-                other = order[pidx[sel, None] + self._offsets_of(int(self.t.kill_distance[k]), True)[None, :]]
-                other -= 1  # nothing there wraps round to the largest value: never earlier
-                out[sel] = (other < sel[:, None].astype(np.uint32)).any(axis=1)
-            finally:
-                order[pidx[sel]] = 0  # the map is kept all 0 between uses
+            r = int(self.t.kill_distance[k])
+            c = max(r, 4)  # cells no smaller than 4 tiles keep the cell table small
+            py, px = np.divmod(pidx[sel], self.stride)
+            cols = self.stride // c + 3
+            cell = (py // c + 1) * cols + px // c + 1
+            n_cells = ((self.h + 2 * self.margin) // c + 3) * cols
+            order = np.argsort(cell, kind="stable")  # by cell, earlier first within one
+            start = np.zeros(n_cells + 1, np.int64)
+            np.cumsum(np.bincount(cell, minlength=n_cells), out=start[1:])
+            around = np.array([dy * cols + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
+            near = (cell[:, None] + around[None, :]).ravel()
+            lo = start[near]
+            count = start[near + 1] - lo
+            owner = np.repeat(np.arange(near.size) // 9, count)
+            first = np.cumsum(count) - count
+            other = order[np.repeat(lo - first, count) + np.arange(int(count.sum()))]
+            hit = other < owner  # earlier ones only (an entry is never its own neighbour)
+            owner, other = owner[hit], other[hit]
+            d2 = (py[other] - py[owner]) ** 2 + (px[other] - px[owner]) ** 2
+            out[sel[owner[d2 < r * r]]] = True
         return out
 
     def damage_walls(self, rng: np.random.Generator) -> None:
@@ -682,6 +692,45 @@ class Grower:
         keep = (v["type"][idx] | v["state"][idx] | v["time"][idx] | v["health"][idx] | v["material"][idx]
                 | (v["flags"][idx] & PLANT)) != 0
         self.live = idx[keep]
+
+
+class _Fresh:
+    """Plants placed during a spawn, for the kill-distance check of later draws.
+
+    Each species' reach is marked around its new plants only once enough draws ask about it; until
+    then a draw scans its own disc in the layer of new plants. Either way costs the smaller side.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.types: np.ndarray | None = None  # padded layer of new plants' types
+        self.reach: dict[int, np.ndarray] = {}
+        self.unmarked: dict[int, list[np.ndarray]] = {}
+
+    def add(self, pidx: np.ndarray, types: np.ndarray) -> None:
+        if pidx.size == 0:
+            return
+        if self.types is None:
+            self.types = np.zeros(self.size, np.uint8)
+        self.types[pidx] = types.astype(np.uint8)
+        for k in np.unique(types):
+            self.unmarked.setdefault(int(k), []).append(pidx[types == k])
+
+    def near(self, k: int, pidx: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """Whether a new plant of type `k` lies within `offsets` of each of `pidx`."""
+        pending = self.unmarked.get(k)
+        if pending:
+            waiting = np.concatenate(pending)
+            if pidx.size < waiting.size:
+                assert self.types is not None
+                return (self.types[pidx[:, None] + offsets[None, :]] == k).any(axis=1)
+            if k not in self.reach:
+                self.reach[k] = np.zeros(self.size, bool)
+            _mark_reach(self.reach[k], waiting, offsets)
+            self.unmarked[k] = []
+        if k in self.reach:
+            return self.reach[k][pidx]
+        return np.zeros(pidx.size, bool)
 
 
 def _type_mask(ty: np.ndarray, where: np.ndarray) -> np.ndarray:
