@@ -13,14 +13,15 @@ Layout, little-endian:
 Derived types are never written. A count the file cannot hold is refused before allocating.
 
 Speed (the budget: save + load within 2x raw numpy file I/O of the same bytes):
-- the CRC-32 is ISA-L's when installed (the same function as zlib's, ~8x faster); with zlib's it
-  runs in 1 MiB pieces on worker threads (zlib releases the GIL), joined with `crc32_combine`.
+- the CRC-32 is ISA-L's when installed (the same function as zlib's, ~8x faster), else zlib's.
 - saving gathers the chunks a batch at a time into a few reused 1 MiB blocks; a writer thread
-  writes each block while the next is gathered (one buffer the size of the file costs page
-  faults, thousands of chunk-sized writes cost far more than the bytes they carry).
+  writes each block (with zlib: and adds it to the CRC) while the next is gathered. One buffer
+  the size of the file costs page faults; thousands of chunk-sized writes cost far more than
+  the bytes they carry.
 - loading reads into one buffer whose first type's records are 64-byte aligned; chunks are views
-  of it. One blocked pass checks finiteness and finds the runs of one cell of a file written in
-  cell order (the usual case); only a file written with other cells is sorted.
+  of it. One blocked pass per type checks finiteness, takes the CRC-32 and finds the runs of one
+  cell of a file written in cell order (the usual case), in a few parts on threads whose CRCs
+  are joined with `crc32_combine`; only a file written with other cells is sorted.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ import os
 import queue
 import struct
 import threading
-from collections import deque
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -56,15 +56,11 @@ _HEADER = struct.Struct("<8sIdI")
 _NAME_LEN = struct.Struct("<H")
 _COUNT = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
-_THREAD_BYTES = 2 << 20  # below this, worker threads cost more than they save
-_FAST_THREAD_BYTES = 256 << 20  # the same for ISA-L's CRC (28 MB take under a millisecond)
-_READ_BLOCK = 4 << 20  # read in blocks so the CRC starts on the first while the rest arrives
+_THREAD_BYTES = 2 << 20  # below this, a second thread costs more than it saves
 
 # ---- CRC-32 in pieces -----------------------------------------------------------------------
 
 _POLY = 0xEDB88320  # the CRC-32 polynomial, reflected (bit 31 stands for x^0)
-CRC_PIECE = 1 << 20  # one unit of CRC work: large enough that handing it over is noise
-CRC_WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))  # the calling thread helps too
 
 
 def _multmodp(a: int, b: int) -> int:
@@ -107,101 +103,6 @@ def crc32_combine(crc1: int, crc2: int, len2: int) -> int:
     return _multmodp(_x8n(len2), crc1) ^ crc2
 
 
-def _threaded(nbytes: int) -> bool:
-    """Whether a CRC of `nbytes` is worth worker threads."""
-    return nbytes >= (_FAST_THREAD_BYTES if FAST_CRC else _THREAD_BYTES)
-
-
-class CrcJob:
-    """CRC-32 of a growing prefix of one buffer, handed in with `extend` as it becomes final.
-
-    Worker threads take 1 MiB pieces as soon as they are added (without workers, `extend`
-    computes them at once); `result()` computes whatever is still waiting on the calling thread
-    (taking from the end, so it does not queue behind the workers), waits for pieces in flight
-    and joins the values in order with `crc32_combine`.
-    """
-
-    def __init__(self, buf, threaded: bool = True, workers: int = CRC_WORKERS) -> None:
-        self._buf = memoryview(buf).cast("B")
-        self._spans: list[tuple[int, int]] = []
-        self._values: list[int] = []
-        self._waiting: deque[int] = deque()
-        self._cond = threading.Condition()
-        self._closed = False
-        self._busy = 0
-        self._error: BaseException | None = None
-        self._threads = [threading.Thread(target=self._work, daemon=True)
-                         for _ in range(workers if threaded else 0)]
-        for t in self._threads:
-            t.start()
-
-    def extend(self, stop: int) -> None:
-        """Queue the bytes from where the last range stopped (0 at first) up to `stop`."""
-        start = self._spans[-1][1] if self._spans else 0
-        if not start <= stop <= len(self._buf):
-            raise ValueError(f"CRC range {start}..{stop} is not within the buffer or goes back")
-        if not self._threads:  # now, while the bytes are likely still in the CPU cache
-            for a in range(start, stop, CRC_PIECE):
-                b = min(stop, a + CRC_PIECE)
-                self._spans.append((a, b))
-                self._values.append(_crc32(self._buf[a:b]))
-            return
-        with self._cond:
-            for a in range(start, stop, CRC_PIECE):
-                self._spans.append((a, min(stop, a + CRC_PIECE)))
-                self._values.append(0)
-                self._waiting.append(len(self._spans) - 1)
-            self._cond.notify_all()
-
-    def _work(self) -> None:
-        while True:
-            with self._cond:
-                while not self._waiting and not self._closed:
-                    self._cond.wait()
-                if not self._waiting:
-                    return
-                i = self._waiting.popleft()
-                self._busy += 1
-            try:
-                a, b = self._spans[i]
-                self._values[i] = _crc32(self._buf[a:b])
-            except BaseException as e:  # reported by result()
-                self._error = e
-            finally:
-                with self._cond:
-                    self._busy -= 1
-                    self._cond.notify_all()
-
-    def cancel(self) -> None:
-        """Give up: pieces not started are dropped and the workers exit."""
-        with self._cond:
-            self._waiting.clear()
-            self._closed = True
-            self._cond.notify_all()
-
-    def result(self) -> int:
-        """The CRC-32 of every byte added (no more may be added after)."""
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
-        while True:
-            with self._cond:
-                if not self._waiting:
-                    break
-                i = self._waiting.pop()
-            a, b = self._spans[i]
-            self._values[i] = _crc32(self._buf[a:b])
-        with self._cond:
-            while self._busy:
-                self._cond.wait()
-        if self._error is not None:
-            raise self._error
-        crc = 0
-        for (a, b), value in zip(self._spans, self._values, strict=True):
-            crc = crc32_combine(crc, value, b - a)
-        return crc
-
-
 # ---- writing --------------------------------------------------------------------------------
 
 def _stored(volume: FoliageVolume) -> list[tuple[str, list[np.ndarray], np.ndarray]]:
@@ -231,49 +132,25 @@ def _plan(volume: FoliageVolume) -> _Plan:
     return _Plan(header, types, len(header) + sum(len(p) + int(e[-1]) * RECORD_BYTES for p, _, e in types))
 
 
-def _fill(buf: np.ndarray, plan: _Plan, ready: Callable[[int], None]) -> None:
-    """Gather the file (less its CRC) into `buf`; `ready(n)`: the first n bytes are final."""
-    buf[:len(plan.header)] = np.frombuffer(plan.header, np.uint8)
-    pos = len(plan.header)
-    batch_rows = max(1, CRC_PIECE // RECORD_BYTES)
-    for prefix, chunks, ends in plan.types:
-        count = int(ends[-1])
-        buf[pos:pos + len(prefix)] = np.frombuffer(prefix, np.uint8)
-        pos += len(prefix)
-        records = np.ndarray((count, RECORD_SIZE), "<f4", buffer=buf, offset=pos)
-        row = first = rows = 0
-        for i, chunk in enumerate(chunks):
-            rows += len(chunk)
-            if rows >= batch_rows or i == len(chunks) - 1:
-                # one C-level copy per ~1 MiB of chunks, handed on at once
-                np.concatenate(chunks[first:i + 1], out=records[row:row + rows])
-                row += rows
-                first, rows = i + 1, 0
-                ready(pos + row * RECORD_BYTES)
-        pos += count * RECORD_BYTES
-    ready(plan.end)
+class _Collect:
+    """A file-like sink that writes into one preallocated buffer."""
 
+    def __init__(self, size: int) -> None:
+        self.buf = np.empty(size, np.uint8)
+        self.pos = 0
 
-def _encode(volume: FoliageVolume) -> tuple[np.ndarray, int, CrcJob]:
-    """The file in one uint8 buffer with its last 4 bytes (the CRC) left to fill, the offset of
-    those bytes and the CRC job, which has been running over each part since it was gathered."""
-    plan = _plan(volume)
-    buf = np.empty(plan.end + _CRC.size, np.uint8)
-    crc = CrcJob(buf, threaded=_threaded(plan.end))
-    try:
-        _fill(buf, plan, crc.extend)
-    except BaseException:
-        crc.cancel()
-        raise
-    return buf, plan.end, crc
+    def write(self, data) -> None:
+        view = memoryview(data).cast("B")
+        self.buf[self.pos:self.pos + len(view)] = view
+        self.pos += len(view)
 
 
 def encode_with_crc(volume: FoliageVolume) -> tuple[np.ndarray, int]:
     """The whole file as a uint8 array, and its CRC-32 (the value in its last 4 bytes)."""
-    buf, end, crc = _encode(volume)
-    value = crc.result()
-    buf[end:] = np.frombuffer(_CRC.pack(value), np.uint8)
-    return buf, value
+    plan = _plan(volume)
+    sink = _Collect(plan.end + _CRC.size)
+    crc = _write_blocks(sink, plan, threaded=False)  # type: ignore[arg-type]
+    return sink.buf, crc
 
 
 def encode_store(volume: FoliageVolume) -> bytes:
@@ -344,12 +221,12 @@ class _BlockOut:
         return self.crc
 
 
-def _write_blocks(f: BinaryIO, plan: _Plan) -> None:
+def _write_blocks(f: BinaryIO, plan: _Plan, threaded: bool | None = None) -> int:
     """Write the file through a few reused blocks: chunks are gathered into a block a batch at a
     time, and each full block is added to the CRC and written while it is still in the cache,
     on a second thread for a large file (no buffer the size of the file, no thousands of
-    chunk-sized writes)."""
-    out = _BlockOut(f, threaded=plan.end >= _THREAD_BYTES)
+    chunk-sized writes). Returns the CRC-32 written at the end."""
+    out = _BlockOut(f, threaded=plan.end >= _THREAD_BYTES if threaded is None else threaded)
     try:
         block = out.take()
         used = 0
@@ -393,11 +270,15 @@ def _write_blocks(f: BinaryIO, plan: _Plan) -> None:
         except BaseException:  # noqa: S110 - the first error is the one to report
             pass
         raise
-    f.write(_CRC.pack(out.finish()))
+    crc = out.finish()
+    f.write(_CRC.pack(crc))
+    return crc
 
 
 def _writer(volume: FoliageVolume) -> Callable[[BinaryIO], None]:
-    return lambda f: _write_blocks(f, _plan(volume))
+    def write(f: BinaryIO) -> None:
+        _write_blocks(f, _plan(volume))
+    return write
 
 
 def save_store(volume: FoliageVolume, path: str | Path) -> None:
@@ -407,9 +288,9 @@ def save_store(volume: FoliageVolume, path: str | Path) -> None:
 
 # ---- reading --------------------------------------------------------------------------------
 
-def _parse(buf: memoryview, path) -> list[tuple[str, np.ndarray]]:
-    """Check the file's structure and return (name, records view) per type; allocates nothing
-    before a count is known to fit."""
+def _parse(buf: memoryview, path) -> list[tuple[str, np.ndarray, int]]:
+    """Check the file's structure and return (name, records view, offset of the records) per
+    type; allocates nothing before a count is known to fit."""
     size = len(buf)
     if size < _HEADER.size + _CRC.size:
         raise FormatError(path, 0, f"file too short for a foliage instance file ({size} bytes)")
@@ -424,7 +305,7 @@ def _parse(buf: memoryview, path) -> list[tuple[str, np.ndarray]]:
     pos = _HEADER.size
     # each type needs at least its name length and count
     check_available(path, 20, ntypes * (_NAME_LEN.size + _COUNT.size), end - pos, "type count")
-    parts: list[tuple[str, np.ndarray]] = []
+    parts: list[tuple[str, np.ndarray, int]] = []
     for t in range(ntypes):
         check_available(path, pos, _NAME_LEN.size, end - pos, f"type {t} name length")
         (nlen,) = _NAME_LEN.unpack_from(buf, pos)
@@ -434,7 +315,7 @@ def _parse(buf: memoryview, path) -> list[tuple[str, np.ndarray]]:
             name = bytes(buf[pos:pos + nlen]).decode("utf-8")
         except UnicodeDecodeError:
             raise FormatError(path, pos, f"type {t} name is not UTF-8") from None
-        if not name or any(name == n for n, _ in parts):
+        if not name or any(name == n for n, _, _ in parts):
             raise FormatError(path, pos, f"empty or duplicate type name {name!r}")
         pos += nlen
         (count,) = _COUNT.unpack_from(buf, pos)
@@ -444,7 +325,7 @@ def _parse(buf: memoryview, path) -> list[tuple[str, np.ndarray]]:
                               f"({count * RECORD_BYTES} bytes) but only {end - pos} bytes remain")
         nbytes = count * RECORD_BYTES
         rec = np.frombuffer(buf[pos:pos + nbytes], dtype="<f4").reshape(count, RECORD_SIZE)
-        parts.append((name, rec))
+        parts.append((name, rec, pos))
         pos += nbytes
     if pos != end:
         raise FormatError(path, pos, f"{end - pos} unexpected bytes after the last type")
@@ -478,22 +359,24 @@ class _Call:
 
 
 def _scan_part(records: np.ndarray, cell_size: float, lo: int, hi: int,
-               prev: tuple[float, float] | None) -> tuple[bool, list[np.ndarray], list[np.ndarray]]:
+               prev: tuple[float, float] | None) -> tuple[bool, list[np.ndarray], list[np.ndarray], int]:
     """`_scan` of records[lo:hi]; `prev` is the cell before lo (None at the start).
 
-    Returns (finite, where runs start, each run's cell as a (2, k) float array), per block."""
+    Returns (finite, where runs start, each run's cell as a (2, k) float array, per block, and
+    the CRC-32 of the records' bytes)."""
     rows = min(hi - lo, _SCAN_ROWS)
     # index 0 of the cell buffers carries the cell before the block
     cx, cz = np.empty(rows + 1), np.empty(rows + 1)
     finite, change, other = np.empty((rows, RECORD_SIZE), bool), np.empty(rows, bool), np.empty(rows, bool)
     if prev is not None:
         cx[0], cz[0] = prev
-    starts, heads = [], []
+    starts, heads, crc = [], [], 0
     for a in range(lo, hi, rows):
         block = records[a:min(hi, a + rows)]
         m = len(block)
         if not np.isfinite(block, out=finite[:m]).all():
-            return False, [], []
+            return False, [], [], 0
+        crc = _crc32(block, crc)  # while the block is in the cache
         x, z = cx[1:m + 1], cz[1:m + 1]
         for column, cells in ((0, x), (2, z)):  # as cell_of: float64(position) / cell size, floored
             np.copyto(cells, block[:, column])  # a plain cast, then contiguous loops: faster than fused
@@ -507,21 +390,22 @@ def _scan_part(records: np.ndarray, cell_size: float, lo: int, hi: int,
         starts.append(i + a)
         heads.append(np.stack([x[i], z[i]]))
         cx[0], cz[0] = cx[m], cz[m]
-    return True, starts, heads
+    return True, starts, heads, crc
 
 
-def _scan(records: np.ndarray, cell_size: float) -> tuple[bool, np.ndarray | None, list[Cell] | None]:
-    """One blocked pass over `records`: are they finite, and if they are in ascending cell order,
-    where do their runs of one cell start and which cells are they?
+def _scan(records: np.ndarray, cell_size: float) -> tuple[bool, np.ndarray | None, list[Cell] | None, int]:
+    """One blocked pass over C-contiguous `records`: are they finite, and if they are in
+    ascending cell order, where do their runs of one cell start and which cells are they?
 
-    Returns (finite, bounds, cells); bounds and cells are None when not finite or not in order.
-    Cells are `FoliageVolume.cell_of`'s: floor of position / cell size, computed in float64.
-    Records are in order iff the cells of successive runs go up (x up, or x equal and z up).
-    A large array is scanned in a few parts at once (numpy releases the GIL).
+    Returns (finite, bounds, cells, CRC-32 of the records' bytes); bounds and cells are None when
+    not finite or not in order. Cells are `FoliageVolume.cell_of`'s: floor of position / cell
+    size, computed in float64. Records are in order iff the cells of successive runs go up (x up,
+    or x equal and z up). A large array is scanned in a few parts at once (numpy and the CRC
+    release the GIL), their CRCs joined with `crc32_combine`.
     """
     n = len(records)
     if n == 0:
-        return True, np.zeros(1, np.int64), []
+        return True, np.zeros(1, np.int64), [], 0
     k = max(1, min(_SCAN_PARTS, n // _SCAN_ROWS)) if n * RECORD_BYTES >= _THREAD_BYTES else 1
     cuts = [i * n // k // _SCAN_ROWS * _SCAN_ROWS for i in range(k)] + [n]
     helpers = []
@@ -530,14 +414,17 @@ def _scan(records: np.ndarray, cell_size: float) -> tuple[bool, np.ndarray | Non
         helpers.append(_Call(_scan_part, records, cell_size, lo, hi, (float(prev[0]), float(prev[1]))))
     parts = [_scan_part(records, cell_size, 0, cuts[1], None)] + [h.result() for h in helpers]
     if not all(p[0] for p in parts):
-        return False, None, None
+        return False, None, None, 0
+    crc = 0
+    for part, lo, hi in zip(parts, cuts[:-1], cuts[1:], strict=True):
+        crc = crc32_combine(crc, part[3], (hi - lo) * RECORD_BYTES)
     hx, hz = np.concatenate([h for p in parts for h in p[2]], axis=1)
     if not ((hx[1:] > hx[:-1]) | ((hx[1:] == hx[:-1]) & (hz[1:] > hz[:-1]))).all():
-        return True, None, None
+        return True, None, None, crc
     bounds = np.concatenate([*(s for p in parts for s in p[1]), [n]])
     with np.errstate(invalid="ignore"):  # as cell_of: beyond int64 is no real position
         cells = list(zip(hx.astype(np.int64).tolist(), hz.astype(np.int64).tolist(), strict=True))
-    return True, bounds, cells
+    return True, bounds, cells, crc
 
 
 def cell_runs(records: np.ndarray, cell_size: float) -> tuple[np.ndarray | None, np.ndarray, list[Cell]]:
@@ -549,7 +436,7 @@ def cell_runs(records: np.ndarray, cell_size: float) -> tuple[np.ndarray | None,
     in that order already: then one blocked pass compares neighbours. Otherwise one stable
     argsort of a cell key orders the records.
     """
-    finite, bounds, cells = _scan(records, cell_size)
+    bounds, cells = _scan(np.ascontiguousarray(records), cell_size)[1:3]
     if bounds is not None:
         return None, bounds, cells  # type: ignore[return-value]
     return _sorted_runs(records, cell_size)
@@ -575,33 +462,29 @@ def _sorted_runs(records: np.ndarray, cell_size: float) -> tuple[np.ndarray, np.
     return order, np.concatenate([heads, [len(records)]]), cells
 
 
-def _decode(buf: memoryview, volume: FoliageVolume, path, crc: CrcJob | None) -> dict[str, int]:
-    """Check and re-cell beside the CRC job; the volume is touched only once everything passed."""
-    try:
-        parts = _parse(buf, path)
-        runs = []
-        for name, rec in parts:
-            finite, bounds, cells = _scan(rec, volume.cell_size)
-            if not finite:
-                raise FormatError(path, None, f"type {name!r} has a record with NaN or infinity")
-            if bounds is None:  # written with other cells: one sort
-                order, bounds, cells = _sorted_runs(rec, volume.cell_size)
-                rec = rec[order]
-            elif not rec.flags.writeable:  # chunks must own writable records
-                rec = rec.copy()
-            runs.append((name, rec, bounds, cells))
-    except BaseException:
-        if crc is not None:
-            crc.cancel()
-        raise
+def _decode(buf: memoryview, volume: FoliageVolume, path) -> dict[str, int]:
+    """Check, checksum and re-cell; the volume is touched only once everything passed."""
+    parts = _parse(buf, path)
     end = len(buf) - _CRC.size
-    if crc is None:
-        crc = CrcJob(buf, threaded=False)
-        crc.extend(end)
-    if crc.result() != _CRC.unpack_from(buf, end)[0]:
+    runs = []
+    crc = pos = 0
+    for name, rec, offset in parts:
+        finite, bounds, cells, rec_crc = _scan(rec, volume.cell_size)
+        if not finite:
+            raise FormatError(path, None, f"type {name!r} has a record with NaN or infinity")
+        # the CRC so far, the bytes before these records, then the records' own CRC from the scan
+        crc = crc32_combine(_crc32(buf[pos:offset], crc), rec_crc, rec.nbytes)
+        pos = offset + rec.nbytes
+        if bounds is None:  # written with other cells: one sort
+            order, bounds, cells = _sorted_runs(rec, volume.cell_size)
+            rec = rec[order]
+        elif not rec.flags.writeable:  # chunks must own writable records
+            rec = rec.copy()
+        runs.append((name, rec, bounds, cells))
+    if _crc32(buf[pos:end], crc) != _CRC.unpack_from(buf, end)[0]:
         raise FormatError(path, end, "checksum mismatch (file damaged)")
     volume.add_runs(runs, copy=False)  # the chunks are views of the buffer read
-    return {name: len(rec) for name, rec in parts}
+    return {name: len(rec) for name, rec, _ in parts}
 
 
 def decode_store(data: bytes | bytearray | memoryview | np.ndarray, volume: FoliageVolume,
@@ -610,12 +493,7 @@ def decode_store(data: bytes | bytearray | memoryview | np.ndarray, volume: Foli
 
     Everything is checked before the volume is touched, so a bad file leaves it as it was.
     """
-    buf = memoryview(data).cast("B")
-    crc = None
-    if len(buf) >= _HEADER.size + _CRC.size:
-        crc = CrcJob(buf, threaded=_threaded(len(buf)))
-        crc.extend(len(buf) - _CRC.size)
-    return _decode(buf, volume, path, crc)
+    return _decode(memoryview(data).cast("B"), volume, path)
 
 
 def _first_records_offset(f) -> int:
@@ -636,49 +514,33 @@ def _aligned_buffer(size: int, offset: int) -> np.ndarray:
     return raw[shift:shift + size]
 
 
-def _read(path: Path, with_crc: bool) -> tuple[np.ndarray, CrcJob | None]:
-    """The whole file in one writable uint8 array (chunks can be views of it, no copy), and
-    (`with_crc`) a CRC job over all but its last 4 bytes, started on the first block read.
+def _read(path: Path) -> np.ndarray:
+    """The whole file in one writable uint8 array: chunks can be views of it, no copy.
 
     A numpy buffer rather than a bytearray: large numpy allocations get huge pages, which saves
     most of the page faults of filling tens of megabytes.
     """
-    crc = None
     try:
         with open(path, "rb", buffering=0) as f:
             size = os.fstat(f.fileno()).st_size
             data = _aligned_buffer(size, _first_records_offset(f))
-            end = size - _CRC.size
-            if with_crc and end >= _HEADER.size:
-                crc = CrcJob(data, threaded=_threaded(size))
             view = memoryview(data)
             got = 0
-            while got < size:
-                n = f.readinto(view[got:got + _READ_BLOCK])
-                if not n:
-                    break
+            while got < size and (n := f.readinto(view[got:])):
                 got += n
-                if crc is not None:
-                    crc.extend(min(got, end))
             grew = got == size and f.read(1)
-    except BaseException as e:
-        if crc is not None:
-            crc.cancel()
-        if isinstance(e, FileNotFoundError):
-            raise FormatError(path, None, "file not found") from None
-        if isinstance(e, OSError):
-            raise FormatError(path, None, e.strerror or str(e)) from None
-        raise
+    except FileNotFoundError:
+        raise FormatError(path, None, "file not found") from None
+    except OSError as e:
+        raise FormatError(path, None, e.strerror or str(e)) from None
     if got != size or grew:
-        if crc is not None:
-            crc.cancel()
         raise FormatError(path, got, "file changed while it was read")
-    return data, crc
+    return data
 
 
 def read_bytes(path: str | Path) -> np.ndarray:
     """The whole file in a writable uint8 array."""
-    return _read(Path(path), with_crc=False)[0]
+    return _read(Path(path))
 
 
 def load_store(path: str | Path, volume: FoliageVolume, expect_crc: int | None = None) -> dict[str, int]:
@@ -687,11 +549,9 @@ def load_store(path: str | Path, volume: FoliageVolume, expect_crc: int | None =
     `expect_crc`: the CRC-32 the file must end with (its scene names it), checked before parsing.
     """
     path = Path(path)
-    data, crc = _read(path, with_crc=True)
+    data = _read(path)
     if expect_crc is not None and (len(data) < _CRC.size
                                    or _CRC.unpack_from(data, len(data) - _CRC.size)[0] != expect_crc):
-        if crc is not None:
-            crc.cancel()
         raise FormatError(path, None, "foliage instance file does not match the scene that names it "
                           "(checksum)")
-    return _decode(memoryview(data), volume, path, crc)
+    return _decode(memoryview(data), volume, path)

@@ -14,7 +14,7 @@ from model.foliage import store
 from model.foliage.foliage_type import FoliageType
 from model.foliage.palette import Palette
 from model.foliage.section import foliage_of
-from model.foliage.store import CrcJob, cell_runs, crc32_combine, encode_store, load_store, save_store
+from model.foliage.store import cell_runs, crc32_combine, encode_store, load_store, save_store
 from model.foliage.volume import FoliageVolume
 from model.formats.scene_file import load_scene, save_scene
 from model.scene import Scene
@@ -41,24 +41,6 @@ def test_the_crc_function_in_use_is_zlibs():
     data = np.random.default_rng(6).integers(0, 256, 3_000_001, dtype=np.uint8)
     assert store._crc32(data) == zlib.crc32(data.tobytes())
     assert store._crc32(b"") == 0 and store._crc32(b"a", store._crc32(b"bc")) == zlib.crc32(b"bca")
-
-
-@pytest.mark.parametrize("threaded", [False, True])
-def test_crc_job_over_uneven_ranges_is_the_crc_of_the_whole(threaded):
-    rng = np.random.default_rng(7)
-    data = rng.integers(0, 256, 5 * store.CRC_PIECE + 12_345, dtype=np.uint8)
-    for stops in ([len(data)], [0, 1, 17, store.CRC_PIECE + 5, 3 * store.CRC_PIECE, len(data) - 1, len(data)],
-                  [0], []):
-        job = CrcJob(data, threaded=threaded, workers=2)
-        for stop in stops:
-            job.extend(stop)
-        end = stops[-1] if stops else 0
-        assert job.result() == zlib.crc32(data[:end].tobytes()), stops
-    job = CrcJob(data, threaded=threaded)
-    job.extend(10)
-    with pytest.raises(ValueError):
-        job.extend(5)  # ranges only grow
-    job.cancel()
 
 
 # ---- re-celling -----------------------------------------------------------------------------
@@ -109,6 +91,9 @@ def test_cell_runs_agree_with_a_plain_loop(monkeypatch, scan_rows):
         bent[at, 0] = bent[at - 1, 0] - 32.0
         got, order = runs_of(bent, 32.0)
         assert order is not None and got == reference_runs(bent, 32.0), at
+    # the scan's CRC of the records is the CRC of their bytes, however they are split
+    assert store._scan(in_order, 32.0)[3] == zlib.crc32(in_order.tobytes())
+    assert store._scan(shuffled, 10.0)[3] == zlib.crc32(shuffled.tobytes())
     last = len(in_order) - 1
     for at, column, value in ((0, 0, np.nan), (last // 2 + 3, 5, np.inf), (last, 6, -np.inf)):
         bad = in_order.copy()
