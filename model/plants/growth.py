@@ -311,7 +311,7 @@ class Grower:
         present = in_map[t.counts_as_neighbour[in_map]]
         neighbours = self._padded(snapshot)
         for k in in_map[~t.counts_as_neighbour[in_map]]:  # a compare per species beats a 256-entry lookup
-            neighbours[neighbours == k] = 0
+            np.multiply(neighbours, neighbours != k, out=neighbours)
         refused = self._refusals(present, cap_count)
         fresh = _Fresh((self.h + 2 * self.margin) * self.stride)  # this pass's new plants, for kill distances
         boxes: dict[int, np.ndarray] | None = None
@@ -336,23 +336,23 @@ class Grower:
             limit = (need[cubes] / rate * 1.2).astype(np.int64) + 2  # passing draws to try this round
             p = np.maximum(gate_share[cubes], 1.0 / 1024)
             batch = np.minimum(self.ground[cubes] - used[cubes], (limit / p * 1.25).astype(np.int64) + 4)
-            seg = np.repeat(np.arange(cubes.size), batch)
+            n_draws = int(batch.sum())
             if self.full_cubes:
                 # One 32-bit draw per attempt: the top 10 bits pick the tile (5 its row in the cube, 5 its
                 # column), the low 8 are the gate. Raw generator words, two draws each, in 32-bit maths.
-                r = rng.bit_generator.random_raw((seg.size + 1) // 2).view(np.uint32)[:seg.size]
+                r = rng.bit_generator.random_raw((n_draws + 1) // 2).view(np.uint32)[:n_draws]
                 tile = np.repeat(self.origin[cubes].astype(np.uint32), batch)
                 tile += (r >> np.uint32(27)) * np.uint32(self.w)
                 tile += (r >> np.uint32(22)) & np.uint32(CUBE - 1)
                 tile = tile.astype(np.intp)
             else:
-                cube = cubes[seg]
-                r = rng.integers(0, 1 << 32, seg.size, dtype=np.uint64)
+                cube = np.repeat(cubes, batch)
+                r = rng.integers(0, 1 << 32, n_draws, dtype=np.uint64)
                 local = ((r >> 8) * self.ground[cube].astype(np.uint64) >> 24).astype(np.int64)
                 ys = self.y0[cube] + local // self.cw[cube]
                 tile = ys * self.w + self.x0[cube] + local % self.cw[cube]
             passing = np.flatnonzero(r.astype(np.uint8) < open_spawn[tile])  # the low byte is the gate
-            pseg = seg[passing]
+            pseg = np.searchsorted(np.cumsum(batch), passing, "right")  # each passing draw's place in `cubes`
             prank = np.arange(passing.size) - np.searchsorted(pseg, np.arange(cubes.size))[pseg]
             keep = prank < limit[pseg]
             pick, seg_t = passing[keep], pseg[keep]
