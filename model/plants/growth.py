@@ -80,8 +80,11 @@ class Grower:
     after one scan of the zone a pass costs time in proportion to its plants, not its tiles.
     """
 
-    def __init__(self, f: GrowthField, t: RuleTables, options: GrowthOptions | None = None) -> None:
+    def __init__(self, f: GrowthField, t: RuleTables, options: GrowthOptions | None = None,
+                 shared_control: bool = False) -> None:
+        """`shared_control`: `f.control` belongs to someone else; it is copied before the first write."""
         self.f, self.t = f, t
+        self._shared_control = shared_control
         self.options = options or GrowthOptions()
         self.v = {k: getattr(f, k).reshape(-1) for k in f.__dataclass_fields__}
         v = self.v
@@ -153,12 +156,21 @@ class Grower:
         if idx.size == 0:
             return
         v = self.v
-        v["control"][idx[v["type"][idx] == DEVRINOL]] &= _NOT_CONCRETE
+        devrinol = idx[v["type"][idx] == DEVRINOL]
+        if devrinol.size:
+            self._writable_control()[devrinol] &= _NOT_CONCRETE
         for k in _PLANT_KEYS:
             v[k][idx] = 0
         v["flags"][idx] &= _NOT_PLANT
         if not keep_height:
             v["height"][idx] = 0
+
+    def _writable_control(self) -> np.ndarray:
+        if self._shared_control:  # deaths that take concrete are rare: copy the layer only then
+            self.f.control = self.f.control.copy()
+            self.v["control"] = self.f.control.reshape(-1)
+            self._shared_control = False
+        return self.v["control"]
 
     def _plants(self, where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Live tiles holding a known plant whose type satisfies the per-type mask `where`."""
@@ -251,7 +263,9 @@ class Grower:
             v[name][d] = 0
         v["state"][d] = 1  # the kill signal the client animates; cleaned next pass
         v["flags"][d] &= _NOT_PLANT
-        v["control"][d[t.concrete[rt[dies]]]] &= _NOT_CONCRETE
+        concrete = d[t.concrete[rt[dies]]]
+        if concrete.size:
+            self._writable_control()[concrete] &= _NOT_CONCRETE
 
         live = np.flatnonzero(~dies)
         idx, rt, rs, nxt, act = rolls[live], rt[live], rs[live], nxt[live], act[live]
@@ -563,9 +577,11 @@ class Grower:
             out[sel] = (types[pidx[sel, None] + off[None, :]] == want[sel, None].astype(np.uint8)).any(axis=1)
         return out
 
-    def _earlier_conflict(self, ok: np.ndarray, pidx: np.ndarray, ty: np.ndarray, kd: np.ndarray
-                          ) -> np.ndarray:
+    def _earlier_conflict(self, ok: np.ndarray, pidx: np.ndarray, ty: np.ndarray, kd: np.ndarray,
+                          when: np.ndarray | None = None) -> np.ndarray:
         """Which `ok` entries have an earlier `ok` entry of the same type closer than their kill distance.
+
+        Earlier: smaller `when` (ties and no `when`: the entry's place in the arrays).
 
         Entries are bucketed in square cells as wide as the distance, so each is compared only with
         the entries of its own and the eight cells around it (a disc of that radius fits in them).
@@ -595,7 +611,11 @@ class Grower:
             owner = np.repeat(np.arange(near.size) // 9, count)
             first = np.cumsum(count) - count
             other = order[np.repeat(lo - first, count) + np.arange(int(count.sum()))]
-            hit = other < owner  # earlier ones only (an entry is never its own neighbour)
+            if when is None:
+                hit = other < owner  # earlier ones only (an entry is never its own neighbour)
+            else:
+                w = when[sel]
+                hit = (w[other] < w[owner]) | ((w[other] == w[owner]) & (other < owner))
             owner, other = owner[hit], other[hit]
             d2 = (py[other] - py[owner]) ** 2 + (px[other] - px[owner]) ** 2
             out[sel[owner[d2 < r * r]]] = True
@@ -630,9 +650,9 @@ class Grower:
         cube = self.cube_of(idx)
         ground = self.ground[cube]
         first = rng.geometric(1.0 / ground) - 1
-        drawn = first < KILL_DRAWS_PER_TILE * ground
-        order = np.argsort(cube[drawn] * (KILL_DRAWS_PER_TILE * CUBE * CUBE) + first[drawn])
-        tiles = idx[drawn][order]
+        drawn = np.flatnonzero(first < KILL_DRAWS_PER_TILE * ground)
+        when = cube[drawn] * (KILL_DRAWS_PER_TILE * CUBE * CUBE) + first[drawn]  # cube by cube, draw by draw
+        tiles = idx[drawn]
         pidx = self._pad_index(tiles)
         current = self._padded(self.f.type)
         pending = np.ones(tiles.size, bool)
@@ -646,7 +666,7 @@ class Grower:
             if sel.size == 0:
                 break
             # Kill those with no earlier condemned draw of the same type in reach; the rest wait.
-            blocked = self._earlier_conflict(np.ones(sel.size, bool), pidx[sel], ty, kd)
+            blocked = self._earlier_conflict(np.ones(sel.size, bool), pidx[sel], ty, kd, when[sel])
             kill = sel[~blocked]
             for k in (*_PLANT_KEYS, "height"):
                 v[k][tiles[kill]] = 0
@@ -799,10 +819,11 @@ def run_growth(f: GrowthField, rules: Mapping[int, PlantRule] | RuleTables, pass
     Raises Cancelled (leaving `f` untouched) when `cancelled()` turns true between passes.
     """
     tables = rules if isinstance(rules, RuleTables) else RuleTables(dict(rules))
-    # Growth never writes altitude, slope, the spawn byte or the ground type: the copy shares them.
-    out = GrowthField(**{k: getattr(f, k) if k in _READ_ONLY else getattr(f, k).copy()
+    # Growth never writes altitude, slope, the spawn byte or the ground type: the copy shares them,
+    # and the control layer until a death takes concrete away.
+    out = GrowthField(**{k: getattr(f, k) if k in (*_READ_ONLY, "control") else getattr(f, k).copy()
                          for k in f.__dataclass_fields__})
-    grower = Grower(out, tables, options)
+    grower = Grower(out, tables, options, shared_control=True)
     for i in range(passes):
         if cancelled is not None and cancelled():
             raise Cancelled(f"growth cancelled after {i} of {passes} passes")

@@ -239,6 +239,7 @@ def test_places_concrete_clears_concrete_when_it_dies(tmp_path: Path) -> None:
     f.control[...] = 8 | 16 | 2
     out = run_growth(f, rules, 1, seed=1, options=GrowthOptions(fertility=0))
     assert np.all(out.control == 2)
+    assert np.all(f.control == 8 | 16 | 2)  # the input's control layer is untouched
     # Neighbours counted in the map as it was are all Devrinol: the empty cube re-seeds just one.
     assert (out.type == 19).sum() == 1
 
