@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -445,25 +446,32 @@ class FoliageVolume:
         """
         chunks = self._chunks
         keys: dict[ChunkKey, None] = {}
-        clock = self._clock
         for type_name, rec, bounds, cells in parts:
             b = bounds.tolist() if isinstance(bounds, np.ndarray) else list(bounds)
-            created = 0
-            for a, z, cell in zip(b[:-1], b[1:], cells, strict=True):
-                key = (cell, type_name)
-                part = rec[a:z]
-                clock += 1
+            views = [rec[a:z] for a, z in zip(b[:-1], b[1:], strict=True)]
+            if copy:
+                views = [v.copy() for v in views]
+            run_keys = list(zip(cells, repeat(type_name)))  # noqa: B905 (repeat is endless)
+            if len(run_keys) != len(views):
+                raise ValueError(f"{len(views)} runs but {len(run_keys)} cells")
+            clock = self._clock
+            # usually every chunk is new: built and added by C-level loops
+            versions = range(clock + 1, clock + 1 + len(views))
+            new = dict(zip(run_keys, map(Chunk, views, versions), strict=True))
+            if len(new) == len(run_keys) and chunks.keys().isdisjoint(new):
+                chunks.update(new)
+                self._per_type[type_name] = self._per_type.get(type_name, 0) + len(new)
+                self._clock = clock + len(new)
+                keys.update(dict.fromkeys(new))
+                continue
+            for key, part in zip(run_keys, views, strict=True):
                 chunk = chunks.get(key)
                 if chunk is None:
-                    chunks[key] = Chunk(part.copy() if copy else part, clock)
-                    created += 1
+                    chunk = self._new_chunk(key, part)
                 else:
                     chunk.records = np.concatenate([chunk.records, part])
-                    chunk.version = clock
+                self._touch(chunk)
                 keys[key] = None
-            if created:
-                self._per_type[type_name] = self._per_type.get(type_name, 0) + created
-        self._clock = clock
         if keys:
             self.changed.emit(list(keys))
 

@@ -101,6 +101,27 @@ def test_cell_runs_agree_with_a_plain_loop(monkeypatch, scan_rows):
         assert store._scan(bad, 32.0)[0] is False, at
 
 
+def test_add_runs_builds_chunks_in_one_change():
+    v = FoliageVolume(Palette([FoliageType("t")]))
+    seen = []
+    v.changed.connect(seen.append)
+    rec = random_records(10, 1, span=5)
+    v.add_runs([("t", rec, np.array([0, 4, 10]), [(0, 0), (1, 0)])], copy=False)
+    assert v.records((0, 0), "t").base is rec and v.records((1, 0), "t").base is rec
+    assert len(seen) == 1 and sorted(seen[0]) == [((0, 0), "t"), ((1, 0), "t")]
+    first = {k: c.version for k, c in v.chunks()}
+    # into existing chunks, a cell named twice, copies: appended in order, every chunk touched
+    more = random_records(6, 2, span=5)
+    v.add_runs([("t", more, [0, 2, 3, 6], [(1, 0), (2, 2), (1, 0)]), ("u", more[:1], [0, 1], [(0, 0)])])
+    assert np.array_equal(v.records((1, 0), "t"), np.concatenate([rec[4:], more[:2], more[3:]]))
+    assert v.records((2, 2), "t").base is not more and v.type_names() == ["t", "u"] and len(v) == 17
+    versions = {k: c.version for k, c in v.chunks()}
+    assert versions[((1, 0), "t")] > first[((1, 0), "t")] and versions[((0, 0), "t")] == first[((0, 0), "t")]
+    assert len(set(versions.values())) == len(versions) and len(seen) == 2
+    with pytest.raises(ValueError):
+        v.add_runs([("t", rec, [0, 5, 10], [(0, 0)])])
+
+
 def test_a_file_in_cell_order_loads_as_views_of_one_buffer(tmp_path):
     v = FoliageVolume(Palette([FoliageType("t")]))
     v.add("t", random_records(5000, 4, span=300))
