@@ -325,7 +325,7 @@ class Grower:
         present = in_map[t.counts_as_neighbour[in_map]]
         neighbours = self._padded(snapshot)
         for k in in_map[~t.counts_as_neighbour[in_map]]:  # a compare per species beats a 256-entry lookup
-            np.multiply(neighbours, neighbours != k, out=neighbours)
+            np.multiply(neighbours, neighbours != int(k), out=neighbours)
         refused = self._refusals(present, cap_count)
         fresh = _Fresh((self.h + 2 * self.margin) * self.stride)  # this pass's new plants, for kill distances
         boxes: dict[int, np.ndarray] | None = None
@@ -451,7 +451,7 @@ class Grower:
                 counts = np.stack([boxes[int(k)][at] for k in present], axis=1)
             else:
                 window = neighbours[pidx[:, None] + self._neighbourhood[None, :]]
-                counts = np.stack([np.count_nonzero(window == k, axis=1) for k in present], axis=1)
+                counts = np.stack([np.count_nonzero(window == int(k), axis=1) for k in present], axis=1)
             # Column by column (few species, many attempts): the most numerous neighbour, a tie
             # going to the highest type, and the spreading draw weighted by count × spreading.
             cols = [np.ascontiguousarray(counts[:, j], dtype=np.int32) for j in range(present.size)]
@@ -535,7 +535,8 @@ class Grower:
         n = 2 * NEIGHBOUR_RADIUS + 1
         out = {}
         for k in present:
-            one = (neighbours == k).view(np.uint8)  # uint8 holds any 9×9 count (at most 81)
+            # A Python int keeps the compare in bytes (a numpy int64 would widen every tile).
+            one = (neighbours == int(k)).view(np.uint8)  # uint8 holds any 9×9 count (at most 81)
             out[int(k)] = _flat_run_sums(_flat_run_sums(one, n, 1), n, self.stride)
         return out
 
@@ -760,7 +761,7 @@ def _type_mask(ty: np.ndarray, where: np.ndarray) -> np.ndarray:
         return np.take(where, ty)
     out = np.zeros(ty.shape, bool)
     for k in kinds:
-        out |= ty == k
+        out |= ty == int(k)  # a Python int keeps the compare in bytes
     return out
 
 
