@@ -192,10 +192,5 @@ def write_demo_resource() -> Path:
     from model.formats.scene_file import save_scene
 
     path = demo_resource_path()
-    before = set(path.parent.glob("demo.*"))
-    save_scene(build_demo_scene(foliage=True), path)
-    manifest = path.read_text(encoding="utf-8")
-    for old in before - {path}:  # side files are named by checksum: drop the ones no longer named
-        if old.name not in manifest:
-            old.unlink()
+    save_scene(build_demo_scene(foliage=True), path)  # also removes side files no longer named
     return path

@@ -155,12 +155,12 @@ def removal_ratio(quick: bool) -> float:
 
 
 CASES = [
-    BenchCase("foliage stamp into 1M instances vs empty", budget=1.5, run=stamp_volume_ratio,
+    BenchCase("foliage.stamp_1m_vs_empty", budget=1.5, run=stamp_volume_ratio,
               description="a stamp only looks at the cells it touches"),
-    BenchCase("foliage vectorised scatter vs reference loop", budget=50.0, run=scatter_speedup,
+    BenchCase("foliage.scatter_speedup_vs_reference_loop", budget=50.0, run=scatter_speedup,
               at_least=True, description="numpy scatter at least 50x the per-candidate loop"),
-    BenchCase("foliage store save+load vs raw numpy I/O", budget=2.0, run=store_io_ratio,
+    BenchCase("foliage.store_save_load_vs_raw_io", budget=2.0, run=store_io_ratio,
               description="header, CRC-32 and re-celling cost at most as much as the I/O"),
-    BenchCase("foliage remove 10k of a 100k chunk vs one np.delete", budget=3.0, run=removal_ratio,
+    BenchCase("foliage.remove_10k_of_100k_vs_np_delete", budget=3.0, run=removal_ratio,
               description="one O(n) pass per chunk, not one shift per address"),
 ]

@@ -37,6 +37,6 @@ def scene_open_ratio(quick: bool) -> float:
 CASES = [
     # Opening checks a CRC-32 of every byte, which alone costs several raw reads; a per-sample
     # Python loop anywhere in the reader would cost hundreds.
-    BenchCase("scene open vs raw numpy reads", budget=12.0, run=scene_open_ratio,
+    BenchCase("scene.open_vs_raw_reads", budget=12.0, run=scene_open_ratio,
               description="validation and checksums cost at most 12x reading the same bytes"),
 ]

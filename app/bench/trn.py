@@ -46,6 +46,6 @@ def throughput(quick: bool = False) -> dict:
 CASES = [
     # Per layer the evaluator touches only the poles its boundaries reach, so ~430 items cost one to
     # two thousand bare passes (one pass is ~0.5 ms); a per-pole Python loop would cost millions.
-    BenchCase("trn evaluate 512² stack vs bare numpy pass", budget=5000.0, run=evaluate_ratio,
+    BenchCase("trn.evaluate_512_stack_vs_numpy_pass", budget=5000.0, run=evaluate_ratio,
               description="a ~430-item layer stack over 512² poles costs at most 5000 bare numpy passes"),
 ]

@@ -171,13 +171,13 @@ def _uploads_per_touched_chunk(scene, renderer, everything, quick: bool) -> floa
 
 
 CASES = [
-    BenchCase("viewport: 1M instances, frame vs bare instanced draw", budget=1.25,
+    BenchCase("viewport.frame_1m_vs_bare_instanced_draw", budget=1.25,
               run=lambda quick: _run(_culled_vs_bare, quick),
               description="culling, counters and change checks cost little next to the draw itself"),
-    BenchCase("viewport: ~10% of chunks in view vs all visible", budget=0.3,
+    BenchCase("viewport.tenth_in_view_vs_all_visible", budget=0.3,
               run=lambda quick: _run(_tenth_vs_all, quick),
               description="frustum culling per chunk skips what is out of view"),
-    BenchCase("viewport: chunk uploads per chunk a stamp touched", budget=1.0,
+    BenchCase("viewport.uploads_per_touched_chunk", budget=1.0,
               run=lambda quick: _run(_uploads_per_touched_chunk, quick),
               description="a one-stamp edit re-uploads only the chunks it changed"),
 ]

@@ -68,6 +68,6 @@ def open_ratio(quick: bool) -> float:
 
 
 CASES = [
-    BenchCase("zones: open 2048² zone + first image / numpy raw read", 3.0, open_ratio,
+    BenchCase("zones.open_2048_and_show_vs_raw_read", 3.0, open_ratio,
               description="all six layers read and the altitude image painted, vs np.fromfile of the files"),
 ]

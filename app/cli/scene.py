@@ -100,7 +100,7 @@ def run_new_demo(args: argparse.Namespace) -> int:
     from model.demo import build_demo_scene
     from model.formats.scene_file import save_scene
 
-    scene = build_demo_scene()
+    scene = build_demo_scene(foliage=True)
     save_scene(scene, args.out)
     emit(args, f"wrote {args.out}", {"path": str(args.out), "name": scene.name})
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tomllib
 
 import numpy as np
 import pytest
@@ -71,16 +72,16 @@ def test_bad_arguments_and_bad_files(scene_path, tmp_path, capsys):
     assert run_cli(["scatter", str(scene_path), "--type", "oak", "--at", "1", "--radius", "5"]) == 2
     assert run_cli(["scatter", str(scene_path), "--type", "oak", "--at", "1,1", "--radius", "-5"]) == 2
     capsys.readouterr()
-    side = scene_path.with_name("hill.foliage.bin")
+    side = scene_path.with_name(tomllib.loads(scene_path.read_text())["foliage"]["instances"])
     side.write_bytes(b"garbage")
     assert run_cli(["scatter", str(scene_path), "--type", "oak", "--at", "1,1", "--radius", "5"]) == 1
-    assert "hill.foliage.bin" in capsys.readouterr().err
+    assert side.name in capsys.readouterr().err
 
 
 def test_foliage_bench_cases_run_quick(capsys):
     from app.bench import all_cases
 
-    names = [c.name for c in all_cases() if c.name.startswith("foliage")]
+    names = [c.name for c in all_cases() if c.name.startswith("foliage.")]
     assert len(names) == 4
     code = run_cli(["bench", "--quick", "--json", "foliage"])
     rows = json.loads(capsys.readouterr().out)

@@ -9,6 +9,7 @@ import numpy as np
 from app.bench.scene import CASES
 from app.cli import run_cli
 from model.formats.scene_file import load_scene, save_scene
+from resources import RESOURCES
 from tests.conftest import make_small_scene
 
 
@@ -72,13 +73,17 @@ def test_new_demo_writes_the_demo(tmp_path, capsys) -> None:
     assert scene.terrain.heights.shape == (513, 513)
     assert [la.name for la in scene.terrain.layers] == ["grass", "forest_floor", "rock", "sand"]
     assert np.isfinite(scene.terrain.heights).all()
+    # Regenerating gives the committed demo, byte for byte, foliage included.
+    shipped = RESOURCES / "demo"
+    for path in sorted(shipped.iterdir()):
+        assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
 
 
 def test_bench_case_measures_a_ratio_and_reports_json(capsys) -> None:
     (case,) = CASES
     ratio = case.run(True)
     assert ratio > 1.0  # opening validates more than a raw read does
-    assert run_cli(["bench", "--quick", "--json", "scene open"]) in (0, 1)
+    assert run_cli(["bench", "--quick", "--json", "scene"]) in (0, 1)
     rows = json.loads(capsys.readouterr().out)
-    assert [r["name"] for r in rows] == ["scene open vs raw numpy reads"]
+    assert [r["name"] for r in rows] == ["scene.open_vs_raw_reads"]
     assert set(rows[0]) == {"name", "ratio", "budget", "ok"}

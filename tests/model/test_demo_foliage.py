@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tomllib
+
 import numpy as np
 
 from model.demo import DEMO_FOLIAGE, build_demo_scene, demo_resource_path
@@ -32,5 +34,6 @@ def test_every_sample_type_has_instances_on_its_layer_and_the_file_is_small() ->
         rec = foliage.volume.all_records(name).astype(np.float64)
         w = t.layer_weight_at(ftype.layer.name, rec[:, 0], rec[:, 2])
         assert np.median(w) >= ftype.layer.min_weight
-    side = demo_resource_path().with_name("demo.foliage.bin")
+    manifest = tomllib.loads(demo_resource_path().read_text(encoding="utf-8"))
+    side = demo_resource_path().with_name(manifest["foliage"]["instances"])
     assert side.stat().st_size < 300_000
