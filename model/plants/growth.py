@@ -120,16 +120,17 @@ class Grower:
         self._first: np.ndarray | None = None
 
     # ---- geometry -------------------------------------------------------------------------------
-    def _per_cube_sum(self, values: np.ndarray) -> np.ndarray:
+    def _per_cube_sum(self, values: np.ndarray, per_cube: int = CUBE) -> np.ndarray:
+        """Per-cube sums of a zone-wide layer (of `per_cube` rows a cube: fewer for sampled rows)."""
         h, w = values.shape
-        ph, pw = -h % CUBE, -w % CUBE
+        ph, pw = -h % per_cube, -w % CUBE
         if ph or pw:
             values = np.pad(values, ((0, ph), (0, pw)))
         hh, ww = values.shape
         # Rows of each cube first (contiguous runs), then the cube's rows: no wide copy of the layer.
         wide = np.uint16 if values.dtype == np.uint8 else np.int64  # a cube row of bytes fits 16 bits
-        rows = values.reshape(hh, ww // CUBE, CUBE).sum(axis=2, dtype=wide)
-        return rows.reshape(hh // CUBE, CUBE, ww // CUBE).sum(axis=1, dtype=np.int64).reshape(-1)
+        sums = values.reshape(hh, ww // CUBE, CUBE).sum(axis=2, dtype=wide)
+        return sums.reshape(hh // per_cube, per_cube, ww // CUBE).sum(axis=1, dtype=np.int64).reshape(-1)
 
     def cube_of(self, idx: np.ndarray) -> np.ndarray:
         ys, xs = np.divmod(idx, self.w)
@@ -337,9 +338,13 @@ class Grower:
         # species a draw could pick is refused (capped in the cube, or within kill distance of its
         # kind) are closed too: refusals only grow during the pass, so a draw there always fails; it
         # is consumed without being tried.
-        stuck = tile_bits.unpack(self._hopeless(snapshot, present, refused), self.w).reshape(-1)
+        stuck, near = self._hopeless(snapshot, present, refused)
+        stuck = tile_bits.unpack(stuck, self.w).reshape(-1)
         open_spawn = v["spawn"] * (((v["type"] | v["flags"]) == 0) > stuck)
-        gate_share = self._per_cube_sum(open_spawn.reshape(self.h, self.w)) / (256.0 * self.ground)
+        # How often a draw passes the gate, per cube: it only sizes the batches of draws, so every
+        # fourth row of each cube tells it well enough.
+        rows = open_spawn.reshape(self.h, self.w)[::4]
+        gate_share = self._per_cube_sum(rows, CUBE // 4) / (64.0 * self.ground)
         planted: list[np.ndarray] = []
         while True:
             cubes = np.flatnonzero((need > 0) & (used < self.ground))
@@ -381,7 +386,7 @@ class Grower:
             tried_total += pidx.size
             if boxes is None and tried_total * self._neighbourhood.size > neighbours.size:
                 boxes = self._box_counts(neighbours, present)  # cheaper from here on
-            ty = self._choose_types(neighbours, present, pidx, tile, rng, boxes)
+            ty = self._choose_types(neighbours, present, pidx, tile, rng, boxes, near)
             ok = (ty != 0) & t.known[ty]
             if cap_count is not None:
                 ok &= ~((t.max_amount[ty] > 0) & (cap_count[cube, ty] > t.max_amount[ty]))
@@ -432,11 +437,13 @@ class Grower:
         return out
 
     def _choose_types(self, neighbours: np.ndarray, present: np.ndarray, pidx: np.ndarray, tile: np.ndarray,
-                      rng: np.random.Generator, boxes: dict[int, np.ndarray] | None = None) -> np.ndarray:
+                      rng: np.random.Generator, boxes: dict[int, np.ndarray] | None = None,
+                      near: np.ndarray | None = None) -> np.ndarray:
         """The species a spawn attempt picks from its 9×9 neighbourhood (0 = none).
 
         Counts come from the 81 neighbours of each attempt, or from `boxes` (9×9 counts per type for
-        every tile), which is cheaper once a pass makes many attempts.
+        every tile), which is cheaper once a pass makes many attempts; `near` (bits: tiles with any
+        counted neighbour) spares counting around attempts that have none.
         """
         t = self.t
         n = pidx.size
@@ -446,31 +453,36 @@ class Grower:
         u = rng.random((3, n))
         has = np.zeros(n, bool)
         if present.size:
+            crowd = np.arange(n)
+            if near is not None:
+                ys, xs = np.divmod(tile, self.w)
+                crowd = np.flatnonzero(tile_bits.test(near, ys, xs))
+            at = pidx[crowd]
             if boxes is not None:
-                at = pidx - self._box_shift
-                counts = np.stack([boxes[int(k)][at] for k in present], axis=1)
+                at = at - self._box_shift
+                cols = [boxes[int(k)][at].astype(np.int32) for k in present]
             else:
-                window = neighbours[pidx[:, None] + self._neighbourhood[None, :]]
-                counts = np.stack([np.count_nonzero(window == int(k), axis=1) for k in present], axis=1)
+                window = neighbours[at[:, None] + self._neighbourhood[None, :]]
+                cols = [np.count_nonzero(window == int(k), axis=1).astype(np.int32) for k in present]
             # Column by column (few species, many attempts): the most numerous neighbour, a tie
             # going to the highest type, and the spreading draw weighted by count × spreading.
-            cols = [np.ascontiguousarray(counts[:, j], dtype=np.int32) for j in range(present.size)]
+            n = crowd.size
             best = cols[-1].copy()
             ruling = np.full(n, present[-1], np.int64)
             for j in range(present.size - 2, -1, -1):
                 more = cols[j] > best
                 best[more] = cols[j][more]
                 ruling[more] = present[j]
-            has = best > 0
             weights = [c * np.int32(t.spread_weight[k]) for c, k in zip(cols, present, strict=True)]
             total = np.sum(weights, axis=0) if len(weights) > 1 else weights[0]
-            target = u[0] * total
+            target = u[0][crowd] * total
             spread = np.zeros(n, np.int64)
             running = np.zeros(n, np.int64)
             for w, k in zip(weights, present, strict=True):
                 running += w
                 spread[(spread == 0) & (running > target)] = k
-            out = np.where(has, np.where(u[1] < 0.5, ruling, spread), 0)
+            has[crowd] = best > 0
+            out[crowd] = np.where(best > 0, np.where(u[1][crowd] < 0.5, ruling, spread), 0)
         lonely = np.flatnonzero(~has)
         if t.fertile_types.size and lonely.size:
             tickets = u[2][lonely] * t.fertile_cum[-1]
@@ -502,8 +514,9 @@ class Grower:
         return out
 
     def _hopeless(self, snapshot: np.ndarray, present: np.ndarray,
-                  refused: dict[int, np.ndarray | None]) -> np.ndarray:
-        """Tiles (bits) where no species a spawn draw could choose would be accepted.
+                  refused: dict[int, np.ndarray | None]) -> tuple[np.ndarray, np.ndarray]:
+        """Tiles (bits) where no species a spawn draw could choose would be accepted, and those with
+        any counted neighbour in their 9×9 square.
 
         A draw picks the most numerous neighbour or one drawn among the neighbours, so it can only
         pick a species standing in its 9×9 square; with no neighbours, a fertile species. Taking every
@@ -523,7 +536,7 @@ class Grower:
             around = tile_bits.dilate_square(tile_bits.pack(snapshot == k), NEIGHBOUR_RADIUS, w)
             near |= around
             near_ok |= around if refused[k] is None else around & ~refused[k]
-        return tile_bits.clear_tail((near & ~near_ok) | (~near & ~lonely_ok), w)
+        return tile_bits.clear_tail((near & ~near_ok) | (~near & ~lonely_ok), w), near
 
     def _box_counts(self, neighbours: np.ndarray, present: np.ndarray) -> dict[int, np.ndarray]:
         """For each type, how many of it stand in the 9×9 square around every zone tile.
