@@ -618,18 +618,18 @@ class Grower:
             order = np.argsort(cell, kind="stable")  # by cell, earlier first within one
             start = np.zeros(n_cells + 1, np.int64)
             np.cumsum(np.bincount(cell, minlength=n_cells), out=start[1:])
-            around = np.array([dy * cols + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
-            near = (cell[:, None] + around[None, :]).ravel()
-            lo = start[near]
-            count = start[near + 1] - lo
-            owner = np.repeat(np.arange(near.size) // 9, count)
+            # The three cells of a row of cells are consecutive in the order: one run per row.
+            row_of_cells = cell[:, None] + np.array([-cols, 0, cols])
+            lo = start[row_of_cells - 1]
+            count = (start[row_of_cells + 2] - lo).ravel()
+            owner = np.repeat(np.arange(sel.size), count.reshape(-1, 3).sum(axis=1))
             first = np.cumsum(count) - count
-            other = order[np.repeat(lo - first, count) + np.arange(int(count.sum()))]
+            other = order[np.repeat(lo.ravel() - first, count) + np.arange(owner.size)]
             if when is None:
-                hit = other < owner  # earlier ones only (an entry is never its own neighbour)
+                hit = np.flatnonzero(other < owner)  # earlier ones only (never an entry itself)
             else:
                 w = when[sel]
-                hit = (w[other] < w[owner]) | ((w[other] == w[owner]) & (other < owner))
+                hit = np.flatnonzero((w[other] < w[owner]) | ((w[other] == w[owner]) & (other < owner)))
             owner, other = owner[hit], other[hit]
             d2 = (py[other] - py[owner]) ** 2 + (px[other] - px[owner]) ** 2
             out[sel[owner[d2 < r * r]]] = True
