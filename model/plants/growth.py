@@ -117,6 +117,7 @@ class Grower:
         self._kill_offsets: dict[tuple[int, bool], np.ndarray] = {}
         self._order: np.ndarray | None = None
         self._standing: tuple[np.ndarray, np.ndarray] | None = None  # validated plants: (tiles, types)
+        self._prune = False  # whether `live` may list tiles emptied since it was taken
         self._first: np.ndarray | None = None
 
     # ---- geometry -------------------------------------------------------------------------------
@@ -707,6 +708,12 @@ class Grower:
     # ---- a pass ---------------------------------------------------------------------------------
     def run_pass(self, rng: np.random.Generator) -> None:
         """One nature pass over every cube of the zone."""
+        v = self.v
+        if self._prune:  # drop the tiles the last pass emptied (left till now: the last pass needs none)
+            idx = self.live
+            keep = (v["type"][idx] | v["state"][idx] | v["time"][idx] | v["health"][idx] | v["material"][idx]
+                    | (v["flags"][idx] & PLANT)) != 0
+            self.live = idx[keep]
         snapshot = self.f.type.copy()
         self._standing = None
         self.validate_dead()
@@ -721,11 +728,7 @@ class Grower:
             self.damage_walls(rng)
         self.kill_on_distance(rng)
         self.renew_fruit(rng)
-        v = self.v
-        idx = self.live
-        keep = (v["type"][idx] | v["state"][idx] | v["time"][idx] | v["health"][idx] | v["material"][idx]
-                | (v["flags"][idx] & PLANT)) != 0
-        self.live = idx[keep]
+        self._prune = True
 
 
 class _Fresh:
