@@ -115,7 +115,6 @@ class Grower:
         local = np.arange(CUBE * CUBE)
         self._pad_cube_offsets = (local // CUBE) * self.stride + local % CUBE
         self._kill_offsets: dict[tuple[int, bool], np.ndarray] = {}
-        self._order: np.ndarray | None = None
         self._standing: tuple[np.ndarray, np.ndarray] | None = None  # validated plants: (tiles, types)
         self._prune = False  # whether `live` may list tiles emptied since it was taken
         self._first: np.ndarray | None = None
@@ -191,8 +190,11 @@ class Grower:
     # ---- the steps ------------------------------------------------------------------------------
     def validate_dead(self) -> None:
         """The pass's first, light validation: non-natural tiles and last pass's kill signals."""
-        self._clean(self.nonnat, keep_height=True)
         v = self.v
+        at = self.nonnat
+        left = (v["type"][at] | v["state"][at] | v["time"][at] | v["health"][at] | v["material"][at]
+                | (v["flags"][at] & PLANT)) != 0
+        self._clean(at[left], keep_height=True)  # growth never plants there: usually nothing to clear
         idx = self.live
         dead = (v["type"][idx] == 0) & (v["state"][idx] != 0) & ~self.non_natural_tile.reshape(-1)[idx]
         self._clean(idx[dead])
@@ -428,13 +430,12 @@ class Grower:
         idx = np.flatnonzero(ok)
         if idx.size < 2:
             return ok
-        if self._first is None:
-            self._first = np.full(self.h * self.w, -1, np.int32)
+        if self._first is None:  # scratch: only the places just written are ever read
+            self._first = np.empty(self.h * self.w, np.int32)
         first = self._first
         first[tile[idx[::-1]]] = idx[::-1]  # written last to first: the earliest stays
         out = np.zeros_like(ok)
         out[idx] = first[tile[idx]] == idx
-        first[tile[idx]] = -1  # the map is kept all -1 between uses
         return out
 
     def _choose_types(self, neighbours: np.ndarray, present: np.ndarray, pidx: np.ndarray, tile: np.ndarray,
