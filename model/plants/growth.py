@@ -37,6 +37,9 @@ from model.plants.growth_tables import (  # noqa: F401 (re-exported: the simulat
     PLANT_FORBIDDING,
     RENEW_CHANCE,
     ROAMING,
+    STATE_FRUITS,
+    STATE_KNOWN,
+    STATE_VALID,
     WATER_LEVEL,
     GrowthField,
     RuleTables,
@@ -209,29 +212,30 @@ class Grower:
             self._clean(self.nonnat, keep_height=True)
         idx = self.live[~self.non_natural_tile.reshape(-1)[self.live]]
         ty = v["type"][idx].astype(np.intp)
-        by_state = ty * 256 + v["state"][idx]
+        base = ty << 8  # the row of the type in the 256-wide tables
+        code = t.state_code[base + v["state"][idx]]  # block height, known, valid state, fruit needed
         mat = v["material"][idx]
         bit = (v["flags"][idx] & PLANT) != 0
         empty = ty == 0
         drop = (empty & ((mat > 0) | bit)) | (v["spawn"][idx] == 0)
-        known = t.known[ty]
+        known = (code & STATE_KNOWN) != 0
         drop |= ~empty & ~known
         bad = (v["control"][idx] & t.forbid[ty]) != 0
-        bad |= ~t.state_ok.reshape(-1)[by_state]
-        bad |= ~t.band_ok.reshape(-1)[ty * 512 + (v["altitude"][idx] >> 7)]
-        bad |= ~t.ground_any.reshape(-1)[ty * 256 + v["ground"][idx]]
-        bad |= ~t.slope_ok.reshape(-1)[ty * 256 + v["slope"][idx]]
-        fruiting = t.fruit_needed.reshape(-1)[by_state]
+        bad |= (code & STATE_VALID) == 0
+        bad |= ~t.band_ok.reshape(-1)[(base << 1) + (v["altitude"][idx] >> 7)]
+        bad |= ~t.ground_any.reshape(-1)[base + v["ground"][idx]]
+        bad |= ~t.slope_ok.reshape(-1)[base + v["slope"][idx]]
+        fruiting = (code & STATE_FRUITS) != 0
         bad |= fruiting & (mat == 0)  # a fruiting state without fruit
         drop |= known & bad
         keep = known & ~drop
         # Survivors: the Plant bit and block height follow the state; fruit only in fruiting states.
-        bh = t.block_at.reshape(-1)[by_state]
+        bh = (code & 0xFF).astype(np.uint8)
         on = np.flatnonzero(keep & (bh > 0))
         at = idx[on]
         v["flags"][at] |= PLANT
-        v["height"][at] = bh[on].astype(np.uint8)
-        off = idx[keep & (bh <= 0) & bit]
+        v["height"][at] = bh[on]
+        off = idx[keep & (bh == 0) & bit]
         v["flags"][off] &= _NOT_PLANT
         v["height"][off] = 0
         v["material"][idx[keep & ~fruiting]] = 0

@@ -15,6 +15,8 @@ KILL_DRAWS_PER_TILE = 2
 # Kill distances are scanned tile by tile; beyond this the scan would dwarf the pass (a lint says so).
 MAX_KILL_DISTANCE = 64
 RENEW_CHANCE = 0.3
+# Bits of `RuleTables.state_code` above the block height byte.
+STATE_KNOWN, STATE_VALID, STATE_FRUITS = 1 << 8, 1 << 9, 1 << 10
 
 # Block flags and control bits (the zone layers' meanings).
 OBSTACLE, PLANT, DECOR, ISLAND = 1, 2, 4, 8
@@ -166,6 +168,12 @@ class RuleTables:
         self.block_at = np.zeros((t, 256), np.int64)
         n = min(self.block.shape[1] - 1, 256)  # the state byte tops out at 255
         self.block_at[:, :n] = self.block[:, :n]
+        # The three (type, state) answers validation needs, in one 16-bit word per entry: the block
+        # height (clipped to its byte), whether the type is known, the state valid, fruit needed.
+        self.state_code = (np.clip(self.block_at, 0, 255)
+                           | np.where(self.known[:, None], STATE_KNOWN, 0)
+                           | np.where(self.state_ok, STATE_VALID, 0)
+                           | np.where(self.fruit_needed, STATE_FRUITS, 0)).astype(np.uint16).reshape(-1)
         alt = np.arange(512)[None, :]
         water = alt - WATER_LEVEL
         self.band_ok = ((alt >= self.alt_lo[:, None]) & (alt <= self.alt_hi[:, None])
