@@ -5,7 +5,13 @@ kill on distance → renew fruit. Each step here runs over every cube at once, o
 that hold anything (so a pass costs in proportion to the plants, not the tiles). Where the game's
 steps are sequential inside a cube (spawn draws, kill-distance draws) the order is resolved in
 vectorised rounds, so the result matches the per-tile loop statistically; validation, which draws
-nothing, matches it exactly (see the tests and their reference loop).
+nothing, matches it exactly (see the tests and `model.plants.reference_growth`).
+
+Spawning decides per zone, not per draw, what it can: where each species is refused (capped in its
+cube, within kill distance of its kind) and which tiles have any neighbour, as bit maps
+(`tile_bits`); tiles where every choosable species is refused are closed to the draws, so the draws
+that are tried are mostly accepted. Kill-distance conflicts among a round's new plants are found by
+bucketing them in cells as wide as the distance.
 """
 
 from __future__ import annotations
@@ -365,7 +371,7 @@ class Grower:
             n_draws = int(batch.sum())
             if self.full_cubes:
                 # One 32-bit draw per attempt: the top 10 bits pick the tile (5 its row in the cube, 5 its
-                # column), the low 8 are the gate. Raw generator words, two draws each, in 32-bit maths.
+                # column: CUBE is 32), the low 8 are the gate. Raw generator words, two draws each.
                 r = rng.bit_generator.random_raw((n_draws + 1) // 2).view(np.uint32)[:n_draws]
                 tile = np.repeat(self.origin[cubes].astype(np.uint32), batch)
                 tile += (r >> np.uint32(27)) * np.uint32(self.w)
