@@ -28,16 +28,6 @@ def is_sky(rgb: np.ndarray, tol: int = 6) -> np.ndarray:
     return np.all(np.abs(rgb.astype(int) - sky) <= tol, axis=-1)
 
 
-@pytest.fixture
-def viewport(qtbot):
-    v = Viewport()
-    qtbot.addWidget(v)
-    v.resize(320, 240)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
-
-
 def render(viewport: Viewport, qtbot) -> np.ndarray:
     before = viewport.frames_rendered
     viewport.update()

@@ -11,16 +11,6 @@ from tests.widgets.test_viewport import is_sky, render
 from widgets.viewport import Viewport
 
 
-@pytest.fixture
-def viewport(qtbot):
-    v = Viewport()
-    qtbot.addWidget(v)
-    v.resize(320, 240)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
-
-
 def looking_down(viewport: Viewport, scene=None):
     scene = scene or make_small_scene()
     viewport.set_scene(scene)

@@ -12,16 +12,6 @@ from tests.widgets.test_viewport import render
 from widgets.viewport import Viewport
 
 
-@pytest.fixture
-def viewport(qtbot):
-    v = Viewport()
-    qtbot.addWidget(v)
-    v.resize(320, 240)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
-
-
 def flat_scene(size: int = 129, spacing: float = 2.0) -> Scene:
     terrain = Terrain(np.zeros((size, size), np.float32), spacing,
                       (-(size - 1) * spacing / 2, -(size - 1) * spacing / 2))

@@ -3,25 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from model.foliage import FoliageType, LayerFilter, foliage_of
 from model.foliage.derived_grass import grass_candidates, tiles_near
 from model.scene import Scene
 from model.terrain import Terrain
 from tests.widgets.test_viewport import render
-from widgets.viewport import Viewport
-
-
-@pytest.fixture
-def viewport(qtbot):
-    v = Viewport()
-    qtbot.addWidget(v)
-    v.resize(320, 240)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
-
 
 GRASS = FoliageType("grass", mesh="builtin:grass", storage="derived", density=400.0, scale=(1.6, 2.4),
                     layer=LayerFilter("meadow", 0.3), cull=(60.0, 80.0))

@@ -12,17 +12,6 @@ from model.foliage import FoliageType, foliage_of
 from rendering.camera import OrbitCamera
 from tests.conftest import make_small_scene
 from tests.widgets.test_viewport import render
-from widgets.viewport import Viewport
-
-
-@pytest.fixture
-def viewport(qtbot):
-    v = Viewport()
-    qtbot.addWidget(v)
-    v.resize(320, 240)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
 
 
 def mouse(widget, kind, pos, button, buttons) -> None:

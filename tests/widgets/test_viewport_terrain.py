@@ -3,22 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from model.scene import Scene
 from model.terrain import Terrain
 from tests.widgets.test_viewport import render
-from widgets.viewport import Viewport
-
-
-@pytest.fixture
-def viewport(qtbot):
-    v = Viewport()
-    qtbot.addWidget(v)
-    v.resize(320, 240)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
 
 
 def wavy(size: int = 257) -> Scene:
