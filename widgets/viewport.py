@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 from OpenGL import GL
-from PySide6.QtCore import QElapsedTimer, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QElapsedTimer, QEvent, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QMouseEvent, QWheelEvent
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QLabel
@@ -419,6 +419,14 @@ class Viewport(QOpenGLWidget):
             cam.target = anchor + (cam.target - anchor) * (cam.distance / before)
         self._auto_frame = False
         self.update()
+
+    def event(self, event: QEvent) -> bool:
+        # While flying, W/A/S/D/Q/E belong to the camera, not to the tool shortcuts that share them.
+        if (event.type() == QEvent.Type.ShortcutOverride and self._drag_mode == "orbit"
+                and Qt.Key(event.key()) in FLY_KEYS and not event.modifiers()):
+            event.accept()
+            return True
+        return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         key = Qt.Key(event.key())

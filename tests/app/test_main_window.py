@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tomli_w
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeySequence, QUndoCommand
-from PySide6.QtWidgets import QDockWidget, QLabel, QMessageBox, QUndoView
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMessageBox, QUndoView
 
 from app import main_window as mw_module
 from app.extensions import Importer, ToolWindow
@@ -363,3 +364,33 @@ def test_the_default_layout_leaves_the_viewport_most_of_the_window(main_window, 
     main_window.docks["palette"].setFloating(True)
     main_window.reset_layout()
     assert not docks["palette"].isFloating() and docks["refusals"].height() < main_window.height() * 0.15
+
+
+def test_flying_keys_do_not_switch_tools(main_window, qtbot) -> None:
+    """S is Smooth's shortcut, and also 'fly back' while the right button is held."""
+    from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QMouseEvent
+
+    main_window.show()
+    main_window.activateWindow()
+    qtbot.waitActive(main_window)
+    viewport = main_window.viewport
+    viewport.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is viewport)  # shortcuts need the active window
+    host = main_window.tool_host
+    before = host.action_group.checkedAction()
+    target = viewport.camera.target.copy()
+    right = Qt.MouseButton.RightButton
+    press = QMouseEvent(QEvent.Type.MouseButtonPress, QPointF(100, 100), QPointF(100, 100), right, right,
+                        Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(viewport, press)
+    qtbot.keyPress(viewport, Qt.Key.Key_S)
+    qtbot.wait(150)
+    qtbot.keyRelease(viewport, Qt.Key.Key_S)
+    release = QMouseEvent(QEvent.Type.MouseButtonRelease, QPointF(100, 100), QPointF(100, 100), right,
+                          Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(viewport, release)
+    assert host.action_group.checkedAction() is before
+    assert not np.array_equal(viewport.camera.target, target)  # the camera flew back instead
+    qtbot.keyClick(viewport, Qt.Key.Key_S)  # without the right button, S picks Smooth
+    assert host.action_group.checkedAction().text().replace("&", "") == "Smooth"
