@@ -354,10 +354,10 @@ class Grower:
         stuck, near = self._hopeless(snapshot, present, refused)
         stuck = tile_bits.unpack(stuck, self.w).reshape(-1)
         open_spawn = v["spawn"] * (((v["type"] | v["flags"]) == 0) > stuck)
-        # How often a draw passes the gate, per cube: it only sizes the batches of draws, so every
-        # fourth row of each cube tells it well enough.
-        rows = open_spawn.reshape(self.h, self.w)[::4]
-        gate_share = self._per_cube_sum(rows, CUBE // 4) / (64.0 * self.ground)
+        # How often a draw passes the gate, per cube (it sizes the batches of draws). A cube where
+        # nothing is open can pass no draw: its draws are all spent at once, without drawing them.
+        gate_share = self._per_cube_sum(open_spawn.reshape(self.h, self.w)) / (256.0 * self.ground)
+        used[gate_share == 0] = self.ground[gate_share == 0]
         planted: list[np.ndarray] = []
         while True:
             cubes = np.flatnonzero((need > 0) & (used < self.ground))
