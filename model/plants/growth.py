@@ -628,12 +628,17 @@ class Grower:
             cell = (py // c + 1) * cols + px // c + 1
             n_cells = ((self.h + 2 * self.margin) // c + 3) * cols
             order = np.argsort(cell, kind="stable")  # by cell, earlier first within one
-            start = np.zeros(n_cells + 1, np.int64)
-            np.cumsum(np.bincount(cell, minlength=n_cells), out=start[1:])
             # The three cells of a row of cells are consecutive in the order: one run per row.
             row_of_cells = cell[:, None] + np.array([-cols, 0, cols])
-            lo = start[row_of_cells - 1]
-            count = (start[row_of_cells + 2] - lo).ravel()
+            if sel.size * 16 < n_cells:  # few entries: search the sorted cells, no table of all cells
+                cells = cell[order]
+                lo = np.searchsorted(cells, row_of_cells - 1, "left")
+                count = (np.searchsorted(cells, row_of_cells + 1, "right") - lo).ravel()
+            else:
+                start = np.zeros(n_cells + 1, np.int64)
+                np.cumsum(np.bincount(cell, minlength=n_cells), out=start[1:])
+                lo = start[row_of_cells - 1]
+                count = (start[row_of_cells + 2] - lo).ravel()
             owner = np.repeat(np.arange(sel.size), count.reshape(-1, 3).sum(axis=1))
             first = np.cumsum(count) - count
             other = order[np.repeat(lo.ravel() - first, count) + np.arange(owner.size)]
