@@ -498,7 +498,10 @@ class Grower:
         lonely = np.flatnonzero(~has)
         if t.fertile_types.size and lonely.size:
             tickets = u[2][lonely] * t.fertile_cum[-1]
-            out[lonely] = t.fertile_types[np.searchsorted(t.fertile_cum, tickets, side="right")]
+            if t.fertile_tickets is not None:  # one entry per ticket: a look-up instead of a search
+                out[lonely] = t.fertile_tickets[tickets.astype(np.intp)]
+            else:
+                out[lonely] = t.fertile_types[np.searchsorted(t.fertile_cum, tickets, side="right")]
         return out
 
     def _refusals(self, present: np.ndarray, cap_count: np.ndarray | None) -> dict[int, np.ndarray | None]:
@@ -584,7 +587,7 @@ class Grower:
         """The spawn's kill-distance check: within reach of a plant of the chosen kind that stood when
         the spawn began (the refusal bits), or of one planted since (`fresh`)."""
         out = np.zeros(pidx.size, bool)
-        for k in np.unique(ty[kd > 0]):
+        for k in _kinds(ty[kd > 0]):
             sel = np.flatnonzero((ty == k) & (kd > 0))
             bits = refused.get(int(k))
             if bits is not None:
@@ -617,7 +620,7 @@ class Grower:
         if idx.size < 2:
             return out
         kinds = ty[idx]
-        for k in np.unique(kinds):
+        for k in _kinds(kinds):
             sel = idx[kinds == k]  # increasing: earlier entries first
             if sel.size < 2:
                 continue
@@ -766,7 +769,7 @@ class _Fresh:
         if self.types is None:
             self.types = np.zeros(self.size, np.uint8)
         self.types[pidx] = types.astype(np.uint8)
-        for k in np.unique(types):
+        for k in _kinds(types):
             self.unmarked.setdefault(int(k), []).append(pidx[types == k])
 
     def near(self, k: int, pidx: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -784,6 +787,11 @@ class _Fresh:
         if k in self.reach:
             return self.reach[k][pidx]
         return np.zeros(pidx.size, bool)
+
+
+def _kinds(types: np.ndarray) -> np.ndarray:
+    """The distinct values of an array of plant types (0-255), ascending: a count, not a sort."""
+    return np.flatnonzero(np.bincount(types, minlength=256)) if types.size else np.zeros(0, np.intp)
 
 
 def _type_mask(ty: np.ndarray, where: np.ndarray) -> np.ndarray:

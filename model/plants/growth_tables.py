@@ -151,6 +151,10 @@ class RuleTables:
         natural = [i for i in sorted(rules) if not rules[i].player_seeded and self.fertility[i] > 0]
         self.fertile_types = np.array(natural, np.int64)
         self.fertile_cum = np.cumsum(self.fertility[natural]) if natural else np.zeros(0, np.int64)
+        # The same draw as a table of tickets (ticket i → its species) while the tickets are few.
+        total = int(self.fertile_cum[-1]) if natural else 0
+        self.fertile_tickets = (np.repeat(self.fertile_types, self.fertility[natural])
+                                if 0 < total <= 1 << 16 else None)
         # Spreading draw weights: player-seeded or non-spreading species never win it.
         self.spread_weight = np.where(self.player_seeded, 0, self.spreading)
         # Neighbour counting ignores empty tiles and player-seeded species (unknown types count).
