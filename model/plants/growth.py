@@ -244,9 +244,10 @@ class Grower:
         off = idx[keep & (bh == 0) & bit]
         v["flags"][off] &= _NOT_PLANT
         v["height"][off] = 0
-        v["material"][idx[keep & ~fruiting]] = 0
+        v["material"][idx[keep & ~fruiting & (mat > 0)]] = 0
         self._clean(idx[drop])
-        self._standing = idx[keep], ty[keep].astype(np.uint8)
+        kept = np.flatnonzero(keep)
+        self._standing = idx[kept], ty[kept].astype(np.uint8)
 
     def grow(self, rng: np.random.Generator) -> None:
         """Advance every plant's clock; plants whose clock ran out roll their state machine."""
