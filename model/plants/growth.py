@@ -524,7 +524,7 @@ class Grower:
                 capped = (cap_count[:, k] > t.max_amount[k]).reshape(cy, cx)
                 if capped.any():  # each cube's flag over its columns, then over its rows
                     row = tile_bits.pack(np.repeat(capped, CUBE, axis=1)[:, :w])
-                    cap_bits = np.ascontiguousarray(np.repeat(row, CUBE, axis=1)[:, :h])
+                    cap_bits = np.ascontiguousarray(np.repeat(row, CUBE, axis=0)[:h])
                     bits = cap_bits if bits is None else bits | cap_bits
             out[k] = bits
         return out

@@ -3,9 +3,12 @@
 Growth asks "is any plant of this kind within reach of this tile?" for every tile of a zone; on bit
 maps a whole 2048² zone is 512 KiB, so the dilations that answer it (a square, a disc) cost a few
 dozen word operations over the zone instead of one byte operation per tile and offset.
-Bit `x & 63` of word `[x >> 6, y]` is tile (y, x): words are stored column of words by column, so
-a shift along x (carrying into the next word of the row) and one along y are both whole
-contiguous blocks. Bits beyond the zone's width stay 0.
+
+Each row is stored as `[left guard, words…, right guard, separator]`: bit `x & 63` of word
+`[y, (x >> 6) + 1]` is tile (y, x). The guards keep what a shift pushes past the zone's edges
+(up to 63 tiles), so a dilation that grows outwards and back loses nothing; the separator is
+cleared after every shift, so nothing carries from one row into the next. That lets a shift run
+over the whole map as one flat array. `clear_tail` clears the guards and the bits beyond the width.
 """
 
 from __future__ import annotations
@@ -15,79 +18,88 @@ import math
 import numpy as np
 
 _WORD = 64
+_EXTRA = 3  # left guard, right guard, separator
+
+
+def _words(width: int) -> int:
+    return -(-width // _WORD)
 
 
 def pack(mask: np.ndarray) -> np.ndarray:
-    """A (h, w) boolean map as (ceil(w / 64), h) uint64 words."""
+    """A (h, w) boolean map as (h, ceil(w / 64) + 3) uint64 words."""
     h, w = mask.shape
     pad = -w % _WORD
     if pad:
         mask = np.pad(mask, ((0, 0), (0, pad)))
-    rows = np.packbits(mask, axis=1, bitorder="little").view("<u8").reshape(h, -1)
-    return np.ascontiguousarray(rows.T)
+    n = _words(w)
+    out = np.zeros((h, n + _EXTRA), np.uint64)
+    out[:, 1:n + 1] = np.packbits(mask, axis=1, bitorder="little").view("<u8").reshape(h, n)
+    return out
 
 
 def unpack(bits: np.ndarray, width: int) -> np.ndarray:
     """The (h, width) boolean map of `bits`."""
-    rows = np.ascontiguousarray(bits.T)
-    out = np.unpackbits(rows.view(np.uint8), axis=1, count=width, bitorder="little")
-    return out.view(bool)
+    n = _words(width)
+    rows = np.ascontiguousarray(bits[:, 1:n + 1])
+    return np.unpackbits(rows.view(np.uint8), axis=1, count=width, bitorder="little").view(bool)
 
 
 def words_for(height: int, width: int, fill: bool = False) -> np.ndarray:
     """A map of `height` × `width` tiles, all clear (or all set)."""
-    out = np.zeros((-(-width // _WORD), height), np.uint64)
+    n = _words(width)
+    out = np.zeros((height, n + _EXTRA), np.uint64)
     if fill:
-        out[...] = ~np.uint64(0)
+        out[:, 1:n + 1] = ~np.uint64(0)
         clear_tail(out, width)
     return out
 
 
 def test(bits: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
     """Whether tiles (ys, xs) are set."""
-    words = bits[xs >> 6, ys]
+    words = bits[ys, (xs >> 6) + 1]
     return ((words >> (xs & 63).astype(np.uint64)) & np.uint64(1)).astype(bool)
 
 
+def clear_tail(bits: np.ndarray, width: int) -> np.ndarray:
+    """`bits` with the guards and the bits beyond `width` cleared, in place."""
+    n = _words(width)
+    bits[:, 0] = 0
+    bits[:, n + 1:] = 0
+    spare = n * _WORD - width
+    if spare:
+        bits[:, n] &= np.uint64((1 << (_WORD - spare)) - 1)
+    return bits
+
+
 def shift_x(bits: np.ndarray, d: int) -> np.ndarray:
-    """out[y, x] = bits[y, x - d] (0 where that is outside the map)."""
+    """out[y, x] = bits[y, x - d], |d| < 64 (tiles pushed past an edge wait in its guard)."""
+    if not -_WORD < d < _WORD:
+        raise ValueError(f"a shift of {d} tiles: at most 63 either way")
     if d == 0:
         return bits.copy()
-    q, s = divmod(abs(d), _WORD)
-    out = np.zeros_like(bits)
-    n = bits.shape[0]
-    if q >= n:
-        return out
-    if d > 0:  # towards higher x: higher bits, later words
-        src = bits[:n - q]
-        out[q:] = src << np.uint64(s)
-        if s:
-            out[q + 1:] |= src[:-1] >> np.uint64(_WORD - s)
+    flat = bits.reshape(-1)
+    s = np.uint64(abs(d))
+    back = np.uint64(_WORD - abs(d))
+    if d > 0:  # towards higher x: higher bits, the carry into the next word
+        out = flat << s
+        out[1:] |= flat[:-1] >> back
     else:
-        src = bits[q:]
-        out[:n - q] = src >> np.uint64(s)
-        if s:
-            out[:n - q - 1] |= src[1:] << np.uint64(_WORD - s)
+        out = flat >> s
+        out[:-1] |= flat[1:] << back
+    out = out.reshape(bits.shape)
+    out[:, -1] = 0  # the separator: what crossed a row's end goes no further
     return out
 
 
 def shift_y(bits: np.ndarray, d: int) -> np.ndarray:
     """out[y, x] = bits[y - d, x] (0 where that is outside the map)."""
     out = np.zeros_like(bits)
-    h = bits.shape[1]
+    h = bits.shape[0]
     if d >= 0:
-        out[:, d:] = bits[:, :h - d] if d < h else out[:, d:]
+        out[d:] = bits[:h - d] if d < h else out[d:]
     else:
-        out[:, :h + d] = bits[:, -d:]
+        out[:h + d] = bits[-d:]
     return out
-
-
-def clear_tail(bits: np.ndarray, width: int) -> np.ndarray:
-    """`bits` with the bits beyond `width` (the last word's unused ones) cleared, in place."""
-    spare = bits.shape[0] * _WORD - width
-    if spare:
-        bits[-1] &= np.uint64((1 << (_WORD - spare)) - 1)
-    return bits
 
 
 def _grow(bits: np.ndarray, r: int, shift) -> np.ndarray:
@@ -101,16 +113,15 @@ def _grow(bits: np.ndarray, r: int, shift) -> np.ndarray:
 
 
 def dilate_x(bits: np.ndarray, r: int, width: int) -> np.ndarray:
-    """Set where any tile within `r` columns (same row) is set; `width` is the map's width in tiles."""
-    q = -(-r // _WORD)  # zero words either side keep what is shifted past an edge on the way
-    padded = np.pad(bits, ((q, q), (0, 0)))
-    return clear_tail(_grow(padded, r, shift_x)[q:q + bits.shape[0]], width)
+    """Set where any tile within `r` (< 64) columns (same row) is set; `width` is the map's width."""
+    acc = _grow(bits, r, shift_x)
+    return clear_tail(acc.copy() if acc is bits else acc, width)
 
 
 def dilate_y(bits: np.ndarray, r: int) -> np.ndarray:
     """Set where any tile within `r` rows (same column) is set."""
-    padded = np.pad(bits, ((0, 0), (r, r)))
-    return np.ascontiguousarray(_grow(padded, r, shift_y)[:, r:r + bits.shape[1]])
+    padded = np.pad(bits, ((r, r), (0, 0)))  # rows past the edges keep what grows out and back
+    return np.ascontiguousarray(_grow(padded, r, shift_y)[r:r + bits.shape[0]])
 
 
 def dilate_square(bits: np.ndarray, r: int, width: int) -> np.ndarray:
@@ -124,16 +135,15 @@ def disc_half_widths(kd: int) -> list[tuple[int, int]]:
 
 
 def dilate_disc(bits: np.ndarray, kd: int, width: int) -> np.ndarray:
-    """Set where a set tile lies closer than `kd` (Euclidean), the tile itself included."""
+    """Set where a set tile lies closer than `kd` (<= 64, Euclidean), the tile itself included."""
     rows = disc_half_widths(kd)
-    q = -(-kd // _WORD)
-    acc, at = np.pad(bits, ((q, q), (0, 0))), 0
     by_width: dict[int, np.ndarray] = {}
+    acc, at = bits, 0
     for w in sorted({w for _, w in rows}):  # row dilations grown a column at a time, kept where needed
         while at < w:
             acc = acc | shift_x(acc, 1) | shift_x(acc, -1)
             at += 1
-        by_width[w] = acc[q:q + bits.shape[0]]
+        by_width[w] = acc
     out = np.zeros_like(bits)
     for dy, w in rows:  # rows shift one at a time: nothing is lost past the top or bottom edge
         out |= shift_y(by_width[w], dy)
