@@ -607,6 +607,17 @@ class Grower:
             out[sel] = (types[pidx[sel, None] + off[None, :]] == want[sel, None].astype(np.uint8)).any(axis=1)
         return out
 
+    def _crowded(self, tiles: np.ndarray, ty: np.ndarray, kd: np.ndarray) -> np.ndarray:
+        """Whether another plant of the tile's type stands closer than `kd` (in the zone's type layer)."""
+        out = np.zeros(tiles.size, bool)
+        for k in _kinds(ty[kd > 0]):
+            sel = np.flatnonzero(ty == k)
+            stands = tile_bits.pack(self.f.type == int(k))
+            around = tile_bits.dilate_disc(stands, int(self.t.kill_distance[k]), self.w, punctured=True)
+            ys, xs = np.divmod(tiles[sel], self.w)
+            out[sel] = tile_bits.test(around, ys, xs)
+        return out
+
     def _earlier_conflict(self, ok: np.ndarray, pidx: np.ndarray, ty: np.ndarray, kd: np.ndarray,
                           when: np.ndarray | None = None) -> np.ndarray:
         """Which `ok` entries have an earlier `ok` entry of the same type closer than their kill distance.
@@ -691,11 +702,15 @@ class Grower:
         pidx = self._pad_index(tiles)
         current = self._padded(self.f.type)
         pending = np.ones(tiles.size, bool)
+        first_look = True  # over the zone as it stands: from bit maps, one per species
         while pending.any():
             sel = np.flatnonzero(pending)
             ty = v["type"][tiles[sel]].astype(np.intp)
             kd = np.where(ty != 0, t.kill_distance[ty], 0)
-            close = self._too_close(current, pidx[sel], ty, kd, skip_self=True)
+            if first_look:
+                close, first_look = self._crowded(tiles[sel], ty, kd), False
+            else:
+                close = self._too_close(current, pidx[sel], ty, kd, skip_self=True)
             pending[sel[~close]] = False
             sel, ty, kd = sel[close], ty[close], kd[close]
             if sel.size == 0:

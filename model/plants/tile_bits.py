@@ -134,8 +134,9 @@ def disc_half_widths(kd: int) -> list[tuple[int, int]]:
     return [(dy, math.isqrt(kd * kd - dy * dy - 1)) for dy in range(-kd + 1, kd)]
 
 
-def dilate_disc(bits: np.ndarray, kd: int, width: int) -> np.ndarray:
-    """Set where a set tile lies closer than `kd` (<= 64, Euclidean), the tile itself included."""
+def dilate_disc(bits: np.ndarray, kd: int, width: int, punctured: bool = False) -> np.ndarray:
+    """Set where a set tile lies closer than `kd` (<= 64, Euclidean): the tile itself included, or
+    with `punctured` only other tiles (a set tile alone in its disc stays clear)."""
     rows = disc_half_widths(kd)
     by_width: dict[int, np.ndarray] = {}
     acc, at = bits, 0
@@ -146,5 +147,11 @@ def dilate_disc(bits: np.ndarray, kd: int, width: int) -> np.ndarray:
         by_width[w] = acc
     out = np.zeros_like(bits)
     for dy, w in rows:  # rows shift one at a time: nothing is lost past the top or bottom edge
-        out |= shift_y(by_width[w], dy)
+        if not (punctured and dy == 0):
+            out |= shift_y(by_width[w], dy)
+    if punctured:  # the tile's own row without the tile: 1 … w columns either side
+        left, right = bits, bits
+        for _ in range(math.isqrt(kd * kd - 1)):
+            left, right = shift_x(left, 1), shift_x(right, -1)
+            out |= left | right
     return clear_tail(out, width)

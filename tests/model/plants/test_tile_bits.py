@@ -74,3 +74,12 @@ def test_disc_dilation_is_the_kill_distance_disc(kd: int, shape: tuple[int, int]
 def test_shifts_of_a_word_or_more_are_refused() -> None:
     with pytest.raises(ValueError):
         tb.shift_x(tb.pack(np.zeros((2, 10), bool)), 64)
+
+
+@pytest.mark.parametrize("kd", [1, 2, 4, 6])
+def test_punctured_disc_leaves_out_the_tile_itself(kd: int) -> None:
+    mask = np.random.default_rng(5).random((40, 128)) < 0.02
+    mask[0, 0] = mask[-1, -1] = True
+    disc = [(dy, dx) for dy in range(-kd, kd) for dx in range(-kd, kd) if 0 < dy * dy + dx * dx < kd * kd]
+    bits = tb.dilate_disc(tb.pack(mask), kd, 128, punctured=True)
+    assert np.array_equal(tb.unpack(bits, 128), _plain_dilate(mask, disc))
