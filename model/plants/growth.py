@@ -136,10 +136,10 @@ class Grower:
         if ph or pw:
             values = np.pad(values, ((0, ph), (0, pw)))
         hh, ww = values.shape
-        # Rows of each cube first (contiguous runs), then the cube's rows: no wide copy of the layer.
-        wide = np.uint16 if values.dtype == np.uint8 else np.int64  # a cube row of bytes fits 16 bits
-        sums = values.reshape(hh, ww // CUBE, CUBE).sum(axis=2, dtype=wide)
-        return sums.reshape(hh // per_cube, per_cube, ww // CUBE).sum(axis=1, dtype=np.int64).reshape(-1)
+        # A cube's rows added together first (whole rows at a time), then each cube's columns.
+        wide = np.uint16 if values.dtype == np.uint8 and per_cube <= 256 else np.int64  # 32 bytes fit 16 bits
+        sums = values.reshape(hh // per_cube, per_cube, ww).sum(axis=1, dtype=wide)
+        return sums.reshape(hh // per_cube, ww // CUBE, CUBE).sum(axis=2, dtype=np.int64).reshape(-1)
 
     def cube_of(self, idx: np.ndarray) -> np.ndarray:
         ys, xs = np.divmod(idx, self.w)

@@ -302,3 +302,13 @@ def test_box_counts_match_a_plain_count_of_each_9x9_square(rules: dict) -> None:
                 plain[y, x] = (f.type[max(0, y - 4):y + 5, max(0, x - 4):x + 5] == k).sum()
         at = g._pad_index(np.arange(40 * 40)) - g._box_shift
         assert np.array_equal(boxes[k][at].reshape(40, 40), plain)
+
+
+def test_per_cube_sums_match_a_plain_sum_over_each_cube(rules: dict) -> None:
+    from model.plants.growth import Grower
+
+    for n in (48, 64):
+        g = Grower(flat_field(n), RuleTables(rules))
+        layer = np.random.default_rng(n).integers(0, 256, (n, n)).astype(np.uint8)
+        plain = [int(layer[y:y + 32, x:x + 32].sum()) for y in range(0, n, 32) for x in range(0, n, 32)]
+        assert g._per_cube_sum(layer).tolist() == plain
