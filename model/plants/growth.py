@@ -142,6 +142,9 @@ class Grower:
         return sums.reshape(hh // per_cube, ww // CUBE, CUBE).sum(axis=2, dtype=np.int64).reshape(-1)
 
     def cube_of(self, idx: np.ndarray) -> np.ndarray:
+        if self.w % CUBE == 0 and self.w & (self.w - 1) == 0:  # a power of two: shifts and a mask
+            shift, c = self.w.bit_length() - 1, CUBE.bit_length() - 1
+            return ((idx >> (shift + c)) << (shift - c)) + ((idx & (self.w - 1)) >> c)
         ys, xs = np.divmod(idx, self.w)
         return (ys // CUBE) * (-(-self.w // CUBE)) + xs // CUBE
 
@@ -324,7 +327,12 @@ class Grower:
         idx = self.live
         ty_live = v["type"][idx]
         cube_live = self.cube_of(idx)
-        plants_in_cube = np.bincount(cube_live, weights=np.take(t.blocks_any, ty_live), minlength=n_cubes)
+        cap_count = None
+        if ((t.max_amount > 0) & t.known).any():  # per-cube species counts, taken before the loop
+            cap_count = np.bincount(cube_live * 256 + ty_live, minlength=n_cubes * 256).reshape(n_cubes, 256)
+            plants_in_cube = cap_count[:, np.flatnonzero(t.blocks_any)].sum(axis=1)
+        else:
+            plants_in_cube = np.bincount(cube_live, weights=np.take(t.blocks_any, ty_live), minlength=n_cubes)
         factor = self.options.fertility / 100.0
         avail = (self.ground * factor).astype(np.int64) - plants_in_cube.astype(np.int64)
         active = ~(plants_in_cube / self.ground > factor)
@@ -332,9 +340,6 @@ class Grower:
         need = np.where(active, np.maximum(avail, 1), 0)
         if not need.any():
             return np.zeros(0, np.int64)
-        cap_count = None
-        if ((t.max_amount > 0) & t.known).any():  # per-cube species counts, taken before the loop
-            cap_count = np.bincount(cube_live * 256 + ty_live, minlength=n_cubes * 256).reshape(n_cubes, 256)
         # Neighbours are counted in the map as it was; player-seeded species never count.
         in_map = np.flatnonzero(np.bincount(snapshot.reshape(-1)[idx], minlength=256)[1:]) + 1
         present = in_map[t.counts_as_neighbour[in_map]]

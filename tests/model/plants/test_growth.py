@@ -304,7 +304,7 @@ def test_box_counts_match_a_plain_count_of_each_9x9_square(rules: dict) -> None:
         assert np.array_equal(boxes[k][at].reshape(40, 40), plain)
 
 
-def test_per_cube_sums_match_a_plain_sum_over_each_cube(rules: dict) -> None:
+def test_per_cube_sums_and_cube_numbers_match_plain_ones(rules: dict) -> None:
     from model.plants.growth import Grower
 
     for n in (48, 64):
@@ -312,3 +312,5 @@ def test_per_cube_sums_match_a_plain_sum_over_each_cube(rules: dict) -> None:
         layer = np.random.default_rng(n).integers(0, 256, (n, n)).astype(np.uint8)
         plain = [int(layer[y:y + 32, x:x + 32].sum()) for y in range(0, n, 32) for x in range(0, n, 32)]
         assert g._per_cube_sum(layer).tolist() == plain
+        ys, xs = np.divmod(np.arange(n * n), n)
+        assert np.array_equal(g.cube_of(np.arange(n * n)), (ys // 32) * -(-n // 32) + xs // 32)
