@@ -125,6 +125,7 @@ class Grower:
         self._pad_cube_offsets = (local // CUBE) * self.stride + local % CUBE
         self._kill_offsets: dict[tuple[int, bool], np.ndarray] = {}
         self._standing: tuple[np.ndarray, np.ndarray] | None = None  # validated plants: (tiles, types)
+        self._kinds_at_start = np.zeros(0, np.intp)  # types standing as the pass began (validate_dead)
         self._prune = False  # whether `live` may list tiles emptied since it was taken
         self._first: np.ndarray | None = None
 
@@ -203,12 +204,14 @@ class Grower:
     def validate_dead(self) -> None:
         """The pass's first, light validation: non-natural tiles and last pass's kill signals."""
         v = self.v
+        idx = self.live
+        types = v["type"][idx]
+        self._kinds_at_start = _kinds(types)  # the types standing as the pass begins
         at = self.nonnat
         left = (v["type"][at] | v["state"][at] | v["time"][at] | v["health"][at] | v["material"][at]
                 | (v["flags"][at] & PLANT)) != 0
         self._clean(at[left], keep_height=True)  # growth never plants there: usually nothing to clear
-        idx = self.live
-        dead = (v["type"][idx] == 0) & (v["state"][idx] != 0) & ~self.non_natural_tile.reshape(-1)[idx]
+        dead = (types == 0) & (v["state"][idx] != 0) & ~self.non_natural_tile.reshape(-1)[idx]
         self._clean(idx[dead])
 
     def validate(self, non_natural_clean: bool = False) -> None:
@@ -341,7 +344,7 @@ class Grower:
         if not need.any():
             return np.zeros(0, np.int64)
         # Neighbours are counted in the map as it was; player-seeded species never count.
-        in_map = np.flatnonzero(np.bincount(snapshot.reshape(-1)[idx], minlength=256)[1:]) + 1
+        in_map = self._kinds_at_start[self._kinds_at_start > 0]  # as the pass began (validate_dead)
         present = in_map[t.counts_as_neighbour[in_map]]
         neighbours = self._padded(snapshot)
         for k in in_map[~t.counts_as_neighbour[in_map]]:  # a compare per species beats a 256-entry lookup
