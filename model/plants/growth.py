@@ -127,7 +127,6 @@ class Grower:
         self._standing: tuple[np.ndarray, np.ndarray] | None = None  # validated plants: (tiles, types)
         self._kinds_at_start = np.zeros(0, np.intp)  # types standing as the pass began (validate_dead)
         self._prune = False  # whether `live` may list tiles emptied since it was taken
-        self._first: np.ndarray | None = None
 
     # ---- geometry -------------------------------------------------------------------------------
     def _per_cube_sum(self, values: np.ndarray, per_cube: int = CUBE) -> np.ndarray:
@@ -414,7 +413,7 @@ class Grower:
                 ok &= ~((t.max_amount[ty] > 0) & (cap_count[cube, ty] > t.max_amount[ty]))
             kd = np.where(ok, t.kill_distance[ty], 0)
             ok &= ~self._in_reach(refused, fresh, pidx, tile, ty, kd)
-            ok = self._first_per_tile(ok, tile)
+            ok = _first_per_tile(ok, tile, open_spawn)
             ok &= ~self._earlier_conflict(ok, pidx, ty, kd)
             tried[cubes] += np.bincount(seg_t, minlength=cubes.size)
             accepted[cubes] += np.bincount(seg_t, weights=ok, minlength=cubes.size).astype(np.int64)
@@ -443,19 +442,6 @@ class Grower:
             need[cubes] -= n_acc
             planted.append(placed)
         return np.concatenate(planted) if planted else np.zeros(0, np.int64)
-
-    def _first_per_tile(self, ok: np.ndarray, tile: np.ndarray) -> np.ndarray:
-        """Only the earliest accepted draw of a tile plants there."""
-        idx = np.flatnonzero(ok)
-        if idx.size < 2:
-            return ok
-        if self._first is None:  # scratch: only the places just written are ever read
-            self._first = np.empty(self.h * self.w, np.int32)
-        first = self._first
-        first[tile[idx[::-1]]] = idx[::-1]  # written last to first: the earliest stays
-        out = np.zeros_like(ok)
-        out[idx] = first[tile[idx]] == idx
-        return out
 
     def _choose_types(self, neighbours: np.ndarray, present: np.ndarray, pidx: np.ndarray, tile: np.ndarray,
                       rng: np.random.Generator, boxes: dict[int, np.ndarray] | None = None,
@@ -811,6 +797,31 @@ class _Fresh:
         if k in self.reach:
             return self.reach[k][pidx]
         return np.zeros(pidx.size, bool)
+
+
+def _first_per_tile(ok: np.ndarray, tile: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """Only the earliest accepted draw of a tile plants there.
+
+    Each entry writes its place in the arrays into `scratch` (a byte layer, restored on return) a
+    byte at a time, latest entry first so the earliest of a tile writes last: an entry is its
+    tile's first when every byte read back is its own. No layer-sized map of places is needed.
+    """
+    idx = np.flatnonzero(ok)
+    if idx.size < 2:
+        return ok
+    at = tile[idx]
+    kept = scratch[at]
+    first = np.ones(idx.size, bool)
+    shift = 0
+    while shift == 0 or int(idx[-1]) >> shift:
+        byte = ((idx >> shift) & 0xFF).astype(np.uint8)
+        scratch[at[::-1]] = byte[::-1]
+        first &= scratch[at] == byte
+        shift += 8
+    scratch[at] = kept
+    out = np.zeros_like(ok)
+    out[idx[first]] = True
+    return out
 
 
 def _kinds(types: np.ndarray) -> np.ndarray:

@@ -314,3 +314,22 @@ def test_per_cube_sums_and_cube_numbers_match_plain_ones(rules: dict) -> None:
         assert g._per_cube_sum(layer).tolist() == plain
         ys, xs = np.divmod(np.arange(n * n), n)
         assert np.array_equal(g.cube_of(np.arange(n * n)), (ys // 32) * -(-n // 32) + xs // 32)
+
+
+def test_first_draw_per_tile_is_the_earliest_and_the_scratch_layer_is_restored() -> None:
+    from model.plants.growth import _first_per_tile
+
+    rng = np.random.default_rng(3)
+    tile = rng.integers(0, 300, 70000)  # many repeats, places well past one byte
+    ok = rng.random(70000) < 0.8
+    scratch = rng.integers(0, 256, 300).astype(np.uint8)
+    before = scratch.copy()
+    got = _first_per_tile(ok, tile, scratch)
+    expected = np.zeros_like(ok)
+    seen: set[int] = set()
+    for i in np.flatnonzero(ok):
+        if int(tile[i]) not in seen:
+            seen.add(int(tile[i]))
+            expected[i] = True
+    assert np.array_equal(got, expected)
+    assert np.array_equal(scratch, before)
