@@ -85,9 +85,9 @@ def ratio_to_io(quick: bool) -> float:
 
 
 CASES = [
-    BenchCase("plants: growth pass 2048² speed-up over the per-tile loop", 100.0,
+    BenchCase("plants.growth_pass_2048_speedup_vs_reference", 100.0,
               speedup_over_reference, at_least=True,
               description="settled sample zone, sample rules, fertility 10 %; reference scaled by cubes"),
-    BenchCase("plants: growth pass 2048² / numpy read+write of the plant layer", 20.0, ratio_to_io,
+    BenchCase("plants.growth_pass_2048_vs_numpy_io", 20.0, ratio_to_io,
               description="28 MiB plant layer: np.fromfile + tofile"),
 ]
