@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,3 +41,22 @@ def best_time(fn: Callable[[], object], repeat: int = 5) -> float:
         fn()
         best = min(best, time.perf_counter() - t0)
     return max(best, 1e-9)
+
+
+_APPLICATION = None
+
+
+def qt_application():
+    """The process's one QApplication (widgets and OpenGL alike), offscreen when there is no display."""
+    global _APPLICATION
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        from app.gl_format import install_default_format
+
+        install_default_format()
+        if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        app = _APPLICATION = QApplication(sys.argv[:1])
+    return app

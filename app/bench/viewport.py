@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-from app.bench import BenchCase
+from app.bench import BenchCase, qt_application
 from model.foliage import FoliageScatter, FoliageType, Stamp, foliage_of
 from model.scene import Scene
 from model.terrain import Terrain
@@ -24,13 +24,10 @@ class _Gl:
     """An offscreen context with a framebuffer, current while the bench runs."""
 
     def __init__(self) -> None:
-        from app.gl_format import install_default_format
-
-        install_default_format()
-        from PySide6.QtGui import QGuiApplication, QOffscreenSurface, QOpenGLContext
+        from PySide6.QtGui import QOffscreenSurface, QOpenGLContext
         from PySide6.QtOpenGL import QOpenGLFramebufferObject, QOpenGLFramebufferObjectFormat
 
-        self.app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])
+        self.app = qt_application()
         self.context = QOpenGLContext()
         if not self.context.create():
             raise RuntimeError("no OpenGL context")

@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from app.bench import BenchCase, best_time
-
-_APP = None
-
-
-def _application():
-    """The running QApplication, or an offscreen one for headless runs."""
-    global _APP
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance()
-    if app is None:
-        if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        app = _APP = QApplication([])
-    return app
+from app.bench import BenchCase, best_time, qt_application
 
 
 def open_ratio(quick: bool) -> float:
@@ -32,7 +16,7 @@ def open_ratio(quick: bool) -> float:
     from model.zones.sample import sample_zone
     from widgets.zone_viewer import ZoneViewer
 
-    app = _application()
+    app = qt_application()
     # The budget is about a full-size zone, and one takes under two seconds, so quick mode keeps it.
     size = 2048
     repeat = 2 if quick else 4

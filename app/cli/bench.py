@@ -1,8 +1,16 @@
-"""`boscage bench [--quick] [--json] [NAME…]`: every performance budget as a measured ratio."""
+"""`boscage bench [--quick] [--json] [NAME…]`: every performance budget as a measured ratio.
+
+Each case runs in a fresh process by default, so one case's heap, caches and GL state cannot
+skew the next one's ratio.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import subprocess
+import sys
 
 from app.cli import add_json_flag, emit
 
@@ -10,6 +18,8 @@ from app.cli import add_json_flag, emit
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", help="run the performance cases and compare with their budgets")
     p.add_argument("--quick", action="store_true", help="smaller sizes, for smoke tests")
+    p.add_argument("--in-process", action="store_true",
+                   help="run every case in this process instead of one fresh process each")
     p.add_argument("names", nargs="*", metavar="NAME",
                    help="only the cases of family NAME (e.g. foliage), or whose name contains NAME")
     add_json_flag(p)
@@ -19,13 +29,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from app.bench import all_cases
 
+    cases = all_cases()
+    exact = {c.name.split(".", 1)[0] for c in cases} | {c.name for c in cases}
     rows = []
-    for case in all_cases():
-        if args.names and not any(_matches(case.name, n) for n in args.names):
+    for case in cases:
+        if args.names and not any(_matches(case.name, n, exact) for n in args.names):
             continue
-        ratio = float(case.run(args.quick))
-        rows.append({"name": case.name, "ratio": round(ratio, 4), "budget": case.budget,
-                     "ok": case.ok(ratio)})
+        ratio = _measure_here(case, args.quick) if args.in_process else _measure_apart(case, args.quick)
+        rows.append({"name": case.name, "ratio": round(ratio, 4) if math.isfinite(ratio) else None,
+                     "budget": case.budget, "ok": case.ok(ratio)})
         if not args.json:
             sign = ">=" if case.at_least else "<="
             mark = "ok  " if rows[-1]["ok"] else "FAIL"
@@ -36,13 +48,27 @@ def run(args: argparse.Namespace) -> int:
     return 0 if all(r["ok"] for r in rows) else 1
 
 
-def _matches(name: str, wanted: str) -> bool:
-    """A family name selects that family alone; anything else is a substring of the case name."""
-    family = name.split(".", 1)[0]
-    return family == wanted if "." not in wanted and _is_family(wanted) else wanted in name
+def _measure_here(case, quick: bool) -> float:
+    return float(case.run(quick))
 
 
-def _is_family(word: str) -> bool:
-    from app.bench import all_cases
+def _measure_apart(case, quick: bool) -> float:
+    """The case's ratio from a child process running it alone; NaN (a failure) if the child fails."""
+    command = [sys.executable, "-m", "app", "bench", "--in-process", "--json", case.name]
+    if quick:
+        command.insert(4, "--quick")
+    child = subprocess.run(command, capture_output=True, text=True)
+    try:
+        (row,) = [r for r in json.loads(child.stdout) if r["name"] == case.name]
+        return float(row["ratio"])
+    except (ValueError, KeyError, TypeError):
+        sys.stderr.write(child.stderr)
+        print(f"boscage bench: {case.name} did not run (exit {child.returncode})", file=sys.stderr)
+        return float("nan")
 
-    return any(c.name.split(".", 1)[0] == word for c in all_cases())
+
+def _matches(name: str, wanted: str, exact: set[str]) -> bool:
+    """A case or family name selects just that; anything else is a substring of the case name."""
+    if wanted in exact:
+        return name == wanted or name.split(".", 1)[0] == wanted
+    return wanted in name

@@ -87,3 +87,11 @@ def test_bench_case_measures_a_ratio_and_reports_json(capsys) -> None:
     rows = json.loads(capsys.readouterr().out)
     assert [r["name"] for r in rows] == ["scene.open_vs_raw_reads"]
     assert set(rows[0]) == {"name", "ratio", "budget", "ok"}
+
+
+def test_bench_runs_each_case_in_its_own_process_and_selects_exactly(capsys) -> None:
+    assert run_cli(["bench", "--quick", "--json", "scene.open_vs_raw_reads"]) in (0, 1)
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in rows] == ["scene.open_vs_raw_reads"] and rows[0]["ratio"] > 1.0
+    assert run_cli(["bench", "--json", "no-such-case"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
