@@ -86,10 +86,18 @@ def _hex(text: str, bounds: tuple[int, int] = INT32) -> int:
         sign, s = -1, s[1:]
     if not _HEX.fullmatch(s):
         raise _ValueError(f"{text!r} is not a hex integer")
+    bits = 32 if bounds == INT32 else 64
     magnitude = int(s, 16)
-    if magnitude > bounds[1]:  # the magnitude is parsed before the sign is applied
-        raise _ValueError(f"{text!r} does not fit in {'32' if bounds == INT32 else '64'} bits")
-    return sign * magnitude
+    # The game parses the digits as the int's bit pattern (`FFFFFFFF` is -1), then applies the sign.
+    if magnitude >> bits:
+        raise _ValueError(f"{text!r} does not fit in {bits} bits")
+    return _wrap(sign * _wrap(magnitude, bits), bits)
+
+
+def _wrap(v: int, bits: int) -> int:
+    """Two's complement: the signed value of the low `bits` bits of `v`."""
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
 
 
 def _bounded(v: int, bounds: tuple[int, int], text: str) -> int:

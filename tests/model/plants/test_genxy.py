@@ -131,3 +131,23 @@ def test_token_soup_parses_or_raises_value_error(text: str) -> None:
         assert str(e)  # every refusal says why
     else:
         assert value.token == text.lstrip()[0] and value.raw.startswith(value.token)
+
+
+@pytest.mark.parametrize("text, data", [
+    ("iFFFFFFFF", -1),  # eight hex digits are the int's bit pattern
+    ("i80000000", -(2**31)),
+    ("i7FFFFFFF", 2**31 - 1),
+    ("i-FF", -255),
+    ("i000000FF", 255),
+    ("4FFFFFFFF,A", [-1, 10]),
+    ("LFFFFFFFFFFFFFFFF", -1),
+    ("6-1,7FFFFFFFFFFFFFFF", [-1, 2**63 - 1]),
+])
+def test_hex_numbers_are_read_as_their_bit_pattern(text: str, data: object) -> None:
+    assert parse_value(text).data == data
+
+
+@pytest.mark.parametrize("text", ["i100000000", "L10000000000000000", "4FFFFFFFFF"])
+def test_hex_numbers_wider_than_their_type_are_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="does not fit"):
+        parse_value(text)
