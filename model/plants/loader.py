@@ -33,6 +33,8 @@ def read_rule_file(path: str | Path) -> RuleFile:
     if size > MAX_RULE_FILE:
         raise FormatError(path, 0, f"{size} bytes is too large for a rule file (limit {MAX_RULE_FILE})")
     data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]  # a UTF-8 byte-order mark is not part of the first key
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -73,6 +75,12 @@ class RuleFolder:
             raise FormatError(self.folder / (chain[-1] + RULE_SUFFIX) if chain else candidate, None,
                               f"{name!r} leaves the rules folder (chain: {chain_text})")
         if not candidate.is_file():
+            # Rule sets come from a case-insensitive file system: `source=$IronTree_lo.txt` may name
+            # `irontree_lo.txt`. An exact name wins; otherwise one file matching but for case.
+            folded = [p for p in self.folder.iterdir()
+                      if p.name.lower() == file_name.lower() and p.is_file()]
+            if len(folded) == 1 and folded[0].resolve().is_relative_to(self._root):
+                return folded[0]
             where = self.folder / (chain[-1] + RULE_SUFFIX) if chain else candidate
             raise FormatError(where, None, f"missing rule file {file_name!r} (chain: {chain_text})")
         return candidate
@@ -104,7 +112,8 @@ class RuleFolder:
                 current = rule_name_of(source.value.data.strip())
                 if not current:
                     raise FormatError(rf.path, f"line {source.line}", "source names no file")
-                self.path_of(current, chain)  # refuse escapes and missing files with the chain
+                # Refuse escapes and missing files with the chain; name the link as its file is named.
+                current = rule_name_of(self.path_of(current, chain).name)
         return chain
 
     def settings(self, name: str) -> dict[str, Setting]:

@@ -141,3 +141,17 @@ def test_unreadable_inputs(tmp_path: Path) -> None:
         RuleFolder(tmp_path / "missing")
     (tmp_path / "bin.txt").write_bytes(b"\xff\xfe\0\0index=n1")
     assert "bin" in load_folder(tmp_path).errors
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_key(tmp_path: Path) -> None:
+    (tmp_path / "bom.txt").write_bytes(b"\xef\xbb\xbf" + simple_rule(4).encode())
+    assert RuleFolder(tmp_path).rule("bom").index == 4
+
+
+def test_source_names_match_files_regardless_of_case(tmp_path: Path) -> None:
+    write_rules(tmp_path, {"irontree_lo.txt": simple_rule(7, extra="fruitAmount=n50\n"),
+                           "irontree_t2.txt": "source=$IronTree_LO.TXT\nfruitAmount=n125\n"})
+    folder = RuleFolder(tmp_path)
+    assert folder.chain("irontree_t2") == ["irontree_t2", "irontree_lo"]
+    rule = folder.rule("irontree_t2")
+    assert (rule.index, rule.fruit_amount) == (7, 125)
