@@ -216,6 +216,12 @@ class _Run:
         if not layer.active or layer.unsupported or idx.size == 0:
             return
         kids = [c for c in layer.children if c.active and c.unsupported is None]
+        if not any(c.kind in ("boundary", "filter", "affector") for c in kids):
+            # a layer that only groups sub-layers hands its parent's amounts straight on (its invert
+            # flags have nothing to invert), as the original engine does
+            for c in kids:
+                self.layer(c, idx, parent)
+            return
         bounds = [c for c in kids if c.kind == "boundary"]
         if bounds:
             x, z = self.xs[idx], self.zs[idx]
@@ -229,16 +235,16 @@ class _Run:
         if layer.params["invertBoundaries"]:
             amount = 1.0 - amount
         idx, amount, parent = _compress(amount > 0, idx, amount, parent)
+        # filters narrow the boundary amount itself (min), and invertFilters inverts that combined
+        # amount, with or without filters: spec/trn.md "Evaluation" steps 2 and 3
         filters = [c for c in kids if c.kind == "filter"]
         if idx.size and filters:
-            fval = np.ones(idx.size)
             for f in filters:
                 part = self.filter(f, idx)
                 self.record(f, idx, part, "filter")
-                fval = np.minimum(fval, part)
-            if layer.params["invertFilters"]:
-                fval = 1.0 - fval
-            amount = np.minimum(amount, fval)
+                amount = np.minimum(amount, part)
+        if layer.params["invertFilters"]:
+            amount = 1.0 - amount
         idx, amount, parent = _compress(amount > 0, idx, amount, parent)
         if idx.size == 0:
             return

@@ -466,3 +466,39 @@ def test_the_format_pages_worked_example():
     assert ev.flora["collidable"][r, c] == 7 and ev.flora["radial_near"][r, c] == 8
     c, r = at(ev, 1000, 0)
     assert ev.flora["collidable"][r, c] == -1
+
+
+# ---- invert flags on the combined amount (spec/trn.md "Evaluation", steps 1–3) --------------
+def _feathered_band(children, **kw):
+    # rectangle 0..100 with band ½·100·0.8 = 40: boundary amount x/40 up to x = 40
+    return build.layer("band", [rect(0, -1000, 100, 1000, 0, 0.8), *children, height_const(8, op=1)], **kw)
+
+
+def test_invert_filters_inverts_boundary_and_filters_together():
+    passing = build.item("FHGT", "0002", low=-10.0, high=10.0, featherFn=0, feather=0.0)  # height 0: 1
+    ev = grid(doc_of([_feathered_band([passing], invert_filters=True)]), 0, 0, 60, 0)
+    # x = min(boundary, filter) = boundary, then 1 − x: 10 → 1 − 0.25, 20 → 1 − 0.5, 50 → 1 − 1
+    assert h_at(ev, 10, 0) == pytest.approx(8 * 0.75)
+    assert h_at(ev, 20, 0) == pytest.approx(8 * 0.5)
+    assert h_at(ev, 50, 0) == 0
+
+
+def test_invert_filters_without_filters_inverts_the_boundary_amount():
+    ev = grid(doc_of([_feathered_band([], invert_filters=True)]), -5, 0, 60, 0)
+    assert h_at(ev, 20, 0) == pytest.approx(8 * 0.5)
+    assert h_at(ev, 50, 0) == 0
+    assert h_at(ev, -5, 0) == 0  # outside every boundary: step 2 never runs
+
+
+def test_invert_filters_with_a_failing_filter_gives_full_amount():
+    failing = build.item("FHGT", "0002", low=50.0, high=90.0, featherFn=0, feather=0.0)  # height 0: 0
+    ev = grid(doc_of([_feathered_band([failing], invert_filters=True)]), 0, 0, 60, 0)
+    assert h_at(ev, 20, 0) == pytest.approx(8.0)
+    assert h_at(ev, 50, 0) == pytest.approx(8.0)
+
+
+def test_grouping_layer_hands_parent_amount_to_sub_layers():
+    child = build.layer("child", [height_const(5, op=1)])
+    group = build.layer("group", [child], invert_boundaries=True, invert_filters=True)
+    ev = grid(doc_of([group]), 0, 0, 2, 0)
+    assert h_at(ev, 1, 0) == pytest.approx(5.0)
