@@ -28,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from model.foliage import builtin_palette, foliage_of
+    from model.foliage.report import stroke_sentence
     from model.foliage.scatter import FoliageScatter, Stamp
     from model.formats.scene_file import load_scene, save_scene
 
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
     def human() -> str:
         lines = [f"{args.type_name} at ({args.at[0]:g}, {args.at[1]:g}), radius {args.radius:g} m: "
-                 f"{result.summary()}"]
+                 f"{stroke_sentence(result, scene.terrain, foliage.palette)}"]
         lines += [f"  {name:<10} {n}" for name, n in doc["refused"].items()]
         if added_type:
             lines.append(f"  (type {args.type_name!r} taken from the built-in palette)")

@@ -40,6 +40,7 @@ class Channel(IntEnum):
     SCALE = 5
     SINK = 6
     THIN = 7
+    RETRY = 16  # and up: further position draws (a lasso's retries, a layer sample's offset)
 
 
 def pcg(v) -> np.ndarray:

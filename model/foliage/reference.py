@@ -37,7 +37,7 @@ def consider_reference(scatter: FoliageScatter, type_name: str, region: Region,
     ftype = scatter.palette[type_name]
     terrain = scatter.terrain
     x0, z0, x1, z1 = region.box(terrain)
-    n, clamped = candidate_count(ftype, (x1 - x0) * (z1 - z0), region.strength, region.seed,
+    n, clamped = candidate_count(ftype, region.area(terrain), region.strength, region.seed,
                                  type_name, region.index)
     stored = scatter.stored_positions((x0, z0, x1, z1), ftype.spacing) if ftype.spacing > 0 else None
     if stored is not None and others is not None and len(others):
@@ -52,8 +52,7 @@ def consider_reference(scatter: FoliageScatter, type_name: str, region: Region,
         missing = ftype.layer.name
     for i in range(n):
         h = candidate_hash(region.seed, type_name, region.index, i)
-        x = x0 + (x1 - x0) * draw(h, Channel.X)
-        z = z0 + (z1 - z0) * draw(h, Channel.Z)
+        x, z = (float(v) for v in region.positions(np.array([h], np.uint32), terrain)[0])
         xz[i] = (x, z)
         height = float(terrain.height_at(x, z))
         normal = terrain.normal_at(x, z)

@@ -2,9 +2,10 @@
 
 Candidate *i* of a type in a stamp draws its position and randomness from
 `hashing.candidate_hashes(seed, type, stamp index, i)`, never from iteration order, so an
-undone-and-redone stroke yields the same forest. Candidates are spread uniformly over the
-square (or box) bounding the region, `density × strength × box area / 100 m²` of them, so the
-density inside the region is exactly the type's; those outside it are refused as `BRUSH`.
+undone-and-redone stroke yields the same forest. A region has `density × strength × area / 100 m²`
+candidates (the fraction rounded up or down by a hash, so density holds on average) spread
+uniformly over it: a stamp's disc of `π r²`, a lasso's polygon, a layer's painted samples. The
+brush's falloff then thins them (`BRUSH`), so the density at the centre is exactly the type's.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from model.foliage.volume import FoliageVolume, Removed, Selection, points_in_po
 from model.terrain import Terrain
 
 PLACED = 0
+POLYGON_TRIES = 8  # hashed tries for a lasso candidate to land inside its polygon
 MAX_CANDIDATES = 2_000_000  # per type per stamp; beyond this the count is clamped (and says so)
 MAX_PAIRS = 20_000_000  # within-stamp neighbour pairs before the sequential fallback
 
@@ -74,6 +76,16 @@ class Stamp:
         r = self.radius
         return (x - r, z - r, x + r, z + r)
 
+    def area(self, terrain: Terrain | None = None) -> float:
+        """The brush's disc, π r² (m²)."""
+        return math.pi * self.radius * self.radius
+
+    def positions(self, hashes: np.ndarray, terrain: Terrain | None = None) -> np.ndarray:
+        """(n, 2) uniform points in the disc from each candidate's X (radius²) and Z (angle) draws."""
+        d = self.radius * np.sqrt(hashing.draw(hashes, Channel.X))
+        a = 2.0 * np.pi * hashing.draw(hashes, Channel.Z)
+        return np.stack([self.center[0] + d * np.cos(a), self.center[1] + d * np.sin(a)], axis=-1)
+
     def weight(self, x, z) -> np.ndarray:
         """Falloff weight 0..1: 1 inside the inner radius, smoothstep to 0 at the rim."""
         dx = np.asarray(x, np.float64) - self.center[0]
@@ -117,6 +129,33 @@ class PolygonRegion:
         p = np.asarray(self.polygon, np.float64)
         return (p[:, 0].min(), p[:, 1].min(), p[:, 0].max(), p[:, 1].max())
 
+    def area(self, terrain: Terrain | None = None) -> float:
+        """The polygon's area (shoelace), m²."""
+        p = np.asarray(self.polygon, np.float64)
+        if len(p) < 3:
+            return 0.0
+        x, z = p[:, 0], p[:, 1]
+        return float(abs(np.dot(x, np.roll(z, -1)) - np.dot(z, np.roll(x, -1))) / 2.0)
+
+    def positions(self, hashes: np.ndarray, terrain: Terrain | None = None) -> np.ndarray:
+        """(n, 2) uniform points in the polygon: the first of a few hashed tries in its box that
+        lands inside (a candidate whose every try misses keeps its last and is refused `BRUSH`)."""
+        x0, z0, x1, z1 = self.box()
+        poly = np.asarray(self.polygon, np.float64)
+        hashes = np.asarray(hashes, np.uint32)
+        x = x0 + (x1 - x0) * hashing.draw(hashes, Channel.X)
+        z = z0 + (z1 - z0) * hashing.draw(hashes, Channel.Z)
+        todo = np.flatnonzero(~points_in_polygon(x, z, poly))
+        for attempt in range(1, POLYGON_TRIES):
+            if not todo.size:
+                break
+            h = hashes[todo]
+            tx = x0 + (x1 - x0) * hashing.draw(h, Channel.RETRY + 2 * attempt)
+            tz = z0 + (z1 - z0) * hashing.draw(h, Channel.RETRY + 2 * attempt + 1)
+            x[todo], z[todo] = tx, tz
+            todo = todo[~points_in_polygon(tx, tz, poly)]
+        return np.stack([x, z], axis=-1)
+
     def reach(self, x, z, thin, terrain: Terrain | None = None) -> np.ndarray:
         poly = np.asarray(self.polygon, np.float64)
         return points_in_polygon(np.asarray(x, np.float64), np.asarray(z, np.float64), poly)
@@ -134,6 +173,32 @@ class LayerRegion:
 
     def box(self, terrain: Terrain | None = None) -> tuple[float, float, float, float]:
         return terrain.bounds()
+
+    def _painted(self, terrain: Terrain) -> np.ndarray:
+        """Flat indices of the height samples where the layer reaches `min_weight`."""
+        layer = terrain.layer(self.layer)
+        if layer is None:
+            return np.empty(0, np.int64)
+        return np.flatnonzero(layer.weights.ravel() >= self.min_weight * 255.0)
+
+    def area(self, terrain: Terrain | None = None) -> float:
+        """The painted area: one sample spacing squared per sample painted enough (m²)."""
+        return float(len(self._painted(terrain))) * terrain.spacing * terrain.spacing
+
+    def positions(self, hashes: np.ndarray, terrain: Terrain | None = None) -> np.ndarray:
+        """(n, 2) points spread over the painted samples: a sample from the X draw, then a uniform
+        offset within its spacing-wide square from the Z and RETRY draws (kept on the terrain)."""
+        painted = self._painted(terrain)
+        hashes = np.asarray(hashes, np.uint32)
+        if not painted.size:
+            return np.full((len(hashes), 2), np.nan)
+        k = np.minimum((hashing.draw(hashes, Channel.X) * len(painted)).astype(np.int64), len(painted) - 1)
+        row, col = np.divmod(painted[k], terrain.columns)
+        s = terrain.spacing
+        x = terrain.origin[0] + (col + hashing.draw(hashes, Channel.Z) - 0.5) * s
+        z = terrain.origin[1] + (row + hashing.draw(hashes, Channel.RETRY) - 0.5) * s
+        x0, z0, x1, z1 = terrain.bounds()
+        return np.stack([np.clip(x, x0, x1), np.clip(z, z0, z1)], axis=-1)
 
     def reach(self, x, z, thin, terrain: Terrain | None = None) -> np.ndarray:
         w = terrain.layer_weight_at(self.layer, x, z)
@@ -329,13 +394,10 @@ class FoliageScatter:
     def candidates(self, type_name: str, region: Region) -> tuple[np.ndarray, np.ndarray, bool]:
         """(hashes, xz) of every candidate of a type in a region, and whether the count was clamped."""
         ftype = self._type(type_name)
-        x0, z0, x1, z1 = region.box(self.terrain)
-        n, clamped = candidate_count(ftype, (x1 - x0) * (z1 - z0), region.strength, region.seed,
+        n, clamped = candidate_count(ftype, region.area(self.terrain), region.strength, region.seed,
                                      type_name, region.index)
         hashes = hashing.candidate_hashes(region.seed, type_name, region.index, np.arange(n))
-        x = x0 + (x1 - x0) * hashing.draw(hashes, Channel.X)
-        z = z0 + (z1 - z0) * hashing.draw(hashes, Channel.Z)
-        return hashes, np.stack([x, z], axis=-1), clamped
+        return hashes, region.positions(hashes, self.terrain).reshape(-1, 2), clamped
 
     def stored_positions(self, box, margin: float) -> np.ndarray:
         x0, z0, x1, z1 = box

@@ -34,7 +34,7 @@ def volume_bytes(volume):
 
 
 STAMPS = [Stamp((50, 60), 20, 0.5, 1.0, seed=7, index=3), Stamp((64, 64), 35, 0.0, 0.7, seed=1, index=0),
-          Stamp((120, 10), 25, 1.0, 1.0, seed=5, index=9),  # half off the terrain
+          Stamp((12, 60), 25, 1.0, 1.0, seed=5, index=9),  # half off the terrain
           Stamp((30, 90), 10, 0.3, 1.0, seed=2**33 + 5, index=77)]
 
 
@@ -103,8 +103,45 @@ def test_brush_refuses_beyond_the_radius_and_thins_by_falloff():
     inner, rim = d < 8, (d > 24) & (d <= 30)
     placed = out.refusals == PLACED
     assert placed[inner].mean() > 0.8 and placed[rim].mean() < 0.2
-    # the square around the disc holds the candidates: density inside the disc is the type's
-    assert len(out.refusals) == pytest.approx(50 * 60 * 60 / 100, abs=1)
+    # density × strength × brush area / 100 m², the brush area being the disc π r²
+    assert len(out.refusals) == pytest.approx(50 * np.pi * 30 * 30 / 100, abs=1)
+
+
+@pytest.mark.parametrize("density,strength,radius", [(1.0, 1.0, 10.0), (2.5, 0.4, 17.0), (0.6, 1.0, 5.0),
+                                                     (40.0, 0.25, 30.0), (3.0, 1.0, 0.5)])
+def test_candidate_count_is_density_times_strength_times_brush_area(density, strength, radius):
+    sc = scatter_for(plane(129), FoliageType("t", density=density))
+    expected = density * strength * np.pi * radius * radius / 100.0
+    counts = [len(sc.consider("t", Stamp((64, 64), radius, 0.5, strength, seed=s, index=i)).refusals)
+              for s in range(20) for i in range(5)]
+    # each stamp rounds the fraction down or up (by a hash), so density holds on average
+    assert set(counts) <= {int(np.floor(expected)), int(np.ceil(expected))}
+    assert np.mean(counts) == pytest.approx(expected, abs=0.25)
+
+
+def test_stamp_candidates_lie_in_the_disc_uniformly():
+    sc = scatter_for(plane(129), FoliageType("t", density=100.0))
+    out = sc.consider("t", Stamp((64, 64), 20, 0.0, 1.0, seed=8))
+    d = np.hypot(out.xz[:, 0] - 64, out.xz[:, 1] - 64)
+    assert (d <= 20 + 1e-9).all()
+    # uniform over the area: the inner half-radius disc holds a quarter of them
+    assert (d < 10).mean() == pytest.approx(0.25, abs=0.04)
+    # no falloff band on a plane: everything reached and placed
+    assert (out.refusals == PLACED).all()
+
+
+def test_fill_counts_follow_the_polygon_and_painted_areas():
+    t = plane(129)
+    paint_half(t)
+    sc = scatter_for(t, FoliageType("t", density=10.0))
+    tri = [(10, 10), (110, 10), (10, 110)]  # area 5000 m²: half its bounding box
+    out = sc.consider("t", PolygonRegion(tuple(tri), seed=1))
+    assert len(out.refusals) == pytest.approx(10.0 * 5000 / 100, abs=1)
+    assert (out.refusals == PLACED).mean() > 0.99
+    painted = int((t.layer("grass").weights >= 128).sum())
+    out = sc.consider("t", LayerRegion("grass", 0.5, seed=2))
+    assert len(out.refusals) == pytest.approx(10.0 * painted / 100, abs=1)
+    assert (out.xz[:, 0] <= 64.5).all() and (out.refusals == PLACED).mean() > 0.95
 
 
 def test_the_same_stamp_twice_gives_identical_results_on_a_fresh_volume(half_painted_cone):
