@@ -46,7 +46,8 @@ SURVIVAL_PLANTS, SURVIVAL_TICKS = 2000, 300
 
 
 def _short(value: Any) -> str:
-    text = str(value)
+    # Defaults are tuples; show every list the way the files' values show ("[]", not "()").
+    text = str(list(value) if isinstance(value, tuple) else value)
     return text if len(text) <= 60 else text[:57] + "…"
 
 
@@ -282,6 +283,10 @@ class PlantInspector(QWidget):
             self.lint_list.addItem(item)
             if lint.line and lint.path == own:
                 marks.append(self._line_mark(lint.line, lint.severity))
+        if not self.lint_list.count():
+            item = QListWidgetItem("✔ no lints: the file reads cleanly")
+            item.setForeground(DEFAULT_COLOR)
+            self.lint_list.addItem(item)
         self.text.setExtraSelections(marks)
 
     def _line_mark(self, line: int, severity: str) -> QTextEdit.ExtraSelection:

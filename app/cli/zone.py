@@ -70,6 +70,8 @@ def _counts(title: str, counts: dict, indent: str = "  ") -> list[str]:
 
 def _spread(histogram: dict) -> str:
     """A histogram with many values, in one line: the most common ones."""
+    if not histogram:
+        return "none"
     top = sorted(histogram.items(), key=lambda kv: -kv[1])[:8]
     return ", ".join(f"{k}: {v:,}" for k, v in top) + (" …" if len(histogram) > 8 else "")
 
