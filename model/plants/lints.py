@@ -10,7 +10,7 @@ from pathlib import Path
 from model.plants.genxy import TOKENS, Entry
 from model.plants.growth_tables import MAX_KILL_DISTANCE
 from model.plants.loader import FolderLoad
-from model.plants.rule import PlantRule, Setting, field_spec
+from model.plants.rule import STATE_KEY, PlantRule, Setting, field_spec
 from model.plants.types import PLANT_TYPES
 
 ERROR, WARNING = "error", "warning"
@@ -109,6 +109,13 @@ def lint_rule(rule: PlantRule, settings: dict[str, Setting], others: list[PlantR
         out.append(Lint(*_at(settings, "killDistance", rule), "killDistance", WARNING,
                         f"killDistance {rule.kill_distance} is more than {MAX_KILL_DISTANCE} tiles; "
                         f"the growth simulator uses {MAX_KILL_DISTANCE}"))
+    # States are read from state_0 up until the first missing state_i: keys past the gap are ignored.
+    for key in sorted(settings, key=lambda k: (str(settings[k].path), settings[k].line)):
+        m = STATE_KEY.fullmatch(key)
+        if m and int(m.group(2)) >= n:
+            out.append(Lint(*_at(settings, key, rule), key, WARNING,
+                            f"never read: states are read from state_0 up to the first missing state_i "
+                            f"(state_{n} is missing)"))
     if n == 0:
         out.append(Lint(*_at(settings, "state_0", rule), "state_0", ERROR, "the rule has no states"))
         return out

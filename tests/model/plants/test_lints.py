@@ -74,3 +74,12 @@ def test_bad_files_become_error_lints_with_lines(tmp_path: Path) -> None:
 def test_huge_kill_distances_are_flagged(tmp_path: Path) -> None:
     got = _lints(tmp_path, {"r.txt": simple_rule(1, extra="killDistance=n500\n")})["r"]
     assert any(":killDistance:warning:killDistance 500 is more than 64" in m for m in got)
+
+
+def test_state_keys_past_the_first_missing_state_are_never_read(tmp_path: Path) -> None:
+    text = simple_rule(1, states=2) + "state_3=N3\naction_3=N1\naction_2=N0\n"
+    got = _lints(tmp_path, {"r.txt": text})["r"]
+    never = [m for m in got if "never read" in m]
+    assert [m.split(":")[:3] for m in never] == [["8", "state_3", "warning"], ["9", "action_3", "warning"],
+                                                 ["10", "action_2", "warning"]]
+    assert all("state_2 is missing" in m for m in never)
