@@ -191,6 +191,18 @@ class _Reader:
         tag = node.name if isinstance(node, Form) else node.tag
         self.doc.unsupported.append(Unsupported(path, tag, version, node.offset, reason))
 
+    def tolerate(self, path: str, node: iff.Node, version: str | None, read):
+        """Run `read()`; a block whose inside does not fit its layout is kept raw and reported
+        (with the offset of the first byte that did not fit) instead of refusing the whole file."""
+        mark = len(self.doc._bindings)
+        try:
+            return read()
+        except FormatError as e:
+            del self.doc._bindings[mark:]  # the block is written back exactly as read
+            where = f" @ offset {e.place}" if isinstance(e.place, int) else ""
+            self.keep(path, node, version, f"kept raw: {e.reason}{where}")
+            return None
+
     def only_form(self, node: Form, what: str) -> Form:
         if len(node.children) != 1 or not isinstance(node.children[0], Form):
             raise self.fail(node.offset, f"{what}: expected exactly one version FORM inside")
@@ -262,7 +274,10 @@ class _Reader:
             if name not in layouts.GROUP_VERSIONS:
                 self.keep("TGEN", group, None, f"unknown group {name}")
                 continue
-            gver = self.only_form(group, name)
+            if len(group.children) != 1 or not isinstance(group.children[0], Form):
+                self.keep("TGEN", group, None, f"{name} does not hold exactly one version FORM")
+                continue
+            gver = group.children[0]
             if name == "MGRP":
                 mgrp_seen += 1
             if gver.name not in layouts.GROUP_VERSIONS[name]:
@@ -278,25 +293,28 @@ class _Reader:
             else:
                 self.keep(group, child, gver.name, f"unexpected block in {group}")
 
+    def _flat_families(self, gver: Form, tag: str, group: str, kind: str, layout) -> None:
+        for c in self._family_chunks(gver, tag, group):
+            fam = self.tolerate(group, c, gver.name, lambda c=c: Family(kind, self.record(layout, c, tag)))
+            if fam is not None:
+                self.doc.families[kind].append(fam)
+
     def group_sgrp(self, gver: Form, _n: int) -> None:
-        for c in self._family_chunks(gver, "SFAM", "SGRP"):
-            self.doc.families["shader"].append(Family("shader", self.record(layouts.SFAM, c, "SFAM")))
+        self._flat_families(gver, "SFAM", "SGRP", "shader", layouts.SFAM)
 
     def group_fgrp(self, gver: Form, _n: int) -> None:
-        for c in self._family_chunks(gver, "FFAM", "FGRP"):
-            self.doc.families["flora"].append(Family("flora", self.record(layouts.FFAM, c, "FFAM")))
+        self._flat_families(gver, "FFAM", "FGRP", "flora", layouts.FFAM)
 
     def group_rgrp(self, gver: Form, _n: int) -> None:
-        layout = layouts.RFAM[gver.name]
-        for c in self._family_chunks(gver, "RFAM", "RGRP"):
-            self.doc.families["radial"].append(Family("radial", self.record(layout, c, "RFAM")))
+        self._flat_families(gver, "RFAM", "RGRP", "radial", layouts.RFAM[gver.name])
 
     def group_egrp(self, gver: Form, _n: int) -> None:
         for child in gver.children:
             if isinstance(child, Form) and child.name == "EFAM":
-                data = self.chunk(child, "DATA", "EFAM")
-                self.doc.families["environment"].append(
-                    Family("environment", self.record(layouts.EFAM, data, "EFAM DATA")))
+                fam = self.tolerate("EGRP", child, gver.name, lambda child=child: Family(
+                    "environment", self.record(layouts.EFAM, self.chunk(child, "DATA", "EFAM"), "EFAM DATA")))
+                if fam is not None:
+                    self.doc.families["environment"].append(fam)
             else:
                 self.keep("EGRP", child, gver.name, "unexpected block in EGRP")
 
@@ -306,23 +324,26 @@ class _Reader:
             if not (isinstance(child, Form) and child.name == "MFAM"):
                 self.keep("MGRP", child, gver.name, "unexpected block in MGRP")
                 continue
-            data = self.chunk(child, "DATA", "MFAM")
-            if bitmaps:
-                rec = self.record(layouts.MFAM_BITMAP, data, "MFAM DATA (bitmap)")
-                self.doc.families["bitmap"].append(Family("bitmap", rec))
-                continue
-            fam = Family("fractal", self.record(layouts.MFAM_FRACTAL, data, "MFAM DATA"))
-            mfrcs = child.forms("MFRC")
-            if not mfrcs:
-                raise self.fail(child.offset, f"fractal family {fam.id} has no FORM MFRC")
-            mver = self.only_form(mfrcs[0], "MFRC")
-            if mver.name not in layouts.MFRC:
-                self.keep(f"MGRP/{fam.id}", mfrcs[0], mver.name, f"MFRC version {mver.name} is not supported")
-            else:
-                fam.fractal = self.record(layouts.MFRC[mver.name], self.chunk(mver, "DATA", "MFRC"),
-                                          f"MFRC {mver.name} DATA")
-                fam.fractal_version = mver.name
-            self.doc.families["fractal"].append(fam)
+            fam = self.tolerate("MGRP", child, gver.name, lambda child=child: self.mfam(child, bitmaps))
+            if fam is not None:
+                self.doc.families[fam.kind].append(fam)
+
+    def mfam(self, child: Form, bitmaps: bool) -> Family:
+        data = self.chunk(child, "DATA", "MFAM")
+        if bitmaps:
+            return Family("bitmap", self.record(layouts.MFAM_BITMAP, data, "MFAM DATA (bitmap)"))
+        fam = Family("fractal", self.record(layouts.MFAM_FRACTAL, data, "MFAM DATA"))
+        mfrcs = child.forms("MFRC")
+        if not mfrcs:
+            raise self.fail(child.offset, f"fractal family {fam.id} has no FORM MFRC")
+        mver = self.only_form(mfrcs[0], "MFRC")
+        if mver.name not in layouts.MFRC:
+            self.keep(f"MGRP/{fam.id}", mfrcs[0], mver.name, f"MFRC version {mver.name} is not supported")
+        else:
+            fam.fractal = self.record(layouts.MFRC[mver.name], self.chunk(mver, "DATA", "MFRC"),
+                                      f"MFRC {mver.name} DATA")
+            fam.fractal_version = mver.name
+        return fam
 
     # ---- layers and items --------------------------------------------------------------
     def item(self, node: Form, path: str) -> Item:
@@ -340,6 +361,13 @@ class _Reader:
             it = Item(tag, version, node, path, unsupported=reason)
             self.keep(path, node, version, reason)
             return it
+        it = self.tolerate(path, node, version, lambda: self.known_item(node, vform, path))
+        if it is None:  # its inside does not fit the layout: kept raw, reported
+            it = Item(tag, version, node, path, unsupported=self.doc.unsupported[-1].reason)
+        return it
+
+    def known_item(self, node: Form, vform: Form, path: str) -> Item:
+        tag, version = node.name, vform.name
         children = list(vform.children)
         if not children or not isinstance(children[0], Form) or children[0].name != "IHDR":
             raise self.fail(vform.offset, f"{tag} {version}: the first child must be FORM IHDR")
@@ -355,8 +383,12 @@ class _Reader:
                 else:
                     self.keep(path, child, version, f"unexpected chunk {child.tag} in a layer")
             return it
-        payload = self.payload_chunk(tag, version, vform, rest)
-        it.params = self.record(layouts.ITEMS[(tag, version)], payload, f"{tag} {version} payload")
+        layout = layouts.ITEMS[(tag, version)]
+        payload = self.payload_chunk(tag, version, vform, rest, required=bool(layout))
+        if payload is None:  # an item with no fields (AEXC) written without its empty DATA
+            it.params = Record(layout, {})
+        else:
+            it.params = self.record(layout, payload, f"{tag} {version} payload")
         return it
 
     def ihdr(self, form: Form, tag: str) -> Record:
@@ -365,7 +397,8 @@ class _Reader:
             raise self.fail(ver.offset + 8, f"{tag} IHDR version {ver.name} is not supported")
         return self.record(layouts.IHDR[ver.name], self.chunk(ver, "DATA", "IHDR"), f"{tag} IHDR")
 
-    def payload_chunk(self, tag: str, version: str, vform: Form, rest: list) -> Chunk:
+    def payload_chunk(self, tag: str, version: str, vform: Form, rest: list,
+                      required: bool = True) -> Chunk | None:
         if tag in layouts.PARM_ITEMS or tag in layouts.NESTED_DATA_ITEMS:
             inner = [c for c in rest if isinstance(c, Form) and c.name == "DATA"]
             if not inner:
@@ -374,5 +407,7 @@ class _Reader:
             return self.chunk(inner[0], want, f"{tag} {version} FORM DATA")
         chunks = [c for c in rest if isinstance(c, Chunk) and c.tag == "DATA"]
         if not chunks:
+            if not required:
+                return None
             raise self.fail(vform.offset, f"{tag} {version}: missing DATA chunk")
         return chunks[0]

@@ -8,6 +8,7 @@ import pytest
 
 from model.errors import FormatError
 from model.trn import build, document, iff, layouts
+from model.trn.iff import Chunk, Form
 from tests.model.trn.builders import every_item, family_groups_all, kitchen_sink, sample_values
 
 
@@ -182,10 +183,15 @@ def test_payload_with_trailing_bytes_names_offset():
     payload = ahcn.children[0].children[1]
     payload.data += b"\x07"
     data = iff.serialize(tree)
-    with pytest.raises(FormatError) as e:
-        document.parse(data, "b.trn")
-    assert e.value.place == data.find(payload.data) + 8
-    assert "1 bytes left" in e.value.reason
+    # a payload that does not fit its layout keeps the item raw (reported with the offset of the
+    # first byte that did not fit) so the rest of a real file still opens, and writes back exactly
+    doc = document.parse(data, "b.trn")
+    item = next(it for it in doc.items() if it.tag == "AHCN")
+    assert item.unsupported and item.params is None
+    (u,) = [u for u in doc.unsupported if u.tag == "AHCN"]
+    assert u.offset == data.find(b"FORM", data.find(b"AHCN") - 8) and "1 bytes left" in u.reason
+    assert f"offset {data.find(payload.data) + 8}" in u.reason
+    assert doc.to_bytes() == data
 
 
 def test_absurd_count_is_refused_before_allocation():
@@ -194,9 +200,10 @@ def test_absurd_count_is_refused_before_allocation():
     data = bytearray(build.to_bytes(node))
     at = data.find(struct.pack("<iff", 1, 0.0, 0.0))
     struct.pack_into("<i", data, at, 2_000_000_000)
-    with pytest.raises(FormatError) as e:
-        document.parse(bytes(data), "c.trn")
-    assert e.value.place == at and "points" in e.value.reason
+    doc = document.parse(bytes(data), "c.trn")  # refused by the size check, so nothing was allocated
+    (u,) = [u for u in doc.unsupported if u.tag == "BPLN"]
+    assert f"offset {at}" in u.reason and "points" in u.reason
+    assert doc.to_bytes() == bytes(data)
 
 
 def test_trailing_bytes_after_top_form():
@@ -204,3 +211,35 @@ def test_trailing_bytes_after_top_form():
     with pytest.raises(FormatError) as e:
         document.parse(data)
     assert e.value.place == len(data) - 3
+
+
+def test_families_and_items_that_do_not_fit_are_kept_raw_and_the_rest_reads():
+    groups = build.family_groups(shaders=[sample_values(layouts.SFAM, 1), sample_values(layouts.SFAM, 2)])
+    node = build.document(groups=groups, layers=[build.layer("l", [
+        build.item("AHCN", "0000", operation=0, height=1.0),
+        Form("FHGT", [Form("0002", [build.ihdr("odd header", version="0001"), Chunk("DATA", b"\x00" * 5)])]),
+        Form("AHCN", [Form("0000", [Form("IHDR", [Form("0007", [Chunk("DATA", b"x")])]),
+                                    Chunk("DATA", b"\x00" * 8)])])])])
+    sgrp = next(n for _, n in iff.walk(node) if isinstance(n, iff.Form) and n.name == "SGRP")
+    sgrp.children[0].children[1].data += b"\x01\x02"  # the second SFAM grows two stray bytes
+    data = build.to_bytes(node)
+    doc = document.parse(data, "d.trn")
+    assert [f.id for f in doc.families["shader"]] == [sample_values(layouts.SFAM, 1)["id"]]
+    tags = [(u.tag, u.reason.split(":")[0]) for u in doc.unsupported]
+    assert ("SFAM", "kept raw") in tags and ("FHGT", "kept raw") in tags
+    assert sum(t == "AHCN" for t, _ in tags) == 1  # the one with an unknown IHDR version
+    kept = [it for it in doc.items() if it.tag == "AHCN" and not it.unsupported]
+    assert len(kept) == 1 and kept[0].params["height"] == 1.0
+    assert doc.to_bytes() == data
+
+
+@pytest.mark.parametrize("body", ["none", "empty"])
+def test_exclude_affector_reads_with_or_without_its_empty_data(body):
+    payload = [] if body == "none" else [Chunk("DATA", b"")]
+    aexc = Form("AEXC", [Form("0000", [build.ihdr("x"), *payload])])
+    node = build.document(layers=[build.layer("l", [aexc])])
+    data = build.to_bytes(node)
+    doc = document.parse(data)
+    (it,) = [it for it in doc.items() if it.tag == "AEXC"]
+    assert it.unsupported is None and it.name == "x"
+    assert doc.to_bytes() == data
