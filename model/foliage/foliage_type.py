@@ -149,7 +149,7 @@ def foliage_type_from_dict(doc: dict, path: str | Path | None = None, where: str
         raise FormatError(path, where or None, "expected a table")
     for key in doc:
         if key not in _KEYS:
-            raise FormatError(path, k(key), f"unknown key '{key}'")
+            raise FormatError(path, k(key), f"unknown key '{key}' (known: {', '.join(_KEYS)})")
     if "name" not in doc:
         raise FormatError(path, k("name"), "missing key 'name'")
     name = doc["name"]
@@ -171,7 +171,8 @@ def foliage_type_from_dict(doc: dict, path: str | Path | None = None, where: str
     if "yaw" in doc:
         fields["yaw"] = _range(path, k("yaw"), doc["yaw"], -720.0, 720.0)
     if "tilt" in doc:
-        fields["tilt"] = _range(path, k("tilt"), doc["tilt"], 0.0, 90.0)
+        # a negative lean is a lean the other way: [-5, 5] is as valid as [0, 5]
+        fields["tilt"] = _range(path, k("tilt"), doc["tilt"], -90.0, 90.0)
     if "align" in doc:
         fields["align"] = _number(path, k("align"), doc["align"], 0.0, 1.0)
     if "sink" in doc:
@@ -181,6 +182,9 @@ def foliage_type_from_dict(doc: dict, path: str | Path | None = None, where: str
     if "altitude" in doc:
         fields["altitude"] = _range(path, k("altitude"), doc["altitude"], finite=False)
     if "layer" in doc:
+        if not isinstance(doc["layer"], dict):
+            raise FormatError(path, k("layer"), "expected a table like { name = \"grass\", "
+                              f"min_weight = 0.5 }}, got {doc['layer']!r}")
         t = _table(path, k("layer"), doc["layer"], ("name", "min_weight"))
         lname = t.get("name")
         if not isinstance(lname, str) or not lname:
@@ -251,8 +255,32 @@ def load_foliage_type(path: str | Path) -> FoliageType:
     return parse_foliage_type(text, path)
 
 
+def _toml_value(value) -> str:
+    """One value in the inline style an author writes: `[1.0, 2.0]`, `{ name = "x", ... }`."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return tomli_w.dumps({"v": value})[4:].rstrip("\n")  # tomli_w's string escaping
+    if isinstance(value, (int, float)):
+        v = float(value)
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{key} = {_toml_value(v)}" for key, v in value.items()) + " }"
+    raise TypeError(f"no TOML form for {value!r}")
+
+
+def toml_lines(ftype: FoliageType) -> list[str]:
+    """`key = value` lines of a type, one per key that differs from its default, in spec order."""
+    return [f"{key} = {_toml_value(v)}" for key, v in foliage_type_to_dict(ftype).items()]
+
+
 def dumps_foliage_type(ftype: FoliageType) -> str:
-    return tomli_w.dumps(foliage_type_to_dict(ftype))
+    """The `.vxfoliage` text: one line per key, arrays and tables inline so a diff shows one line."""
+    return "\n".join(toml_lines(ftype)) + "\n"
 
 
 def save_foliage_type(ftype: FoliageType, path: str | Path) -> None:

@@ -6,8 +6,6 @@ import tomllib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-import tomli_w
-
 from model.atomic import atomic_write_text
 from model.errors import FormatError
 from model.events import Event
@@ -18,6 +16,7 @@ from model.foliage.foliage_type import (
     foliage_type_to_dict,
     load_foliage_type,
     toml_line,
+    toml_lines,
 )
 
 MAX_TYPES = 4096
@@ -118,8 +117,13 @@ def load_palette_file(path: str | Path) -> Palette:
     return palette_from_list(doc.get("types", []), path)
 
 
+def dumps_palette(palette: Palette) -> str:
+    """A `.palette.toml`: one `[[types]]` table per type, a line per key (inline arrays/tables)."""
+    return "\n".join("[[types]]\n" + "\n".join(toml_lines(t)) + "\n" for t in palette)
+
+
 def save_palette_file(palette: Palette, path: str | Path) -> None:
-    atomic_write_text(path, tomli_w.dumps({"types": palette_to_list(palette)}))
+    atomic_write_text(path, dumps_palette(palette))
 
 
 def load_palette_folder(folder: str | Path) -> Palette:

@@ -90,6 +90,54 @@ def test_bad_keys_and_values_name_the_file_and_key(text, place):
     assert "bad.vxfoliage" in str(e.value) and place in str(e.value)
 
 
+SPEC_SAMPLE = """
+name = "meadow oak"
+mesh = "builtin:broadleaf"
+density = 0.6
+spacing = 7
+scale = [0.8, 1.25]
+tilt = [-4, 4]
+align = 0.15
+sink = [0.2, 0.4]
+slope = [0, 25]
+altitude = [-inf, 60]
+layer = { name = "grass", min_weight = 0.5 }
+activation_radius = 30
+cull = [250, 320]
+"""
+
+
+def test_a_hand_written_file_in_the_spec_style_loads_and_is_written_back_line_for_line(tmp_path):
+    p = tmp_path / "oak.vxfoliage"
+    p.write_text(SPEC_SAMPLE)
+    t = load_foliage_type(p)
+    assert t.tilt == (-4.0, 4.0)  # a lean either way
+    assert t.altitude == (-math.inf, 60.0) and t.layer == LayerFilter("grass", 0.5)
+    save_foliage_type(t, p)
+    text = p.read_text()
+    # one line per key, arrays and tables inline, as an author writes them: a diff shows one line
+    assert "layer = { name = \"grass\", min_weight = 0.5 }" in text
+    assert "altitude = [-inf, 60.0]" in text and "cull = [250.0, 320.0]" in text
+    assert "[layer]" not in text and len(text.strip().splitlines()) == len(SPEC_SAMPLE.strip().splitlines())
+    assert load_foliage_type(p) == t
+
+
+def test_layer_min_weight_defaults_to_a_half_and_errors_explain_the_form():
+    assert parse_foliage_type('name = "a"\nlayer = { name = "g" }').layer == LayerFilter("g", 0.5)
+    with pytest.raises(FormatError, match=r"layer: expected a table like \{ name = "):
+        parse_foliage_type('name = "a"\nlayer = "g"', "a.vxfoliage")
+    with pytest.raises(FormatError, match="unknown key 'colour' \\(known: name, mesh, storage"):
+        parse_foliage_type('name = "a"\ncolour = 3', "a.vxfoliage")
+
+
+def test_palette_file_is_written_in_the_inline_style(tmp_path):
+    p = tmp_path / "scene.palette.toml"
+    save_palette_file(builtin_palette(), p)
+    text = p.read_text()
+    assert text.count("[[types]]") == 5 and "layer = { name = \"forest_floor\", min_weight = 0.4 }" in text
+    assert load_palette_file(p) == builtin_palette()
+
+
 def test_bad_toml_names_the_line(tmp_path):
     p = tmp_path / "x.vxfoliage"
     p.write_text('name = "a"\ndensity = = 2\n')
