@@ -133,6 +133,12 @@ def read_layer(path: str | Path, layer: str, width: int, height: int
     expected = width * height * kind.tile_bytes
     what = f"{width}x{height} tiles x {kind.tile_bytes} bytes"
     if path.name.endswith(".gz"):
+        # Deflate never grows data by more than a few bytes per 64 KiB block: a compressed file much
+        # larger than its content could be is refused before it is read into memory.
+        stored, limit = path.stat().st_size, expected + expected // 64 + (1 << 20)
+        if stored > limit:
+            raise FormatError(path, None, f"{stored} compressed bytes cannot hold {expected} bytes "
+                              f"({what}); expected at most {limit}")
         blob = path.read_bytes()
         # Inflating stops one byte past `expected`, so a lying trailer or a bomb allocates nothing more.
         content = gzip_codec.decompress(path, blob, expected)

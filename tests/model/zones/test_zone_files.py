@@ -256,3 +256,11 @@ def test_sample_zone_is_deterministic() -> None:
     for name in a.layers:
         assert a.layer(name).tobytes() == b.layer(name).tobytes()
     assert zlib.crc32(sample_zone(3, 64, seed=6).plants.tobytes()) != zlib.crc32(a.plants.tobytes())
+
+
+def test_a_gzip_file_too_large_for_its_content_is_refused_before_reading(tmp_path: Path) -> None:
+    # 16x16 altitude = 512 bytes of content; 2 MiB of gzip cannot be that (deflate barely grows data).
+    blob = gzip_bytes(bytes(512), 6) + bytes(2 << 20)
+    (tmp_path / "altitude.0003.bin.gz").write_bytes(blob)
+    with pytest.raises(FormatError, match="compressed bytes cannot hold 512 bytes"):
+        read_zone(tmp_path, 3, size=16)
