@@ -62,11 +62,16 @@ class StrokeTool(TerrainTool):
         self._modifiers = modifiers
         self.toolbox.stroke_seed += 1
         self._last = None
+        self.toolbox.show_brush(pos)
         if pos is not None:
             self.begin(*pos)
             self._stamp(*pos)
 
+    def hover(self, pos, modifiers) -> None:
+        self.toolbox.show_brush(pos)
+
     def move(self, pos, modifiers) -> None:
+        self.toolbox.show_brush(pos)
         if self.stroke is None or pos is None:
             return
         self._modifiers = modifiers
@@ -86,6 +91,7 @@ class StrokeTool(TerrainTool):
 
     def deactivate(self) -> None:
         self.release(None, Qt.KeyboardModifier.NoModifier)
+        self.toolbox.show_brush(None)
 
     def _stamp(self, x: float, z: float) -> None:
         self._last = (x, z)
@@ -190,8 +196,11 @@ class TerrainToolbox(QObject):
         self.tools = {cls.tool_key: cls(self) for cls in TOOL_CLASSES}
         self.actions: dict[str, QAction] = {
             key: self.host.add_tool(tool, f"action_terrain_{key}") for key, tool in self.tools.items()}
+        self._cursor_at: tuple[float, float] | None = None
         self.host.brush_changed.connect(self.brush_changed)
+        self.host.brush_changed.connect(self._on_brush_changed)
         self.host.tool_changed.connect(self._on_tool_changed)
+        self.host.cursor_moved.connect(self._on_cursor_moved)
         document.scene_replaced.connect(self._on_scene_replaced)
         self._on_scene_replaced(document.scene)
 
@@ -237,6 +246,29 @@ class TerrainToolbox(QObject):
     def set_current_layer(self, name: str | None) -> None:
         self.current_layer = name
 
+    # ---- brush cursor -----------------------------------------------------------------
+    def show_brush(self, pos: tuple[float, float] | None) -> None:
+        """Draw the brush ring (radius and falloff) on the ground at `pos`; None hides it."""
+        self._cursor_at = pos if self.active is not None else None
+        cursor = getattr(getattr(self.viewport, "overlays", None), "brush_cursor", None)
+        if cursor is None:
+            return
+        if self._cursor_at is None:
+            if self.active is not None or pos is None:
+                cursor.hide()
+            return
+        x, z = self._cursor_at
+        y = float(self.terrain.height_at(x, z))
+        cursor.show((x, y, z), self.brush.radius, self.brush.falloff)
+
+    def _on_brush_changed(self, brush: Brush) -> None:
+        if self.active is not None and self._cursor_at is not None:  # [ ] keys resize the ring in place
+            self.show_brush(self._cursor_at)
+
+    def _on_cursor_moved(self, hit) -> None:
+        if hit is None and self.active is not None:  # the pointer left the view or the ground
+            self.show_brush(None)
+
     # ---- tools ----------------------------------------------------------------------
     def activate(self, key: str | None) -> None:
         """Make the tool `key` active (None: no terrain tool)."""
@@ -266,6 +298,7 @@ class TerrainToolbox(QObject):
         """Drive the active terrain tool through press, moves and release at world (x, z) points."""
         if self.active is not None:
             self.host.drag(points, modifiers)
+            self.show_brush(None)  # a scripted stroke has no pointer to leave the brush ring under
 
 
 __all__ = ["TOOL_CLASSES", "TerrainTool", "TerrainToolbox", "ray_hit"]
