@@ -95,6 +95,7 @@ class TerrainEditor(QObject):
         self.panel.export_requested.connect(self.export_layer_dialog)
         self.document.scene_replaced.connect(self._on_scene_replaced)
         self.toolbox.message.connect(lambda text: main_window.statusBar().showMessage(text, 4000))
+        self.toolbox.tool_changed.connect(self._show_settings_for)
         self._build_actions()
 
     # ---- window furniture -------------------------------------------------------------
@@ -118,11 +119,35 @@ class TerrainEditor(QObject):
         self.actions["export_heights"].setToolTip("Save the heights as 16-bit PNG, RAW R16 or float32 .npy")
         self.menu = menu
 
+    def _show_settings_for(self, key: str) -> None:
+        """A terrain tool brings its settings (Terrain Tools, tabbed over Tool Settings) to the front;
+        another tool gives the front back to Tool Settings."""
+        w = self.window
+        settings = getattr(w, "docks", {}).get("tool_settings")
+        if not key:
+            if settings is not None and self.toolbox.host.active is not None:
+                settings.raise_()
+            return
+        if not w.isVisible() or "terrain_tools" not in getattr(w, "tool_window_specs", {}):
+            return  # a hidden window (scripts, tests) keeps its layout as it is
+        first = "terrain_tools" not in w.tool_docks
+        dock = w.tool_window("terrain_tools")
+        if dock is None:
+            return
+        if first and settings is not None and not settings.isFloating() and not dock.isFloating() \
+                and w.dockWidgetArea(dock) == w.dockWidgetArea(settings):
+            w.tabifyDockWidget(settings, dock)
+        w.set_tool_window_visible("terrain_tools", True)
+        w.actions_by_key["tool_terrain_tools"].setChecked(True)
+
     def tool_panel(self) -> TerrainToolPanel:
         """A settings panel bound to this editor's brush and tools."""
         panel = TerrainToolPanel(self.toolbox.action_list(), self.toolbox.brush)
         panel.brush_edited.connect(self.toolbox.set_brush)
         self.toolbox.brush_changed.connect(panel.set_brush)
+        panel.set_layer(self.toolbox.current_layer)
+        self.panel.current_changed.connect(lambda name: panel.set_layer(name or None))
+        self.document.scene_replaced.connect(lambda scene: panel.set_layer(self.toolbox.current_layer))
         panel.amount_edited.connect(lambda v: setattr(self.toolbox, "amount", float(v)))
         panel.seed_edited.connect(lambda v: setattr(self.toolbox, "noise_seed", int(v)))
         return panel
@@ -243,8 +268,9 @@ class TerrainEditor(QObject):
         path, _ = QFileDialog.getOpenFileName(self.window, "Import Heightmap", "", NAME_FILTER)
         if not path:
             return
-        options = _options(self.window, "Import Heightmap", path, True, self.terrain.spacing,
-                           (self.terrain.columns, self.terrain.rows), ask_spacing=False)
+        t = self.terrain
+        options = _options(self.window, "Import Heightmap", path, True, t.spacing, (t.columns, t.rows),
+                           ask_spacing=False, note=f"Must be {t.columns} × {t.rows} samples, as the terrain")
         if options is not None:
             self.import_heights(path, options["offset"], options["scale"])
 
@@ -252,7 +278,10 @@ class TerrainEditor(QObject):
         path, _ = QFileDialog.getSaveFileName(self.window, "Export Heightmap", "heights.png", NAME_FILTER)
         if not path:
             return
-        options = _options(self.window, "Export Heightmap", path, False)
+        t = self.terrain
+        lo, hi = float(t.heights.min()), float(t.heights.max())
+        options = _options(self.window, "Export Heightmap", path, False,
+                           note=f"{t.columns} × {t.rows} samples, heights {lo:.2f} m to {hi:.2f} m")
         if options is not None:
             self.export_heights(path, options["offset"], options["scale"])
 
@@ -270,24 +299,39 @@ class TerrainEditor(QObject):
 
 
 def _options(parent, title: str, path: str, importing: bool, spacing: float = 1.0,
-             size: tuple[int, int] | None = None, ask_spacing: bool = True) -> dict | None:
+             size: tuple[int, int] | None = None, ask_spacing: bool = True, note: str = "") -> dict | None:
     try:
         fmt = format_of(path)
     except ValueError as e:
         QMessageBox.critical(parent, title, str(e))
         return None
-    dialog = HeightmapOptionsDialog(title, fmt, importing, parent, spacing, size, ask_spacing)
+    dialog = HeightmapOptionsDialog(title, fmt, importing, parent, spacing, size, ask_spacing, path, note)
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return None
     return dialog.values()
 
 
 def new_scene_from_heightmap_dialog(main_window) -> Scene | None:
-    """File ▸ Import ▸ Heightmap as Scene: ask for the file and its settings, build the scene."""
+    """File ▸ Import ▸ Heightmap as Scene: ask for the file and its settings, build the scene.
+
+    A PNG or .npy is read first, so a bad file is reported before any question, the dialog can
+    show its size, and a spacing the file stores is the one offered."""
     path, _ = QFileDialog.getOpenFileName(main_window, "New Scene from Heightmap", "", NAME_FILTER)
     if not path:
         return None
-    options = _options(main_window, "New Scene from Heightmap", path, True)
+    spacing, note = 1.0, ""
+    try:
+        fmt = format_of(path)
+    except ValueError as e:
+        raise FormatError(path, None, str(e)) from None
+    if fmt != "r16":
+        peek = read_heightmap(path, fmt)
+        rows, columns = peek.heights.shape
+        note = f"{columns} × {rows} samples"
+        if peek.spacing is not None:
+            spacing = peek.spacing
+            note += f", {peek.spacing:g} m spacing stored in the file"
+    options = _options(main_window, "New Scene from Heightmap", path, True, spacing, note=note)
     if options is None:
         return None
     return scene_from_heightmap(path, None, options["size"], options["offset"], options["scale"],

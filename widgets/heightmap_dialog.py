@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import html
+from pathlib import Path
+
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -15,21 +19,35 @@ from PySide6.QtWidgets import (
 
 from model.formats.heightmap import DEFAULT_SCALE
 
+FORMAT_TITLES = {"png16": "16-bit greyscale PNG", "r16": "RAW R16 (16-bit little-endian, no header)",
+                 "npy": "float32 NumPy .npy"}
+
 
 class HeightmapOptionsDialog(QDialog):
     """`values()` → dict(offset, scale, spacing, size); None for "from the file / automatic"."""
 
     def __init__(self, title: str, fmt: str, importing: bool, parent: QWidget | None = None,
                  spacing: float = 1.0, size: tuple[int, int] | None = None,
-                 ask_spacing: bool = True) -> None:
+                 ask_spacing: bool = True, path: str | Path | None = None, note: str = "") -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
+        self.setMinimumWidth(380)
         self.fmt = fmt
         form = QFormLayout(self)
         sixteen = fmt in ("png16", "r16")
-        self.auto = QCheckBox("From the file" if importing else "Span the terrain's heights", self)
+        header = f"<b>{html.escape(Path(path).name)}</b><br>" if path else ""
+        self.header = QLabel(f"{header}{FORMAT_TITLES.get(fmt, fmt)}" + (f"<br>{note}" if note else ""), self)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header.setWordWrap(True)
+        if path:
+            self.header.setToolTip(str(path))
+        form.addRow(self.header)
+        # RAW files carry no mapping: only a PNG (written by Boscage) can bring its own.
+        self.auto = QCheckBox("Use the height mapping stored in the file" if importing
+                              else "Span the terrain's heights", self)
         self.auto.setChecked(fmt == "png16" or not importing)
-        self.auto.setToolTip("A PNG written by Boscage carries its own offset and scale" if importing
+        self.auto.setToolTip("A PNG written by Boscage carries its offset and scale; "
+                             "other PNGs read as 0 m + 100 m" if importing
                              else "Offset = lowest height, scale = height range: the most precision")
         self.offset = QDoubleSpinBox(self)
         self.offset.setRange(-1e6, 1e6)
@@ -52,21 +70,33 @@ class HeightmapOptionsDialog(QDialog):
         for box, value in ((self.columns, size[0] if size else 1025), (self.rows, size[1] if size else 1025)):
             box.setRange(2, 16384)
             box.setValue(value)
+            box.setSuffix(" samples")
+        self.columns.setToolTip("Samples per row (X); the file must hold columns × rows × 2 bytes")
+        self.rows.setToolTip("Rows of samples (Z)")
+        shown: set = set()
         if sixteen:
-            form.addRow(self.auto)
-            form.addRow("Offset", self.offset)
-            form.addRow("Scale", self.scale)
+            if fmt == "png16" or not importing:
+                form.addRow(self.auto)
+                shown.add(self.auto)
+            form.addRow("Height at 0", self.offset)
+            form.addRow("Height range", self.scale)
+            shown |= {self.offset, self.scale}
             self.auto.toggled.connect(self._sync)
         else:
             form.addRow(QLabel("Float heights are stored exactly; no mapping needed.", self))
         if importing and ask_spacing:
             form.addRow("Spacing", self.spacing)
+            shown.add(self.spacing)
         if importing and fmt == "r16":
             form.addRow("Columns", self.columns)
             form.addRow("Rows", self.rows)
+            shown |= {self.columns, self.rows}
             if size is not None:  # importing into a terrain: the size is the terrain's
                 self.columns.setEnabled(False)
                 self.rows.setEnabled(False)
+        for widget in (self.auto, self.offset, self.scale, self.spacing, self.columns, self.rows):
+            if widget not in shown:  # not asked for this format: kept for values(), never drawn
+                widget.hide()
         ok_cancel = QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         buttons = QDialogButtonBox(ok_cancel, self)
         buttons.accepted.connect(self.accept)
@@ -77,12 +107,12 @@ class HeightmapOptionsDialog(QDialog):
         self._sync()
 
     def _sync(self) -> None:
-        manual = not self.auto.isChecked()
+        manual = not (self.auto.isChecked() and not self.auto.isHidden())
         self.offset.setEnabled(manual)
         self.scale.setEnabled(manual)
 
     def values(self) -> dict:
-        manual = self.fmt in ("png16", "r16") and not self.auto.isChecked()
+        manual = self.fmt in ("png16", "r16") and not (self.auto.isChecked() and not self.auto.isHidden())
         return {
             "offset": self.offset.value() if manual else None,
             "scale": self.scale.value() if manual else None,

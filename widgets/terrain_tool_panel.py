@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
@@ -47,13 +49,20 @@ class TerrainToolPanel(QWidget):
         self.amount.setRange(0.05, 20.0)
         self.amount.setValue(1.0)
         self.amount.setSingleStep(0.25)
+        self.amount.setSuffix(" ×")
         self.amount.setToolTip("Height change of Raise and Noise, as a multiple of the default")
         self.seed = QSpinBox(self)
         self.seed.setRange(0, 2**31 - 1)
         self.seed.setValue(1)
         self.seed.setToolTip("Noise seed: the same seed lays the same bumps")
 
+        self.layer = QLabel(self)
+        self.layer.setObjectName("terrain_paint_layer")
+        self.layer.setToolTip("The layer Paint Layer and Erase Layer work on: pick it in the Layers panel")
+        self.set_layer(None)
+
         form = QFormLayout()
+        form.addRow("Paints layer", self.layer)
         form.addRow("Amount", self.amount)
         form.addRow("Noise seed", self.seed)
         layout = QVBoxLayout(self)
@@ -67,6 +76,11 @@ class TerrainToolPanel(QWidget):
         layout.addStretch(1)
         self.amount.valueChanged.connect(self.amount_edited.emit)
         self.seed.valueChanged.connect(self.seed_edited.emit)
+
+    def set_layer(self, name: str | None) -> None:
+        """Show which layer the paint tools work on."""
+        self.layer.setText(f"<b>{html.escape(name)}</b>" if name else "none: add one in the Layers panel")
+        self.layer.setEnabled(bool(name))
 
     def brush(self) -> Brush:
         return self._brush

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 from app import main_window as mw_module
 from app.extensions import terrain as terrain_extension
@@ -433,3 +435,63 @@ def test_a_drag_off_the_terrain_pushes_nothing(main_window, editor) -> None:
     editor.toolbox.activate("raise")
     editor.toolbox.drag([(500.0, 500.0), (600.0, 500.0)])
     assert main_window.document.undo_stack.count() == 0
+
+
+def test_a_png_scene_import_offers_the_spacing_the_file_stores(main_window, answer_dialogs, errors,
+                                                                tmp_path, monkeypatch) -> None:
+    from widgets.heightmap_dialog import HeightmapOptionsDialog
+
+    heights = np.linspace(0, 30, 9 * 11, dtype=np.float32).reshape(9, 11)
+    write_heightmap(tmp_path / "ridge.png", heights, spacing=3.5)
+    shown: list[HeightmapOptionsDialog] = []
+    original = HeightmapOptionsDialog.__init__
+
+    def record(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        shown.append(self)
+
+    monkeypatch.setattr(HeightmapOptionsDialog, "__init__", record)
+    answer_dialogs.update(path=tmp_path / "ridge.png", options={})
+    (importer,) = terrain_extension.IMPORTERS
+    main_window.run_importer(importer)
+    assert errors == []
+    assert main_window.document.scene.terrain.spacing == 3.5  # not replaced by the dialog's default
+    assert "11 × 9 samples" in shown[0].header.text() and "ridge.png" in shown[0].header.text()
+    # A damaged file is reported before any question is asked, and the scene stays.
+    terrain = main_window.document.scene.terrain
+    (tmp_path / "bad.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 5)
+    answer_dialogs.update(path=tmp_path / "bad.png")
+    main_window.run_importer(importer)
+    assert len(shown) == 1 and len(errors) == 1 and "bad.png" in errors[0][1]
+    assert main_window.document.scene.terrain is terrain
+
+
+def test_terrain_tools_draw_the_brush_ring_under_the_pointer(main_window, editor, qtbot) -> None:
+    viewport = main_window.viewport
+    cursor = viewport.overlays.brush_cursor
+    editor.toolbox.activate("raise")
+    centre = QPoint(viewport.width() // 2, viewport.height() // 2)
+    hover = QMouseEvent(QEvent.Type.MouseMove, QPointF(centre), QPointF(viewport.mapToGlobal(centre)),
+                        Qt.MouseButton.NoButton, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(viewport, hover)  # no button held
+    x, z = editor.toolbox.world_at(centre.x(), centre.y())
+    assert cursor.visible and cursor.radius == editor.toolbox.brush.radius
+    assert cursor.falloff == editor.toolbox.brush.falloff
+    assert np.allclose(cursor.center, [x, main_window.document.scene.terrain.height_at(x, z), z])
+    editor.toolbox.set_brush(Brush(radius=3.0, strength=0.5, falloff=0.25))  # ] / [ resize it in place
+    assert cursor.visible and cursor.radius == 3.0 and cursor.falloff == 0.25
+    editor.toolbox.activate(None)
+    assert not cursor.visible
+
+
+def test_picking_a_terrain_tool_brings_its_settings_forward(main_window, editor, qtbot) -> None:
+    main_window.show()
+    qtbot.waitExposed(main_window)
+    editor.toolbox.activate("smooth")
+    dock = main_window.tool_docks["terrain_tools"]
+    assert dock.isVisible() and main_window.actions_by_key["tool_terrain_tools"].isChecked()
+    assert dock in main_window.tabifiedDockWidgets(main_window.docks["tool_settings"])
+    panel = dock.widget()
+    assert "red" in panel.layer.text()  # the layer Paint Layer works on
+    editor.panel.select("blue")
+    assert "blue" in panel.layer.text()

@@ -117,3 +117,20 @@ def test_heightmap_options_manual_mapping(qtbot) -> None:
     assert fixed.values()["size"] == (41, 33) and not fixed.columns.isEnabled()
     assert fixed.values()["spacing"] is None
     assert np.isfinite(fixed.values()["scale"])
+
+
+@pytest.mark.parametrize("fmt, importing, size, drawn", [
+    ("r16", True, (41, 33), {"offset", "scale", "spacing", "columns", "rows"}),  # RAW holds no mapping
+    ("png16", True, None, {"auto", "offset", "scale", "spacing"}),
+    ("png16", False, None, {"auto", "offset", "scale"}),
+    ("npy", True, None, {"spacing"}),
+])
+def test_heightmap_options_draw_only_the_fields_the_format_asks(qtbot, fmt, importing, size, drawn) -> None:
+    dialog = HeightmapOptionsDialog("t", fmt, importing, size=size, path="/maps/valley.dat", note="9 × 9")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    fields = ("auto", "offset", "scale", "spacing", "columns", "rows")
+    assert {f for f in fields if getattr(dialog, f).isVisible()} == drawn
+    assert "valley.dat" in dialog.header.text() and "9 × 9" in dialog.header.text()
+    if fmt == "r16":
+        assert dialog.values()["offset"] == 0.0 and dialog.offset.isEnabled()
