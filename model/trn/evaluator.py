@@ -239,8 +239,9 @@ class _Run:
         # amount, with or without filters: spec/trn.md "Evaluation" steps 2 and 3
         filters = [c for c in kids if c.kind == "filter"]
         if idx.size and filters:
+            extent = _extent(bounds) if not layer.params["invertBoundaries"] else None
             for f in filters:
-                part = self.filter(f, idx)
+                part = self.filter(f, idx, extent)
                 self.record(f, idx, part, "filter")
                 amount = np.minimum(amount, part)
         if layer.params["invertFilters"]:
@@ -289,10 +290,13 @@ class _Run:
         return out
 
     # ---- filters -------------------------------------------------------------------------
-    def filter(self, f: Item, idx: np.ndarray) -> np.ndarray:
+    def filter(self, f: Item, idx: np.ndarray, extent=None) -> np.ndarray:
+        """The filter's feathered amount at `idx`; `extent` is the layer's boundary box (FBIT maps its
+        image over it). Feather fractions are clamped to 0–1, as the original engine loads them."""
         p, tag = f.params, f.tag
         if tag == "FSHD":
             return (self.shader[idx] == p["shaderFamily"]).astype(np.float64)
+        feather = min(max(float(p["feather"]), 0.0), 1.0)
         if tag == "FHGT":
             v, low, high = self.h[idx], p["low"], p["high"]
         elif tag == "FSLP":
@@ -303,7 +307,9 @@ class _Run:
         elif tag == "FDIR":
             dx, dz = self.gradient(idx)
             v = np.arctan2(-dx, -dz) / (2 * math.pi) + 0.5  # atan2(nx, nz): the normal's length cancels
-            low, high = p["minAngle"] / (2 * math.pi), p["maxAngle"] / (2 * math.pi)
+            # stored in degrees like FSLP's (the original converts on load), limited to ±180°
+            low = max(math.radians(p["minAngle"]), -math.pi) / (2 * math.pi)
+            high = min(math.radians(p["maxAngle"]), math.pi) / (2 * math.pi)
         elif tag == "FFRA":
             v, low, high = p["scaleY"] * self.fractal(p["fractalFamily"], idx), p["low"], p["high"]
         elif tag == "FBIT":
@@ -313,18 +319,32 @@ class _Run:
                 if msg not in self.warnings:
                     self.warnings.append(msg)
                 return np.ones(idx.size)
-            v, low, high = p["gain"] * self._bitmap(bitmap, idx), p["low"], p["high"]
+            # the image plus gain, kept below 1 so the strict upper limit still admits a full pixel;
+            # the filter's amount is the band's times that value (as the original engine does)
+            v = np.clip(self._bitmap(bitmap, idx, extent) + float(p["gain"]), 0.0, 0.99999)
+            return shapes.feather(p["featherFn"], shapes.band(v, p["low"], p["high"], feather) * v)
         else:
             return np.ones(idx.size)
-        return shapes.feather(p["featherFn"], shapes.band(v, low, high, p["feather"]))
+        return shapes.feather(p["featherFn"], shapes.band(v, low, high, feather))
 
-    def _bitmap(self, bitmap: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """Nearest sample of a 0..1 image that covers the whole map (row 0 at −width/2 in z)."""
-        half = self.doc.map_width / 2.0
-        rows, cols = bitmap.shape[:2]
-        u = np.clip(((self.xs[idx] + half) / (2 * half) * cols).astype(np.int64), 0, cols - 1)
-        v = np.clip(((self.zs[idx] + half) / (2 * half) * rows).astype(np.int64), 0, rows - 1)
-        return np.asarray(bitmap, np.float64)[v, u]
+    def _bitmap(self, bitmap: np.ndarray, idx: np.ndarray, extent) -> np.ndarray:
+        """Bilinear sample of a 0..1 image (row 0 at the south edge) stretched over `extent`
+        (x0, z0, x1, z1): the layer's boundaries, or the whole map for a layer without any."""
+        if extent is None or not (extent[2] > extent[0] and extent[3] > extent[1]):
+            half = self.doc.map_width / 2.0
+            extent = (-half, -half, half, half)
+        img = np.asarray(bitmap, np.float64)
+        rows, cols = img.shape[:2]
+        if img.ndim == 3:
+            img = img[..., 0]
+        sx = np.minimum((self.xs[idx] - extent[0]) * cols / (extent[2] - extent[0]), cols - 1.0)
+        sz = np.minimum((self.zs[idx] - extent[1]) * rows / (extent[3] - extent[1]), rows - 1.0)
+        sx, sz = np.maximum(sx, 0.0), np.maximum(sz, 0.0)
+        x0, z0 = sx.astype(np.int64), sz.astype(np.int64)
+        x1, z1 = np.minimum(x0 + 1, cols - 1), np.minimum(z0 + 1, rows - 1)
+        fx, fz = sx - x0, sz - z0
+        return (img[z0, x0] * (1 - fx) * (1 - fz) + img[z0, x1] * fx * (1 - fz)
+                + img[z1, x0] * (1 - fx) * fz + img[z1, x1] * fx * fz)
 
     # ---- affectors -----------------------------------------------------------------------
     def affector(self, item: Item, idx: np.ndarray, a: np.ndarray) -> None:
@@ -489,6 +509,25 @@ class _Run:
     def _clear_flora(self, idx):
         self.flora[:, idx] = -1
         self.flora_child[:, idx] = -1
+
+
+def _extent(bounds: list[Item]) -> tuple[float, float, float, float] | None:
+    """The box around a layer's active boundaries (None without any)."""
+    boxes = []
+    for b in bounds:
+        p = b.params
+        if b.tag == "BCIR":
+            r = abs(p["radius"])
+            boxes.append((p["cx"] - r, p["cz"] - r, p["cx"] + r, p["cz"] + r))
+        elif b.tag == "BREC":
+            boxes.append((min(p["x0"], p["x1"]), min(p["z0"], p["z1"]), max(p["x0"], p["x1"]),
+                          max(p["z0"], p["z1"])))
+        elif b.tag in ("BPOL", "BPLN") and p["points"]:
+            boxes.append(shapes.bbox(p["points"], p["width"] if b.tag == "BPLN" else 0.0))
+    if not boxes:
+        return None
+    b = np.array(boxes)
+    return (b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max())
 
 
 def _evaluate_tile(doc, region: Region, margin: int, bitmaps, ramps, trace_xz=None) -> Evaluation:

@@ -38,7 +38,7 @@ def rectangle(x, z, x0: float, z0: float, x1: float, z1: float, f: float) -> np.
     xa, xb = min(x0, x1), max(x0, x1)
     za, zb = min(z0, z1), max(z0, z1)
     inside = (x >= xa) & (x <= xb) & (z >= za) & (z <= zb)
-    band = 0.5 * min(xb - xa, zb - za) * f
+    band = 0.5 * min(xb - xa, zb - za) * min(max(f, 0.0), 1.0)
     if band <= 0:
         return inside.astype(np.float64)
     edge = np.minimum(np.minimum(x - xa, xb - x), np.minimum(z - za, zb - z))

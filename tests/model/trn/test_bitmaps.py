@@ -15,7 +15,7 @@ from model.trn.evaluator import Region, evaluate
 
 
 def _doc(tmp_path, bitmap_file: str, name="t.trn"):
-    fbit = build.item("FBIT", "0001", bitmapFamily=2, featherFn=0, feather=0.0, low=0.5, high=2.0, gain=1.0)
+    fbit = build.item("FBIT", "0001", bitmapFamily=2, featherFn=0, feather=0.0, low=0.5, high=2.0, gain=0.0)
     groups = build.family_groups(bitmaps=[{"id": 2, "name": "mask", "bitmapFile": bitmap_file}])
     layer = build.layer("b", [fbit, build.item("AHCN", "0000", operation=0, height=1.0)])
     node = build.document(header=build.header_values(mapWidth=100.0), groups=groups, layers=[layer])
@@ -39,7 +39,9 @@ def test_png_beside_the_file_drives_the_filter(tmp_path):
     bitmaps, missing = load_bitmaps(doc)
     assert not missing and bitmaps[2].shape == (2, 2)
     ev = evaluate(doc, Region.from_bounds(0, -40, 0, 40, 10.0), bitmaps=bitmaps)
-    assert list(ev.heights[:, 0]) == [0, 0, 0, 0, 1, 1, 1, 1, 1]
+    # the 2-pixel image spans the 100 m map, bilinear: z = −40 … 40 samples 0.2 … 1 (kept below 1)
+    expect = [0, 0, 0.6, 0.8, 0.99999, 0.99999, 0.99999, 0.99999, 0.99999]
+    assert list(ev.heights[:, 0]) == pytest.approx(expect, abs=1e-5)
 
 
 def test_tga_grey_both_orientations(tmp_path):

@@ -165,12 +165,12 @@ def test_height_filter_band():
 def test_slope_and_direction_filters():
     # slope of the ramp: dh/dx = 5 → normal y = 1/√26, angle 78.7°; flat elsewhere
     slope = build.item("FSLP", "0002", minAngle=60.0, maxAngle=85.0, featherFn=0, feather=0.0)
-    direction = build.item("FDIR", "0000", minAngle=1.4, maxAngle=1.7, featherFn=0, feather=0.0)
+    direction = build.item("FDIR", "0000", minAngle=80.0, maxAngle=97.5, featherFn=0, feather=0.0)
     doc = doc_of([_ramp_layer(), build.layer("steep", [slope, height_const(1000, op=1)])])
     ev = grid(doc, -5, 0, 30, 0)
     assert h_at(ev, 10, 0) == pytest.approx(1050.0) and h_at(ev, 25, 0) == pytest.approx(100.0)
     assert h_at(ev, -3, 0) == 0.0
-    # normal (−5, 1, 0)/√26 → atan2(nx, nz)/2π + 0.5 = 0.25, i.e. angle π/2 lies in (1.4, 1.7)
+    # normal (−5, 1, 0)/√26 → atan2(nx, nz)/2π + 0.5 = 0.25, i.e. 90° lies in (80°, 97.5°)
     doc = doc_of([_ramp_layer(), build.layer("facing", [direction, height_const(1000, op=1)])])
     ev = grid(doc, -5, 0, 30, 0)
     assert h_at(ev, 10, 0) == pytest.approx(1050.0) and h_at(ev, 25, 0) == pytest.approx(100.0)
@@ -200,15 +200,40 @@ def test_shader_filter_and_bitmap_filter():
                  shaders=[shader(7)])
     ev = grid(doc, -8, 0, 8, 0)
     assert h_at(ev, 0, 0) == 2 and h_at(ev, 5, 0) == 2 and h_at(ev, 6, 0) == 0
-    fbit = build.item("FBIT", "0001", bitmapFamily=2, featherFn=0, feather=0.0, low=0.5, high=2.0, gain=1.0)
+    fbit = build.item("FBIT", "0001", bitmapFamily=2, featherFn=0, feather=0.0, low=0.5, high=2.0, gain=0.0)
     doc = doc_of([build.layer("b", [fbit, height_const(1)])],
                  bitmaps=[{"id": 2, "name": "mask", "bitmapFile": "mask.tga"}])
     missing = grid(doc, -4, 0, 4, 0)
     assert np.all(missing.heights == 1) and "not available" in missing.warnings[0]
     half = np.zeros((2, 2))
-    half[:, 1] = 1.0  # east half of the map (x ≥ 0)
-    ev = grid(doc, -4, 0, 4, 0, bitmaps={2: half})
-    assert h_at(ev, -2, 0) == 0 and h_at(ev, 2, 0) == 1
+    half[:, 1] = 1.0
+    # no boundary: the image spans the whole 4096 m map, pixel i at x = −2048 + 2048·i, bilinear between;
+    # the amount is band × value: −1600 → 0.22 (below low), −512 → 0.75, 100 → 1 kept below 1
+    ev = grid(doc, -1600, 0, 100, 0, 4.0, bitmaps={2: half})
+    assert h_at(ev, -1600, 0) == 0
+    assert h_at(ev, -512, 0) == pytest.approx(0.75)
+    assert h_at(ev, 100, 0) == pytest.approx(0.99999, abs=1e-6)
+
+
+def test_bitmap_filter_spans_the_layer_boundaries_and_adds_gain():
+    img = np.array([[0.0, 1.0], [0.0, 1.0]])
+    fbit = build.item("FBIT", "0001", bitmapFamily=2, featherFn=0, feather=0.0, low=0.0, high=1.0, gain=0.25)
+    doc = doc_of([build.layer("b", [rect(0, 0, 100, 100), fbit, height_const(10)])],
+                 bitmaps=[{"id": 2, "name": "mask", "bitmapFile": "mask.tga"}])
+    ev = grid(doc, 0, 50, 100, 50, 25.0, bitmaps={2: img})
+    # x over the rectangle's 100 m: sample 2·x/100, value + 0.25, below 1: 0.25, 0.75, 0.99999 …
+    assert [h_at(ev, x, 50) for x in (0, 25, 50, 75)] == pytest.approx([2.5, 7.5, 9.9999, 9.9999], abs=1e-4)
+
+
+def test_direction_filter_reads_degrees_and_filter_feathers_clamp_to_one():
+    # ramp normal faces −x: 90°; a window 80°–100° with feather 5 (clamped to 1) ramps over 10° each side
+    wide = build.item("FDIR", "0000", minAngle=80.0, maxAngle=100.0, featherFn=0, feather=5.0)
+    doc = doc_of([_ramp_layer(), build.layer("facing", [wide, height_const(1000, op=1)])])
+    ev = grid(doc, 10, 0, 10, 0)
+    assert h_at(ev, 10, 0) == pytest.approx(50.0 + 1000.0)
+    narrow = build.item("FDIR", "0000", minAngle=80.0, maxAngle=88.0, featherFn=0, feather=0.0)
+    doc = doc_of([_ramp_layer(), build.layer("facing", [narrow, height_const(1000, op=1)])])
+    assert h_at(grid(doc, 10, 0, 10, 0), 10, 0) == pytest.approx(50.0)
 
 
 def test_filters_combine_by_min_and_invert_flags():
