@@ -129,10 +129,11 @@ class RuleTables:
             self.health[i, :n] = r.health[:n]
             self.block[i, :n] = [r.blocking_height_at(x) for x in range(n)]
             for x in range(n):
-                self.next[i, x, :len(r.states[x])] = r.states[x]
-                self.next_len[i, x] = len(r.states[x])
-                self.act[i, x, :len(r.actions[x])] = r.actions[x]
-                self.act_len[i, x] = len(r.actions[x])
+                nexts, acts = r.choices(x)
+                self.next[i, x, :len(nexts)] = nexts
+                self.next_len[i, x] = len(nexts)
+                self.act[i, x, :len(acts)] = acts
+                self.act_len[i, x] = len(acts)
             self.fruiting[i] = r.fruiting_state
             self.fruit_amount[i] = r.fruit_amount
             self.alt_lo[i], self.alt_hi[i] = r.altitude_low, r.altitude_high

@@ -77,8 +77,9 @@ def reachable_states(rule: PlantRule, entries: set[int] | None = None) -> set[in
         if s in seen or not 0 <= s < rule.state_count:
             continue
         seen.add(s)
-        if rule.index in rule.actions[s]:
-            todo.extend(n for n in rule.states[s] if n not in seen)
+        nexts, acts = rule.choices(s)
+        if rule.index in acts:
+            todo.extend(n for n in nexts if n not in seen)
     return seen
 
 
@@ -88,7 +89,8 @@ def entry_states(rule: PlantRule, others: list[PlantRule]) -> set[int]:
     for other in others:
         if other is rule:
             continue
-        for nexts, actions in zip(other.states, other.actions, strict=True):
+        for s in range(other.state_count):
+            nexts, actions = other.choices(s)
             if rule.index in actions and other.index != rule.index:
                 entries.update(nexts)
     return entries
@@ -120,6 +122,11 @@ def lint_rule(rule: PlantRule, settings: dict[str, Setting], others: list[PlantR
         out.append(Lint(*_at(settings, "state_0", rule), "state_0", ERROR, "the rule has no states"))
         return out
     for s in range(n):
+        for key, given in ((f"state_{s}", rule.states[s]), (f"action_{s}", rule.actions[s])):
+            if not given:
+                out.append(Lint(*_at(settings, key, rule), key, ERROR,
+                                "empty list: the game fails when a plant rolls in this state "
+                                "(the simulator keeps the plant as it is)"))
         bad = sorted({x for x in rule.states[s] if not 0 <= x < n})
         if bad:
             out.append(Lint(*_at(settings, f"state_{s}", rule), f"state_{s}", ERROR,
@@ -133,8 +140,8 @@ def lint_rule(rule: PlantRule, settings: dict[str, Setting], others: list[PlantR
     for s in sorted(set(range(n)) - reach):
         out.append(Lint(*_at(settings, f"state_{s}", rule), f"state_{s}", WARNING,
                         "state can never be reached"))
-    dies = any(0 in rule.actions[s] for s in reach)
-    leaves = any(a not in (0, rule.index) for s in reach for a in rule.actions[s])
+    dies = any(0 in rule.choices(s)[1] for s in reach)
+    leaves = any(a not in (0, rule.index) for s in reach for a in rule.choices(s)[1])
     if not dies and not leaves:
         out.append(Lint(*_at(settings, f"action_{n - 1}", rule), "action", WARNING,
                         "no path to death: no reachable state has action 0, the plant lives forever"))

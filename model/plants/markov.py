@@ -48,11 +48,11 @@ def chain_of(rule: PlantRule) -> Chain:
     death = np.zeros(n)
     change: dict[int, np.ndarray] = {}
     for s in range(n):
-        nexts = [x for x in rule.states[s] if 0 <= x < n]
+        choices, acts = rule.choices(s)
+        nexts = [x for x in choices if 0 <= x < n]
         if not nexts:
             continue
-        p_next = np.bincount(nexts, minlength=n)[:n] / len(rule.states[s])
-        acts = rule.actions[s]
+        p_next = np.bincount(nexts, minlength=n)[:n] / len(choices)
         for a in set(acts):
             p_a = acts.count(a) / len(acts)
             if a == 0:
@@ -127,14 +127,15 @@ def survival_curve(rule: PlantRule, plants: int = 2000, ticks: int = 300, seed: 
         out[1:] = 0.0
         return out
     rng = np.random.default_rng(seed)
-    width = max(max(len(x) for x in rule.states), max(len(x) for x in rule.actions))
+    lists = [rule.choices(s) for s in range(n)]
+    width = max(len(x) for pair in lists for x in pair)
     nexts = np.zeros((n, width), np.int64)
     acts = np.zeros((n, width), np.int64)
-    n_len = np.array([len(x) for x in rule.states])
-    a_len = np.array([len(x) for x in rule.actions])
-    for s in range(n):
-        nexts[s, :n_len[s]] = rule.states[s]
-        acts[s, :a_len[s]] = rule.actions[s]
+    n_len = np.array([len(x) for x, _ in lists])
+    a_len = np.array([len(x) for _, x in lists])
+    for s, (nx, ac) in enumerate(lists):
+        nexts[s, :n_len[s]] = nx
+        acts[s, :a_len[s]] = ac
     state = np.zeros(plants, np.int64)
     time = np.zeros(plants, np.int64)
     alive = np.ones(plants, bool)

@@ -182,8 +182,9 @@ class Cube:
         if st >= rule.state_count:
             return
         p["time"][i] = 0
-        nxt = self.rnd.choice(rule.states[st])
-        act = self.rnd.choice(rule.actions[st])
+        nexts, acts = rule.choices(st)
+        nxt = self.rnd.choice(nexts)
+        act = self.rnd.choice(acts)
         if act == 0:
             for k in ("type", "time", "health", "material", "height"):
                 p[k][i] = 0

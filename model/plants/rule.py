@@ -128,6 +128,11 @@ class PlantRule:
         """Any blocking state: such plants count toward a cube's fertility target."""
         return any(h > 0 for h in self.blocking_height)
 
+    def choices(self, state: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The next-state and next-type lists a roll in `state` draws from. An empty list (the game
+        cannot draw from it) is read as "no change": the same state, or this plant's own type."""
+        return self.states[state] or (state,), self.actions[state] or (self.index,)
+
     def blocking_height_at(self, state: int) -> int:
         """A missing index counts as 0."""
         return self.blocking_height[state] if 0 <= state < len(self.blocking_height) else 0
@@ -162,12 +167,9 @@ def rule_from_settings(settings: dict[str, Setting], path: Path | None = None,
         if f"action_{i}" not in settings:
             s = settings[f"state_{i}"]
             raise FormatError(s.path, f"line {s.line}", f"state_{i} has no action_{i}")
+        # An empty list loads (the game only fails if a plant ever rolls it); a lint reports it.
         for key, out in ((f"state_{i}", states), (f"action_{i}", actions)):
-            choices = tuple(int(v) for v in g(key))
-            if not choices:
-                s = settings[key]
-                raise FormatError(s.path, f"line {s.line}", f"{key} is empty: nothing to draw from")
-            out.append(choices)
+            out.append(tuple(int(v) for v in g(key)))
         i += 1
     health = tuple(_clamp(v, 0, 255) for v in g("health"))
     blocking = tuple(int(v) for v in g("blockingHeight"))

@@ -333,3 +333,19 @@ def test_first_draw_per_tile_is_the_earliest_and_the_scratch_layer_is_restored()
             expected[i] = True
     assert np.array_equal(got, expected)
     assert np.array_equal(scratch, before)
+
+
+def test_an_empty_choice_list_keeps_the_plant_as_it_is(tmp_path: Path) -> None:
+    # state_1 has no next states and action_1 no types: a roll there changes nothing, in both simulators.
+    text = ("index=n5\nhealth=N10,10\nblockingHeight=N1,2\nallowedTerrainTypes=N1\n"
+            "allowedAltitudeHigh=n500\nallowedWaterLevelHigh=n500\nslope=n255\n"
+            "state_0=N1\naction_0=N5\nstate_1=N\naction_1=4\n")
+    (tmp_path / "r.txt").write_text(text)
+    rules = load_folder(tmp_path).by_index()
+    f = fill(flat_field(32), 5, 10, np.ones((32, 32), np.uint8), time=0)
+    f.flags[...] = PLANT
+    f.height[...] = 2
+    opts = GrowthOptions(fertility=0)
+    for grown in (run_growth(f, rules, 3, seed=1, options=opts),
+                  reference_growth(f, rules, 3, seed=1, options=opts)):
+        assert np.all(grown.type == 5) and np.all(grown.state == 1) and np.all(grown.height == 2)

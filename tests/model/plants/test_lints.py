@@ -83,3 +83,11 @@ def test_state_keys_past_the_first_missing_state_are_never_read(tmp_path: Path) 
     assert [m.split(":")[:3] for m in never] == [["8", "state_3", "warning"], ["9", "action_3", "warning"],
                                                  ["10", "action_2", "warning"]]
     assert all("state_2 is missing" in m for m in never)
+
+
+def test_empty_choice_lists_are_errors_with_their_line(tmp_path: Path) -> None:
+    text = simple_rule(1, states=2).replace("state_1=N1,1", "state_1=N")
+    got = _lints(tmp_path, {"r.txt": text})["r"]
+    assert [m for m in got if "empty list" in m] == [
+        "6:state_1:error:empty list: the game fails when a plant rolls in this state "
+        "(the simulator keeps the plant as it is)"]

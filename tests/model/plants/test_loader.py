@@ -103,7 +103,6 @@ def test_clamps_sorting_and_booleans(tmp_path: Path) -> None:
     ("damageScale=n2\n", "damageScale must be double or float"),
     ("blockingHeight=N1\n", "inconsistent rule: 2 health values, 1 blocking heights and 2 states"),
     ("state_2=N2\n", "state_2 has no action_2"),
-    ("state_0=N\n", "state_0 is empty"),
 ])
 def test_wrong_types_and_inconsistency_name_key_file_and_line(tmp_path: Path, extra: str,
                                                               needle: str) -> None:
@@ -155,3 +154,13 @@ def test_source_names_match_files_regardless_of_case(tmp_path: Path) -> None:
     assert folder.chain("irontree_t2") == ["irontree_t2", "irontree_lo"]
     rule = folder.rule("irontree_t2")
     assert (rule.index, rule.fruit_amount) == (7, 125)
+
+
+def test_an_empty_choice_list_loads_and_reads_as_no_change(tmp_path: Path) -> None:
+    # `N` with nothing after it is an empty int[]: the game loads the rule; only a roll would fail.
+    write_rules(tmp_path, {"x.txt": simple_rule(2).replace("state_1=N1,1", "state_1=N")
+                           .replace("action_0=N2", "action_0=4")})
+    rule = RuleFolder(tmp_path).rule("x")
+    assert rule.states[1] == () and rule.actions[0] == ()
+    assert rule.choices(1) == ((1,), (2, 0))
+    assert rule.choices(0) == ((0, 1), (2,))
