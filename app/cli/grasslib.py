@@ -7,6 +7,7 @@ from pathlib import Path
 
 from app.cli import add_json_flag, emit
 from model.grasslib import pick, read_library
+from model.grasslib.library import TAIL_SIZE
 from model.grasslib.summary import library_summary, rule_fields
 
 
@@ -21,12 +22,32 @@ def byte_value(text: str) -> int:
     return v
 
 
+def tail_size(text: str) -> int | None:
+    """`any` or a byte count of at least 256 (the table)."""
+    if text.lower() == "any":
+        return None
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a byte count or 'any', got {text!r}") from None
+    if v < 256:
+        raise argparse.ArgumentTypeError(f"a tail holds the 256-entry table: {v} is too small")
+    return v
+
+
+def _add_tail_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tail-size", type=tail_size, default=TAIL_SIZE, metavar="N|any",
+                   help=f"bytes after the last group (default {TAIL_SIZE}, the examined library's); "
+                        "'any' takes whatever follows the groups, at least the 256-entry table")
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("grasslib", help="inspect a grass pattern library and its terrain picker")
     gsub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     info = gsub.add_parser("info", help="counts of models, groups and rules, classes, table, flags")
     info.add_argument("file", type=Path, metavar="FILE", help="a grass pattern library")
+    _add_tail_flag(info)
     add_json_flag(info)
     info.set_defaults(func=run_info)
 
@@ -36,6 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     pk.add_argument("--block4", type=byte_value, required=True, help="block-4 value: weight = value >> 1")
     pk.add_argument("--block5", type=byte_value, required=True,
                     help="block-5 value: group override; 0xFE keeps the material's group, 0xFF none")
+    _add_tail_flag(pk)
     add_json_flag(pk)
     pk.set_defaults(func=run_pick)
 
@@ -65,14 +87,14 @@ def info_text(doc: dict) -> str:
 
 
 def run_info(args: argparse.Namespace) -> int:
-    lib = read_library(args.file)
+    lib = read_library(args.file, args.tail_size)
     doc = library_summary(lib, str(args.file))
     emit(args, lambda: info_text(doc), doc)
     return 0
 
 
 def run_pick(args: argparse.Namespace) -> int:
-    lib = read_library(args.file)
+    lib = read_library(args.file, args.tail_size)
     result = pick(lib, args.material, args.block4, args.block5)
     rules = []
     if result.active:

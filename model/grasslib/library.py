@@ -13,7 +13,9 @@ import numpy as np
 HEADER_SIZE = 6  # u8 1, u32 model count, u8 0
 ZERO_WORD_SIZE = 4
 TABLE_SIZE = 256
-# Working hypothesis (the examined library): the tail is 443 bytes, the table its last 256.
+# The examined library's tail is 443 bytes, the table its last 256. The framing hypothesis was
+# derived with this figure (the 17-byte group overhead), so the reader expects it by default; a
+# reader asked for `tail_size=None` takes whatever follows the last group instead.
 TAIL_SIZE = 443
 TAIL_RAW_SIZE = TAIL_SIZE - TABLE_SIZE
 NO_GROUP = 0xFF
@@ -78,6 +80,7 @@ class GrassLibrary:
     lead: int = 1
     pad: int = 0
     zero_word: int = 0
+    tail_size: int | None = TAIL_SIZE  # the tail size this library is held to; None: any (>= 256)
     notes: list[str] = field(default_factory=list)  # things the reader noticed but kept
 
     @property

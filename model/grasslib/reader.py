@@ -1,8 +1,18 @@
-"""Strict reader: every byte is placed, counts are checked before allocating, the file closes exactly."""
+"""Strict reader: every byte is placed, counts are checked before allocating, the file closes exactly.
+
+Groups carry no count of their own in this reading, so where they end is found from the file: by
+default the tail is the examined library's 443 bytes (the figure the group framing was derived
+from), and the groups must chain exactly up to it. When they do not, the reader reads on to find
+where the groups really end and says whether bytes are missing or extra, and where. Nothing
+assumes the group objects' class id (the seed does not give it); only rules must be
+GrassPatternElement, which the seed proves.
+"""
 
 from __future__ import annotations
 
 import struct
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -24,23 +34,34 @@ from model.grasslib.library import (
     Group,
 )
 
-MIN_SIZE = HEADER_SIZE + ZERO_WORD_SIZE + TAIL_SIZE
-HYPOTHESIS = ("group framing hypothesis (12-byte object header, u8, u32 rule count, "
-              f"{RULE_SIZE}-byte rules; then a {TAIL_SIZE}-byte tail)")
+RULE_COUNT_AT = 13  # the u32 rule count's offset in a group head
 
 
-def read_library(path: str | Path) -> GrassLibrary:
-    """Read a grass pattern library file; raises FormatError naming the offset where it stops fitting."""
+def hypothesis(tail_size: int | None) -> str:
+    """The framing this reader applies, for messages."""
+    tail = f"a {tail_size}-byte tail" if tail_size is not None else "a tail of at least 256 bytes"
+    return (f"group framing hypothesis: 12-byte object header, u8, u32 rule count, {RULE_SIZE}-byte "
+            f"rules; then {tail} ending in the 256-entry table")
+
+
+def read_library(path: str | Path, tail_size: int | None = TAIL_SIZE) -> GrassLibrary:
+    """Read a grass pattern library file; raises FormatError naming the offset where it stops fitting.
+
+    `tail_size=None` accepts any tail of at least 256 bytes after the last group.
+    """
     path = Path(path)
     try:
         data = path.read_bytes()
     except OSError as e:
         raise FormatError(path, None, f"cannot read: {e.strerror or e}") from None
-    return parse_library(data, path)
+    return parse_library(data, path, tail_size)
 
 
-def parse_library(data: bytes, path: str | Path | None = None) -> GrassLibrary:
+def parse_library(data: bytes, path: str | Path | None = None,
+                  tail_size: int | None = TAIL_SIZE) -> GrassLibrary:
     """Parse library bytes (see `read_library`)."""
+    if tail_size is not None and tail_size < TABLE_SIZE:
+        raise ValueError(f"a tail holds the {TABLE_SIZE}-entry table: tail_size {tail_size} is too small")
     n = len(data)
     if n < HEADER_SIZE:
         raise FormatError(path, n, f"file ends after {n} bytes; the header needs {HEADER_SIZE}")
@@ -50,11 +71,12 @@ def parse_library(data: bytes, path: str | Path | None = None) -> GrassLibrary:
     notes: list[str] = []
     if pad != 0:
         notes.append(f"offset 5: header byte is {pad}, 0 in the examined library (kept)")
-    room = n - HEADER_SIZE - ZERO_WORD_SIZE - TAIL_SIZE
+    least_tail = TABLE_SIZE if tail_size is None else tail_size
+    room = n - HEADER_SIZE - ZERO_WORD_SIZE - least_tail
     if count * MODEL_PAIR_SIZE > max(room, 0):
         raise FormatError(path, 1, f"model count {count} needs {count * MODEL_PAIR_SIZE} bytes of "
                           f"models but the file leaves {max(room, 0)} after the header, the zero word "
-                          f"and the {TAIL_SIZE}-byte tail (file is {n} bytes)")
+                          f"and the {least_tail}-byte tail (file is {n} bytes)")
     models = np.frombuffer(data, MODEL_PAIR_DTYPE, count, HEADER_SIZE).copy()
     _check_same_class(path, models["model"]["class_id"], HEADER_SIZE, MODEL_PAIR_SIZE, "model")
     _check_same_class(path, models["bounds"]["class_id"], HEADER_SIZE + 72, MODEL_PAIR_SIZE,
@@ -65,56 +87,166 @@ def parse_library(data: bytes, path: str | Path | None = None) -> GrassLibrary:
         notes.append(f"offset {offset}: word after the models is {zero_word}, 0 in the examined "
                      "library (kept)")
     offset += ZERO_WORD_SIZE
-    groups = _read_groups(data, path, offset, n - TAIL_SIZE)
-    tail = data[n - TAIL_SIZE:]
-    head_class, = struct.unpack_from("<I", tail, 8)
-    first_rule_class, = struct.unpack_from("<I", tail, GROUP_HEAD_SIZE + 8)
-    if (groups and head_class == groups[0].class_id) or first_rule_class == RULE_CLASS_ID:
-        # a group head where the tail should start: groups were cut off (truncated) or misread
-        raise FormatError(path, n - TAIL_SIZE, f"the {TAIL_SIZE}-byte tail would start with a group head "
-                          f"({describe_class(head_class)}): the file looks truncated, or the "
-                          f"{HYPOTHESIS} does not fit it")
-    table = np.frombuffer(tail, np.uint8, TABLE_SIZE, TAIL_SIZE - TABLE_SIZE).copy()
+    if tail_size is None:
+        groups, tail_start = _groups_up_to_any_tail(data, path, offset)
+    else:
+        tail_start = n - tail_size
+        groups = _groups_up_to(data, path, offset, tail_start, tail_size)
+    _refuse_group_at_tail(data, path, groups, tail_start, tail_size)
+    classes = Counter(g.class_id for g in groups)
+    if len(classes) > 1:
+        notes.append("groups carry " + ", ".join(f"{describe_class(c)} ×{k}" for c, k in classes.items())
+                     + " (kept)")
+    if tail_size is None and n - tail_start != TAIL_SIZE:
+        notes.append(f"offset {tail_start}: the tail is {n - tail_start} bytes, {TAIL_SIZE} in the "
+                     "examined library; its last 256 are read as the table")
+    tail = data[tail_start:]
+    table = np.frombuffer(tail, np.uint8, TABLE_SIZE, len(tail) - TABLE_SIZE).copy()
     return GrassLibrary(models=models, groups=groups, table=table, tail_raw=tail[:-TABLE_SIZE],
-                        lead=lead, pad=pad, zero_word=zero_word, notes=notes)
+                        lead=lead, pad=pad, zero_word=zero_word, tail_size=tail_size, notes=notes)
 
 
-def _read_groups(data: bytes, path, offset: int, end: int) -> list[Group]:
-    """Groups fill [offset, end) exactly; the first group's class is every group's class."""
+@dataclass
+class _Stop:
+    """Where and why a walk over group heads stopped."""
+
+    offset: int  # the head that did not fit
+    place: int   # the byte to name
+    reason: str
+    kind: str    # "short": too few bytes for a head; "count": rules do not fit; "class": a rule's class
+    rule: int = 0  # for "class": which rule of the group
+
+
+def _walk(data: bytes, offset: int, end: int, first_index: int = 0,
+          empty_classes: set[int] | None = None) -> tuple[list[Group], int, _Stop | None]:
+    """Read group after group in [offset, end) while each fits; return them, where they end, and why.
+
+    With `empty_classes`, a group without rules is taken only if its class is one of them (used when
+    reading on past where the tail was expected, so tail bytes are not taken for empty groups).
+    """
     groups: list[Group] = []
-    group_class: int | None = None
     while offset < end:
         left = end - offset
-        where = f"group {len(groups)}"
+        where = f"group {first_index + len(groups)}"
         if left < GROUP_HEAD_SIZE:
-            raise FormatError(path, offset, f"{left} bytes before the tail at offset {end} are too few "
-                              f"for {where} ({GROUP_HEAD_SIZE}-byte group head): the file does not "
-                              f"close on the layout ({HYPOTHESIS})")
+            return groups, offset, _Stop(offset, offset, f"{left} bytes are too few for {where} at offset "
+                                         f"{offset} ({GROUP_HEAD_SIZE}-byte group head)", "short")
         head = np.frombuffer(data, GROUP_HEAD_DTYPE, 1, offset)[0]
         cid, rule_count = int(head["class_id"]), int(head["rule_count"])
-        if group_class is None:
-            group_class = cid
-        elif cid != group_class:
-            raise FormatError(path, offset, f"{where} has {describe_class(cid)} where groups so far "
-                              f"have {describe_class(group_class)}; {left} bytes remain before the "
-                              f"tail at offset {end}, so the file stops fitting the {HYPOTHESIS} here")
         room = left - GROUP_HEAD_SIZE
         if rule_count * RULE_SIZE > room:
-            raise FormatError(path, offset + 13, f"{where} claims {rule_count} rules "
-                              f"({rule_count * RULE_SIZE} bytes) but only {room} bytes remain before "
-                              f"the tail at offset {end} ({HYPOTHESIS})")
+            return groups, offset, _Stop(offset, offset + RULE_COUNT_AT,
+                                         f"{where} claims {rule_count} rules ({rule_count * RULE_SIZE} "
+                                         f"bytes) but only {room} bytes remain after its head at "
+                                         f"offset {offset}", "count")
+        if rule_count == 0 and empty_classes is not None and cid not in empty_classes:
+            return groups, offset, _Stop(offset, offset, f"{where} at offset {offset} would hold no "
+                                         f"rules and has {describe_class(cid)}, not a group class seen",
+                                         "class")
         first_rule = offset + GROUP_HEAD_SIZE
         rules = np.frombuffer(data, RULE_DTYPE, rule_count, first_rule).copy()
         bad = np.flatnonzero(rules["class_id"] != RULE_CLASS_ID)
         if bad.size:
             k = int(bad[0])
-            raise FormatError(path, first_rule + k * RULE_SIZE,
-                              f"{where} rule {k} has {describe_class(int(rules['class_id'][k]))}, "
-                              f"expected GrassPatternElement (0x{RULE_CLASS_ID:08X}) ({HYPOTHESIS})")
+            return groups, offset, _Stop(
+                offset, first_rule + k * RULE_SIZE,
+                f"{where} rule {k} (group at offset {offset}) has "
+                f"{describe_class(int(rules['class_id'][k]))}, expected GrassPatternElement "
+                f"(0x{RULE_CLASS_ID:08X})", "class", k)
         groups.append(Group(identity=int(head["identity"]), class_id=cid, flag=int(head["flag"]),
                             rules=rules, offset=offset))
         offset = first_rule + rule_count * RULE_SIZE
-    return groups
+    return groups, offset, None
+
+
+def _rule_classes(groups: list[Group]) -> set[int]:
+    """The classes of groups that hold rules: those are certainly groups."""
+    return {g.class_id for g in groups if len(g.rules)}
+
+
+def _groups_up_to(data: bytes, path, offset: int, tail_start: int, tail_size: int) -> list[Group]:
+    """Groups that fill [offset, tail_start) exactly; otherwise say what the file holds instead."""
+    n = len(data)
+    if tail_start < offset:
+        raise FormatError(path, n, f"file ends at offset {n}: after the groups start at offset {offset} "
+                          f"only {n - offset} bytes remain, fewer than the {tail_size}-byte tail "
+                          f"({hypothesis(tail_size)})")
+    groups, end, stop = _walk(data, offset, tail_start)
+    if stop is None:
+        return groups
+    hyp = hypothesis(tail_size)
+    if stop.kind == "class" and stop.rule > 0:  # a group whose first rules are rules: damaged, not cut
+        raise FormatError(path, stop.place, f"{stop.reason} ({hyp})")
+    # Does a group stand at the stop when the whole file is allowed? Then the groups run past where
+    # the tail should begin: read on to find their real end.
+    known = _rule_classes(groups) or None
+    more, real_end, _ = _walk(data, stop.offset, n, len(groups), known)
+    if more:
+        left = n - real_end
+        what = (f"the file looks truncated: at least {tail_size - left} bytes are missing before its "
+                f"end at offset {n}" if left < tail_size else
+                f"{left - tail_size} bytes more than the tail follow them")
+        raise FormatError(path, stop.place, f"{stop.reason} before offset {tail_start}, where the "
+                          f"{tail_size}-byte tail would begin; read on, the groups end at offset "
+                          f"{real_end}, leaving {left} bytes for the tail: {what} ({hyp})")
+    head_class = int(np.frombuffer(data, "<u4", 1, stop.offset + 8)[0]) if stop.kind != "short" else None
+    if stop.kind == "count" and (not groups or head_class in {g.class_id for g in groups}):
+        # a head of a group class whose count cannot fit: the group is damaged here
+        raise FormatError(path, stop.place, f"{stop.reason} before the tail at offset {tail_start} "
+                          f"({hyp})")
+    left = n - stop.offset
+    if left > tail_size:
+        what = (f"if the groups end here, {left - tail_size} extra bytes follow the {tail_size}-byte "
+                f"tail (from offset {stop.offset + tail_size})")
+    else:
+        what = f"the file ends {tail_size - left} bytes short of a tail starting here"
+    raise FormatError(path, stop.offset, f"the groups stop fitting at offset {stop.offset} "
+                      f"({stop.reason}); {what} ({hyp})")
+
+
+def _groups_up_to_any_tail(data: bytes, path, offset: int) -> tuple[list[Group], int]:
+    """Groups as far as they chain, leaving at least the table; trailing empty heads of a class no
+    rule-holding group has are left to the tail."""
+    n = len(data)
+    if n - offset < TABLE_SIZE:
+        raise FormatError(path, n, f"file ends at offset {n}: {n - offset} bytes after the zero word at "
+                          f"offset {offset - ZERO_WORD_SIZE} cannot hold the {TABLE_SIZE}-entry table")
+    groups, end, stop = _walk(data, offset, n - TABLE_SIZE)
+    if stop is not None and stop.kind == "class" and stop.rule > 0:
+        raise FormatError(path, stop.place, f"{stop.reason} ({hypothesis(None)})")
+    known = _rule_classes(groups)
+    while groups and not len(groups[-1].rules) and groups[-1].class_id not in known:
+        groups.pop()
+    end = _group_end(groups, offset)
+    return groups, end
+
+
+def _group_end(groups: list[Group], start: int) -> int:
+    if not groups:
+        return start
+    last = groups[-1]
+    return last.offset + GROUP_HEAD_SIZE + len(last.rules) * RULE_SIZE
+
+
+def _refuse_group_at_tail(data: bytes, path, groups: list[Group], tail_start: int,
+                          tail_size: int | None) -> None:
+    """A tail that begins with a group means the file was cut on a group boundary."""
+    n = len(data)
+    if n - tail_start < GROUP_HEAD_SIZE:
+        return
+    head = np.frombuffer(data, GROUP_HEAD_DTYPE, 1, tail_start)[0]
+    cid, rule_count = int(head["class_id"]), int(head["rule_count"])
+    present = min(rule_count, (n - tail_start - GROUP_HEAD_SIZE) // RULE_SIZE)
+    if rule_count and present:
+        rules = np.frombuffer(data, RULE_DTYPE, present, tail_start + GROUP_HEAD_SIZE)
+        is_group = bool((rules["class_id"] == RULE_CLASS_ID).all())
+    else:
+        classes = {g.class_id for g in groups}
+        is_group = rule_count == 0 and classes == {cid}
+    if is_group:
+        raise FormatError(path, tail_start, f"the tail at offset {tail_start} would start with a group "
+                          f"({describe_class(cid)}, {rule_count} rules): the file looks truncated, or the "
+                          f"{hypothesis(tail_size)} does not fit it")
 
 
 def _check_same_class(path, class_ids: np.ndarray, first: int, stride: int, what: str) -> None:

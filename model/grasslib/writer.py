@@ -13,15 +13,16 @@ from model.grasslib.library import (
     MODEL_PAIR_DTYPE,
     RULE_DTYPE,
     TABLE_SIZE,
-    TAIL_RAW_SIZE,
     GrassLibrary,
 )
 
 
 def library_bytes(lib: GrassLibrary) -> bytes:
     """Serialise `lib` in the layout the reader reads."""
-    if len(lib.tail_raw) != TAIL_RAW_SIZE:
-        raise ValueError(f"tail_raw must be {TAIL_RAW_SIZE} bytes, not {len(lib.tail_raw)}")
+    # a library held to the examined tail size must keep it, or the default reader refuses the file
+    want = None if lib.tail_size is None else lib.tail_size - TABLE_SIZE
+    if want is not None and len(lib.tail_raw) != want:
+        raise ValueError(f"tail_raw must be {want} bytes, not {len(lib.tail_raw)}")
     table = np.asarray(lib.table)
     if table.shape != (TABLE_SIZE,):
         raise ValueError(f"the material table must hold {TABLE_SIZE} entries")

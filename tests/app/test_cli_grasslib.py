@@ -92,3 +92,17 @@ def test_bad_files_exit_1_naming_file_and_offset(seed_file: Path, tmp_path: Path
     assert run_cli(["grasslib", "pick", str(tmp_path / "huge.lib"), "--material", "0", "--block4", "0",
                     "--block5", "0"]) == 1
     assert "model count 4294967295" in capsys.readouterr().err
+
+
+def test_tail_size_any_reads_a_library_with_another_tail(tmp_path: Path, capsys) -> None:
+    data = fx.library_bytes(4, [0, 1, 2], b"\xff" * 255 + b"\x01", tail_raw_size=40)
+    path = fx.write(tmp_path / "other.lib", data)
+    assert run_cli(["grasslib", "info", str(path), "--json"]) == 1
+    err = capsys.readouterr().err
+    assert "other.lib" in err and "443-byte tail" in err
+    assert run_cli(["grasslib", "info", str(path), "--tail-size", "any", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["groups"], doc["rules"], doc["tail_bytes"]) == (3, 3, 296)
+    assert doc["table_entries_with_group"] == {"255": 1}
+    assert run_cli(["grasslib", "info", str(path), "--tail-size", "296", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["groups"] == 3

@@ -63,8 +63,8 @@ def rule_bytes(rng: random.Random, model: int, unnamed_float: float) -> bytes:
     return out
 
 
-def group_bytes(rng: random.Random, rules: list[bytes]) -> bytes:
-    return _header(rng, GROUP_CLASS) + struct.pack("<BI", rng.randrange(2), len(rules)) + b"".join(rules)
+def group_bytes(rng: random.Random, rules: list[bytes], group_class: int = GROUP_CLASS) -> bytes:
+    return _header(rng, group_class) + struct.pack("<BI", rng.randrange(2), len(rules)) + b"".join(rules)
 
 
 def seed_group_sizes(rng: random.Random) -> list[int]:
@@ -77,8 +77,13 @@ def seed_group_sizes(rng: random.Random) -> list[int]:
 
 
 def library_bytes(model_count: int, group_sizes: list[int], table: bytes, *, seed: int = 1,
-                  missing: dict[int, int] | None = None, unnamed_floats: list[float] | None = None) -> bytes:
-    """A whole library. `missing` maps group → a model index for its first rule."""
+                  missing: dict[int, int] | None = None, unnamed_floats: list[float] | None = None,
+                  group_classes: list[int] | None = None, tail_raw_size: int = SEED_TAIL - 256) -> bytes:
+    """A whole library. `missing` maps group → a model index for its first rule.
+
+    The group class is not in the seed: `group_classes` (one per group) lets tests vary it; the
+    tail's size before the table is the examined library's unless `tail_raw_size` says otherwise.
+    """
     rng = random.Random(seed)
     missing = missing or {}
     total = sum(group_sizes)
@@ -94,9 +99,10 @@ def library_bytes(model_count: int, group_sizes: list[int], table: bytes, *, see
             model = missing[g] if (r == 0 and g in missing) else rng.randrange(max(model_count, 1))
             rules.append(rule_bytes(rng, model, floats[k]))
             k += 1
-        out.append(group_bytes(rng, rules))
-    tail_raw = bytearray(rng.randrange(256) for _ in range(SEED_TAIL - 256))
-    tail_raw[8:12] = struct.pack("<I", zlib.crc32(b"GrassSettings"))  # not a group header
+        out.append(group_bytes(rng, rules, group_classes[g] if group_classes else GROUP_CLASS))
+    tail_raw = bytearray(rng.randrange(256) for _ in range(tail_raw_size))
+    if tail_raw_size >= 12:
+        tail_raw[8:12] = struct.pack("<I", zlib.crc32(b"GrassSettings"))  # not a group header
     assert len(table) == 256
     out.append(bytes(tail_raw) + table)
     return b"".join(out)

@@ -202,14 +202,84 @@ def test_a_model_of_another_class_is_named_at_its_offset(seed_data: bytes) -> No
     assert e.value.place == 6 + 5 * 132 and "model 5" in e.value.reason
 
 
-def test_a_group_of_another_class_stops_the_hypothesis(seed_data: bytes) -> None:
+def test_a_group_of_another_class_is_read_and_noted(seed_data: bytes) -> None:
+    # the seed gives no class id for groups, so a group's class is kept, not required to match
     lib = parse_library(seed_data)
     at = lib.groups[100].offset
     data = bytearray(seed_data)
     struct.pack_into("<I", data, at + 8, 0x0BADF00D)
+    lib = parse_library(bytes(data))
+    assert len(lib.groups) == 190 and lib.rule_count == 218
+    assert lib.groups[100].class_id == 0x0BADF00D
+    assert any("0x0BADF00D" in n for n in lib.notes)
+    assert library_bytes(lib) == bytes(data)
+
+
+@pytest.mark.parametrize("classes", ["zero", "per-group"])
+def test_group_class_ids_are_not_assumed(classes: str) -> None:
+    import random
+
+    rng = random.Random(5)
+    sizes = fx.seed_group_sizes(rng)
+    group_classes = ([0] * 190 if classes == "zero" else [rng.getrandbits(32) for _ in range(190)])
+    data = fx.library_bytes(46, sizes, fx.seed_table(3), missing=fx.SEED_MISSING,
+                            group_classes=group_classes)
+    assert len(data) == 30_247
+    lib = parse_library(data)
+    assert (lib.model_count, len(lib.groups), lib.rule_count) == (46, 190, 218)
+    assert [g.class_id for g in lib.groups] == group_classes
+    assert library_bytes(lib) == data
+
+
+@pytest.mark.parametrize("cut", [1, 2, 100, 187, 442])
+def test_a_cut_tail_is_refused_as_truncated_by_its_size(seed_data: bytes, cut: int) -> None:
+    lib = parse_library(seed_data)
+    groups_end = len(seed_data) - 443
     with pytest.raises(FormatError) as e:
-        parse_library(bytes(data))
-    assert e.value.place == at and "group 100" in e.value.reason and "hypothesis" in e.value.reason
+        parse_library(seed_data[:-cut], "cut.lib")
+    assert f"the groups end at offset {groups_end}, leaving {443 - cut} bytes" in e.value.reason
+    assert f"truncated: at least {cut} bytes are missing" in e.value.reason
+    assert e.value.place - 13 in [g.offset for g in lib.groups] or e.value.place in [g.offset
+                                                                                       for g in lib.groups]
+
+
+@pytest.mark.parametrize("extra", [1, 17, 256, 1000])
+def test_extra_bytes_are_counted_and_placed(seed_data: bytes, extra: int) -> None:
+    groups_end = len(seed_data) - 443
+    with pytest.raises(FormatError) as e:
+        parse_library(seed_data + bytes(range(7, 7 + extra % 200)) + b"\x01" * (extra - extra % 200))
+    assert e.value.place == groups_end
+    assert f"{extra} extra bytes follow the 443-byte tail (from offset {groups_end + 443})" in e.value.reason
+
+
+@pytest.mark.parametrize("raw", [0, 60, 187, 400])
+def test_any_tail_size_reads_when_asked(raw: int) -> None:
+    import random
+
+    sizes = fx.seed_group_sizes(random.Random(9))
+    table = fx.seed_table(7)
+    data = fx.library_bytes(46, sizes, table, missing=fx.SEED_MISSING, tail_raw_size=raw)
+    lib = parse_library(data, "any.lib", tail_size=None)
+    assert (lib.model_count, len(lib.groups), lib.rule_count) == (46, 190, 218)
+    assert len(lib.tail_raw) == raw and lib.table.tobytes() == table
+    assert library_bytes(lib) == data
+    assert (raw == 187) == (not any("tail is" in n for n in lib.notes))
+    if raw != 187:  # the default reading holds a file to the examined 443-byte tail
+        with pytest.raises(FormatError) as e:
+            parse_library(data, "any.lib")
+        assert "443-byte tail" in e.value.reason
+
+
+def test_any_tail_size_still_refuses_cut_files(seed_data: bytes) -> None:
+    with pytest.raises(FormatError) as e:  # cut inside the last group: the tail would begin with it
+        parse_library(seed_data[:len(seed_data) - 443 - 50], "cut.lib", tail_size=None)
+    assert "looks truncated" in e.value.reason
+    with pytest.raises(FormatError) as e:  # group 0 (two rules) cut: it is where the tail would be
+        parse_library(seed_data[:GROUPS_START + 300], "cut.lib", tail_size=None)
+    assert e.value.place == GROUPS_START and "looks truncated" in e.value.reason
+    with pytest.raises(FormatError) as e:  # no room for the table
+        parse_library(fx.empty_library_bytes()[:10 + 255], "cut.lib", tail_size=None)
+    assert e.value.place == 10 + 255 and "256-entry table" in e.value.reason
 
 
 def test_writer_rejects_a_tail_of_the_wrong_size(seed_data: bytes) -> None:
