@@ -439,11 +439,6 @@ class _Run:
             self.flora[slot, idx] = -1
             self.flora_child[slot, idx] = -1
             return
-        if p["operation"] == 0:
-            gone = idx[self.flora[slot, idx] == fid]
-            self.flora[slot, gone] = -1
-            self.flora_child[slot, gone] = -1
-            return
         fam = self.doc.family(_FLORA_KIND[slot], fid)
         if p["densityOverride"]:
             density = float(p["density"])
@@ -453,6 +448,12 @@ class _Run:
         seed = self.flora_seeds[slot]
         draw = pole_random(x, z, _salt(it.path + "/flora", seed))
         hit = draw <= a * density
+        if p["operation"] == 0:
+            # replace removes the family, from the poles whose draw passes (as the original does)
+            gone = idx[hit & (self.flora[slot, idx] == fid)]
+            self.flora[slot, gone] = -1
+            self.flora_child[slot, gone] = -1
+            return
         got = idx[hit]
         self.flora[slot, got] = fid
         pick = pole_random(x[hit], z[hit], _salt(it.path + "/child", seed))

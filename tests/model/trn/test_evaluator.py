@@ -360,6 +360,18 @@ def test_flora_density_children_and_removal():
     assert np.all(ev.flora["radial_far"] == 6)
 
 
+def test_flora_replace_removes_only_where_the_draw_passes():
+    fam = flora(5, density=1.0)
+    doc = doc_of([build.layer("f", [_flora("AFSC", "0004", 5)]),
+                  build.layer("r", [_flora("AFSC", "0004", 5, op=0, override=1, density=0.4)])], floras=[fam])
+    ev = grid(doc, 0, 0, 99, 99)
+    # the remover draws like an adder at density 0.4: about 40 % of the poles lose the family
+    assert 0.36 < float(np.mean(ev.flora["collidable"] == -1)) < 0.44
+    never = _flora("AFSC", "0004", 5, op=0, override=1, density=0.0)
+    none = doc_of([build.layer("f", [_flora("AFSC", "0004", 5)]), build.layer("r", [never])], floras=[fam])
+    assert np.all(grid(none, 0, 0, 20, 20).flora["collidable"] == 5)
+
+
 def test_flora_draw_scales_with_amount():
     fam = flora(5, density=1.0)
     doc = doc_of([build.layer("f", [rect(0, -10000, 1000, 10000, 0, 1.0), _flora("AFSC", "0004", 5)])],
