@@ -316,7 +316,9 @@ def read_entries_lenient(text: str, path: str | None = None) -> tuple[list[Entry
             errors.append(FormatError(path, f"line {number}", f"expected key=value, got {line.strip()!r}"))
             continue
         key_text, value_text = line.split("=", 1)
-        key = "".join(key_text.split())
+        # The game joins the lines with '#' and reads keys as GenXY keys: whitespace and the key
+        # markers '#' and '|' are not part of a key.
+        key = "".join(c for c in key_text if c not in "#|" and not c.isspace())
         if not key:
             errors.append(FormatError(path, f"line {number}", "empty key before '='"))
             continue

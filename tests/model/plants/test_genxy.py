@@ -151,3 +151,8 @@ def test_hex_numbers_are_read_as_their_bit_pattern(text: str, data: object) -> N
 def test_hex_numbers_wider_than_their_type_are_refused(text: str) -> None:
     with pytest.raises(ValueError, match="does not fit"):
         parse_value(text)
+
+
+def test_key_markers_and_whitespace_are_not_part_of_a_key() -> None:
+    entries = read_entries("#index=n7\n|fertility = n2\ngrow Rate=n1\n")
+    assert [(e.key, e.value.data) for e in entries] == [("index", 7), ("fertility", 2), ("growRate", 1)]
