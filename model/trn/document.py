@@ -129,7 +129,9 @@ class TrnDocument:
         self.baked: dict[str, Any] | None = None
         self.group_versions: dict[str, str] = {}
         self._bindings: list[tuple[Record, Chunk]] = []
-        _Reader(self).read()
+        reader = _Reader(self)
+        reader.read()
+        reader.report_tails()
 
     # ---- queries -----------------------------------------------------------------------
     def items(self):
@@ -213,6 +215,15 @@ class _Reader:
         if not found:
             raise self.fail(form.offset, f"{what}: missing {tag} chunk")
         return found[0]
+
+    def report_tails(self) -> None:
+        """Left-over bytes too short for a block header, anywhere in the file: kept, and listed."""
+        for _, node in iff.walk(self.doc.root):
+            if isinstance(node, Form) and node.tail:
+                self.doc.unsupported.append(Unsupported(
+                    "", node.name, None, node.tail_offset,
+                    f"{len(node.tail)} bytes at the end of FORM {node.name} are too short for a block "
+                    "(kept as they are)"))
 
     # ---- top level ---------------------------------------------------------------------
     def read(self) -> None:

@@ -42,11 +42,19 @@ class Form:
     name: str
     children: list[Chunk | Form] = field(default_factory=list)
     offset: int = 0
+    # fewer than 8 bytes left over at the end of the form: too short for a block header. Real files
+    # carry such remains (an exclude affector's half-written DATA header); they are kept to be
+    # written back exactly and reported by the TRN reader.
+    tail: bytes = b""
 
     tag = "FORM"
 
     def size(self) -> int:
-        return HEADER + 4 + sum(c.size() for c in self.children)
+        return HEADER + 4 + sum(c.size() for c in self.children) + len(self.tail)
+
+    @property
+    def tail_offset(self) -> int:
+        return self.offset + self.size() - len(self.tail)
 
     def forms(self, name: str | None = None) -> list[Form]:
         return [c for c in self.children if isinstance(c, Form) and (name is None or c.name == name)]
@@ -56,7 +64,7 @@ class Form:
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, Form) and self.name == other.name
-                and len(self.children) == len(other.children)
+                and self.tail == other.tail and len(self.children) == len(other.children)
                 and all(a == b for a, b in zip(self.children, other.children, strict=True)))
 
 
@@ -70,13 +78,19 @@ def _tag(data: bytes, pos: int, path, what: str) -> str:
     return raw.decode("ascii")
 
 
-def _parse_range(data: bytes, start: int, end: int, path, depth: int) -> list[Node]:
+def _parse_range(data: bytes, start: int, end: int, path, depth: int,
+                 tail: list[bytes] | None = None) -> list[Node]:
+    """Blocks from start to end. Inside a FORM (`tail` given) fewer than 8 bytes left at the end are
+    handed back through `tail`; anywhere else they are an error."""
     if depth > MAX_DEPTH:
         raise FormatError(path, start, f"blocks nested deeper than {MAX_DEPTH} levels")
     nodes: list[Node] = []
     pos = start
     while pos < end:
         if end - pos < HEADER:
+            if tail is not None:
+                tail.append(bytes(data[pos:end]))
+                break
             raise FormatError(path, pos, f"truncated block header: {end - pos} bytes left, 8 needed")
         tag = _tag(data, pos, path, "block")
         (size,) = struct.unpack_from(">I", data, pos + 4)
@@ -86,8 +100,9 @@ def _parse_range(data: bytes, start: int, end: int, path, depth: int) -> list[No
             if size < 4:
                 raise FormatError(path, pos + 4, f"FORM size {size} is too small for its name")
             name = _tag(data, body, path, "FORM name")
-            children = _parse_range(data, body + 4, body + size, path, depth + 1)
-            nodes.append(Form(name, children, pos))
+            rest: list[bytes] = []
+            children = _parse_range(data, body + 4, body + size, path, depth + 1, rest)
+            nodes.append(Form(name, children, pos, rest[0] if rest else b""))
         else:
             nodes.append(Chunk(tag, bytes(data[body:body + size]), pos))
         pos = body + size
@@ -125,6 +140,7 @@ def _write(node: Node, out: list[bytes]) -> None:
         out.append(b"FORM" + struct.pack(">I", node.size() - HEADER) + node.name.encode("ascii"))
         for child in node.children:
             _write(child, out)
+        out.append(node.tail)
     else:
         out.append(node.tag.encode("ascii") + struct.pack(">I", len(node.data)) + node.data)
 

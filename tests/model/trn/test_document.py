@@ -243,3 +243,23 @@ def test_exclude_affector_reads_with_or_without_its_empty_data(body):
     (it,) = [it for it in doc.items() if it.tag == "AEXC"]
     assert it.unsupported is None and it.name == "x"
     assert doc.to_bytes() == data
+
+
+def test_bytes_too_short_for_a_block_at_the_end_of_a_form_are_kept_and_reported():
+    # an exclude affector whose empty DATA header was cut to 6 bytes, as real files have them
+    aexc = Form("AEXC", [Form("0000", [build.ihdr("cut")], tail=b"DATA\x00\x00")])
+    ahcn = build.item("AHCN", "0000", operation=0, height=2.0)
+    node = build.document(layers=[build.layer("l", [aexc, ahcn])])
+    data = build.to_bytes(node)
+    doc = document.parse(data, "t.trn")
+    assert [it.tag for it in doc.items() if it.unsupported is None] == ["LAYR", "AEXC", "AHCN"]
+    (u,) = doc.unsupported
+    assert u.offset == data.find(b"DATA\x00\x00FORM") and "6 bytes" in u.reason
+    assert doc.to_bytes() == data
+
+
+def test_short_remains_outside_a_form_are_still_refused():
+    data = build.to_bytes(build.document())
+    with pytest.raises(FormatError) as e:
+        iff.parse(data + b"FORM", "u.trn")
+    assert e.value.place == len(data)
