@@ -9,6 +9,7 @@ an unchanged scene rewrites the same names with the same bytes.
 from __future__ import annotations
 
 import importlib
+import math
 import re
 import tomllib
 import zlib
@@ -139,32 +140,68 @@ def save_scene(scene: Scene, path: str | Path) -> None:
     scene.path = manifest
 
 
+# TOML names for the kinds a manifest value may have (a reader knows "table", not "dict").
+_KIND_NAMES = {dict: "a table", int: "an integer", str: "a string", list: "an array",
+               (int, float): "a number"}
+MAX_EXTENT = 1.0e7  # metres: no terrain (nor its origin) reaches 10,000 km; beyond it float32 breaks down
+MAX_LAYER_NAME = 64
+_CRC_TEXT = re.compile(r"[0-9a-fA-F]{8}")
+
+
 def _require(path: Path, table: dict, key: str, kind: type | tuple, where: str):
     if key not in table:
-        raise FormatError(path, where, f"missing key '{key}'")
+        raise FormatError(path, where or key, f"missing key '{key}'")
     value = table[key]
     if isinstance(value, bool) or not isinstance(value, kind):
         raise FormatError(path, f"{where}.{key}" if where else key,
-                          f"expected {getattr(kind, '__name__', kind)}, got {value!r}")
+                          f"expected {_KIND_NAMES.get(kind, kind)}, got {value!r}")
     return value
 
 
 def _read_side(manifest: Path, name: str, expected_size: int, crc_text: object,
-               what: str) -> bytes:
+               what: str, key: str) -> bytes:
+    """A side file the manifest names (`key` is where): a plain file in the manifest's own folder."""
     if "/" in name or "\\" in name or name in ("", ".", ".."):
-        raise FormatError(manifest, what, f"side file name {name!r} must be a plain file name")
+        raise FormatError(manifest, key, f"side file name {name!r} must be a plain file name")
+    if crc_text is not None and not (isinstance(crc_text, str) and _CRC_TEXT.fullmatch(crc_text)):
+        raise FormatError(manifest, f"{key}_crc32", f"expected 8 hexadecimal digits, got {crc_text!r}")
     side = manifest.with_name(name)
     try:
+        if not side.exists():
+            raise FormatError(side, None, f"missing {what} side file (named in {manifest.name})")
+        folder = manifest.parent.resolve()
+        if side.resolve().parent != folder:  # a link that leads out of the scene's folder
+            raise FormatError(side, None, f"{what} side file must lie in the scene's folder, "
+                              f"not link to {side.resolve()}")
+        if not side.is_file():
+            raise FormatError(side, None, f"{what} side file is not a file")
         actual = side.stat().st_size
-    except FileNotFoundError:
-        raise FormatError(side, None, f"missing {what} side file (named in {manifest.name})") from None
-    if actual != expected_size:
-        raise FormatError(side, None, f"{what} file holds {actual} bytes, expected {expected_size}")
-    data = side.read_bytes()
-    if isinstance(crc_text, str):
-        if f"{zlib.crc32(data):08x}" != crc_text.lower():
-            raise FormatError(side, None, f"{what} checksum mismatch (file damaged)")
+        if actual != expected_size:
+            raise FormatError(side, None, f"{what} file holds {actual} bytes, expected {expected_size}")
+        data = side.read_bytes()
+    except OSError as e:
+        raise FormatError(side, None, f"cannot read the {what} side file: {e.strerror or e}") from None
+    if crc_text is not None and f"{zlib.crc32(data):08x}" != crc_text.lower():
+        raise FormatError(side, None, f"{what} checksum mismatch (file damaged)")
     return data
+
+
+def _check_layer_name(manifest: Path, where: str, name: str) -> None:
+    if not name.strip():
+        raise FormatError(manifest, where, "a layer name cannot be empty")
+    if len(name) > MAX_LAYER_NAME:
+        raise FormatError(manifest, where, f"a layer name is at most {MAX_LAYER_NAME} characters")
+    if any(ord(ch) < 32 for ch in name):
+        raise FormatError(manifest, where, f"a layer name cannot hold control characters: {name!r}")
+
+
+def _toml_place(error: tomllib.TOMLDecodeError) -> tuple[str | None, str]:
+    """Python 3.11 puts the place at the end of the message: "... (at line 3, column 9)"."""
+    text = str(error)
+    found = re.search(r"\s*\(at (line \d+, column \d+|end of document)\)$", text)
+    if found is None:
+        return None, f"bad TOML: {text}"
+    return found.group(1), f"bad TOML: {text[:found.start()]}"
 
 
 def load_scene(path: str | Path) -> Scene:
@@ -179,12 +216,16 @@ def load_scene(path: str | Path) -> Scene:
         raise FormatError(manifest, e.start, "not a text file (invalid UTF-8)") from None
     except OSError as e:
         raise FormatError(manifest, None, e.strerror or str(e)) from None
+    if not text.strip():
+        raise FormatError(manifest, None, "empty file (not a Boscage scene)")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise FormatError(manifest, f"line {getattr(e, 'lineno', '?')}", f"bad TOML: {e}") from None
-    if doc.get("format") != FORMAT:
-        raise FormatError(manifest, "format", f"not a Boscage scene (format = {doc.get('format')!r})")
+        raise FormatError(manifest, *_toml_place(e)) from None
+    if "format" not in doc:
+        raise FormatError(manifest, "format", "missing key 'format': not a Boscage scene")
+    if doc["format"] != FORMAT:
+        raise FormatError(manifest, "format", f"not a Boscage scene (format = {doc['format']!r})")
     version = doc.get("version")
     if version != VERSION:
         raise FormatError(manifest, "version", f"unsupported scene version {version!r} "
@@ -198,15 +239,21 @@ def load_scene(path: str | Path) -> Scene:
     if cols < 2 or rows < 2 or cols * rows > MAX_CELLS:
         raise FormatError(manifest, "terrain", f"impossible grid size {cols} x {rows}")
     spacing = _require(manifest, terrain_doc, "spacing", (int, float), "terrain")
-    if not spacing > 0:
-        raise FormatError(manifest, "terrain.spacing", f"must be positive, got {spacing}")
+    if not (math.isfinite(spacing) and spacing > 0):
+        raise FormatError(manifest, "terrain.spacing", f"must be a positive number of metres, got {spacing}")
+    if (max(cols, rows) - 1) * spacing > MAX_EXTENT:
+        raise FormatError(manifest, "terrain.spacing", f"{cols} x {rows} samples {spacing:g} m apart span "
+                          f"more than {MAX_EXTENT:g} m")
     origin = terrain_doc.get("origin", [0.0, 0.0])
     if (not isinstance(origin, list) or len(origin) != 2
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in origin)):
-        raise FormatError(manifest, "terrain.origin", "must be [x, z]")
+        raise FormatError(manifest, "terrain.origin", f"must be [x, z] in metres, got {origin!r}")
+    if not all(math.isfinite(v) and abs(v) <= MAX_EXTENT for v in origin):
+        raise FormatError(manifest, "terrain.origin", f"must be finite and within {MAX_EXTENT:g} m, "
+                          f"got {origin!r}")
     heights_name = _require(manifest, terrain_doc, "heights", str, "terrain")
     raw = _read_side(manifest, heights_name, rows * cols * 4, terrain_doc.get("heights_crc32"),
-                     "heights")
+                     "heights", "terrain.heights")
     heights = np.frombuffer(raw, dtype="<f4").reshape(rows, cols).astype(np.float32)
     if not np.isfinite(heights).all():
         raise FormatError(manifest.with_name(heights_name), None, "heights contain NaN or infinity")
@@ -218,7 +265,7 @@ def load_scene(path: str | Path) -> Scene:
     if layers_doc:
         layers_name = _require(manifest, terrain_doc, "layers", str, "terrain")
         raw = _read_side(manifest, layers_name, len(layers_doc) * rows * cols,
-                         terrain_doc.get("layers_crc32"), "layer weights")
+                         terrain_doc.get("layers_crc32"), "layer weights", "terrain.layers")
         weights = np.frombuffer(raw, np.uint8).reshape(len(layers_doc), rows, cols)
         seen: set[str] = set()
         for i, entry in enumerate(layers_doc):
@@ -226,6 +273,7 @@ def load_scene(path: str | Path) -> Scene:
             if not isinstance(entry, dict):
                 raise FormatError(manifest, where, "must be a table")
             lname = _require(manifest, entry, "name", str, where)
+            _check_layer_name(manifest, f"{where}.name", lname)
             if lname in seen:
                 raise FormatError(manifest, f"{where}.name", f"duplicate layer name {lname!r}")
             seen.add(lname)

@@ -262,7 +262,62 @@ def corrupt_missing_file(path, doc):
     return path, "not found"
 
 
-BAD_FILES = [corrupt_truncated_heights, corrupt_truncated_manifest, corrupt_wrong_size,
+def corrupt_empty_manifest(path, doc):
+    path.write_bytes(b"")
+    return path, "empty file"
+
+
+def corrupt_infinite_spacing(path, doc):
+    path.write_text(path.read_text().replace(f"spacing = {doc['terrain']['spacing']!r}", "spacing = inf"))
+    return path, "positive number of metres"
+
+
+def corrupt_nan_origin(path, doc):
+    doc["terrain"]["origin"] = [float("nan"), 0.0]
+    rewrite(path, doc)
+    return path, "finite"
+
+
+def corrupt_absurd_extent(path, doc):
+    doc["terrain"]["spacing"] = 1e300
+    rewrite(path, doc)
+    return path, "span more than"
+
+
+def corrupt_side_file_is_a_folder(path, doc):
+    folder = path.with_name("heights_folder")
+    folder.mkdir()
+    doc["terrain"]["heights"] = folder.name
+    rewrite(path, doc)
+    return folder, "not a file"
+
+
+def corrupt_side_file_links_outside(path, doc):
+    f = side(path, doc, "heights")
+    outside = path.parent / "outside"
+    outside.mkdir()
+    (outside / "h.bin").write_bytes(f.read_bytes())
+    f.unlink()
+    f.symlink_to(outside / "h.bin")
+    return f, "scene's folder"
+
+
+def corrupt_checksum_not_hex(path, doc):
+    doc["terrain"]["heights_crc32"] = 12345
+    rewrite(path, doc)
+    return path, "8 hexadecimal digits"
+
+
+def corrupt_blank_layer_name(path, doc):
+    doc["layers"][0]["name"] = "   "
+    rewrite(path, doc)
+    return path, "cannot be empty"
+
+
+BAD_FILES = [corrupt_empty_manifest, corrupt_infinite_spacing, corrupt_nan_origin, corrupt_absurd_extent,
+             corrupt_side_file_is_a_folder, corrupt_side_file_links_outside, corrupt_checksum_not_hex,
+             corrupt_blank_layer_name, corrupt_truncated_heights, corrupt_truncated_manifest,
+             corrupt_wrong_size,
              corrupt_unknown_version, corrupt_missing_side_file, corrupt_checksum,
              corrupt_escaping_side_name, corrupt_not_a_scene, corrupt_binary_garbage,
              corrupt_huge_grid, corrupt_nan_heights, corrupt_duplicate_layer, corrupt_bad_colour,
@@ -279,6 +334,14 @@ def test_each_kind_of_bad_file_is_one_format_error_naming_file_and_problem(
     assert info.value.path == str(named)
     assert words.lower() in info.value.reason.lower()
     assert str(named) in str(info.value)
+
+
+def test_bad_toml_names_its_line_and_column(tmp_path: Path) -> None:
+    path, _ = saved(tmp_path)
+    path.write_text('format = "boscage-scene"\nversion = 1\n[terrain\n')
+    with pytest.raises(FormatError) as info:
+        load_scene(path)
+    assert info.value.place == "line 3, column 9" and info.value.reason.startswith("bad TOML")
 
 
 def test_sections_hooks_write_and_read_beside_the_scene(tmp_path: Path,
