@@ -378,6 +378,9 @@ class MainWindow(QMainWindow):
         except OSError as e:
             self.show_error("Could not open scene", f"{path}: {e.strerror or e}")
             return False
+        except Exception as e:  # a reader's slip must not take the editor (or the open scene) down
+            self.show_error("Could not open scene", f"{path}: unexpected {type(e).__name__}: {e}")
+            return False
         self._remember(path)
         self.statusBar().showMessage(f"Opened {path}", 5000)
         return True

@@ -17,6 +17,8 @@ from app.extensions import Importer, ToolWindow
 from app.main_window import MainWindow, menu_titles
 from model.formats.scene_file import load_scene, save_scene
 from tests.conftest import make_small_scene
+from tests.model.test_scene_file import BAD_FILES as SCENE_BAD_FILES
+from tests.model.test_scene_file import saved as saved_scene
 
 DOCK_KEYS = ["palette", "tool_settings", "refusals", "history", "layers", "inspector"]
 
@@ -394,3 +396,35 @@ def test_flying_keys_do_not_switch_tools(main_window, qtbot) -> None:
     assert not np.array_equal(viewport.camera.target, target)  # the camera flew back instead
     qtbot.keyClick(viewport, Qt.Key.Key_S)  # without the right button, S picks Smooth
     assert host.action_group.checkedAction().text().replace("&", "") == "Smooth"
+
+
+@pytest.mark.parametrize("corrupt", SCENE_BAD_FILES, ids=lambda f: f.__name__.removeprefix("corrupt_"))
+def test_every_kind_of_bad_scene_file_is_one_dialog_and_the_scene_stays(main_window, tmp_path, errors,
+                                                                         corrupt) -> None:
+    path, doc = saved_scene(tmp_path)
+    named, words = corrupt(path, doc)
+    scene = main_window.document.scene
+    heights = scene.terrain.heights.copy()
+    assert main_window.open_file(path) is False
+    assert len(errors) == 1
+    assert errors[0][0] == "Could not open scene"
+    assert str(named) in errors[0][1] and words.lower() in errors[0][1].lower()
+    assert main_window.document.scene is scene and np.array_equal(scene.terrain.heights, heights)
+    assert not main_window.document.modified
+
+
+def test_an_unexpected_failure_while_opening_is_one_dialog_too(main_window, tmp_path, errors,
+                                                               monkeypatch) -> None:
+    from app import document as document_module
+
+    path = tmp_path / "odd.boscage"
+    save_scene(make_small_scene(rows=9, cols=11), path)
+
+    def broken(p):
+        raise ValueError("a section reader slipped")
+
+    monkeypatch.setattr(document_module, "load_scene", broken)
+    scene = main_window.document.scene
+    assert main_window.open_file(path) is False
+    assert len(errors) == 1 and "odd.boscage" in errors[0][1] and "a section reader slipped" in errors[0][1]
+    assert main_window.document.scene is scene
