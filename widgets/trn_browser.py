@@ -79,6 +79,19 @@ def id_image(ids: np.ndarray, colors: dict[int, tuple[int, int, int]]) -> np.nda
     return out
 
 
+FEATHER_NAMES = ["Linear (t)", "Ease in (t²)", "Ease out (√t)", "Ease in-out (3t²−2t³)"]
+OPERATION_NAMES = ["Replace", "Add", "Subtract", "Multiply"]
+ENUMS = {"featherFn": FEATHER_NAMES, "featherFnShader": FEATHER_NAMES, "operation": OPERATION_NAMES}
+UNITS = {"minAngle": "degrees", "maxAngle": "degrees", "feather": "fraction 0–1",
+         "featherShader": "fraction 0–1",
+         "featherDistance": "metres", "radius": "metres", "width": "metres", "cx": "metres", "cz": "metres",
+         "x0": "metres", "z0": "metres", "x1": "metres", "z1": "metres", "height": "metres",
+         "waterHeight": "metres", "trenchDepth": "metres", "waterDepth": "metres", "waterWidth": "metres",
+         "low": "lower limit (exclusive)", "high": "upper limit (exclusive)", "density": "0–1",
+         "flatRatio": "fraction of each terrace that is flat"}
+FLOAT_DECIMALS = 6
+
+
 class PropertyForm(QWidget):
     """Editable fields of the selected item: IHDR name and active flag, then its payload."""
 
@@ -116,17 +129,28 @@ class PropertyForm(QWidget):
 
     def _editor(self, record, key: str, kind) -> QWidget:
         value = record[key]
-        if kind == "f32":
+        unit = UNITS.get(key)
+        if key in ENUMS and kind == "i32" and 0 <= value < len(ENUMS[key]):
+            w = QComboBox()
+            w.addItems(ENUMS[key])
+            w.setCurrentIndex(int(value))
+            w.activated.connect(lambda i: self._set(record, key, int(i)))
+            unit = "stored as " + ", ".join(f"{i} {n}" for i, n in enumerate(ENUMS[key]))
+        elif kind == "f32":
             w = QDoubleSpinBox()
             w.setRange(-1e9, 1e9)
-            w.setDecimals(4)
+            w.setDecimals(FLOAT_DECIMALS)
             w.setValue(float(value))
-            w.editingFinished.connect(lambda: self._set(record, key, float(w.value())))
+            shown = w.value()
+            # only a value the user changed is written: leaving the field must not round the stored one
+            w.editingFinished.connect(lambda: w.value() != shown and self._set(record, key, float(w.value())))
         elif kind in ("i32", "u32", "u8"):
             w = QSpinBox()
             w.setRange(-2**31 if kind == "i32" else 0, 2**31 - 1 if kind != "u8" else 255)
             w.setValue(int(min(value, 2**31 - 1)))
-            w.editingFinished.connect(lambda: self._set(record, key, int(w.value())))
+            shown_int = w.value()
+            w.editingFinished.connect(
+                lambda: w.value() != shown_int and self._set(record, key, int(w.value())))
         elif kind == "bool8":
             w = QCheckBox()
             w.setChecked(bool(value))
@@ -139,7 +163,7 @@ class PropertyForm(QWidget):
             w.setStyleSheet("background: #{:02x}{:02x}{:02x}; padding: 2px".format(*value))
         else:
             w = QLabel(f"{len(value)} entries")
-        w.setToolTip(f"{key} ({kind if isinstance(kind, str) else 'list'})")
+        w.setToolTip(f"{key} ({kind if isinstance(kind, str) else 'list'})" + (f": {unit}" if unit else ""))
         return w
 
     def _set(self, record, key: str, value) -> None:

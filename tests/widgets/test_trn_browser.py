@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDoubleSpinBox, QLineEdit
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLineEdit
 
 from model.trn import build, document
 from tests.model.trn.builders import kitchen_sink
@@ -206,3 +206,27 @@ def test_preview_can_be_cancelled_keeping_the_previous_one(browser, monkeypatch)
     monkeypatch.undo()
     browser.refresh_preview()
     assert browser.evaluation.heights.shape == (512, 512)
+
+
+def _editors(browser):
+    form = browser.props.form
+    return {form.itemAt(i, form.ItemRole.LabelRole).widget().text():
+            form.itemAt(i, form.ItemRole.FieldRole).widget() for i in range(form.rowCount())}
+
+
+def test_leaving_a_field_unchanged_does_not_edit_and_enums_are_named(browser):
+    circle_item = browser.doc.layers[1].children[0]
+    circle_item.params["cx"] = 100.123456789  # more digits than the field shows
+    before = browser.doc.to_bytes()
+    browser.select(circle_item)
+    editors = _editors(browser)
+    for key in ("cx", "radius", "feather"):
+        editors[key].editingFinished.emit()
+    assert circle_item.params["cx"] == 100.123456789 and not browser.modified
+    assert browser.doc.to_bytes() == before
+    fn = editors["featherFn"]
+    assert isinstance(fn, QComboBox) and fn.currentText().startswith("Ease in-out")
+    fn.setCurrentIndex(1)
+    fn.activated.emit(1)
+    assert circle_item.params["featherFn"] == 1 and browser.modified
+    assert "degrees" not in editors["radius"].toolTip() and "metres" in editors["radius"].toolTip()
