@@ -239,6 +239,8 @@ class TrnBrowser(QWidget):
         self.plot = self.view.addPlot()
         self.plot.setAspectLocked(True)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
+        self.plot.setLabel("bottom", "x (m)")
+        self.plot.setLabel("left", "z (m)")
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
         self.outline = pg.PlotDataItem(pen=pg.mkPen((255, 230, 0), width=2), connect="finite")
