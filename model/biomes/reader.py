@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model.biomes.issues import ERROR, WARNING, Issue
+from model.biomes.jsonc import relax
 from model.errors import FormatError
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a biome asset is a few kilobytes; refuse anything absurd
@@ -67,19 +68,32 @@ def _read_file(path: Path, root: Path, key: str, issues: list[Issue]) -> dict | 
     if size > MAX_FILE_BYTES:
         error("", f"file is {size} bytes; a biome asset may be at most {MAX_FILE_BYTES}")
         return None
-    data = real.read_bytes()
     try:
-        text = data.decode("utf-8-sig")
+        data = real.read_bytes()
+    except OSError as e:
+        error("", f"cannot read: {e.strerror or e}")
+        return None
+    try:  # UTF-8, with or without a byte-order mark; UTF-16 when its mark says so (Windows editors)
+        text = data.decode("utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig")
     except UnicodeDecodeError as e:
         error(f"byte {e.start}", "not UTF-8 text")
         return None
     duplicates: list[str] = []
     try:
-        doc = json.loads(text, object_pairs_hook=lambda pairs: _object(pairs, duplicates),
-                         parse_constant=_refuse_constant)
-    except json.JSONDecodeError as e:
-        error(f"line {e.lineno} column {e.colno}", f"invalid JSON: {e.msg}")
-        return None
+        doc = _loads(text, duplicates)
+    except json.JSONDecodeError as strict:
+        relaxed, found = relax(text)
+        if not found:
+            error(f"line {strict.lineno} column {strict.colno}", f"invalid JSON: {strict.msg}")
+            return None
+        duplicates.clear()
+        try:
+            doc = _loads(relaxed, duplicates)
+        except (ValueError, RecursionError):  # not just comments or commas: the first fault as written
+            error(f"line {strict.lineno} column {strict.colno}", f"invalid JSON: {strict.msg}")
+            return None
+        for place, what in found:
+            issues.append(Issue(WARNING, key, str(path), place, f"{what}: not strict JSON; accepted"))
     except ValueError as e:
         error("", f"invalid JSON: {e}")
         return None
@@ -93,6 +107,11 @@ def _read_file(path: Path, root: Path, key: str, issues: list[Issue]) -> dict | 
         issues.append(Issue(WARNING, key, str(path), "",
                             f"key {name!r} appears twice in one object; the last one wins"))
     return doc
+
+
+def _loads(text: str, duplicates: list[str]) -> object:
+    return json.loads(text, object_pairs_hook=lambda pairs: _object(pairs, duplicates),
+                      parse_constant=_refuse_constant)
 
 
 def _object(pairs: list[tuple[str, object]], duplicates: list[str]) -> dict:

@@ -76,9 +76,13 @@ def _own_type_and_parent(asset: BiomeAsset) -> None:
     for f in asset.files:
         kind = f.doc.get("Type")
         if "Type" not in f.doc:
-            _error(asset, f, "Type", 'Type is required ("Custom" or "Tile")')
+            near = next((k for k in f.doc if isinstance(k, str) and k.lower() == "type"), None)
+            hint = f" (found {near!r}: keys are case-sensitive)" if near else ""
+            _error(asset, f, "Type", f'Type is required ("Custom" or "Tile"){hint}')
         elif kind not in ASSET_TYPES:
-            _error(asset, f, "Type", f'Type must be "Custom" or "Tile", got {_show(kind)}')
+            hint = next((f" (did you mean {t!r}? the value is case-sensitive)" for t in ASSET_TYPES
+                         if isinstance(kind, str) and kind.lower() == t.lower()), "")
+            _error(asset, f, "Type", f'Type must be "Custom" or "Tile", got {_show(kind)}{hint}')
         elif kinds and kind != kinds[0]:
             _error(asset, f, "Type", f"overlay changes Type from {kinds[0]!r} "
                                      f"(set by {asset.files[0].name}) to {kind!r}")

@@ -286,30 +286,32 @@ def _custom_threshold(c: _Checker, path: JsonPath, value: object) -> None:
 
 
 def _unknown_keys(asset: BiomeAsset, f: AssetFile) -> None:
-    def warn(path: JsonPath, key: str, where: str) -> None:
+    def warn(path: JsonPath, key: str, where: str, known=()) -> None:
+        # keys are case-sensitive; a near miss in case is named so the fix is obvious
+        hint = next((f"; did you mean {k!r}?" for k in known if k.lower() == str(key).lower()), "")
         asset.issues.append(Issue(WARNING, asset.key, f.name, format_path(path + (key,)),
-                                  f"unknown key {key!r} in {where}; kept but not used"))
+                                  f"unknown key {key!r} in {where}; kept but not used{hint}"))
 
     doc = f.doc or {}
     for key in doc:
         if key not in TOP_LEVEL_KEYS[asset.type]:
-            warn((), key, f"a {asset.type} biome")
+            warn((), key, f"a {asset.type} biome", TOP_LEVEL_KEYS[asset.type])
     for name, known in OBJECT_KEYS.items():
         if isinstance(doc.get(name), dict) and name in TOP_LEVEL_KEYS[asset.type]:
             for key in doc[name]:
                 if key not in known:
-                    warn((name,), key, name)
+                    warn((name,), key, name, known)
     for name, known in (("Zones", ZONE_KEYS), ("Water", WATER_KEYS)):
         for i, entry in enumerate(doc.get(name) or [] if isinstance(doc.get(name), list) else []):
             for key in entry if isinstance(entry, dict) else ():
                 if key not in known:
-                    warn((name, i), key, f"{name}[{i}]")
+                    warn((name, i), key, f"{name}[{i}]", known)
     t = doc.get("TerrainHeightThreshold")
     if isinstance(t, dict):
         known = THRESHOLD_KEYS.get(t.get("Type"), THRESHOLD_KEYS["Basic"] | THRESHOLD_KEYS["Noise"])
         for key in t:
             if key not in known:
-                warn(("TerrainHeightThreshold",), key, "TerrainHeightThreshold")
+                warn(("TerrainHeightThreshold",), key, "TerrainHeightThreshold", known)
 
 
 def validate_set(assets: dict[str, BiomeAsset], zones: dict[str, list[ZoneRow]]) -> None:

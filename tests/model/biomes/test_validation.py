@@ -25,7 +25,8 @@ def test_type_must_be_custom_or_tile(tmp_path) -> None:
         "Lower": {"Type": "tile"},
         "Null": {"Type": None},
     }) == [
-        'Lower | base/Lower.json | Type | Type must be "Custom" or "Tile", got \'tile\'',
+        'Lower | base/Lower.json | Type | Type must be "Custom" or "Tile", got \'tile\' '
+        "(did you mean 'Tile'? the value is case-sensitive)",
         'NoType | base/NoType.json | Type | Type is required ("Custom" or "Tile")',
         'Null | base/Null.json | Type | Type must be "Custom" or "Tile", got null',
         'Wrong | base/Wrong.json | Type | Type must be "Custom" or "Tile", got \'Ocean\'',
@@ -352,3 +353,56 @@ def test_a_missing_folder_raises_one_format_error(tmp_path) -> None:
 
     with pytest.raises(FormatError, match="not a folder of biome assets"):
         load_biome_set([tmp_path / "nope"])
+
+
+def test_hand_edited_json_loads_with_warnings(tmp_path) -> None:
+    text = ('\ufeff{\n'
+            '  // a hand-written note\n'
+            '  "Type": "Tile", /* block\n'
+            '     comment */ "Weight": 2.5,\n'
+            '  "SeedName": "a // not a comment, /* nor this */",\n'
+            '  "Zones": [{"Zone": "Plains", "Order": 3, "ConvertedPin": true,},],\n'
+            '}\n')
+    folders = write_set(tmp_path, {"Hand": text})
+    s = load_biome_set(folders)
+    hand = s["Hand"]
+    assert hand.valid
+    assert hand.value["Weight"] == 2.5 and hand.value["SeedName"] == "a // not a comment, /* nor this */"
+    assert hand.value["Zones"] == [{"Zone": "Plains", "Order": 3, "ConvertedPin": True}]
+    assert messages(s.warnings) == [
+        "Hand | base/Hand.json | line 2 column 3 | comment: not strict JSON; accepted",
+        "Hand | base/Hand.json | line 3 column 19 | comment: not strict JSON; accepted",
+        "Hand | base/Hand.json | line 6 column 64 | trailing comma before '}': not strict JSON; accepted",
+        "Hand | base/Hand.json | line 6 column 66 | trailing comma before ']': not strict JSON; accepted",
+        "Hand | base/Hand.json | line 6 column 68 | trailing comma before '}': not strict JSON; accepted",
+    ]
+
+
+def test_utf16_with_a_byte_order_mark_loads(tmp_path) -> None:
+    folders = write_set(tmp_path, {"Good": {"Type": "Tile"}})
+    (folders[0] / "Wide.json").write_bytes('{"Type": "Custom", "SeedName": "café"}'.encode("utf-16"))
+    s = load_biome_set(folders)
+    assert s["Wide"].valid and s["Wide"].value["SeedName"] == "café"
+
+
+def test_keys_are_case_sensitive_and_near_misses_are_named(tmp_path) -> None:
+    folders = write_set(tmp_path, {
+        "P": {"Type": "Tile", "Weight": 2.0},
+        "K": {"type": "Tile"},
+        "C": {"Type": "Tile", "parent": "P", "Fade": {"fadeStart": 1.0}, "Zones": [{"zone": "Z"}]},
+    })
+    s = load_biome_set(folders)
+    assert messages(s.errors) == [
+        "C | base/C.json | Zones[0].Zone | Zone is required: the key of a zone asset",
+        "K | base/K.json | Type | Type is required (\"Custom\" or \"Tile\") (found 'type': keys are "
+        "case-sensitive)",
+    ]
+    assert messages(s.warnings) == [
+        "C | base/C.json | Fade.fadeStart | unknown key 'fadeStart' in Fade; kept but not used; "
+        "did you mean 'FadeStart'?",
+        "C | base/C.json | Zones[0].zone | unknown key 'zone' in Zones[0]; kept but not used; "
+        "did you mean 'Zone'?",
+        "C | base/C.json | parent | unknown key 'parent' in a Tile biome; kept but not used; "
+        "did you mean 'Parent'?",
+    ]
+    assert s["C"].chain == ["C"] and "Weight" not in s["C"].value  # 'parent' is not Parent
