@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,8 @@ from PySide6.QtWidgets import (
 from model.errors import FormatError
 from model.grasslib import GrassLibrary, read_library
 from model.grasslib.derived import merge_into_palette
-from model.grasslib.reader import HYPOTHESIS
+from model.grasslib.library import TAIL_SIZE
+from model.grasslib.reader import hypothesis as framing
 from widgets.grasslib_derived import DerivedGrassPanel
 from widgets.grasslib_picker import PickerPanel
 from widgets.grasslib_tables import GroupsView, MaterialTableView, ModelsView
@@ -53,8 +55,8 @@ class GrassLibraryBrowser(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.open_button)
         top.addWidget(self.summary, 1)
-        hypothesis = QLabel(f"Read by Boscage's {HYPOTHESIS}; every byte it cannot name is kept and shown "
-                            "raw.", wordWrap=True)
+        hypothesis = QLabel(f"Read by Boscage's {framing(TAIL_SIZE)}; every byte it cannot name is kept "
+                            "and shown raw.", wordWrap=True)
         hypothesis.setStyleSheet("color: palette(mid);")
 
         self.models = ModelsView()
@@ -85,13 +87,17 @@ class GrassLibraryBrowser(QWidget):
         if path:
             self.open_path(path)
 
-    def open_path(self, path: str | Path) -> bool:
-        """Read and show a library; a bad file is reported and the open one stays as it was."""
+    def open_path(self, path: str | Path, tail_size: int | None = TAIL_SIZE) -> bool:
+        """Read and show a library; a bad file is reported and the open one stays as it was.
+
+        `tail_size=None` takes whatever follows the last group as the tail (see the error dialog's
+        "Read with any tail size" button).
+        """
         path = Path(path)
         try:
-            lib = read_library(path)
+            lib = read_library(path, tail_size)
         except FormatError as e:
-            self.show_error(str(e))
+            self.show_error(str(e), retry=(lambda: self.open_path(path, None)) if tail_size else None)
             return False
         self.path = path
         self.set_library(lib)
@@ -120,12 +126,20 @@ class GrassLibraryBrowser(QWidget):
             text += "\n" + "\n".join(lib.notes)
         return text
 
-    def show_error(self, message: str) -> None:
-        """Say what is wrong, naming file and offset; the dialog does not block."""
+    def show_error(self, message: str, retry: Callable[[], object] | None = None) -> None:
+        """Say what is wrong, naming file and offset; the dialog does not block.
+
+        With `retry`, the dialog offers to read the file again taking any tail after the groups.
+        """
         self.last_error = message
         box = QMessageBox(QMessageBox.Icon.Critical, "Cannot read grass pattern library", message,
                           QMessageBox.StandardButton.Ok, self)
         box.setObjectName("grasslib_error")
+        if retry is not None:
+            again = box.addButton("Read with any tail size", QMessageBox.ButtonRole.AcceptRole)
+            again.setToolTip(f"Take whatever follows the last group as the tail (the examined library's "
+                             f"is {TAIL_SIZE} bytes); the table is still its last 256 bytes")
+            again.clicked.connect(retry)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
 

@@ -87,6 +87,19 @@ def test_bad_file_reports_offset_and_keeps_the_open_library(browser, seed_file: 
     box.close()
 
 
+def test_a_library_with_another_tail_opens_on_request(browser, tmp_path: Path) -> None:
+    data = fx.library_bytes(4, [0, 1, 2], b"\xff" * 255 + b"\x01", tail_raw_size=40)
+    path = fx.write(tmp_path / "other.lib", data)
+    assert not browser.open_path(path)
+    box = browser.findChild(QMessageBox, "grasslib_error")
+    again = next(b for b in box.buttons() if b.text() == "Read with any tail size")
+    assert browser.library is None and again.toolTip()
+    again.click()
+    assert browser.library is not None and len(browser.library.groups) == 3
+    summary = browser.summary.text()
+    assert "tail 296 bytes" in summary and "443 in the examined library" in summary
+
+
 def test_picker_cases(browser, small_file: Path) -> None:
     browser.open_path(small_file)
     p = browser.picker
