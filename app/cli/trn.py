@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -19,6 +20,13 @@ from model.trn.evaluator import FLORA_SLOTS, Region, evaluate, sample
 from model.trn.multifractal import Multifractal
 
 MAX_BAKE_POLES = 8192 * 8192
+# coordinates such as "-333.3,512.7" are values, not options: argparse only knows plain negative numbers
+_NEGATIVE_VALUE = re.compile(r"^-\.?\d")
+
+
+def _values_may_start_with_minus(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser._negative_number_matcher = _NEGATIVE_VALUE
+    return parser
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,26 +48,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     sm = trn_sub.add_parser("sample", help="height, shader family and flora at points")
     sm.add_argument("file", type=Path, metavar="FILE")
     sm.add_argument("--at", type=parse_xz, action="append", required=True, metavar="X,Z",
-                    help="a point; repeat for more (write --at=-5,3 when X is negative)")
+                    help="a point in metres; repeat for more")
     sm.add_argument("--spacing", type=float, help="pole spacing in metres (default: the file's)")
     add_json_flag(sm)
+    _values_may_start_with_minus(sm)
     sm.set_defaults(func=run_sample)
 
     fr = trn_sub.add_parser("fractal", help="a fractal family's value at points")
     fr.add_argument("file", type=Path, metavar="FILE")
     fr.add_argument("--family", type=int, required=True, metavar="ID")
     fr.add_argument("--at", type=parse_xz, action="append", required=True, metavar="X,Z",
-                    help="a point; repeat for more (write --at=-5,3 when X is negative)")
+                    help="a point in metres; repeat for more")
     add_json_flag(fr)
+    _values_may_start_with_minus(fr)
     fr.set_defaults(func=run_fractal)
 
     bk = trn_sub.add_parser("bake", help="heights (16-bit PNG and .npy) and family maps (PNG) for a region")
     bk.add_argument("file", type=Path, metavar="FILE")
     bk.add_argument("--region", type=_parse_region, required=True, metavar="X0,Z0,X1,Z1",
-                    help="world rectangle in metres (write --region=-100,... when X0 is negative)")
+                    help="world rectangle in metres")
     bk.add_argument("--spacing", type=float, required=True, metavar="S")
     bk.add_argument("--out", type=Path, required=True, metavar="DIR")
     add_json_flag(bk)
+    _values_may_start_with_minus(bk)
     bk.set_defaults(func=run_bake)
 
 

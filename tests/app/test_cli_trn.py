@@ -101,10 +101,22 @@ def test_fractal_reproduces_reference_values(tmp_path, capsys, case):
     path = _write(tmp_path, node)
     args = ["trn", "fractal", str(path), "--family", "3", "--json"]
     for x, z in POINTS:
-        args.append(f"--at={x},{z}")  # the = form lets X start with a minus sign
+        args += ["--at", f"{x},{z}"]  # X may start with a minus sign, as a user types it
     assert run_cli(args) == 0
     got = [p["value"] for p in json.loads(capsys.readouterr().out)["points"]]
     np.testing.assert_allclose(got, expected, atol=1e-5)
+
+
+def test_negative_coordinates_need_no_equals_sign(tmp_path, capsys):
+    path = _write(tmp_path, build.document(layers=[build.layer("l", [build.item(
+        "AHCN", "0000", operation=0, height=3.0)])]))
+    assert run_cli(["trn", "sample", str(path), "--at", "-10,-20", "--json"]) == 0
+    (pt,) = json.loads(capsys.readouterr().out)["points"]
+    assert (pt["x"], pt["z"], pt["height"]) == (-10.0, -20.0, 3.0)
+    out = tmp_path / "bake"
+    bake = ["trn", "bake", str(path), "--region", "-8,-8,8,8", "--spacing", "4", "--out", str(out)]
+    assert run_cli(bake) == 0 and (out / "heights.npy").exists()
+    assert run_cli(["trn", "sample", str(path), "--at", "-1,2", "--bogus"]) == 2  # real options still checked
 
 
 def test_fractal_unknown_family_is_a_usage_error(tmp_path, capsys):
