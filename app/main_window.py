@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import html
+import importlib.metadata
+import platform
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt
+import PySide6
+from PySide6.QtCore import QByteArray, Qt, qVersion
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QDialogButtonBox,
     QDockWidget,
     QFileDialog,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -175,10 +182,15 @@ class MainWindow(QMainWindow):
             old.deleteLater()
         return widget
 
-    def _action(self, key: str, text: str, slot: Callable, shortcut=None, tip: str = "") -> QAction:
+    def _action(self, key: str, text: str, slot: Callable, shortcut=None, tip: str = "",
+                fallback: str | None = None) -> QAction:
         action = QAction(text, self)
         action.setObjectName(f"action_{key}")
-        if shortcut is not None:
+        if isinstance(shortcut, QKeySequence.StandardKey):
+            # every binding the platform knows; some desktops define none for Quit
+            keys = QKeySequence.keyBindings(shortcut) or ([QKeySequence(fallback)] if fallback else [])
+            action.setShortcuts(keys)
+        elif shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
         action.setStatusTip(tip)
         action.setToolTip(tip or text.replace("&", "").rstrip("…"))
@@ -192,13 +204,13 @@ class MainWindow(QMainWindow):
         self._action("open", "&Open…", self.open_dialog, K.Open, "Open a .boscage scene")
         self._action("save", "&Save", self.save, K.Save, "Save the scene")
         self._action("save_as", "Save &As…", self.save_as, K.SaveAs, "Save the scene under a new name")
-        self._action("quit", "&Quit", self.close, K.Quit, "Close the editor")
+        self._action("quit", "&Quit", self.close, K.Quit, "Close the editor", fallback="Ctrl+Q")
         self.actions_by_key["quit"].setMenuRole(QAction.MenuRole.QuitRole)
         undo = self.document.undo_stack.createUndoAction(self, "&Undo")
-        undo.setShortcut(QKeySequence(K.Undo))
+        undo.setShortcuts(K.Undo)
         undo.setObjectName("action_undo")
         redo = self.document.undo_stack.createRedoAction(self, "&Redo")
-        redo.setShortcut(QKeySequence(K.Redo))
+        redo.setShortcuts(K.Redo)  # Ctrl+Y and Ctrl+Shift+Z where the platform has both
         redo.setObjectName("action_redo")
         self.actions_by_key["undo"], self.actions_by_key["redo"] = undo, redo
         self._action("frame_all", "&Frame All", self.viewport.frame_all, "F",
@@ -371,7 +383,8 @@ class MainWindow(QMainWindow):
     def open_file(self, path: str | Path) -> bool:
         """Open a scene file; on any problem show one error and keep the current scene."""
         try:
-            self.document.load(path)
+            with self.busy(f"Opening {path}…"):
+                self.document.load(path)
         except FormatError as e:
             self.show_error("Could not open scene", str(e))
             return False
@@ -437,7 +450,8 @@ class MainWindow(QMainWindow):
 
     def _save_to(self, path: Path) -> bool:
         try:
-            self.document.save(path)
+            with self.busy(f"Saving {path}…"):
+                self.document.save(path)
         except OSError as e:
             self.show_error("Could not save scene", f"{path}: {e.strerror or e}")
             return False
@@ -506,44 +520,109 @@ class MainWindow(QMainWindow):
         return True
 
     # ---- dialogs ----------------------------------------------------------------------
+    @contextmanager
+    def busy(self, text: str) -> Iterator[None]:
+        """A wait cursor and a status line while a file is read or written (large scenes take a while)."""
+        self.statusBar().showMessage(text)
+        self.statusBar().repaint()
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            yield
+        finally:
+            QApplication.restoreOverrideCursor()
+            self.statusBar().clearMessage()
+
     def show_error(self, title: str, message: str) -> None:
         """One error dialog; the text names the file and the problem."""
         self.last_error = message
         self.statusBar().showMessage(message, 10000)
         QMessageBox.critical(self, title, message)
 
+    def about_text(self) -> str:
+        info = self.viewport.gl_info
+        gl = info.get("renderer", "not started")
+        if info.get("version"):
+            gl += f" — OpenGL {info['version']}"
+        return (f"<b>{APP_NAME} {app_version()}</b><br>A foliage and terrain editor for game artists and "
+                "technical artists: paint forests on terrain, sculpt and paint its layers, and open the "
+                "vegetation data of existing games."
+                f"<br><br>Qt {qVersion()} · PySide6 {PySide6.__version__} · "
+                f"Python {platform.python_version()}"
+                f"<br>Graphics: {html.escape(gl)}"
+                f"<br>Settings: {html.escape(self.settings.qsettings.fileName())}")
+
     def show_about(self) -> None:
-        QMessageBox.about(self, f"About {APP_NAME}",
-                          f"<b>{APP_NAME}</b><br>A foliage and terrain editor for game artists."
-                          f"<br><br>OpenGL: {self.viewport.gl_info.get('renderer', 'not started')}")
+        QMessageBox.about(self, f"About {APP_NAME}", self.about_text())
+
+    # Mouse and brush keys no action carries: (what, how), shown after the keyboard shortcuts.
+    MOUSE_ROWS = [
+        ("Orbit", "Right drag / Alt + left drag"),
+        ("Pan", "Middle drag / Shift + right drag"),
+        ("Zoom (towards the pointer)", "Mouse wheel"),
+        ("Fly", "Hold right button + W A S D, Q down, E up"),
+        ("Brush radius", "[ smaller / ] larger"),
+        ("Brush strength", "Shift + [ / Shift + ]"),
+        ("Lower, erase (inverts the tool)", "Ctrl + left drag"),
+    ]
 
     def shortcut_rows(self) -> list[tuple[str, str]]:
-        rows = [(a.text().replace("&", ""), a.shortcut().toString(QKeySequence.SequenceFormat.NativeText))
-                for a in self.findChildren(QAction) if not a.shortcut().isEmpty()]
-        rows += [("Orbit", "Right drag / Alt + left drag"), ("Pan", "Middle drag / Shift + right drag"),
-                 ("Zoom", "Mouse wheel")]
-        return sorted(set(rows))
+        """(action, keys) for every action with a shortcut, sorted; then the mouse and brush keys."""
+        native = QKeySequence.SequenceFormat.NativeText
+        rows = set()
+        for action in self.findChildren(QAction):
+            # the keyboard's own Save/Undo/… media keys work too, but are not worth listing
+            keys = [k.toString(native) for k in action.shortcuts()]
+            keys = [k for k in keys if k and not (k.isalpha() and len(k) > 3)]
+            if keys:
+                rows.add((action.text().replace("&", "").rstrip("…"), ", ".join(keys)))
+        return sorted(rows, key=lambda r: r[0].lower()) + list(self.MOUSE_ROWS)
 
     def show_shortcuts(self) -> QDialog:
         dialog = QDialog(self)
         dialog.setWindowTitle("Keyboard Shortcuts")
         rows = self.shortcut_rows()
+        search = QLineEdit(dialog)
+        search.setPlaceholderText("Filter by action or key…")
+        search.setClearButtonEnabled(True)
         table = QTableWidget(len(rows), 2, dialog)
+        table.setObjectName("shortcuts_table")
         table.setHorizontalHeaderLabels(["Action", "Shortcut"])
         for i, (name, keys) in enumerate(rows):
             table.setItem(i, 0, QTableWidgetItem(name))
             table.setItem(i, 1, QTableWidgetItem(keys))
-        table.resizeColumnsToContents()
+        table.verticalHeader().hide()
+        table.setAlternatingRowColors(True)
+        table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table.resizeColumnsToContents()
+        table.horizontalHeader().setStretchLastSection(True)
+
+        def filter_rows(text: str) -> None:
+            needle = text.strip().lower()
+            for i, (name, keys) in enumerate(rows):
+                hit = needle in name.lower() or needle in keys.lower()
+                table.setRowHidden(i, bool(needle) and not hit)
+
+        search.textChanged.connect(filter_rows)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
         buttons.rejected.connect(dialog.close)
         layout = QVBoxLayout(dialog)
+        layout.addWidget(search)
         layout.addWidget(table)
         layout.addWidget(buttons)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.resize(420, 360)
+        dialog.resize(520, 560)
         dialog.open()
+        search.setFocus()
         return dialog
+
+
+def app_version() -> str:
+    """The installed distribution's version (the source tree's when run from a checkout)."""
+    try:
+        return importlib.metadata.version("boscage")
+    except importlib.metadata.PackageNotFoundError:
+        return "(development)"
 
 
 def menu_titles(menu: QMenu) -> list[str]:

@@ -10,7 +10,15 @@ import pytest
 import tomli_w
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeySequence, QUndoCommand
-from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMessageBox, QUndoView
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QTableWidget,
+    QUndoView,
+)
 
 from app import main_window as mw_module
 from app.extensions import Importer, ToolWindow
@@ -328,7 +336,24 @@ def test_keyboard_shortcuts_dialog_lists_the_shortcuts(main_window) -> None:
     assert rows["Save"] == QKeySequence(QKeySequence.StandardKey.Save).toString(
         QKeySequence.SequenceFormat.NativeText)
     assert rows["Frame All"] == "F" and "Orbit" in rows
+    native = QKeySequence.SequenceFormat.NativeText
+    assert rows["Quit"]  # never blank, even where the desktop defines no Quit key
+    redo_keys = QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)
+    assert all(k.toString(native) in rows["Redo"] for k in redo_keys
+               if k.toString(native) != "Redo")  # every binding the platform has
+    assert "W A S D" in rows["Fly"] and "[" in rows["Brush radius"]
+    table = dialog.findChild(QTableWidget, "shortcuts_table")
+    assert table.rowCount() == len(rows) and not table.verticalHeader().isVisible()
+    search = dialog.findChild(QLineEdit)
+    search.setText("undo")
+    shown = [table.item(i, 0).text() for i in range(table.rowCount()) if not table.isRowHidden(i)]
+    assert shown == ["Undo"]
     dialog.close()
+
+
+def test_about_names_the_version_and_the_graphics(main_window) -> None:
+    text = main_window.about_text()
+    assert mw_module.app_version() in text and "Qt " in text and "Graphics:" in text
 
 
 def test_set_panel_replaces_a_placeholder_and_deletes_it(main_window, qtbot) -> None:
