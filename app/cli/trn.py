@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -173,10 +174,25 @@ def _family_name(doc, kind: str, fid: int) -> str | None:
     return fam.name if fam else None
 
 
+COORD_LIMIT = 1e9  # metres; far past any map, and where single-precision noise still has meaning
+
+
+def _check_points(points, what: str = "--at") -> None:
+    for p in points:
+        if not all(math.isfinite(v) and abs(v) <= COORD_LIMIT for v in p):
+            raise UsageError(f"{what} {','.join(f'{v:g}' for v in p)}: coordinates must be finite numbers "
+                             f"within ±{COORD_LIMIT:g} m")
+
+
+def _check_spacing(spacing: float | None) -> None:
+    if spacing is not None and not (math.isfinite(spacing) and spacing > 0):
+        raise UsageError("--spacing must be a positive number of metres")
+
+
 def run_sample(args: argparse.Namespace) -> int:
+    _check_spacing(args.spacing)
+    _check_points(args.at)
     doc = trn_document.read(args.file)
-    if args.spacing is not None and not args.spacing > 0:
-        raise UsageError("--spacing must be positive")
     bitmaps, _missing = load_bitmaps(doc)
     rows = sample(doc, args.at, args.spacing, bitmaps)
     for r in rows:
@@ -197,6 +213,7 @@ def run_sample(args: argparse.Namespace) -> int:
 
 
 def run_fractal(args: argparse.Namespace) -> int:
+    _check_points(args.at)
     doc = trn_document.read(args.file)
     fam = doc.family("fractal", args.family)
     if fam is None or fam.fractal is None:
@@ -231,8 +248,8 @@ def _id_png(ids: np.ndarray) -> np.ndarray:
 
 
 def run_bake(args: argparse.Namespace) -> int:
-    if not args.spacing > 0:
-        raise UsageError("--spacing must be positive")
+    _check_spacing(args.spacing)
+    _check_points([args.region[:2], args.region[2:]], "--region")
     region = Region.from_bounds(*args.region, args.spacing)
     if region.rows * region.cols > MAX_BAKE_POLES:
         raise UsageError(f"region of {region.cols} x {region.rows} poles is larger than "

@@ -155,3 +155,14 @@ def test_bench_case_runs_quick():
 
     ratio = BENCH[0].run(True)
     assert ratio > 1.0 and np.isfinite(ratio)
+
+
+@pytest.mark.parametrize("args", [
+    ["sample", "--at", "nan,0"], ["sample", "--at", "0,0", "--spacing", "inf"],
+    ["fractal", "--family", "3", "--at", "inf,0"], ["sample", "--at", "1e300,0"],
+    ["bake", "--region", "0,0,1e30,1", "--spacing", "1", "--out", "x"],
+    ["bake", "--region", "0,0,8,8", "--spacing", "inf", "--out", "x"]])
+def test_non_finite_numbers_are_usage_errors(tmp_path, capsys, args):
+    path = _write(tmp_path, build.document())
+    assert run_cli(["trn", args[0], str(path), *args[1:]]) == 2
+    assert "Traceback" not in capsys.readouterr().err
