@@ -181,7 +181,7 @@ class BiomeBrowser(QWidget):
         resolved = sum(a.resolved for a in b.assets.values())
         return (f"{folders}: {len(b.assets)} biomes ({len(b.of_type('Tile'))} Tile, "
                 f"{len(b.of_type('Custom'))} Custom), {resolved} resolved — "
-                f"{len(b.errors)} errors, {len(b.warnings)} warnings")
+                f"{counted(len(b.errors), 'error')}, {counted(len(b.warnings), 'warning')}")
 
     def _fill_list(self) -> None:
         self.asset_list.blockSignals(True)
@@ -237,7 +237,7 @@ class BiomeBrowser(QWidget):
                 self.chain.addItem(f"{key}   ({files})")
             self.tags.addItems(asset.tags)
             state = ("not resolved" if not asset.resolved else
-                     f"{len(asset.errors)} errors, {len(asset.warnings)} warnings")
+                     f"{counted(len(asset.errors), 'error')}, {counted(len(asset.warnings), 'warning')}")
             self.chain_label.setText(f"<b>{asset.key}</b> [{asset.type or '?'}] — "
                                      f"{' → '.join(asset.chain) or asset.key} — {state}")
         else:
@@ -290,6 +290,11 @@ class BiomeBrowser(QWidget):
         box.setObjectName("biome_error")
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
+
+
+def counted(n: int, noun: str) -> str:
+    """'1 error', '3 errors'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def badge_text(asset: BiomeAsset) -> str:

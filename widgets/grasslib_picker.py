@@ -241,7 +241,10 @@ class PickerPanel(QWidget):
         if self.library is None or not loaded:
             self.group_map.clear()
             self.weight_map.clear()
-            self.raster_summary.setText("" if self.library else "Open a library first.")
+            self.raster_summary.setText(
+                "Load a material, block-4 or block-5 image (8-bit, one value per terrain node) to see the "
+                "group and weight maps; the values at the left stand in for any raster not loaded."
+                if self.library else "Open a library first.")
             return
         shapes = {v.shape for v in loaded.values()}
         if len(shapes) > 1:

@@ -86,6 +86,7 @@ def test_resolved_fields_show_their_origin_and_the_chain(browser, folders) -> No
     assert [browser.chain.item(i).text() for i in range(browser.chain.count())] == [
         "Birch   (base/Birch.json)", "Forest   (base/Forest.json, overlay1/Forest.json)"]
     assert "Birch → Forest" in browser.chain_label.text()
+    assert "1 error, 0 warnings" in browser.chain_label.text()  # counted, not "1 errors"
     assert [browser.tags.item(i).text() for i in range(browser.tags.count())] == [
         "Ore", "Material", "Solid", "Stone", "Material=Solid", "Material=Stone"]
     issues = browser.issues
