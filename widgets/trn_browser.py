@@ -124,8 +124,16 @@ class PropertyForm(QWidget):
 
     def _set_name(self, text: str) -> None:
         if self.item is not None and text != self.item.name:
-            self.item.name = text
+            try:
+                self.item.name = text
+            except ValueError as e:
+                self._refuse(str(e))
+                return
             self.edited.emit()
+
+    def _refuse(self, reason: str) -> None:
+        QMessageBox.warning(self, "Value not stored", reason)
+        self.show_item(self.item)  # the fields show what the file holds again
 
     def _editor(self, record, key: str, kind) -> QWidget:
         value = record[key]
@@ -168,7 +176,11 @@ class PropertyForm(QWidget):
 
     def _set(self, record, key: str, value) -> None:
         if record[key] != value:
-            record[key] = value
+            try:
+                record[key] = value
+            except ValueError as e:
+                self._refuse(str(e))
+                return
             self.edited.emit()
 
 

@@ -151,6 +151,9 @@ class Record:
     def __setitem__(self, name: str, value: Any) -> None:
         if name not in self.values:
             raise KeyError(name)
+        kind = dict(self.layout).get(name)
+        if kind is not None:
+            check_value(name, kind, value)
         self.values[name] = value
 
     def get(self, name: str, default: Any = None) -> Any:
@@ -160,6 +163,31 @@ class Record:
         if self._original is not None and _same(self._original[0], self.values):
             return self._original[1]
         return encode(self.layout, self.values)
+
+
+_INT_RANGES = {"i32": (-2**31, 2**31 - 1), "u32": (0, 2**32 - 1), "u8": (0, 255)}
+
+
+def check_value(name: str, kind: Any, value: Any) -> None:
+    """Refuse a value its field cannot store (ValueError), so an edit never writes a broken file:
+    strings are NUL-terminated Latin-1, integers fit their width."""
+    if kind == "cstr":
+        text = str(value)
+        if "\0" in text:
+            raise ValueError(f"{name}: a NUL character would end the string early")
+        try:
+            text.encode("latin-1")
+        except UnicodeEncodeError as e:
+            bad = text[e.start:e.end]
+            raise ValueError(f"{name}: {bad!r} cannot be stored (Latin-1 text only)") from None
+    elif kind in _INT_RANGES:
+        lo, hi = _INT_RANGES[kind]
+        if isinstance(value, float) or not lo <= int(value) <= hi:
+            raise ValueError(f"{name}: {value!r} is not an integer from {lo} to {hi}")
+    elif kind == "f32":
+        v = float(value)
+        if v == v and abs(v) != float("inf") and abs(v) > 3.4028234663852886e38:
+            raise ValueError(f"{name}: {value!r} is too large for a 32-bit float")
 
 
 def _same(a: Any, b: Any) -> bool:

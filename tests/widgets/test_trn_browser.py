@@ -230,3 +230,16 @@ def test_leaving_a_field_unchanged_does_not_edit_and_enums_are_named(browser):
     fn.activated.emit(1)
     assert circle_item.params["featherFn"] == 1 and browser.modified
     assert "degrees" not in editors["radius"].toolTip() and "metres" in editors["radius"].toolTip()
+
+
+def test_a_name_the_file_cannot_hold_is_refused_with_a_message(browser, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a: shown.append(a[2]))
+    circle_item = browser.doc.layers[1].children[0]
+    browser.select(circle_item)
+    name = _editors(browser)["Name"]
+    name.setText("cut\0here")
+    name.editingFinished.emit()
+    assert shown and "NUL" in shown[0] and circle_item.name != "cut\0here" and not browser.modified
+    assert _editors(browser)["Name"].text() == circle_item.name

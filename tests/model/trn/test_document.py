@@ -263,3 +263,19 @@ def test_short_remains_outside_a_form_are_still_refused():
     with pytest.raises(FormatError) as e:
         iff.parse(data + b"FORM", "u.trn")
     assert e.value.place == len(data)
+
+
+@pytest.mark.parametrize("field,value", [("name", "bad\0name"), ("name", "山"), ("active", 2**31),
+                                         ("active", 1.5)])
+def test_edits_a_field_cannot_store_are_refused(field, value):
+    doc = document.parse(build.to_bytes(kitchen_sink()))
+    circle = next(it for it in doc.items() if it.tag == "BCIR")
+    before = doc.to_bytes()
+    with pytest.raises(ValueError):
+        if field == "name":
+            circle.name = value
+        else:
+            circle.ihdr[field] = value
+    assert doc.to_bytes() == before
+    circle.name = "Hügel"  # Latin-1 is fine
+    assert any(it.name == "Hügel" for it in document.parse(doc.to_bytes()).items())
