@@ -7,7 +7,7 @@ turns requests into undoable commands. It follows the terrain's layer events.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QSize, QTimer, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QColorDialog,
@@ -55,13 +55,19 @@ class LayersPanel(QWidget):
                              "Double-click to rename.")
         self.list.currentRowChanged.connect(self._on_row_changed)
         self.list.itemDoubleClicked.connect(lambda item: self.ask_rename())
+        self.list.installEventFilter(self)  # F2 renames, as in a file manager
+        self.empty = QLabel("No paint layers yet. <b>Add</b> one, then paint it onto the terrain with "
+                            "Terrain ▸ Paint Layer (L).", self)
+        self.empty.setObjectName("layers_empty")
+        self.empty.setWordWrap(True)
+        self.empty.setEnabled(False)
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         self.buttons: dict[str, QToolButton] = {}
         row1, row2 = QHBoxLayout(), QHBoxLayout()
         for key, text, tip, slot, row in (
             ("add", "Add", "Add a new empty layer", self.ask_add, row1),
-            ("rename", "Rename", "Rename the selected layer (foliage types can follow it)",
+            ("rename", "Rename", "Rename the selected layer (foliage types can follow it) — F2",
              self.ask_rename, row1),
             ("colour", "Colour", "Change the selected layer's display colour", self.ask_colour, row1),
             ("delete", "Delete", "Delete the selected layer (undoable)", self.ask_delete, row1),
@@ -84,6 +90,7 @@ class LayersPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.list, 1)
+        layout.addWidget(self.empty)
         layout.addLayout(row1)
         layout.addLayout(row2)
         layout.addWidget(self.status)
@@ -92,6 +99,13 @@ class LayersPanel(QWidget):
         self._coverage_timer.setInterval(COVERAGE_DELAY_MS)
         self._coverage_timer.timeout.connect(self.refresh)
         self.set_terrain(terrain)
+
+    def eventFilter(self, watched, event) -> bool:
+        if (watched is self.list and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_F2
+                and not event.modifiers()):
+            self.ask_rename()
+            return True
+        return super().eventFilter(watched, event)
 
     # ---- model ------------------------------------------------------------------------
     def set_terrain(self, terrain: Terrain | None) -> None:
@@ -139,6 +153,7 @@ class LayersPanel(QWidget):
                                 f"painted over {coverage * 100:.1f} % of the terrain")
                 self.list.addItem(item)
         names = self.layer_names()
+        self.empty.setVisible(self.terrain is not None and not names)
         row = names.index(keep) if keep in names else (0 if names else -1)
         self.list.setCurrentRow(row)
         self.list.blockSignals(False)

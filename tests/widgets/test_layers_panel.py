@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QColorDialog, QInputDialog
 
@@ -134,3 +135,21 @@ def test_heightmap_options_draw_only_the_fields_the_format_asks(qtbot, fmt, impo
     assert "valley.dat" in dialog.header.text() and "9 × 9" in dialog.header.text()
     if fmt == "r16":
         assert dialog.values()["offset"] == 0.0 and dialog.offset.isEnabled()
+
+
+def test_a_terrain_without_layers_says_how_to_start_and_f2_renames(panel, qtbot, monkeypatch) -> None:
+    from model.layer_ops import delete_layer
+
+    panel.show()
+    assert not panel.empty.isVisible()
+    renames = []
+    panel.rename_requested.connect(lambda old, new: renames.append((old, new)))
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("cliff", True))
+    panel.select("blue")
+    panel.list.setFocus()
+    qtbot.keyClick(panel.list, Qt.Key.Key_F2)
+    assert renames == [("blue", "cliff")]
+    delete_layer(panel.terrain, "red")
+    delete_layer(panel.terrain, "blue")
+    assert panel.empty.isVisible() and "Add" in panel.empty.text()
+    assert not panel.buttons["rename"].isEnabled() and panel.buttons["add"].isEnabled()
