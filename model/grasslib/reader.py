@@ -82,6 +82,9 @@ def parse_library(data: bytes, path: str | Path | None = None,
     _check_same_class(path, models["bounds"]["class_id"], HEADER_SIZE + 72, MODEL_PAIR_SIZE,
                       "bounding volume")
     offset = HEADER_SIZE + count * MODEL_PAIR_SIZE
+    if n < offset + ZERO_WORD_SIZE:
+        raise FormatError(path, n, f"file ends at offset {n}, inside the u32 after the models at offset "
+                          f"{offset}")
     (zero_word,) = struct.unpack_from("<I", data, offset)
     if zero_word != 0:
         notes.append(f"offset {offset}: word after the models is {zero_word}, 0 in the examined "
@@ -230,23 +233,36 @@ def _group_end(groups: list[Group], start: int) -> int:
 
 def _refuse_group_at_tail(data: bytes, path, groups: list[Group], tail_start: int,
                           tail_size: int | None) -> None:
-    """A tail that begins with a group means the file was cut on a group boundary."""
+    """A tail that begins with groups means the file was cut on a group boundary.
+
+    From the tail's start, heads without rules are passed over; the first head claiming rules
+    decides: if the rules present are GrassPatternElement objects, these are groups, not a tail.
+    An empty head of the one class every group read so far has also counts as a group.
+    """
     n = len(data)
-    if n - tail_start < GROUP_HEAD_SIZE:
+    at = tail_start
+    while n - at >= GROUP_HEAD_SIZE:
+        head = np.frombuffer(data, GROUP_HEAD_DTYPE, 1, at)[0]
+        cid, rule_count = int(head["class_id"]), int(head["rule_count"])
+        if rule_count == 0:
+            if at == tail_start and {g.class_id for g in groups} == {cid}:
+                break  # an empty group of the groups' own class
+            at += GROUP_HEAD_SIZE
+            continue
+        first = at + GROUP_HEAD_SIZE
+        present = min(rule_count, (n - first) // RULE_SIZE)
+        classes = [int(c) for c in np.frombuffer(data, RULE_DTYPE, present, first)["class_id"]]
+        if present < rule_count and n - (first + present * RULE_SIZE) >= 12:  # a cut rule's class
+            classes.append(int(np.frombuffer(data, "<u4", 1, first + present * RULE_SIZE + 8)[0]))
+        if classes and all(c == RULE_CLASS_ID for c in classes):
+            break
+        return
+    else:
         return
     head = np.frombuffer(data, GROUP_HEAD_DTYPE, 1, tail_start)[0]
-    cid, rule_count = int(head["class_id"]), int(head["rule_count"])
-    present = min(rule_count, (n - tail_start - GROUP_HEAD_SIZE) // RULE_SIZE)
-    if rule_count and present:
-        rules = np.frombuffer(data, RULE_DTYPE, present, tail_start + GROUP_HEAD_SIZE)
-        is_group = bool((rules["class_id"] == RULE_CLASS_ID).all())
-    else:
-        classes = {g.class_id for g in groups}
-        is_group = rule_count == 0 and classes == {cid}
-    if is_group:
-        raise FormatError(path, tail_start, f"the tail at offset {tail_start} would start with a group "
-                          f"({describe_class(cid)}, {rule_count} rules): the file looks truncated, or the "
-                          f"{hypothesis(tail_size)} does not fit it")
+    raise FormatError(path, tail_start, f"the tail at offset {tail_start} would start with a group "
+                      f"({describe_class(int(head['class_id']))}, {int(head['rule_count'])} rules) "
+                      f"or groups: the file looks truncated, or the {hypothesis(tail_size)} does not fit it")
 
 
 def _check_same_class(path, class_ids: np.ndarray, first: int, stride: int, what: str) -> None:

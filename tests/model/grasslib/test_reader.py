@@ -308,3 +308,20 @@ def test_truncation_that_leaves_a_group_where_the_tail_should_be(seed_data: byte
     with pytest.raises(FormatError) as e:
         parse_library(seed_data[:boundary + 443], "cut.lib")
     assert e.value.place == boundary and "GrassPattern" in e.value.reason
+
+
+@pytest.mark.parametrize("make", [fx.empty_library_bytes, fx.small_library_bytes])
+def test_every_prefix_is_refused_with_an_offset(make) -> None:
+    # includes cuts on group boundaries, where the last 443 bytes would begin with an empty group
+    data = make()
+    for keep in range(len(data)):
+        with pytest.raises(FormatError) as e:
+            parse_library(data[:keep], "cut.lib")
+        assert isinstance(e.value.place, int) and 0 <= e.value.place <= keep, keep
+
+
+def test_cut_after_an_empty_group_is_refused() -> None:
+    data = fx.small_library_bytes()  # group 0 (empty) starts at 538, group 1 (one rule) at 555
+    with pytest.raises(FormatError) as e:
+        parse_library(data[:538 + 443], "cut.lib")
+    assert e.value.place == 538 and "looks truncated" in e.value.reason
