@@ -250,18 +250,24 @@ class _Reader:
             if child is header or child is tgens[0]:
                 continue
             if isinstance(child, Form) and child.name in ("0000", "0001") and self.doc.baked is None:
-                self.baked(child)
+                self.tolerate("/", child, child.name, lambda child=child: self.baked(child))
             elif isinstance(child, Form) and child.name in ("PIMP", "PFPM"):
                 continue  # packed flora maps: kept raw by design
             else:
                 self.keep("/", child, None, "unknown top-level block")
 
     def baked(self, form: Form) -> None:
-        self.doc.baked = {"version": form.name}
+        baked: dict[str, Any] = {"version": form.name}
         if form.name == "0001":
             data = self.chunk(form, "DATA", "baked terrain")
             rec = self.record(layouts.BAKED_DATA, data, "baked terrain DATA")
-            self.doc.baked.update(rec.values)
+            baked.update(rec.values)
+            for tag in ("WMAP", "SMAP"):  # u8 per cell; kept raw, but a size that does not fit is reported
+                for chunk in form.chunks(tag):
+                    if len(chunk.data) != rec["width"] * rec["height"]:
+                        self.keep("/", chunk, form.name, f"baked {tag} holds {len(chunk.data)} bytes, "
+                                  f"not {rec['width']} x {rec['height']}")
+        self.doc.baked = baked
 
     # ---- TGEN --------------------------------------------------------------------------
     def tgen(self, tgen: Form) -> None:

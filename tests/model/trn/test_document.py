@@ -279,3 +279,18 @@ def test_edits_a_field_cannot_store_are_refused(field, value):
     assert doc.to_bytes() == before
     circle.name = "Hügel"  # Latin-1 is fine
     assert any(it.name == "Hügel" for it in document.parse(doc.to_bytes()).items())
+
+
+def test_baked_terrain_that_does_not_fit_is_reported_not_fatal():
+    baked = build.baked(3, 5)
+    baked.children[1].data = baked.children[1].data[:-1]  # WMAP one byte short of 3 x 5
+    data = build.to_bytes(build.document(baked_form=baked))
+    doc = document.parse(data)
+    assert doc.baked["width"] == 3
+    assert any(u.tag == "WMAP" and "14 bytes" in u.reason for u in doc.unsupported)
+    bad = build.baked(3, 5)
+    bad.children[0].data += b"\x00"
+    data = build.to_bytes(build.document(baked_form=bad))
+    doc = document.parse(data)
+    assert doc.baked is None and any(u.reason.startswith("kept raw") for u in doc.unsupported)
+    assert doc.to_bytes() == data
