@@ -46,6 +46,9 @@ def scene_summary(scene: Scene) -> dict:
     cells = t.rows * t.columns
     lo, hi = t.height_range()
     foliage = foliage_counts(scene)
+    section = scene.sections.get("foliage")
+    derived = [str(t.name) for t in getattr(section, "palette", None) or ()
+               if getattr(t, "storage", "stored") == "derived"]
     return {
         "path": str(scene.path) if scene.path else None,
         "name": scene.name,
@@ -65,7 +68,9 @@ def scene_summary(scene: Scene) -> dict:
             }
             for layer in t.layers
         ],
-        "foliage": {"types": len(foliage), "instances": sum(foliage.values()), "by_type": foliage},
+        "foliage": {"types": len(foliage), "instances": sum(foliage.values()), "by_type": foliage,
+                    # scattered on the fly from their rules, never stored: no instance count
+                    "derived_types": derived},
     }
 
 
@@ -78,13 +83,16 @@ def _human(doc: dict) -> str:
         f"  heights   {doc['height_range'][0]:.2f} .. {doc['height_range'][1]:.2f} m",
         f"  layers    {len(doc['layers'])}",
     ]
+    if doc["layers"]:
+        lines.append(f"    {'':<16} {'colour':<8} {'painted':>9}  {'mean weight':>11}")
     for layer in doc["layers"]:
-        lines.append(f"    {layer['name']:<16} {layer['color']}  painted {layer['painted'] * 100:5.1f} %"
-                     f"  coverage {layer['coverage'] * 100:5.1f} %")
+        lines.append(f"    {layer['name']:<16} {layer['color']}  {layer['painted'] * 100:7.1f} %"
+                     f"  {layer['coverage'] * 100:9.1f} %")
     fol = doc["foliage"]
+    derived = set(fol.get("derived_types", ()))
     lines.append(f"  foliage   {fol['instances']} instances of {fol['types']} types")
     for name, count in fol["by_type"].items():
-        lines.append(f"    {name:<16} {count}")
+        lines.append(f"    {name:<16} {'derived (not stored)' if name in derived else count}")
     return "\n".join(lines)
 
 

@@ -23,26 +23,28 @@ def test_info_json_reports_size_spacing_layers_coverage_and_foliage(tmp_path, ca
     layers = {la["name"]: la for la in doc["layers"]}
     assert layers["red"]["coverage"] == 0.5 and layers["blue"]["coverage"] == 0.5
     assert layers["red"]["painted"] == 0.5 and layers["red"]["color"] == "#dc281e"
-    assert doc["foliage"] == {"types": 0, "instances": 0, "by_type": {}}
+    assert doc["foliage"] == {"types": 0, "instances": 0, "by_type": {}, "derived_types": []}
 
 
 def test_info_counts_foliage_from_the_scene_section(tmp_path) -> None:
     from app.cli.scene import scene_summary
 
     class Type:
-        def __init__(self, name: str) -> None:
+        def __init__(self, name: str, storage: str = "stored") -> None:
             self.name = name
+            self.storage = storage
 
     class Section:
-        palette = [Type("pine"), Type("oak"), Type("birch")]
+        palette = [Type("pine"), Type("oak"), Type("birch"), Type("fern", "derived")]
 
         def counts(self):
             return {"pine": 3, "oak": 4}
 
     scene = make_small_scene()
     scene.sections["foliage"] = Section()
-    assert scene_summary(scene)["foliage"] == {"types": 3, "instances": 7,
-                                               "by_type": {"pine": 3, "oak": 4, "birch": 0}}
+    assert scene_summary(scene)["foliage"] == {"types": 4, "instances": 7,
+                                               "by_type": {"pine": 3, "oak": 4, "birch": 0, "fern": 0},
+                                               "derived_types": ["fern"]}
 
 
 def test_info_human_text(tmp_path, capsys) -> None:
@@ -50,6 +52,16 @@ def test_info_human_text(tmp_path, capsys) -> None:
     assert run_cli(["scene", "info", str(tmp_path / "s.boscage")]) == 0
     out = capsys.readouterr().out
     assert "41 x 33 samples" in out and "red" in out and "48.8 %" in out  # 20 of 41 columns
+    assert "painted" in out and "mean weight" in out  # the two percentages say which is which
+
+
+def test_info_text_marks_derived_types_instead_of_counting_none(tmp_path, capsys) -> None:
+    from model.demo import build_demo_scene
+
+    save_scene(build_demo_scene(foliage=True), tmp_path / "d.boscage")
+    assert run_cli(["scene", "info", str(tmp_path / "d.boscage")]) == 0
+    grass = [line for line in capsys.readouterr().out.splitlines() if line.split()[:1] == ["grass"]]
+    assert grass and grass[-1].split()[1:] == ["derived", "(not", "stored)"]
 
 
 def test_bad_input_exits_1_with_file_and_place(tmp_path, capsys) -> None:
