@@ -37,15 +37,16 @@ class RegionDialog(QDialog):
         half = doc.map_width / 2.0
         form = QFormLayout(self)
         self.fields: dict[str, QDoubleSpinBox] = {}
-        for key, value, tip in [("x0", -half, "West edge (m)"), ("z0", -half, "South edge (m)"),
-                                ("x1", half, "East edge (m)"), ("z1", half, "North edge (m)")]:
+        for key, value, side in [("x0", -half, "West"), ("z0", -half, "South"),
+                                 ("x1", half, "East"), ("z1", half, "North")]:
             box = QDoubleSpinBox(decimals=1, minimum=-half * 4 - 1, maximum=half * 4 + 1, value=value)
-            box.setToolTip(tip)
+            box.setSuffix(" m")
+            box.setToolTip(f"{side} edge of the region in world metres (the map spans ±{half:g} m)")
             box.valueChanged.connect(self._update)
             self.fields[key] = box
-            form.addRow(key.upper(), box)
+            form.addRow(f"{side} edge ({key})", box)
         spacing = max(doc.map_width / (DEFAULT_POLES - 1), doc.pole_spacing)
-        self.spacing = QDoubleSpinBox(decimals=3, minimum=0.01, maximum=10000.0, value=spacing)
+        self.spacing = QDoubleSpinBox(decimals=3, minimum=0.01, maximum=10000.0, value=spacing, suffix=" m")
         self.spacing.setToolTip(f"Metres between poles (the file's own: {doc.pole_spacing:g} m)")
         self.spacing.valueChanged.connect(self._update)
         form.addRow("Spacing", self.spacing)
