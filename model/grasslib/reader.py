@@ -198,13 +198,14 @@ def _groups_up_to(data: bytes, path, offset: int, tail_start: int, tail_size: in
         raise FormatError(path, stop.place, f"{stop.reason} before the tail at offset {tail_start} "
                           f"({hyp})")
     left = n - stop.offset
-    if left > tail_size:
-        what = (f"if the groups end here, {left - tail_size} extra bytes follow the {tail_size}-byte "
-                f"tail (from offset {stop.offset + tail_size})")
-    else:
-        what = f"the file ends {tail_size - left} bytes short of a tail starting here"
+    if left > tail_size:  # named at the first extra byte: that is where the file should have closed
+        raise FormatError(path, stop.offset + tail_size,
+                          f"{left - tail_size} extra bytes follow the {tail_size}-byte tail (from offset "
+                          f"{stop.offset + tail_size}) if the groups end at offset {stop.offset}, where "
+                          f"they stop fitting ({stop.reason}) ({hyp})")
     raise FormatError(path, stop.offset, f"the groups stop fitting at offset {stop.offset} "
-                      f"({stop.reason}); {what} ({hyp})")
+                      f"({stop.reason}); the file ends {tail_size - left} bytes short of a tail starting "
+                      f"there ({hyp})")
 
 
 def _groups_up_to_any_tail(data: bytes, path, offset: int) -> tuple[list[Group], int]:

@@ -80,9 +80,9 @@ def test_bad_file_reports_offset_and_keeps_the_open_library(browser, seed_file: 
     browser.open_path(seed_file)
     bad = fx.write(tmp_path / "long.lib", fx.with_extra(seed_file.read_bytes()))
     assert not browser.open_path(bad)
-    assert "long.lib @ offset 29804" in browser.last_error
+    assert "long.lib @ offset 30247" in browser.last_error
     box = browser.findChild(QMessageBox, "grasslib_error")
-    assert box is not None and "offset 29804" in box.text()
+    assert box is not None and "offset 30247" in box.text()
     assert browser.library is not None and browser.library.model_count == 46
     box.close()
 

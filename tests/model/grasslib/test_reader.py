@@ -147,10 +147,11 @@ def test_truncated_at_the_end_stops_in_the_groups(seed_data: bytes, cut: int) ->
 
 
 @pytest.mark.parametrize("extra", [b"\x00", b"\x00" * 7, b"\x00" * 16, bytes(range(40)), b"\xff" * 400])
-def test_extra_bytes_are_refused_where_the_groups_end(seed_data: bytes, extra: bytes) -> None:
+def test_extra_bytes_are_refused_where_they_start(seed_data: bytes, extra: bytes) -> None:
     with pytest.raises(FormatError) as e:
         parse_library(fx.with_extra(seed_data, extra), "long.lib")
-    assert e.value.place == len(seed_data) - 443  # where the real tail starts
+    assert e.value.place == len(seed_data)  # the first extra byte
+    assert f"if the groups end at offset {len(seed_data) - 443}" in e.value.reason
     assert "hypothesis" in e.value.reason
 
 
@@ -248,7 +249,7 @@ def test_extra_bytes_are_counted_and_placed(seed_data: bytes, extra: int) -> Non
     groups_end = len(seed_data) - 443
     with pytest.raises(FormatError) as e:
         parse_library(seed_data + bytes(range(7, 7 + extra % 200)) + b"\x01" * (extra - extra % 200))
-    assert e.value.place == groups_end
+    assert e.value.place == groups_end + 443 == len(seed_data)
     assert f"{extra} extra bytes follow the 443-byte tail (from offset {groups_end + 443})" in e.value.reason
 
 
