@@ -174,19 +174,26 @@ class Multifractal:
 
 
 def _bias(r: np.ndarray, b: np.float32) -> np.ndarray:
-    if not 0 < b < 1:
+    """r^(ln b / ln 0.5) for every bias the formula is defined for (b = 1 gives 1, b = 0 gives 0);
+    a negative bias, where the logarithm has no value, leaves r as it is."""
+    if not b >= 0:
         return r
-    e = np.float32(np.log(b) / np.log(np.float32(0.5)))
+    with np.errstate(divide="ignore"):
+        e = np.float32(np.log(b) / np.log(np.float32(0.5)))
     return np.power(np.maximum(r, np.float32(0)), e, dtype=np.float32)
 
 
 def _gain(r: np.ndarray, g: np.float32) -> np.ndarray:
+    """The spec's gain for every g ≤ 1 (g = 0 flattens to ½, g = 1 is a step); a gain above 1, where
+    ln(1 − g) has no value, leaves r as it is."""
     f32 = np.float32
-    if not 0 < g < 1:
+    if not g <= 1:
         return r
-    p = f32(np.log(f32(1) - g) / np.log(f32(0.5)))
-    low = np.power(np.maximum(f32(2) * r, f32(0)), p, dtype=np.float32) / f32(2)
-    high = f32(1) - np.power(np.maximum(f32(2) * (f32(1) - r), f32(0)), p, dtype=np.float32) / f32(2)
+    with np.errstate(divide="ignore"):
+        p = f32(np.log(f32(1) - g) / np.log(f32(0.5)))
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        low = np.power(np.maximum(f32(2) * r, f32(0)), p, dtype=np.float32) / f32(2)
+        high = f32(1) - np.power(np.maximum(f32(2) * (f32(1) - r), f32(0)), p, dtype=np.float32) / f32(2)
     out = np.where(r < f32(0.5), low, high)
     out = np.where(r < f32(0.001), f32(0), out)
     out = np.where(r > f32(0.999), f32(1), out)

@@ -107,3 +107,13 @@ def test_values_do_not_depend_on_array_position():
     one_by_one = np.array([m.value(x[i:i + 1], z[i:i + 1])[0] for i in range(x.size)])
     np.testing.assert_array_equal(whole, one_by_one)
     np.testing.assert_array_equal(whole[3:], m.value(x[3:], z[3:]))
+
+
+def test_bias_and_gain_at_the_ends_of_their_range_follow_the_formula():
+    r = np.array([0.0005, 0.2, 0.5, 0.8, 0.9995], np.float32)
+    from model.trn.multifractal import _bias, _gain
+    # gain 0: p = ln 1 / ln 0.5 = 0, so (2r)^0 / 2 = ½ and 1 − ½ = ½ between the 0.001 / 0.999 cut-offs
+    np.testing.assert_array_equal(_gain(r, np.float32(0.0)), np.float32([0, 0.5, 0.5, 0.5, 1]))
+    # bias 1: exponent ln 1 / ln 0.5 = 0, so r^0 = 1 everywhere; bias ½ leaves r as it is
+    np.testing.assert_array_equal(_bias(r, np.float32(1.0)), np.ones(5, np.float32))
+    np.testing.assert_allclose(_bias(r, np.float32(0.5)), r, rtol=1e-6)
