@@ -8,6 +8,7 @@ filter on the layer, and a delete names the types that will then refuse with "la
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 
 from PySide6.QtCore import QObject
@@ -220,8 +221,9 @@ class TerrainEditor(QObject):
         """Replace the heights with a heightmap of the terrain's size, as one undo step."""
         t = self.terrain
         try:
-            hm = read_heightmap(path, fmt, (t.columns, t.rows), offset, scale,
-                                expected_shape=(t.rows, t.columns))
+            with _busy(self.window, f"Reading {path}…"):
+                hm = read_heightmap(path, fmt, (t.columns, t.rows), offset, scale,
+                                    expected_shape=(t.rows, t.columns))
         except FormatError as e:
             self.window.show_error("Could not import heightmap", str(e))
             return False
@@ -233,7 +235,8 @@ class TerrainEditor(QObject):
     def export_heights(self, path: str | Path, offset: float | None = None, scale: float | None = None,
                        fmt: str | None = None) -> bool:
         try:
-            mapping = export_heights(self.terrain, path, fmt, offset, scale)
+            with _busy(self.window, f"Writing {path}…"):
+                mapping = export_heights(self.terrain, path, fmt, offset, scale)
         except (OSError, ValueError) as e:
             self.window.show_error("Could not export heightmap", f"{path}: {e}")
             return False
@@ -325,7 +328,8 @@ def new_scene_from_heightmap_dialog(main_window) -> Scene | None:
     except ValueError as e:
         raise FormatError(path, None, str(e)) from None
     if fmt != "r16":
-        peek = read_heightmap(path, fmt)
+        with _busy(main_window, f"Reading {path}…"):
+            peek = read_heightmap(path, fmt)
         rows, columns = peek.heights.shape
         note = f"{columns} × {rows} samples"
         if peek.spacing is not None:
@@ -334,8 +338,15 @@ def new_scene_from_heightmap_dialog(main_window) -> Scene | None:
     options = _options(main_window, "New Scene from Heightmap", path, True, spacing, note=note)
     if options is None:
         return None
-    return scene_from_heightmap(path, None, options["size"], options["offset"], options["scale"],
-                                options["spacing"])
+    with _busy(main_window, f"Reading {path}…"):
+        return scene_from_heightmap(path, None, options["size"], options["offset"], options["scale"],
+                                    options["spacing"])
+
+
+def _busy(window, text: str):
+    """The window's wait cursor and status line while a file is read or written (none without one)."""
+    busy = getattr(window, "busy", None)
+    return busy(text) if callable(busy) else nullcontext()
 
 
 def install(main_window) -> TerrainEditor:
