@@ -215,6 +215,14 @@ class _Run:
     def layer(self, layer: Item, idx: np.ndarray, parent: np.ndarray) -> None:
         if not layer.active or layer.unsupported or idx.size == 0:
             return
+        raw = [c for c in layer.children if c.unsupported and c.kind in ("boundary", "filter")]
+        if raw:
+            # without that boundary or filter the layer would reach poles it never reaches: skip it
+            msg = (f"layer {layer.name!r} skipped: its {raw[0].tag} {raw[0].version or ''} at offset "
+                   f"{raw[0].offset} is not supported")
+            if msg not in self.warnings:
+                self.warnings.append(msg)
+            return
         kids = [c for c in layer.children if c.active and c.unsupported is None]
         if not any(c.kind in ("boundary", "filter", "affector") for c in kids):
             # a layer that only groups sub-layers hands its parent's amounts straight on (its invert

@@ -539,3 +539,13 @@ def test_grouping_layer_hands_parent_amount_to_sub_layers():
     group = build.layer("group", [child], invert_boundaries=True, invert_filters=True)
     ev = grid(doc_of([group]), 0, 0, 2, 0)
     assert h_at(ev, 1, 0) == pytest.approx(5.0)
+
+
+def test_layer_with_an_unsupported_boundary_is_skipped_with_a_warning():
+    from model.trn.iff import Chunk, Form
+    future = Form("BCIR", [Form("0009", [build.ihdr("future circle"), Chunk("DATA", b"\x00" * 21)])])
+    doc = doc_of([build.layer("base", [height_const(1)]),
+                  build.layer("bounded", [future, height_const(50)])])
+    ev = grid(doc, -5, 0, 5, 0)
+    assert np.all(ev.heights == 1)  # not 50 over the whole map
+    assert any("BCIR 0009" in w and "bounded" in w for w in ev.warnings)
