@@ -3,6 +3,12 @@
 Vectorised over poles: each layer works on the index set of poles its parent reached, so bounded
 layers cost what they cover. Poles sit on a lattice anchored at the world origin, and per-pole
 randomness is a hash of world coordinates, so a window equals the same poles of the whole map.
+
+Where spec/trn.md is silent this follows the original engine: FDIR angles are stored in degrees
+(like FSLP's); filter feathers clamp to 0–1; FBIT stretches its image bilinearly over the layer's
+boundary box, adds gain, keeps the value below 1 and scales the band by it; a flora "replace"
+removes only where the density draw passes; a layer holding only sub-layers hands its parent's
+amounts straight on. Surface normals come from central differences of the current heights.
 """
 
 from __future__ import annotations
