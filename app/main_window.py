@@ -88,6 +88,7 @@ class MainWindow(QMainWindow):
         self.actions_by_key: dict[str, QAction] = {}
         self.last_error: str | None = None
         self.resize(*DEFAULT_SIZE)
+        self.setAcceptDrops(True)  # a .boscage file dropped on the window opens it
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
 
         self._build_docks()
@@ -470,6 +471,27 @@ class MainWindow(QMainWindow):
         if answer == QMessageBox.StandardButton.Save:
             return self.save()
         return answer == QMessageBox.StandardButton.Discard
+
+    @staticmethod
+    def _dropped_scene(event) -> str | None:
+        urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
+        paths = [u.toLocalFile() for u in urls if u.isLocalFile()]
+        return paths[0] if len(paths) == 1 and paths[0].lower().endswith(".boscage") else None
+
+    def dragEnterEvent(self, event) -> None:
+        if self._dropped_scene(event) is not None:
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event) -> None:
+        path = self._dropped_scene(event)
+        if path is None:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        if self.maybe_save():
+            self.open_file(path)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.maybe_save():

@@ -453,3 +453,39 @@ def test_an_unexpected_failure_while_opening_is_one_dialog_too(main_window, tmp_
     assert main_window.open_file(path) is False
     assert len(errors) == 1 and "odd.boscage" in errors[0][1] and "a section reader slipped" in errors[0][1]
     assert main_window.document.scene is scene
+
+
+def test_dropping_a_scene_file_on_the_window_opens_it(main_window, tmp_path, errors) -> None:
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    class Enter:  # what dragEnterEvent reads (Qt's own constructor for it is deprecated)
+        def __init__(self, data) -> None:
+            self.data, self.accepted = data, None
+
+        def mimeData(self):
+            return self.data
+
+        def acceptProposedAction(self) -> None:
+            self.accepted = True
+
+        def ignore(self) -> None:
+            self.accepted = False
+
+    path = tmp_path / "dropped.boscage"
+    save_scene(make_small_scene(rows=7, cols=8), path)
+
+    def drop(paths):
+        data = QMimeData()
+        data.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+        enter = Enter(data)
+        main_window.dragEnterEvent(enter)
+        event = QDropEvent(QPointF(main_window.rect().center()), Qt.DropAction.CopyAction, data,
+                           Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+        main_window.dropEvent(event)
+        return enter.accepted
+
+    assert drop([tmp_path / "notes.txt"]) is False
+    assert main_window.document.scene.terrain.heights.shape != (7, 8)
+    assert drop([path]) is True
+    assert main_window.document.scene.terrain.heights.shape == (7, 8) and errors == []
