@@ -1,8 +1,9 @@
 """Layering one asset document over another, remembering which file set every field.
 
 Objects merge field by field, recursively; arrays and scalars replace whole; an explicit null
-replaces too. A nested object whose `Type` differs from the one below is a different variant
-(e.g. a Basic height threshold over a Noise one) and replaces whole.
+replaces too. The spec states no exception for a nested object whose `Type` changes (a Basic
+height threshold over a Noise one), so it merges like any other; the fields it keeps from the
+other variant are reported, so the mix is never silent.
 """
 
 from __future__ import annotations
@@ -16,13 +17,21 @@ Provenance = dict[JsonPath, AssetFile]
 
 
 def apply_layer(value: dict, provenance: Provenance, doc: dict, source: AssetFile,
-                prefix: JsonPath = ()) -> None:
-    """Merge `doc` into `value` in place; every field `doc` sets is credited to `source`."""
+                prefix: JsonPath = (), variants: list[tuple[JsonPath, str, str, list[str]]] | None = None,
+                ) -> None:
+    """Merge `doc` into `value` in place; every field `doc` sets is credited to `source`.
+
+    `variants` collects (path, old Type, new Type, fields kept from the old variant) for every
+    nested object whose `Type` this layer changes.
+    """
     for key, new in doc.items():
         path = prefix + (key,)
         old = value.get(key)
-        if isinstance(new, dict) and isinstance(old, dict) and not _variant_changed(old, new):
-            apply_layer(old, provenance, new, source, path)
+        if isinstance(new, dict) and isinstance(old, dict):
+            if variants is not None and _variant_changed(old, new):
+                kept = [k for k in old if k != "Type" and k not in new]
+                variants.append((path, str(old["Type"]), str(new["Type"]), kept))
+            apply_layer(old, provenance, new, source, path, variants)
             provenance.setdefault(path, source)
             continue
         forget(provenance, path)

@@ -15,6 +15,7 @@ from pathlib import Path
 from model.biomes.asset import ASSET_TYPES, BiomeAsset
 from model.biomes.issues import ERROR, WARNING, Issue
 from model.biomes.merge import apply_layer, forget
+from model.biomes.paths import format_path
 from model.biomes.reader import AssetFile, read_folders
 from model.biomes.schema import COMMON_KEYS, TYPE_KEYS
 from model.biomes.validate import validate_asset, validate_set
@@ -152,7 +153,14 @@ def _layer(asset: BiomeAsset, parent: BiomeAsset | None) -> None:
         value.pop("SeedName", None)
         forget(provenance, ("SeedName",))
     for f in asset.files:
-        apply_layer(value, provenance, f.doc, f)
+        variants: list = []
+        apply_layer(value, provenance, f.doc, f, variants=variants)
+        for path, was, now, kept in variants:
+            if kept:
+                asset.issues.append(Issue(WARNING, asset.key, f.name, format_path(path),
+                                          f"Type changes from {was!r} to {now!r}; nested objects merge "
+                                          f"field by field, so {', '.join(kept)} stay from the {was} "
+                                          "below (set them to null to drop them)"))
     asset.value = _schema_order(value, asset.type)
     asset.provenance = provenance
 

@@ -309,8 +309,10 @@ def _unknown_keys(asset: BiomeAsset, f: AssetFile) -> None:
     t = doc.get("TerrainHeightThreshold")
     if isinstance(t, dict):
         known = THRESHOLD_KEYS.get(t.get("Type"), THRESHOLD_KEYS["Basic"] | THRESHOLD_KEYS["Noise"])
+        every = THRESHOLD_KEYS["Basic"] | THRESHOLD_KEYS["Noise"]
         for key in t:
-            if key not in known:
+            # null on the other variant's field is how a child drops what it would inherit
+            if key not in known and not (t[key] is None and key in every):
                 warn(("TerrainHeightThreshold",), key, "TerrainHeightThreshold", known)
 
 

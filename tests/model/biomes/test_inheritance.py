@@ -81,7 +81,9 @@ def test_nested_objects_merge_but_arrays_replace_whole(tmp_path) -> None:
     assert s.errors == []
 
 
-def test_a_different_threshold_variant_replaces_instead_of_mixing(tmp_path) -> None:
+def test_a_different_threshold_variant_merges_field_by_field_and_says_so(tmp_path) -> None:
+    # The spec: TerrainHeightThreshold merges field by field like every nested object; it states no
+    # exception when its Type changes, so the Basic fields stay and a warning names them.
     folders = write_set(tmp_path, {
         "Hills": {"Type": "Tile", "TerrainHeightThreshold": {"Type": "Basic", "Positions": [0, 100],
                                                              "Values": [0.0, 1.0]}},
@@ -89,13 +91,24 @@ def test_a_different_threshold_variant_replaces_instead_of_mixing(tmp_path) -> N
                        "TerrainHeightThreshold": {"Type": "Noise", "Noise": "Ridges", "Keys": [0.5],
                                                   "Thresholds": [{"Type": "Basic", "Positions": [5],
                                                                   "Values": [0.2]}]}},
+        "Clean": {"Type": "Tile", "Parent": "Hills",
+                  "TerrainHeightThreshold": {"Type": "Noise", "Positions": None, "Values": None,
+                                             "Keys": [], "Thresholds": []}},
     })
     s = load_biome_set(folders)
     assert s["NoisyHills"].value["TerrainHeightThreshold"] == {
-        "Type": "Noise", "Noise": "Ridges", "Keys": [0.5],
+        "Type": "Noise", "Positions": [0, 100], "Values": [0.0, 1.0], "Noise": "Ridges", "Keys": [0.5],
         "Thresholds": [{"Type": "Basic", "Positions": [5], "Values": [0.2]}]}
-    assert origins(s["NoisyHills"])["TerrainHeightThreshold"] == "base/NoisyHills.json"
+    o = origins(s["NoisyHills"])
+    assert o["TerrainHeightThreshold.Type"] == "base/NoisyHills.json"
+    assert o["TerrainHeightThreshold.Positions"] == "base/Hills.json"
     assert s.errors == []
+    assert messages(s.warnings) == [
+        "NoisyHills | base/NoisyHills.json | TerrainHeightThreshold | Type changes from 'Basic' to "
+        "'Noise'; nested objects merge field by field, so Positions, Values stay from the Basic below "
+        "(set them to null to drop them)"]
+    assert s["Clean"].value["TerrainHeightThreshold"] == {
+        "Type": "Noise", "Positions": None, "Values": None, "Keys": [], "Thresholds": []}
 
 
 def test_explicit_null_sets_null_and_a_later_object_starts_fresh(tmp_path) -> None:
