@@ -391,22 +391,31 @@ class _Run:
         self._set_height(idx, h0 + (terraced - h0) * a)
 
     def _color(self, op, idx, value, a):
-        self.color[idx] = np.clip(_apply_op(op, self.color[idx], value, a[:, None]), 0.0, 1.0)
+        old = self.color[idx]
+        if op == 3:  # the original's colour "multiply" blends toward the mean of old and new colour
+            value = (old + value) * 0.5
+            op = 0
+        self.color[idx] = np.clip(_apply_op(op, old, value, a[:, None]), 0.0, 1.0)
 
     def a_accn(self, it, p, idx, a):
         self._color(p["operation"], idx, np.array(p["color"], np.float64) / 255.0, a)
 
     def _ramp(self, name: str, t: np.ndarray) -> np.ndarray:
+        """The ramp image's pixel int(t·(width − 1)) of its first row, as the original reads it."""
         ramp = self.ramps.get(name)
         t = np.clip(t, 0.0, 1.0)
         if ramp is None:
             return np.repeat(t[:, None], 3, axis=1)  # grey ramp where the image is not available
         ramp = np.asarray(ramp, np.float64).reshape(-1, 3)
-        return ramp[np.minimum((t * len(ramp)).astype(np.int64), len(ramp) - 1)]
+        return ramp[np.clip((t * (len(ramp) - 1)).astype(np.int64), 0, len(ramp) - 1)]
 
     def a_acrh(self, it, p, idx, a):
+        # only heights from low to high (inclusive) take a colour from the ramp
+        h = self.h[idx]
+        inside = (h >= p["low"]) & (h <= p["high"])
+        idx, a, h = idx[inside], a[inside], h[inside]
         span = p["high"] - p["low"]
-        t = (self.h[idx] - p["low"]) / span if span else np.zeros(idx.size)
+        t = (h - p["low"]) / span if span else np.zeros(idx.size)
         self._color(p["operation"], idx, self._ramp(p["rampImage"], t), a)
 
     def a_acrf(self, it, p, idx, a):

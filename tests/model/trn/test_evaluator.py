@@ -549,3 +549,29 @@ def test_layer_with_an_unsupported_boundary_is_skipped_with_a_warning():
     ev = grid(doc, -5, 0, 5, 0)
     assert np.all(ev.heights == 1)  # not 50 over the whole map
     assert any("BCIR 0009" in w and "bounded" in w for w in ev.warnings)
+
+
+def test_colour_operations_and_height_ramp_range():
+    # amount 0.5 at x = 20 (rectangle band 40); base colour (0.2, 0.4, 0.6) set at full amount first
+    base = build.item("ACCN", "0000", operation=0, color=(51, 102, 153))
+
+    def colour(op, rgb):
+        doc = doc_of([build.layer("base", [base]),
+                      build.layer("c", [rect(0, -1000, 100, 1000, 0, 0.8),
+                                        build.item("ACCN", "0000", operation=op, color=rgb)])])
+        ev = grid(doc, 20, 0, 20, 0)
+        return ev.color[0, 0]
+
+    old, new = np.array([0.2, 0.4, 0.6]), np.array([1.0, 0.2, 0.0])
+    rgb = (255, 51, 0)
+    np.testing.assert_allclose(colour(0, rgb), old + 0.5 * (new - old), atol=1e-6)
+    np.testing.assert_allclose(colour(1, rgb), np.minimum(old + 0.5 * new, 1), atol=1e-6)
+    np.testing.assert_allclose(colour(2, rgb), np.maximum(old - 0.5 * new, 0), atol=1e-6)
+    np.testing.assert_allclose(colour(3, rgb), old + 0.5 * ((old + new) / 2 - old), atol=1e-6)
+    # height ramp: heights outside [low, high] keep their colour; the pixel is int(t·(width − 1))
+    ramp = np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0]])
+    acrh = build.item("ACRH", "0000", operation=0, low=0.0, high=10.0, rampImage="r.tga")
+    for h, want in [(9.0, [0, 1, 0]), (10.0, [0, 0, 1]), (4.0, [1, 0, 0]), (12.0, [1, 1, 1])]:
+        doc = doc_of([build.layer("h", [height_const(h), acrh])])
+        ev = grid(doc, 0, 0, 0, 0, ramps={"r.tga": ramp})
+        np.testing.assert_allclose(ev.color[0, 0], want)
