@@ -7,8 +7,10 @@ randomness is a hash of world coordinates, so a window equals the same poles of 
 Where spec/trn.md is silent this follows the original engine: FDIR angles are stored in degrees
 (like FSLP's); filter feathers clamp to 0–1; FBIT stretches its image bilinearly over the layer's
 boundary box, adds gain, keeps the value below 1 and scales the band by it; a flora "replace"
-removes only where the density draw passes; a layer holding only sub-layers hands its parent's
-amounts straight on. Surface normals come from central differences of the current heights.
+removes only where the density draw passes; colour "multiply" blends toward the mean of old and
+new colour and a height ramp colours only heights within [low, high]; a layer holding only
+sub-layers hands its parent's amounts straight on. Surface normals come from central differences
+of the current heights.
 """
 
 from __future__ import annotations
