@@ -365,7 +365,11 @@ class MainWindow(QMainWindow):
 
     # ---- document flow ----------------------------------------------------------------
     def _on_scene_replaced(self, scene: Scene) -> None:
-        self.viewport.set_scene(scene)
+        # The same file read again (changed on disk, or opened again) keeps the artist's view.
+        shown = getattr(self, "_shown_path", None)
+        same_file = shown is not None and scene.path is not None and Path(scene.path) == shown
+        self._shown_path = Path(scene.path) if scene.path is not None else None
+        self.viewport.set_scene(scene, frame=not same_file)
         self._update_title()
 
     def _update_title(self, *_) -> None:

@@ -489,3 +489,19 @@ def test_dropping_a_scene_file_on_the_window_opens_it(main_window, tmp_path, err
     assert main_window.document.scene.terrain.heights.shape != (7, 8)
     assert drop([path]) is True
     assert main_window.document.scene.terrain.heights.shape == (7, 8) and errors == []
+
+
+def test_reading_the_same_file_again_keeps_the_view_and_another_file_frames_it(main_window, tmp_path,
+                                                                               errors) -> None:
+    a, b = tmp_path / "a.boscage", tmp_path / "b.boscage"
+    save_scene(make_small_scene(rows=9, cols=11), a)
+    save_scene(make_small_scene(rows=9, cols=11, spacing=5.0), b)
+    assert main_window.open_file(a)
+    camera = main_window.viewport.camera
+    main_window.viewport.orbit_by_degrees(40.0, 10.0)
+    main_window.viewport.zoom_at(10, 10, 3)
+    view = (camera.yaw, camera.pitch, camera.distance, tuple(camera.target))
+    assert main_window.open_file(a)  # e.g. reloaded after another program saved it
+    assert (camera.yaw, camera.pitch, camera.distance, tuple(camera.target)) == view
+    assert main_window.open_file(b)
+    assert (camera.yaw, camera.pitch, camera.distance, tuple(camera.target)) != view
