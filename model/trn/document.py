@@ -405,8 +405,19 @@ class _Reader:
         if payload is None:  # an item with no fields (AEXC) written without its empty DATA
             it.params = Record(layout, {})
         else:
-            it.params = self.record(layout, payload, f"{tag} {version} payload")
+            it.params = self.record_any((layout, *layouts.ALT_ITEMS.get((tag, version), ())), payload,
+                                        f"{tag} {version} payload")
         return it
+
+    def record_any(self, candidates, chunk: Chunk, what: str) -> Record:
+        """The first of `candidates` that consumes the chunk exactly; else the first one's error."""
+        first: FormatError | None = None
+        for layout in candidates:
+            try:
+                return self.record(layout, chunk, what)
+            except FormatError as e:
+                first = first or e
+        raise first
 
     def ihdr(self, form: Form, tag: str) -> Record:
         ver = self.only_form(form, f"{tag} IHDR")

@@ -9,8 +9,8 @@ Where spec/trn.md is silent this follows the original engine: FDIR angles are st
 boundary box, adds gain, keeps the value below 1 and scales the band by it; a flora "replace"
 removes only where the density draw passes; colour "multiply" blends toward the mean of old and
 new colour and a height ramp colours only heights within [low, high]; a layer holding only
-sub-layers hands its parent's amounts straight on. Surface normals come from central differences
-of the current heights.
+sub-layers hands its parent's amounts straight on; a road's or river's width is its whole width
+(half either side). Surface normals come from central differences of the current heights.
 """
 
 from __future__ import annotations
@@ -497,14 +497,15 @@ class _Run:
         return d, seg, t
 
     def a_aroa(self, it, p, idx, a):
-        pts, width = p["points"], float(p["width"])
+        # the stored width is the whole road's: it reaches half of it either side of the line
+        pts, width = p["points"], float(p["width"]) * 0.5
         if not pts or width <= 0:
             return
         sub, asub = self._near(pts, width, idx, a)
         if sub.size == 0:
             return
         d, seg, t = self._path_amounts(p, sub)
-        hts = np.asarray(p["heights"], np.float64)
+        hts = np.asarray(p.get("heights", []), np.float64)
         amt = shapes.feather(p["featherFn"], shapes.polyline_amount(d, width, p["feather"])) * asub
         if hts.size == len(pts) and hts.size > 1:
             target = hts[seg] * (1 - t) + hts[np.minimum(seg + 1, hts.size - 1)] * t
@@ -516,7 +517,7 @@ class _Run:
         self._clear_flora(sub[d < width])
 
     def a_ariv(self, it, p, idx, a):
-        pts, width = p["points"], float(p["width"])
+        pts, width = p["points"], float(p["width"]) * 0.5  # whole width, as for roads
         if not pts or width <= 0:
             return
         sub, asub = self._near(pts, width, idx, a)

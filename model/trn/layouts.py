@@ -144,6 +144,12 @@ ITEMS: dict[tuple[str, str], Layout] = {
     ("ARIV", "0005"): _RIVER5,
     ("ARIV", "0006"): _RIVER5 + L(("waterType", "i32"),),
 }
+# Older payloads a version also occurs with, tried when the spec's layout does not fit: the original
+# engine reads AROA 0005 without the height list and the fixed-heights flag that 0006 added.
+ALT_ITEMS: dict[tuple[str, str], tuple[Layout, ...]] = {
+    ("AROA", "0005"): (L(("points", "xz*"), ("width", "f32"), ("shaderFamily", "i32"), ("featherFn", "i32"),
+                         ("feather", "f32"), ("featherFnShader", "i32"), ("featherShader", "f32")),),
+}
 PARM_ITEMS = {"FFRA", "FBIT", "AHFR", "ACRF"}
 # Roads and rivers keep `FORM DATA` › HDTA (kept raw) and their `DATA`.
 NESTED_DATA_ITEMS = {"AROA", "ARIV"}

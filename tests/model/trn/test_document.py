@@ -294,3 +294,20 @@ def test_baked_terrain_that_does_not_fit_is_reported_not_fatal():
     doc = document.parse(data)
     assert doc.baked is None and any(u.reason.startswith("kept raw") for u in doc.unsupported)
     assert doc.to_bytes() == data
+
+
+def test_road_0005_without_heights_as_the_original_engine_writes_it():
+    from model.trn.fields import encode
+    engine = layouts.ALT_ITEMS[("AROA", "0005")][0]
+    values = {"points": [(0.0, 0.0), (50.0, 0.0)], "width": 6.0, "shaderFamily": 2, "featherFn": 1,
+              "feather": 0.25, "featherFnShader": 0, "featherShader": 0.5}
+    hdta = Form("HDTA", [Form("0001", [Chunk("DATA", b"")])])
+    aroa = Form("AROA", [Form("0005", [build.ihdr("old road"),
+                                       Form("DATA", [hdta, Chunk("DATA", encode(engine, values))])])])
+    data = build.to_bytes(build.document(layers=[build.layer("l", [aroa])]))
+    doc = document.parse(data)
+    (road,) = [it for it in doc.items() if it.tag == "AROA"]
+    assert road.unsupported is None and road.params["width"] == 6.0 and road.params.get("heights") is None
+    road.params["width"] = 7.0
+    again = document.parse(doc.to_bytes())
+    assert [it.params["width"] for it in again.items() if it.tag == "AROA"] == [7.0]

@@ -384,24 +384,25 @@ def test_flora_draw_scales_with_amount():
 
 
 def test_road_sets_heights_and_clears_flora_river_carves():
-    road = build.item("AROA", "0006", points=[(0, 0), (100, 0)], heights=[10.0, 30.0], width=4.0,
+    # widths are whole widths: the road reaches 4 m either side, its feather the outer half of that
+    road = build.item("AROA", "0006", points=[(0, 0), (100, 0)], heights=[10.0, 30.0], width=8.0,
                       shaderFamily=2, featherFn=0, feather=0.5, featherFnShader=0, featherShader=0.0,
                       fixedHeights=1)
     doc = doc_of([build.layer("ground", [_flora("AFSC", "0004", 5)]), build.layer("road", [road])],
                  shaders=[shader(2)], floras=[flora(5)])
     ev = grid(doc, 0, -6, 100, 6, 2.0)
     assert h_at(ev, 50, 0) == pytest.approx(20.0) and h_at(ev, 0, 0) == pytest.approx(10.0)
-    assert h_at(ev, 50, 2) == pytest.approx(20.0) and h_at(ev, 50, 6) == 0.0
+    assert h_at(ev, 50, 2) == pytest.approx(20.0) and h_at(ev, 50, 6) == 0.0 and h_at(ev, 50, 4) == 0.0
     c, r = at(ev, 50, 0)
     assert ev.flora["collidable"][r, c] == -1 and ev.shader[r, c] == 2
     c, r = at(ev, 50, 6)
     assert ev.flora["collidable"][r, c] == 5 and ev.shader[r, c] == -1
-    river = build.item("ARIV", "0005", points=[(0, 0), (100, 0)], width=8.0, bankFamily=3, bottomFamily=4,
+    river = build.item("ARIV", "0005", points=[(0, 0), (100, 0)], width=16.0, bankFamily=3, bottomFamily=4,
                        featherFn=0, feather=0.5, trenchDepth=6.0, velocity=1.0, hasWater=1, waterDepth=1.0,
                        waterWidth=4.0, waterShaderSize=2.0, waterShader="water")
     ev = grid(doc_of([build.layer("river", [river])], shaders=[shader(3), shader(4)]), 50, -10, 50, 10)
     assert h_at(ev, 50, 0) == pytest.approx(-6.0) and h_at(ev, 50, 6) == pytest.approx(-3.0)
-    assert h_at(ev, 50, 9) == 0.0
+    assert h_at(ev, 50, 9) == 0.0 and h_at(ev, 50, 8) == 0.0
     assert ev.shader[at(ev, 50, 0)[::-1]] == 4 and ev.shader[at(ev, 50, 6)[::-1]] == 3
 
 
