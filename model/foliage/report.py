@@ -46,17 +46,11 @@ def _phrase(reason: Refusal, result: StrokeResult, terrain: Terrain, palette: Pa
     if reason == Refusal.NO_GROUND:
         return "off the terrain"
     if reason == Refusal.SLOPE:
-        slope = float(np.nanmedian(terrain.slope_at(x, z)))
-        lo, hi = ftype.slope
-        if slope > hi:
-            return f"too steep (slope {slope:.0f}° > {hi:g}°)"
-        return f"too flat (slope {slope:.0f}° < {lo:g}°)"
+        return _band(terrain.slope_at(x, z), ftype.slope, "°", ("too steep", "too flat"),
+                     ("steeper", "flatter"), "on the wrong slope", "slope ")
     if reason == Refusal.ALTITUDE:
-        height = float(np.nanmedian(terrain.height_at(x, z)))
-        lo, hi = ftype.altitude
-        if height > hi:
-            return f"too high ({height:.0f} m > {hi:g} m)"
-        return f"too low ({height:.0f} m < {lo:g} m)"
+        return _band(terrain.height_at(x, z), ftype.altitude, " m", ("too high", "too low"),
+                     ("higher", "lower"), "outside the altitude band", "")
     if reason == Refusal.LAYER:
         layer = ftype.layer
         if layer is None:
@@ -67,6 +61,23 @@ def _phrase(reason: Refusal, result: StrokeResult, terrain: Terrain, palette: Pa
     if reason == Refusal.SPACING:
         return f"too close (spacing {ftype.spacing:g} m)"
     return "outside the brush (radius or falloff)"
+
+
+def _band(values: np.ndarray, band: tuple[float, float], unit: str, words: tuple[str, str],
+          comparatives: tuple[str, str], mixed: str, label: str) -> str:
+    """'too steep (slope 38° > 30°)' when every refused value is on one side of the band (the
+    median shown), else both sides counted: 'on the wrong slope (12 steeper than 30°, 3 flatter
+    than 5°)'."""
+    values = np.asarray(values, np.float64)
+    lo, hi = band
+    above = values > hi
+    below = values < lo
+    if above.all():
+        return f"{words[0]} ({label}{float(np.median(values)):.0f}{unit} > {hi:g}{unit})"
+    if below.all():
+        return f"{words[1]} ({label}{float(np.median(values)):.0f}{unit} < {lo:g}{unit})"
+    return (f"{mixed} ({int(above.sum())} {comparatives[0]} than {hi:g}{unit}, "
+            f"{int(below.sum())} {comparatives[1]} than {lo:g}{unit})")
 
 
 def reason_lines(result: StrokeResult, terrain: Terrain, palette: Palette | None = None) -> list[ReasonLine]:

@@ -41,3 +41,24 @@ def test_a_missing_layer_says_so_by_name() -> None:
     text = stroke_sentence(result, terrain, palette)
     assert f"{result.candidates} layer 'wet' missing (no terrain layer has that name)" in text
     assert text.endswith("Missing layer: 'wet' (needed by moss)")
+
+
+def test_refusals_on_both_sides_of_a_band_are_counted_per_side() -> None:
+    terrain = ramp()  # flat (0°) west of x = 0, 45° east of it
+    palette = Palette([FoliageType("fern", density=20.0, slope=(10.0, 30.0))])
+    result = FoliageScatter(terrain, FoliageVolume(palette)).paint(["fern"], Stamp((0.0, 0.0), 30.0, 0.0))
+    outcome = result.outcomes["fern"]
+    refused = outcome.xz[outcome.refusals == Refusal.SLOPE]
+    slopes = terrain.slope_at(refused[:, 0], refused[:, 1])
+    steeper, flatter = int((slopes > 30).sum()), int((slopes < 10).sum())
+    assert steeper > 10 and flatter > 10 and steeper + flatter == len(refused)
+    text = stroke_sentence(result, terrain, palette)
+    assert (f"{len(refused)} on the wrong slope ({steeper} steeper than 30°, {flatter} flatter than 10°)"
+            in text)
+    # one side only: the median and the bound it passes
+    palette = Palette([FoliageType("reed", density=20.0, altitude=(-5.0, 10.0))])
+    result = FoliageScatter(terrain, FoliageVolume(palette)).paint(["reed"], Stamp((40.0, 0.0), 20.0, 0.0))
+    outcome = result.outcomes["reed"]
+    high = outcome.xz[outcome.refusals == Refusal.ALTITUDE]
+    median = float(np.median(terrain.height_at(high[:, 0], high[:, 1])))
+    assert f"{len(high)} too high ({median:.0f} m > 10 m)" in stroke_sentence(result, terrain, palette)
