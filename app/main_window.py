@@ -596,9 +596,10 @@ class MainWindow(QMainWindow):
         native = QKeySequence.SequenceFormat.NativeText
         rows = set()
         for action in self.findChildren(QAction):
-            # the keyboard's own Save/Undo/… media keys work too, but are not worth listing
-            keys = [k.toString(native) for k in action.shortcuts()]
-            keys = [k for k in keys if k and not (k.isalpha() and len(k) > 3)]
+            # the keyboard's own New/Save/Undo/… launcher keys work too, but are not worth listing
+            keys = [k.toString(native) for k in action.shortcuts()
+                    if k.count() and k[0].key().value < Qt.Key.Key_Back.value
+                    and not Qt.Key.Key_F13.value <= k[0].key().value <= Qt.Key.Key_F35.value]
             if keys:
                 rows.add((action.text().replace("&", "").rstrip("…"), ", ".join(keys)))
         return sorted(rows, key=lambda r: r[0].lower()) + list(self.MOUSE_ROWS)
