@@ -131,7 +131,7 @@ class MainWindow(QMainWindow):
             "layers": placeholder("No terrain layers."),
             "inspector": placeholder("Nothing selected."),
         }
-        panels["history"].setEmptyLabel("<opened>")
+        panels["history"].setEmptyLabel("Scene as opened")  # click it to undo everything
         for key, title, area, tooltip in FIXED_DOCKS:
             dock = QDockWidget(title, self)
             dock.setObjectName(f"dock_{key}")

@@ -80,6 +80,7 @@ def test_fixed_docks_have_unique_object_names_and_are_exposed(main_window) -> No
     assert len(set(names)) == len(names)
     history = main_window.docks["history"].widget()
     assert isinstance(history, QUndoView) and history.stack() is main_window.document.undo_stack
+    assert history.emptyLabel() == "Scene as opened"  # the row that undoes everything, in words
     assert main_window.centralWidget() is main_window.viewport
 
 
