@@ -55,7 +55,10 @@ class StrokeTool(TerrainTool):
     def press(self, pos, modifiers) -> None:
         target = self.target()
         if self.target_is_layer and (target is None or self.toolbox.terrain.layer(target) is None):
-            self.toolbox.report(f"No layer named '{target}' to paint: pick one in the Layers panel.")
+            if target is None:
+                self.toolbox.report("No layer to paint: pick one in the Layers panel (or Add one).")
+            else:
+                self.toolbox.report(f"No layer named '{target}' to paint: pick one in the Layers panel.")
             return
         volume = None if self.target_is_layer else self.toolbox.foliage_volume()
         self.stroke = TerrainStroke(self.toolbox.terrain, target, volume)

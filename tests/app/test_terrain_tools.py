@@ -428,7 +428,7 @@ def test_painting_without_a_layer_says_so_and_changes_nothing(main_window, edito
     editor.toolbox.activate("paint_layer")
     editor.toolbox.drag([(0.0, 0.0), (5.0, 0.0)])
     assert main_window.document.undo_stack.count() == 0
-    assert messages and "pick one in the Layers panel" in messages[-1]
+    assert messages and "pick one in the Layers panel" in messages[-1] and "None" not in messages[-1]
 
 
 def test_a_drag_off_the_terrain_pushes_nothing(main_window, editor) -> None:
