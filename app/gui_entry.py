@@ -10,6 +10,8 @@ from model.demo import demo_resource_path
 from model.errors import FormatError
 
 SCREENSHOT_TIMEOUT_MS = 60000
+MIN_SIZE = (640, 480)  # smaller, and the docks leave the viewport no room to draw a frame
+MAX_SIDE = 16384
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +52,10 @@ def run_gui(argv: list[str]) -> int:
         width, height = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
         print(f"boscage: error: --size must be WxH, got {args.size!r}", file=sys.stderr)
+        return 2
+    if not (MIN_SIZE[0] <= width <= MAX_SIDE and MIN_SIZE[1] <= height <= MAX_SIDE):
+        print(f"boscage: error: --size must be at least {MIN_SIZE[0]}x{MIN_SIZE[1]} and at most "
+              f"{MAX_SIDE}x{MAX_SIDE}, got {args.size!r}", file=sys.stderr)
         return 2
 
     if not display_available():

@@ -81,3 +81,10 @@ def test_without_a_display_it_says_so_and_exits_1(tmp_path) -> None:
     result = subprocess.run([sys.executable, "-m", "app", "--screenshot", str(tmp_path / "x.png")],
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 1 and "no display" in result.stderr
+
+
+@pytest.mark.parametrize("size", ["0x0", "100x80", "99999x800", "wide"])
+def test_a_window_size_that_cannot_show_a_frame_is_a_usage_error(tmp_path, size) -> None:
+    result = run_app("--screenshot", str(tmp_path / "x.png"), "--size", size, timeout=60)
+    assert result.returncode == 2 and "--size" in result.stderr
+    assert not (tmp_path / "x.png").exists()
