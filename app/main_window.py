@@ -406,10 +406,18 @@ class MainWindow(QMainWindow):
     def open_dialog(self) -> None:
         if not self.maybe_save():
             return
-        start = str(self.document.path.parent) if self.document.path else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Open Scene", start, NAME_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, "Open Scene", str(self.start_folder()), NAME_FILTER)
         if path:
             self.open_file(path)
+
+    def start_folder(self) -> Path:
+        """Where file dialogs start: the open scene's folder, else the last scene's, else here."""
+        if self.document.path is not None:
+            return self.document.path.parent
+        for recent in self.settings.recent_files():
+            if Path(recent).parent.is_dir():
+                return Path(recent).parent
+        return Path.cwd()
 
     def open_recent(self, path: str) -> None:
         if not self.maybe_save():
@@ -445,7 +453,7 @@ class MainWindow(QMainWindow):
         return self._save_to(self.document.path)
 
     def save_as(self) -> bool:
-        start = str(self.document.path or Path.cwd() / f"{self.document.scene.name}.boscage")
+        start = str(self.document.path or self.start_folder() / f"{self.document.scene.name}.boscage")
         path, _ = QFileDialog.getSaveFileName(self, "Save Scene As", start, NAME_FILTER)
         if not path:
             return False

@@ -506,3 +506,16 @@ def test_reading_the_same_file_again_keeps_the_view_and_another_file_frames_it(m
     assert (camera.yaw, camera.pitch, camera.distance, tuple(camera.target)) == view
     assert main_window.open_file(b)
     assert (camera.yaw, camera.pitch, camera.distance, tuple(camera.target)) != view
+
+
+def test_file_dialogs_start_in_the_scenes_folder_or_the_last_one_used(main_window, tmp_path) -> None:
+    from pathlib import Path as P
+
+    assert main_window.start_folder() == P.cwd()  # nothing opened yet, no recent files
+    folder = tmp_path / "levels"
+    folder.mkdir()
+    save_scene(make_small_scene(rows=5, cols=5), folder / "a.boscage")
+    main_window.settings.add_recent_file(folder / "a.boscage")
+    assert main_window.start_folder() == folder.resolve() or main_window.start_folder() == folder
+    assert main_window.open_file(folder / "a.boscage")
+    assert main_window.start_folder() == folder
