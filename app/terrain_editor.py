@@ -267,8 +267,17 @@ class TerrainEditor(QObject):
         return True
 
     # ---- dialogs ----------------------------------------------------------------------
+    def _folder(self, name: str = "") -> str:
+        """A file dialog's start: the scene's folder (or the window's choice), with `name` in it."""
+        start = _start(self.window)
+        return str(Path(start) / name) if start and name else (start or name)
+
+    def _stem(self) -> str:
+        path = self.document.scene.path
+        return path.stem if path is not None else self.document.scene.name
+
     def import_heights_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Import Heightmap", "", NAME_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self.window, "Import Heightmap", self._folder(), NAME_FILTER)
         if not path:
             return
         t = self.terrain
@@ -278,7 +287,8 @@ class TerrainEditor(QObject):
             self.import_heights(path, options["offset"], options["scale"])
 
     def export_heights_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.window, "Export Heightmap", "heights.png", NAME_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self.window, "Export Heightmap",
+                                              self._folder(f"{self._stem()}.heights.png"), NAME_FILTER)
         if not path:
             return
         t = self.terrain
@@ -289,13 +299,14 @@ class TerrainEditor(QObject):
             self.export_heights(path, options["offset"], options["scale"])
 
     def import_layer_dialog(self, name: str) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.window, f"Import weights of '{name}'", "",
+        path, _ = QFileDialog.getOpenFileName(self.window, f"Import weights of '{name}'", self._folder(),
                                               LAYER_NAME_FILTER)
         if path:
             self.import_layer(name, path)
 
     def export_layer_dialog(self, name: str) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.window, f"Export weights of '{name}'", f"{name}.png",
+        path, _ = QFileDialog.getSaveFileName(self.window, f"Export weights of '{name}'",
+                                              self._folder(f"{self._stem()}.{name}.png"),
                                               LAYER_NAME_FILTER)
         if path:
             self.export_layer(name, path)
@@ -319,7 +330,8 @@ def new_scene_from_heightmap_dialog(main_window) -> Scene | None:
 
     A PNG or .npy is read first, so a bad file is reported before any question, the dialog can
     show its size, and a spacing the file stores is the one offered."""
-    path, _ = QFileDialog.getOpenFileName(main_window, "New Scene from Heightmap", "", NAME_FILTER)
+    path, _ = QFileDialog.getOpenFileName(main_window, "New Scene from Heightmap", _start(main_window),
+                                          NAME_FILTER)
     if not path:
         return None
     spacing, note = 1.0, ""
@@ -341,6 +353,11 @@ def new_scene_from_heightmap_dialog(main_window) -> Scene | None:
     with _busy(main_window, f"Reading {path}…"):
         return scene_from_heightmap(path, None, options["size"], options["offset"], options["scale"],
                                     options["spacing"])
+
+
+def _start(window) -> str:
+    folder = getattr(window, "start_folder", None)
+    return str(folder()) if callable(folder) else ""
 
 
 def _busy(window, text: str):
