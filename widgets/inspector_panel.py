@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import QTimer
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QColor, QFont, QIcon, QPixmap
 from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from model.foliage.edits import selection_records
@@ -199,7 +199,10 @@ class InspectorPanel(QWidget):
             self._item("Heights", f"{float(t.heights.min()):,.1f} – {float(t.heights.max()):,.1f} m", terrain)
         layers = self._item("Layers", str(len(t.layers)))
         for layer in t.layers:
-            self._item(layer.name, "#{:02x}{:02x}{:02x}".format(*layer.color), layers)
+            item = self._item(layer.name, "#{:02x}{:02x}{:02x}".format(*layer.color), layers)
+            swatch = QPixmap(12, 12)
+            swatch.fill(QColor(*layer.color))
+            item.setIcon(1, QIcon(swatch))  # the colour itself beside its code
         foliage = scene.sections.get("foliage")
         if foliage is None:
             return

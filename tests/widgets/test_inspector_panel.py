@@ -74,6 +74,8 @@ def test_with_nothing_selected_it_summarises_the_scene(main_window, inspector, q
     main_window.terrain_editor.add_layer("moss", (40, 120, 40))  # an undoable layer edit
     qtbot.waitUntil(lambda: inspector.value("Layers") == "3", timeout=3000)
     assert inspector.value("moss") == "#287828"
+    moss = inspector.tree.findItems("moss", Qt.MatchFlag.MatchRecursive | Qt.MatchFlag.MatchExactly, 0)[0]
+    assert moss.icon(1).pixmap(12, 12).toImage().pixelColor(6, 6).name() == "#287828"  # its swatch
     main_window.open_scene(make_small_scene(rows=9, cols=11))
     assert inspector.value("Terrain") == "11 × 9 samples" and inspector.value("Instances") == "0"
 
