@@ -7,6 +7,7 @@ filter on the layer, and a delete names the types that will then refuse with "la
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
@@ -313,13 +314,15 @@ class TerrainEditor(QObject):
 
 
 def _options(parent, title: str, path: str, importing: bool, spacing: float = 1.0,
-             size: tuple[int, int] | None = None, ask_spacing: bool = True, note: str = "") -> dict | None:
+             size: tuple[int, int] | None = None, ask_spacing: bool = True, note: str = "",
+             size_fixed: bool | None = None) -> dict | None:
     try:
         fmt = format_of(path)
     except ValueError as e:
         QMessageBox.critical(parent, title, str(e))
         return None
-    dialog = HeightmapOptionsDialog(title, fmt, importing, parent, spacing, size, ask_spacing, path, note)
+    dialog = HeightmapOptionsDialog(title, fmt, importing, parent, spacing, size, ask_spacing, path, note,
+                                    size_fixed)
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return None
     return dialog.values()
@@ -334,12 +337,22 @@ def new_scene_from_heightmap_dialog(main_window) -> Scene | None:
                                           NAME_FILTER)
     if not path:
         return None
-    spacing, note = 1.0, ""
+    spacing, note, size = 1.0, "", None
     try:
         fmt = format_of(path)
     except ValueError as e:
         raise FormatError(path, None, str(e)) from None
-    if fmt != "r16":
+    if fmt == "r16":  # RAW files say nothing of their size: offer the square the byte count makes
+        try:
+            nbytes = Path(path).stat().st_size
+        except OSError as e:
+            raise FormatError(path, None, e.strerror or str(e)) from None
+        side = math.isqrt(nbytes // 2)
+        note = f"{nbytes:,} bytes"
+        if side >= 2 and side * side * 2 == nbytes:
+            size = (side, side)
+            note += f": {side} × {side} samples if square"
+    else:
         with _busy(main_window, f"Reading {path}…"):
             peek = read_heightmap(path, fmt)
         rows, columns = peek.heights.shape
@@ -347,7 +360,8 @@ def new_scene_from_heightmap_dialog(main_window) -> Scene | None:
         if peek.spacing is not None:
             spacing = peek.spacing
             note += f", {peek.spacing:g} m spacing stored in the file"
-    options = _options(main_window, "New Scene from Heightmap", path, True, spacing, note=note)
+    options = _options(main_window, "New Scene from Heightmap", path, True, spacing, size, note=note,
+                       size_fixed=False)
     if options is None:
         return None
     with _busy(main_window, f"Reading {path}…"):

@@ -28,7 +28,8 @@ class HeightmapOptionsDialog(QDialog):
 
     def __init__(self, title: str, fmt: str, importing: bool, parent: QWidget | None = None,
                  spacing: float = 1.0, size: tuple[int, int] | None = None,
-                 ask_spacing: bool = True, path: str | Path | None = None, note: str = "") -> None:
+                 ask_spacing: bool = True, path: str | Path | None = None, note: str = "",
+                 size_fixed: bool | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
         self.setMinimumWidth(380)
@@ -91,7 +92,7 @@ class HeightmapOptionsDialog(QDialog):
             form.addRow("Columns", self.columns)
             form.addRow("Rows", self.rows)
             shown |= {self.columns, self.rows}
-            if size is not None:  # importing into a terrain: the size is the terrain's
+            if size is not None if size_fixed is None else size_fixed:  # into a terrain: the terrain's size
                 self.columns.setEnabled(False)
                 self.rows.setEnabled(False)
         for widget in (self.auto, self.offset, self.scale, self.spacing, self.columns, self.rows):

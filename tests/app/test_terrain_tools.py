@@ -495,3 +495,28 @@ def test_picking_a_terrain_tool_brings_its_settings_forward(main_window, editor,
     assert "red" in panel.layer.text()  # the layer Paint Layer works on
     editor.panel.select("blue")
     assert "blue" in panel.layer.text()
+
+
+def test_a_square_raw_file_offers_its_size_and_leaves_it_editable(main_window, answer_dialogs, errors,
+                                                                   tmp_path, monkeypatch) -> None:
+    from widgets.heightmap_dialog import HeightmapOptionsDialog
+
+    heights = np.linspace(0, 20, 13 * 13, dtype=np.float32).reshape(13, 13)
+    write_heightmap(tmp_path / "tile.r16", heights, offset=0.0, scale=20.0)
+    shown: list[HeightmapOptionsDialog] = []
+    original = HeightmapOptionsDialog.__init__
+
+    def record(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        shown.append(self)
+
+    monkeypatch.setattr(HeightmapOptionsDialog, "__init__", record)
+    answer_dialogs.update(path=tmp_path / "tile.r16", options={"scale": 20.0})
+    (importer,) = terrain_extension.IMPORTERS
+    main_window.run_importer(importer)
+    dialog = shown[0]
+    assert (dialog.columns.value(), dialog.rows.value()) == (13, 13) and dialog.columns.isEnabled()
+    assert "338 bytes" in dialog.header.text()
+    terrain = main_window.document.scene.terrain
+    assert errors == [] and terrain.heights.shape == (13, 13)
+    assert np.abs(terrain.heights - heights).max() <= 20.0 / 65535
