@@ -53,9 +53,10 @@ class SceneDocument(QObject):
         """Leave the clean state for good (a restored recovery copy differs from its file)."""
         self.undo_stack.resetClean()
 
-    def load(self, path: str | Path) -> Scene:
-        """Read `path` and, only if that succeeds, replace the scene. FormatError otherwise."""
-        scene = load_scene(path)
+    def load(self, path: str | Path, progress=None) -> Scene:
+        """Read `path` and, only if that succeeds, replace the scene. FormatError otherwise
+        (LoadCancelled when `progress(done, total)` returns False)."""
+        scene = load_scene(path, progress) if progress is not None else load_scene(path)
         self.replace_scene(scene)
         return scene
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
+    QProgressDialog,
     QTableWidget,
     QTableWidgetItem,
     QUndoView,
@@ -36,13 +37,14 @@ from app.extensions import Importer, ToolWindow, importers, tool_windows
 from app.file_watch import FileWatcher
 from app.settings import Settings
 from model.errors import FormatError
-from model.formats.scene_file import NAME_FILTER
+from model.formats.scene_file import NAME_FILTER, LoadCancelled
 from model.scene import Scene
 from widgets.inspector_panel import InspectorPanel
 from widgets.viewport import Viewport, install_view_actions
 
 APP_NAME = "Boscage"
 DEFAULT_SIZE = (1400, 900)
+PROGRESS_DELAY_MS = 500  # a read shorter than this shows no progress dialog
 
 # key, title, area, tooltip — the fixed docks; later work fills the placeholders.
 # The default layout leaves the viewport most of the window: the palette alone on the left, the
@@ -387,9 +389,13 @@ class MainWindow(QMainWindow):
 
     def open_file(self, path: str | Path) -> bool:
         """Open a scene file; on any problem show one error and keep the current scene."""
+        progress = self._progress_dialog("Opening Scene", f"Reading {Path(path).name}…")
         try:
             with self.busy(f"Opening {path}…"):
-                self.document.load(path)
+                self.document.load(path, progress=lambda done, total: progress(done, total))
+        except LoadCancelled:
+            self.statusBar().showMessage(f"Opening {path} cancelled; the open scene is unchanged", 5000)
+            return False
         except FormatError as e:
             self.show_error("Could not open scene", str(e))
             return False
@@ -399,6 +405,8 @@ class MainWindow(QMainWindow):
         except Exception as e:  # a reader's slip must not take the editor (or the open scene) down
             self.show_error("Could not open scene", f"{path}: unexpected {type(e).__name__}: {e}")
             return False
+        finally:
+            progress.close()
         self._remember(path)
         self.statusBar().showMessage(f"Opened {path}", 5000)
         return True
@@ -565,6 +573,34 @@ class MainWindow(QMainWindow):
         finally:
             QApplication.restoreOverrideCursor()
             self.statusBar().clearMessage()
+
+    def _progress_dialog(self, title: str, text: str) -> Callable[[int, int], bool]:
+        """A callback `(done, total) -> keep going` that shows a cancellable progress dialog once a
+        read takes long enough to notice; `.close()` on it removes the dialog."""
+        dialog: list[QProgressDialog] = []
+
+        def report(done: int, total: int) -> bool:
+            if not dialog:
+                box = QProgressDialog(text, "Cancel", 0, 1000, self)
+                box.setWindowTitle(title)
+                box.setWindowModality(Qt.WindowModality.WindowModal)
+                box.setMinimumDuration(PROGRESS_DELAY_MS)
+                box.setAutoClose(False)
+                box.setAutoReset(False)
+                dialog.append(box)
+            box = dialog[0]
+            box.setValue(round(1000 * done / total) if total else 1000)  # keeps the dialog responsive
+            return not box.wasCanceled()
+
+        def close() -> None:
+            for box in dialog:
+                box.close()
+                box.deleteLater()
+            dialog.clear()
+
+        report.close = close  # type: ignore[attr-defined]
+        report.dialog = dialog  # type: ignore[attr-defined]
+        return report
 
     def show_error(self, title: str, message: str) -> None:
         """One error dialog; the text names the file and the problem."""

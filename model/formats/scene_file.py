@@ -13,6 +13,7 @@ import math
 import re
 import tomllib
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -158,8 +159,43 @@ def _require(path: Path, table: dict, key: str, kind: type | tuple, where: str):
     return value
 
 
+class LoadCancelled(Exception):
+    """The progress callback asked to stop; nothing was changed."""
+
+
+READ_CHUNK = 32 << 20  # bytes between progress reports
+
+
+class _Progress:
+    """Bytes of side files read so far, reported to `report(done, total)`; False from it cancels."""
+
+    def __init__(self, report: Callable[[int, int], bool] | None, total: int) -> None:
+        self.report, self.total, self.done = report, total, 0
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        if self.report is not None and self.report(self.done, self.total) is False:
+            raise LoadCancelled("opening cancelled")
+
+
+def _read_into(side: Path, size: int, progress: _Progress | None) -> bytes | bytearray:
+    if progress is None or progress.report is None:
+        return side.read_bytes()
+    data = bytearray(size)  # the size was checked against the file's already
+    view = memoryview(data)
+    with open(side, "rb") as f:
+        pos = 0
+        while pos < size:
+            n = f.readinto(view[pos:pos + READ_CHUNK])
+            if not n:
+                raise OSError(f"the file ended after {pos} of {size} bytes")
+            pos += n
+            progress.advance(n)
+    return data
+
+
 def _read_side(manifest: Path, name: str, expected_size: int, crc_text: object,
-               what: str, key: str) -> bytes:
+               what: str, key: str, progress: _Progress | None = None) -> bytes | bytearray:
     """A side file the manifest names (`key` is where): a plain file in the manifest's own folder."""
     if "/" in name or "\\" in name or name in ("", ".", ".."):
         raise FormatError(manifest, key, f"side file name {name!r} must be a plain file name")
@@ -178,7 +214,7 @@ def _read_side(manifest: Path, name: str, expected_size: int, crc_text: object,
         actual = side.stat().st_size
         if actual != expected_size:
             raise FormatError(side, None, f"{what} file holds {actual} bytes, expected {expected_size}")
-        data = side.read_bytes()
+        data = _read_into(side, expected_size, progress)
     except OSError as e:
         raise FormatError(side, None, f"cannot read the {what} side file: {e.strerror or e}") from None
     if crc_text is not None and f"{zlib.crc32(data):08x}" != crc_text.lower():
@@ -204,8 +240,11 @@ def _toml_place(error: tomllib.TOMLDecodeError) -> tuple[str | None, str]:
     return found.group(1), f"bad TOML: {text[:found.start()]}"
 
 
-def load_scene(path: str | Path) -> Scene:
-    """Read a scene; any problem raises one FormatError naming the file and the place."""
+def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = None) -> Scene:
+    """Read a scene; any problem raises one FormatError naming the file and the place.
+
+    `progress(done, total)` hears how many bytes of the side files are read; returning False
+    stops the load with LoadCancelled (nothing is changed either way)."""
     manifest = Path(path)
     register_sections()
     try:
@@ -252,33 +291,37 @@ def load_scene(path: str | Path) -> Scene:
         raise FormatError(manifest, "terrain.origin", f"must be finite and within {MAX_EXTENT:g} m, "
                           f"got {origin!r}")
     heights_name = _require(manifest, terrain_doc, "heights", str, "terrain")
-    raw = _read_side(manifest, heights_name, rows * cols * 4, terrain_doc.get("heights_crc32"),
-                     "heights", "terrain.heights")
-    heights = np.frombuffer(raw, dtype="<f4").reshape(rows, cols).astype(np.float32)
-    if not np.isfinite(heights).all():
-        raise FormatError(manifest.with_name(heights_name), None, "heights contain NaN or infinity")
 
+    # The layer list is checked before any side file is read: a bad entry costs no big read.
     layers_doc = doc.get("layers", [])
     if not isinstance(layers_doc, list) or len(layers_doc) > MAX_LAYERS:
         raise FormatError(manifest, "layers", "must be a list of at most 256 layers")
+    entries: list[tuple[str, tuple[int, int, int]]] = []
+    seen: set[str] = set()
+    for i, entry in enumerate(layers_doc):
+        where = f"layers[{i}]"
+        if not isinstance(entry, dict):
+            raise FormatError(manifest, where, "must be a table")
+        lname = _require(manifest, entry, "name", str, where)
+        _check_layer_name(manifest, f"{where}.name", lname)
+        if lname in seen:
+            raise FormatError(manifest, f"{where}.name", f"duplicate layer name {lname!r}")
+        seen.add(lname)
+        entries.append((lname, _parse_color(manifest, f"{where}.color", entry.get("color", "#808080"))))
+    layers_name = _require(manifest, terrain_doc, "layers", str, "terrain") if entries else None
+
+    tracker = _Progress(progress, rows * cols * (4 + len(entries)))
+    raw = _read_side(manifest, heights_name, rows * cols * 4, terrain_doc.get("heights_crc32"),
+                     "heights", "terrain.heights", tracker)
+    heights = np.frombuffer(raw, dtype="<f4").reshape(rows, cols).astype(np.float32)
+    if not np.isfinite(heights).all():
+        raise FormatError(manifest.with_name(heights_name), None, "heights contain NaN or infinity")
     layers: list[TerrainLayer] = []
-    if layers_doc:
-        layers_name = _require(manifest, terrain_doc, "layers", str, "terrain")
-        raw = _read_side(manifest, layers_name, len(layers_doc) * rows * cols,
-                         terrain_doc.get("layers_crc32"), "layer weights", "terrain.layers")
-        weights = np.frombuffer(raw, np.uint8).reshape(len(layers_doc), rows, cols)
-        seen: set[str] = set()
-        for i, entry in enumerate(layers_doc):
-            where = f"layers[{i}]"
-            if not isinstance(entry, dict):
-                raise FormatError(manifest, where, "must be a table")
-            lname = _require(manifest, entry, "name", str, where)
-            _check_layer_name(manifest, f"{where}.name", lname)
-            if lname in seen:
-                raise FormatError(manifest, f"{where}.name", f"duplicate layer name {lname!r}")
-            seen.add(lname)
-            color = _parse_color(manifest, f"{where}.color", entry.get("color", "#808080"))
-            layers.append(TerrainLayer(lname, color, weights[i].copy()))
+    if entries:
+        raw = _read_side(manifest, layers_name, len(entries) * rows * cols,
+                         terrain_doc.get("layers_crc32"), "layer weights", "terrain.layers", tracker)
+        weights = np.frombuffer(raw, np.uint8).reshape(len(entries), rows, cols)
+        layers = [TerrainLayer(lname, color, weights[i].copy()) for i, (lname, color) in enumerate(entries)]
     terrain = Terrain(heights, float(spacing), (float(origin[0]), float(origin[1])), layers)
     scene = Scene(terrain=terrain, name=name, path=manifest)
     for key, reader in SECTION_READERS.items():

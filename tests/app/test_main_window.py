@@ -446,7 +446,7 @@ def test_an_unexpected_failure_while_opening_is_one_dialog_too(main_window, tmp_
     path = tmp_path / "odd.boscage"
     save_scene(make_small_scene(rows=9, cols=11), path)
 
-    def broken(p):
+    def broken(p, *args):
         raise ValueError("a section reader slipped")
 
     monkeypatch.setattr(document_module, "load_scene", broken)
@@ -519,3 +519,27 @@ def test_file_dialogs_start_in_the_scenes_folder_or_the_last_one_used(main_windo
     assert main_window.start_folder() == folder.resolve() or main_window.start_folder() == folder
     assert main_window.open_file(folder / "a.boscage")
     assert main_window.start_folder() == folder
+
+
+def test_opening_shows_cancellable_progress_and_cancel_keeps_the_scene(main_window, tmp_path, errors,
+                                                                       monkeypatch) -> None:
+    from PySide6.QtWidgets import QProgressDialog
+
+    from model.formats import scene_file
+
+    path = tmp_path / "big.boscage"
+    save_scene(make_small_scene(rows=40, cols=50), path)
+    monkeypatch.setattr(scene_file, "READ_CHUNK", 512)
+    values: list[int] = []
+    monkeypatch.setattr(QProgressDialog, "setValue", lambda self, v: values.append(v))
+    assert main_window.open_file(path)
+    assert values[-1] == 1000 and len(values) > 3 and values == sorted(values)
+    assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, QProgressDialog) and w.isVisible()]
+
+    scene = main_window.document.scene
+    other = tmp_path / "other.boscage"
+    save_scene(make_small_scene(rows=30, cols=20), other)
+    monkeypatch.setattr(QProgressDialog, "wasCanceled", lambda self: True)
+    assert main_window.open_file(other) is False
+    assert main_window.document.scene is scene and errors == []
+    assert "cancelled" in main_window.statusBar().currentMessage()

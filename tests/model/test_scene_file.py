@@ -397,3 +397,31 @@ def test_a_process_that_never_imported_foliage_keeps_a_scenes_foliage(tmp_path: 
     kind, types = resave.stdout.split()
     assert kind == "SceneFoliage" and int(types) > 0
     assert path.read_text() == before
+
+
+def test_progress_hears_every_side_file_byte_and_can_cancel(tmp_path: Path, monkeypatch) -> None:
+    from model.formats import scene_file
+
+    path, doc = saved(tmp_path)
+    monkeypatch.setattr(scene_file, "READ_CHUNK", 100)  # several reports per file
+    heard: list[tuple[int, int]] = []
+    scene = load_scene(path, progress=lambda done, total: heard.append((done, total)) or True)
+    t = scene.terrain
+    total = t.rows * t.columns * (4 + len(t.layers))
+    assert heard[-1] == (total, total) and len(heard) > 4
+    assert all(b[0] > a[0] for a, b in zip(heard, heard[1:], strict=False))
+    assert scene.terrain.heights.tobytes() == load_scene(path).terrain.heights.tobytes()
+    stops = iter([True, False])
+    with pytest.raises(scene_file.LoadCancelled):
+        load_scene(path, progress=lambda done, total: next(stops))
+
+
+def test_a_bad_layer_entry_is_refused_before_any_side_file_is_read(tmp_path: Path, monkeypatch) -> None:
+    from model.formats import scene_file
+
+    path, doc = saved(tmp_path)
+    doc["layers"][1]["color"] = "blue"
+    rewrite(path, doc)
+    monkeypatch.setattr(scene_file, "_read_into", lambda *a: pytest.fail("read a side file"))
+    with pytest.raises(FormatError, match="layers"):
+        load_scene(path)
