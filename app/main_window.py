@@ -263,8 +263,12 @@ class MainWindow(QMainWindow):
     def _fill_recent_menu(self) -> None:
         self.recent_menu.clear()
         files = self.settings.recent_files()
+        names = [Path(p).name for p in files]
         for i, path in enumerate(files):
-            action = self.recent_menu.addAction(f"&{i + 1} {Path(path).name}")
+            label = Path(path).name
+            if names.count(label) > 1:  # two scenes of one name: say which folder each is in
+                label += f"  ({Path(path).parent.name or Path(path).parent})"
+            action = self.recent_menu.addAction(f"&{i + 1} {label.replace('&', '&&')}")
             action.setToolTip(path)
             action.setStatusTip(path)
             action.triggered.connect(lambda checked=False, p=path: self.open_recent(p))

@@ -543,3 +543,13 @@ def test_opening_shows_cancellable_progress_and_cancel_keeps_the_scene(main_wind
     assert main_window.open_file(other) is False
     assert main_window.document.scene is scene and errors == []
     assert "cancelled" in main_window.statusBar().currentMessage()
+
+
+def test_recent_scenes_of_the_same_name_say_their_folder(main_window, tmp_path) -> None:
+    for folder in ("forest", "desert"):
+        (tmp_path / folder).mkdir()
+        main_window.settings.add_recent_file(tmp_path / folder / "level.boscage")
+    main_window.settings.add_recent_file(tmp_path / "R&D.boscage")
+    main_window._fill_recent_menu()
+    texts = [a.text() for a in main_window.recent_menu.actions()][:3]
+    assert texts == ["&1 R&&D.boscage", "&2 level.boscage  (desert)", "&3 level.boscage  (forest)"]
