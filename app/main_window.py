@@ -458,6 +458,7 @@ class MainWindow(QMainWindow):
             return
         if scene is not None:
             self.open_scene(scene)
+            self.statusBar().showMessage(f"Imported '{scene.name}': not saved yet (File ▸ Save As…)", 10000)
 
     def save(self) -> bool:
         if self.document.path is None:

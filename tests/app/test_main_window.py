@@ -302,6 +302,7 @@ def test_importers_fill_file_import_and_their_scene_becomes_the_document(qtbot, 
     assert menu_titles(window.import_menu) == ["TRN Terrain…"]
     action.trigger()
     assert window.document.scene.terrain.heights.shape == (5, 6)
+    assert "not saved yet" in window.statusBar().currentMessage()
     action.trigger()  # an importer that returns None changes nothing
     assert window.document.scene.terrain.heights.shape == (5, 6)
 
