@@ -71,31 +71,30 @@ def run_gui(argv: list[str]) -> int:
     app.setOrganizationName("Boscage")
     app.setApplicationName("Boscage")
 
+    from app.main_window import MainWindow
     from model.formats.scene_file import load_scene
 
-    scene, error = None, None
-    if args.scene is not None:
-        try:
-            scene = load_scene(args.scene)
-        except FormatError as e:
-            if args.screenshot is not None:
-                print(f"boscage: error: {e}", file=sys.stderr)
-                return 1
-            error = e
-    if scene is None:
-        scene = load_demo()
-
-    from app.main_window import MainWindow
-
-    window = MainWindow(scene, restore_layout=args.screenshot is None)
-    if scene.path is not None:
-        window.settings.add_recent_file(scene.path)
-        window._fill_recent_menu()
     if args.screenshot is not None:
+        try:
+            scene = load_scene(args.scene) if args.scene is not None else load_demo()
+        except FormatError as e:
+            print(f"boscage: error: {e}", file=sys.stderr)
+            return 1
+        window = MainWindow(scene, restore_layout=False)
         return take_screenshot(app, window, args.screenshot, (width, height))
-    window.show()
-    if error is not None:
-        window.show_error("Could not open scene", str(error))
+
+    if args.scene is None:
+        window = MainWindow(load_demo())
+        window.show()
+    else:
+        # The window comes up first, so a big scene opens with its progress (and Cancel), and a
+        # bad one is one error dialog over the window; the demo is shown instead of either.
+        from app.document import new_scene
+
+        window = MainWindow(new_scene())
+        window.show()
+        if not window.open_file(args.scene):
+            window.open_scene(load_demo())
     from PySide6.QtCore import QTimer
 
     QTimer.singleShot(0, window.offer_recovery)  # once the window is up: a crashed session's work
