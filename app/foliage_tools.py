@@ -69,6 +69,25 @@ def combine(current: Selection, picked: Selection, modifiers: Qt.KeyboardModifie
     return picked
 
 
+ERASE_MARK = "foliage_erase_brush"
+ERASE_COLOUR = (0.95, 0.3, 0.25, 1.0)
+
+
+def erase_mark(center, radius: float, height_at) -> np.ndarray:
+    """(n, 2, 3) segments of an erasing brush: its rim draped on the ground and a minus sign."""
+    a = np.linspace(0.0, 2.0 * np.pi, 65)
+    x = center[0] + radius * np.cos(a)
+    z = center[2] + radius * np.sin(a)
+    y = np.asarray(height_at(x, z), np.float64) + 0.25
+    rim = np.stack([x, y, z], axis=-1)
+    segments = np.stack([rim[:-1], rim[1:]], axis=1)
+    segments = segments[np.all(np.isfinite(segments), axis=(1, 2))]
+    c = np.asarray(center, np.float64) + (0.0, 0.25, 0.0)
+    bar = max(radius * 0.25, 0.2)
+    minus = np.array([[c - (bar, 0.0, 0.0), c + (bar, 0.0, 0.0)]])
+    return np.concatenate([segments, minus])
+
+
 # ---- tools -----------------------------------------------------------------------------------
 class FoliageTool(Tool):
     glyph, colour = "?", "#607060"
@@ -93,6 +112,14 @@ class StrokeTool(FoliageTool):
 
     def types(self) -> list[str] | None:
         return self.toolset.paint_types()
+
+    def removes(self, modifiers) -> bool:
+        """Whether a stamp with these modifiers takes instances away (its cursor is drawn red)."""
+        return False
+
+    def activate(self) -> None:
+        # switched by a shortcut while the mouse rests over the ground: the brush shows at once
+        self.toolset.show_brush(self.toolset.host.hover_ground, self.removes(self.toolset.host.modifiers))
 
     def press(self, pos, modifiers) -> None:
         self._modifiers = modifiers
@@ -130,7 +157,7 @@ class StrokeTool(FoliageTool):
         self.toolset.show_brush(None)
 
     def hover(self, pos, modifiers) -> None:
-        self.toolset.show_brush(pos)
+        self.toolset.show_brush(pos, self.removes(modifiers))
 
     @property
     def erasing(self) -> bool:
@@ -138,7 +165,7 @@ class StrokeTool(FoliageTool):
 
     def _stamp(self, x: float, z: float) -> None:
         self._last = (x, z)
-        self.toolset.show_brush((x, z))
+        self.toolset.show_brush((x, z), self.removes(self._modifiers))
         stamp = Stamp.from_brush(self.toolset.brush, (x, z), self._seed, self._index)
         self._index += 1
         text = self.stroke_text()
@@ -171,6 +198,9 @@ class PaintTool(StrokeTool):
     def stroke_text(self) -> str:
         return "Erase foliage" if self.erasing else "Paint foliage"
 
+    def removes(self, modifiers) -> bool:
+        return bool(modifiers & Qt.KeyboardModifier.ControlModifier)
+
     def apply(self, stroke, stamp) -> None:
         if self.erasing:
             self._erase(stroke, stamp, self.toolset.paint_types() or None)
@@ -188,6 +218,9 @@ class EraseTool(StrokeTool):
 
     def stroke_text(self) -> str:
         return "Erase foliage"
+
+    def removes(self, modifiers) -> bool:
+        return True
 
     def apply(self, stroke, stamp) -> None:
         self._erase(stroke, stamp, self.types())
@@ -526,16 +559,28 @@ class FoliageToolset(QObject):
     def _overlays(self):
         return getattr(self.host.viewport, "overlays", None)
 
-    def show_brush(self, pos: Point | None) -> None:
+    def show_brush(self, pos: Point | None, removes: bool = False) -> None:
+        """The brush outline at `pos` (None hides it); `removes`: a red rim and a minus sign, so
+        an erasing brush never looks like a painting one."""
         overlays = self._overlays()
         cursor = getattr(overlays, "brush_cursor", None)
         if cursor is None:
             return
-        if pos is None:
+        lines = getattr(overlays, "lines", None)
+        if pos is None or not np.isfinite(self.terrain.height_at(*pos)):
             cursor.hide()
-        else:
-            y = float(self.terrain.height_at(*pos))
-            cursor.show((pos[0], y, pos[1]), self.brush.radius, self.brush.falloff)
+            if lines is not None:
+                lines.remove(ERASE_MARK)
+            return
+        y = float(self.terrain.height_at(*pos))
+        cursor.show((pos[0], y, pos[1]), self.brush.radius, self.brush.falloff)
+        if lines is None:
+            return
+        if not removes:
+            lines.remove(ERASE_MARK)
+            return
+        lines.set(ERASE_MARK, erase_mark((pos[0], y, pos[1]), self.brush.radius, self.terrain.height_at),
+                  ERASE_COLOUR)
 
     def show_lasso(self, polygon: list[Point]) -> None:
         lines = getattr(self._overlays(), "lines", None)

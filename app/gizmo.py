@@ -85,14 +85,16 @@ class Gizmo(QObject):
         length = self._length(p)
         if self.mode == "move":
             box = _square(p, length * 0.15)
-            return {"x": np.array([[p, p + (length, 0, 0)]]), "z": np.array([[p, p + (0, 0, length)]]),
-                    "free": box}
+            return {"x": _arrow(p, np.array([1.0, 0.0, 0.0]), length),
+                    "z": _arrow(p, np.array([0.0, 0.0, 1.0]), length), "free": box}
         if self.mode == "rotate":
             a = np.linspace(0, 2 * np.pi, RING_SEGMENTS + 1)
             ring = p + np.stack([np.cos(a), np.zeros_like(a), np.sin(a)], axis=-1) * length
             return {"ring": np.stack([ring[:-1], ring[1:]], axis=1)}
-        return {"uniform": np.concatenate([np.array([[p, p + (0, length, 0)]]),
-                                           _square(p + (0, length, 0), length * 0.1)])}
+        top = p + (0, length, 0)
+        return {"uniform": np.concatenate([np.array([[p, top]]), _square(top, length * 0.1),
+                                           _square(top + (0, length * 0.2, 0), length * 0.1),
+                                           _cube_edges(top, length * 0.1)])}
 
     def live_records(self) -> np.ndarray | None:
         """The selection's records as the drag shows them (None outside a drag)."""
@@ -218,6 +220,25 @@ class Gizmo(QObject):
             return False
         self.update(offset, angle, factor)
         return self.end()
+
+
+def _arrow(base: np.ndarray, axis: np.ndarray, length: float) -> np.ndarray:
+    """(n, 2, 3) segments of an arrow from `base` along a horizontal unit `axis`: the shaft and a
+    four-sided head (seen as an arrow from above and from the side)."""
+    tip = base + axis * length
+    neck = base + axis * length * 0.8
+    side = np.array([-axis[2], 0.0, axis[0]]) * length * 0.07
+    up = np.array([0.0, length * 0.07, 0.0])
+    barbs = [neck + side, neck - side, neck + up, neck - up]
+    ring = [[barbs[0], barbs[2]], [barbs[2], barbs[1]], [barbs[1], barbs[3]], [barbs[3], barbs[0]]]
+    return np.array([[base, tip], *[[tip, b] for b in barbs], *ring])
+
+
+def _cube_edges(bottom: np.ndarray, half: float) -> np.ndarray:
+    """The four upright edges of a cube of half-size `half` standing on `bottom` (with `_square`s)."""
+    c = np.asarray(bottom, np.float64)
+    corners = c + np.array([[-half, 0, -half], [half, 0, -half], [half, 0, half], [-half, 0, half]])
+    return np.stack([corners, corners + (0, 2 * half, 0)], axis=1)
 
 
 def _square(centre: np.ndarray, half: float) -> np.ndarray:

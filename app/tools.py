@@ -135,6 +135,7 @@ class ToolHost(QObject):
         self.press_screen = QPointF()
         self.screen = QPointF()  # the cursor, in viewport pixels, at the event being handled
         self.modifiers = Qt.KeyboardModifier.NoModifier
+        self.hover_ground: Point | None = None  # (x, z) under the resting cursor: a new brush shows there
         viewport.installEventFilter(self)
         viewport.setMouseTracking(True)  # hover feeds the cursor read-out and the brush cursor
 
@@ -179,7 +180,8 @@ class ToolHost(QObject):
             self.active = tool
             tool.activate()
             self.tool_changed.emit(tool)
-            self.message.emit(tool.hint or tool.tooltip)
+            if not tool.hint:  # a hint stays in the status read-out; saying it twice is noise
+                self.message.emit(tool.tooltip)
         elif self.active is tool:
             self._end_drag()
             tool.deactivate()
@@ -294,6 +296,7 @@ class ToolHost(QObject):
         if kind == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) and self.active is not None:
             return self._key(event)
         if kind == QEvent.Type.Leave:
+            self.hover_ground = None
             self.cursor_moved.emit(None)
         return False
 
@@ -304,6 +307,7 @@ class ToolHost(QObject):
             if event.buttons():  # the viewport is orbiting or panning: no read-out to keep up
                 return False
             hit = self.ground_at(self.screen.x(), self.screen.y())
+            self.hover_ground = None if hit is None else (hit[0], hit[2])
             self.cursor_moved.emit(hit)
             if self.active is not None:
                 self.active.hover(None if hit is None else (hit[0], hit[2]), event.modifiers())

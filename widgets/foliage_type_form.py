@@ -32,7 +32,17 @@ def _spin(low: float, high: float, step: float, decimals: int = 2, suffix: str =
     box.setSuffix(suffix)
     box.setKeyboardTracking(False)  # typing "35" is one edit, not "3" then "35"
     box.setToolTip(tip)
+    # the size hint fits the largest value of the range (a million, with decimals), which would
+    # make the form wider than its dock; a few digits is what values really take
+    box.setMinimumWidth(60)
     return box
+
+
+def _compact(combo: QComboBox) -> QComboBox:
+    """A combo box sized by a short name, not by its longest entry."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(8)
+    return combo
 
 
 class RangeEdit(QWidget):
@@ -44,9 +54,9 @@ class RangeEdit(QWidget):
         self.high = _spin(low, high, step, suffix=suffix, tip=f"{tip} (max)")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.low)
+        layout.addWidget(self.low, 1)  # equal halves: every row's "to" lines up
         layout.addWidget(QLabel("to"))
-        layout.addWidget(self.high)
+        layout.addWidget(self.high, 1)
 
     def value(self) -> tuple[float, float]:
         return (self.low.value(), self.high.value())
@@ -68,11 +78,11 @@ class FoliageTypeForm(QWidget):
         self._loading = False
         self.name = QLineEdit()
         self.name.setToolTip("Unique within the palette")
-        self.mesh = QComboBox()
+        self.mesh = _compact(QComboBox())
         self.mesh.setEditable(True)
         self.mesh.addItems([f"builtin:{m}" for m in BUILTIN_MESHES])
         self.mesh.setToolTip("A built-in mesh, or an OBJ/glTF path relative to the .vxfoliage")
-        self.storage = QComboBox()
+        self.storage = _compact(QComboBox())
         self.storage.addItems(list(STORAGES))
         self.storage.setToolTip("stored: instances with identity, saved · "
                                 "derived: grass from rules, never saved")
@@ -80,19 +90,20 @@ class FoliageTypeForm(QWidget):
         self.spacing = _spin(0, 1e4, 0.5, 2, " m", "No new instance this close to another")
         self.scale = RangeEdit(1e-4, 1e4, 0.05, "", "Uniform scale")
         self.yaw = RangeEdit(-720, 720, 5, "°", "Random rotation about up")
-        self.tilt = RangeEdit(0, 90, 1, "°", "Random lean")
+        self.tilt = RangeEdit(-90, 90, 1, "°", "Random lean (a negative lean leans the other way)")
         self.align = _spin(0, 1, 0.05, 2, "", "0: upright · 1: along the surface normal")
         self.sink = RangeEdit(-1e4, 1e4, 0.05, " m", "Pushed into the ground")
         self.slope = RangeEdit(0, 90, 1, "°", "Allowed surface slope")
         self.altitude_on = QCheckBox("limit")
         self.altitude_on.setToolTip("Grow only within a height band")
         self.altitude = RangeEdit(-1e5, 1e5, 1, " m", "Allowed height")
-        self.layer = QComboBox()
+        self.layer = _compact(QComboBox())
         self.layer.setEditable(True)
         self.layer.setToolTip("Grow only where this terrain layer (found by name) is painted enough")
         self.min_weight = _spin(0, 1, 0.05, 2, "", "Least layer weight (0..1)")
-        self.extent_auto = QCheckBox("from mesh")
-        self.extent_auto.setToolTip("Size of the mesh at scale 1, used for culling bounds")
+        self.extent_auto = QCheckBox("auto")
+        self.extent_auto.setToolTip("Take the size from the mesh (untick to give radius and height "
+                                    "yourself); chunk bounds grow by it so edge trees are not culled early")
         self.extent_radius = _spin(0, 1e4, 0.1, 2, " m", "Extent radius (sideways)")
         self.extent_height = _spin(0, 1e4, 0.5, 2, " m", "Extent height (upward)")
         self.activation = _spin(0, 1e5, 1, 1, " m", "Within this distance of a physics point an instance "

@@ -546,3 +546,69 @@ def test_gizmo_ring_drag_turns_the_selection_about_up(main_window, editor) -> No
     turned = np.sort(after[:, 3]) - np.sort(before[:, 3])
     np.testing.assert_allclose(turned, math.pi / 2, atol=math.radians(3))
     assert main_window.document.undo_stack.text(0).startswith("Rotate")
+
+
+# ---- what the artist sees: brush cursor, gizmo handles, the type form -------------------------
+def hover(viewport, pixel: QPoint, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
+    """A mouse move with no button held (the window is hidden, so sent as an event)."""
+    QApplication.sendEvent(viewport, QMouseEvent(QEvent.Type.MouseMove, QPointF(pixel), QPointF(),
+                                                 Qt.MouseButton.NoButton, Qt.MouseButton.NoButton, modifiers))
+
+
+def test_an_erasing_brush_is_drawn_red_and_a_new_tool_shows_its_brush_at_once(main_window, editor) -> None:
+    viewport = main_window.viewport
+    viewport.resize(600, 450)
+    viewport.camera.yaw, viewport.camera.pitch = 0.3, math.radians(60)
+    viewport.frame_all()
+    terrain = main_window.document.scene.terrain
+    cursor, lines = viewport.overlays.brush_cursor, viewport.overlays.lines
+    editor.toolset.activate("paint")
+    hover(viewport, pixel_of(viewport, -20.0, -10.0, terrain))
+    assert cursor.visible and np.allclose(cursor.center[[0, 2]], (-20.0, -10.0), atol=0.5)
+    assert "foliage_erase_brush" not in lines.sets
+    # switching by shortcut with the mouse at rest: the erase brush is there without a move
+    editor.toolset.activate("erase")
+    assert cursor.visible and "foliage_erase_brush" in lines.sets
+    segments, colour = lines.sets["foliage_erase_brush"]
+    rim = segments[:-1].reshape(-1, 3)
+    assert np.allclose(np.hypot(rim[:, 0] - cursor.center[0], rim[:, 2] - cursor.center[2]),
+                       editor.host.brush.radius, atol=1e-3)
+    assert colour[0] > 0.8 and colour[1] < 0.5  # red
+    # Paint again: no red until Ctrl is held
+    editor.toolset.activate("paint")
+    assert cursor.visible and "foliage_erase_brush" not in lines.sets
+    hover(viewport, pixel_of(viewport, -18.0, -10.0, terrain))
+    assert "foliage_erase_brush" not in lines.sets
+    hover(viewport, pixel_of(viewport, -16.0, -10.0, terrain), Qt.KeyboardModifier.ControlModifier)
+    assert "foliage_erase_brush" in lines.sets
+    editor.toolset.activate(None)
+    assert not cursor.visible and "foliage_erase_brush" not in lines.sets
+
+
+def test_move_handles_end_in_arrow_heads_that_grab_the_axis(main_window, editor) -> None:
+    scattered(main_window, 30)
+    volume = foliage_of(main_window.document.scene).volume
+    viewport = main_window.viewport
+    viewport.resize(600, 450)
+    viewport.camera.yaw, viewport.camera.pitch = 0.0, math.radians(60)
+    viewport.frame_all()
+    editor.toolset.activate("select")
+    editor.toolset.set_selection(volume.query_radius(0.0, 0.0, 15.0))
+    handles = editor.gizmo.handles()
+    for axis, direction in (("x", np.array([1.0, 0.0, 0.0])), ("z", np.array([0.0, 0.0, 1.0]))):
+        base, tip = handles[axis][0]
+        assert np.allclose((tip - base) / np.linalg.norm(tip - base), direction)
+        barbs = handles[axis][1:5]
+        assert np.allclose(barbs[:, 0], tip)
+        assert (np.einsum("ij,j->i", barbs[:, 1] - tip, direction) < 0).all()  # swept back from the tip
+        # a point on the head (off the shaft) grabs the axis
+        corner = viewport.world_to_screen(barbs[0, 1][None, :])[0]
+        assert editor.gizmo.hit(float(corner[0]), float(corner[1])) == axis
+
+
+def test_the_type_form_fits_a_narrow_palette_dock(main_window, editor) -> None:
+    form = editor.palette_panel.form
+    editor.palette_panel.select(["conifer"])
+    assert form.isEnabled()
+    assert form.minimumSizeHint().width() <= 300  # no sideways scrolling in a 300-pixel dock
+    assert form.tilt.low.minimum() == -90.0  # a lean either way, as the file allows
