@@ -48,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"no foliage type named {args.type_name!r} (known: {', '.join(known)})")
         foliage.palette.add(builtin[args.type_name])
         added_type = True
+    if foliage.palette[args.type_name].derived:
+        raise UsageError(f"{args.type_name!r} is a derived type: it grows from its layer on the GPU, "
+                         "is never stored and cannot be painted")
     stamp = Stamp(args.at, args.radius, args.falloff, args.strength, args.seed, 0)
     result = FoliageScatter(scene.terrain, foliage.volume).paint([args.type_name], stamp, apply=args.save)
     if args.save:

@@ -100,3 +100,14 @@ def test_a_missing_layer_is_named(tmp_path, capsys):
                          "--radius", "8")
     assert code == 0 and doc["placed"] == 0 and doc["missing_layer"] == "forest_floor"
     assert doc["refused"]["LAYER"] > 0
+
+
+def test_a_derived_type_cannot_be_painted(scene_path, capsys):
+    scene = load_scene(scene_path)
+    foliage_of(scene).palette.add(FoliageType("turf", mesh="builtin:grass", storage="derived", density=50.0))
+    save_scene(scene, scene_path)
+    before = scene_path.read_bytes()
+    assert run_cli(["scatter", str(scene_path), "--type", "turf", "--at", "16,32", "--radius", "5",
+                    "--save"]) != 0
+    assert "derived" in capsys.readouterr().err
+    assert scene_path.read_bytes() == before
