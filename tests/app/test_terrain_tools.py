@@ -495,6 +495,10 @@ def test_picking_a_terrain_tool_brings_its_settings_forward(main_window, editor,
     assert "red" in panel.layer.text()  # the layer Paint Layer works on
     editor.panel.select("blue")
     assert "blue" in panel.layer.text()
+    settings = main_window.docks["tool_settings"]
+    qtbot.waitUntil(lambda: not dock.visibleRegion().isEmpty() and settings.visibleRegion().isEmpty())
+    main_window.foliage_editor.toolset.activate("paint")  # a foliage tool: its settings come back
+    qtbot.waitUntil(lambda: dock.visibleRegion().isEmpty() and not settings.visibleRegion().isEmpty())
 
 
 def test_a_square_raw_file_offers_its_size_and_leaves_it_editable(main_window, answer_dialogs, errors,
