@@ -386,11 +386,26 @@ class FoliageEditor(QObject):
                 except FormatError as e:
                     self.window.show_error("Could not add foliage type", str(e))
                     continue
+                ftype = self._rebase_mesh(ftype, Path(path))
                 added += self._push(lambda f=ftype: AddTypeCommand(self._palette, f))
         finally:
             if len(paths) > 1:
                 self.document.undo_stack.endMacro()
         return added
+
+    def _rebase_mesh(self, ftype: FoliageType, path: Path) -> FoliageType:
+        """A mesh file path is relative to its `.vxfoliage`; in the scene's palette it is relative
+        to the scene, so it is rewritten (and the user told when it cannot be)."""
+        scene_path = self.document.scene.path
+        if ftype.mesh.startswith("builtin:") or scene_path is None:
+            return ftype
+        rebased = ftype.rebased(path.parent, Path(scene_path).parent)
+        if rebased is None:
+            self.window.statusBar().showMessage(
+                f"'{ftype.name}': mesh {ftype.mesh} lies outside the scene's folder; copy it beside the "
+                f"scene and set the type's mesh path (a placeholder is drawn until then)", 15000)
+            return ftype
+        return rebased
 
     def new_type(self) -> str | None:
         name = unique_name(self._palette, "new type")

@@ -86,6 +86,19 @@ class FoliageType:
     def renamed(self, name: str) -> FoliageType:
         return replace(self, name=name)
 
+    def rebased(self, source: str | Path, target: str | Path) -> FoliageType | None:
+        """This type with its mesh file path made relative to folder `target` instead of folder
+        `source` (a `.vxfoliage` taken into a scene's palette); itself for a built-in mesh; None
+        when the mesh file lies outside `target` (a path may not leave the folder it is read in)."""
+        if self.mesh.startswith("builtin:"):
+            return self
+        mesh = (Path(source) / self.mesh.replace("\\", "/")).resolve()
+        try:
+            relative = mesh.relative_to(Path(target).resolve())
+        except ValueError:
+            return None
+        return replace(self, mesh=relative.as_posix())
+
 
 # ---- reading -------------------------------------------------------------------------------
 _KEYS = ("name", "mesh", "storage", "density", "spacing", "scale", "yaw", "tilt", "align", "sink",

@@ -612,3 +612,21 @@ def test_the_type_form_fits_a_narrow_palette_dock(main_window, editor) -> None:
     assert form.isEnabled()
     assert form.minimumSizeHint().width() <= 300  # no sideways scrolling in a 300-pixel dock
     assert form.tilt.low.minimum() == -90.0  # a lean either way, as the file allows
+
+
+def test_a_type_file_added_to_a_saved_scene_keeps_pointing_at_its_mesh(main_window, editor, tmp_path) -> None:
+    from model.foliage import save_foliage_type
+    from model.formats.scene_file import save_scene
+
+    scene = main_window.document.scene
+    level = tmp_path / "level"
+    (level / "library" / "meshes").mkdir(parents=True)
+    save_scene(scene, level / "level.boscage")
+    scene.path = level / "level.boscage"
+    save_foliage_type(FoliageType("fir", mesh="meshes/fir.obj"), level / "library" / "fir.vxfoliage")
+    save_foliage_type(FoliageType("palm", mesh="palm.obj"), tmp_path / "palm.vxfoliage")
+    assert editor.add_type_files([level / "library" / "fir.vxfoliage", tmp_path / "palm.vxfoliage"]) == 2
+    palette = foliage_of(scene).palette
+    assert palette["fir"].mesh == "library/meshes/fir.obj"  # relative to the scene, as the renderer reads it
+    assert palette["palm"].mesh == "palm.obj" and "outside the scene's folder" in \
+        main_window.statusBar().currentMessage()

@@ -184,3 +184,14 @@ def test_palette_events_and_replace():
     assert old.density == 1 and pal["a"].density == 5 and seen == [1]
     pal.remove("a")
     assert len(pal) == 0 and seen == [1, 1]
+
+
+def test_a_mesh_path_is_rebased_from_the_type_file_to_the_scene_folder(tmp_path):
+    scene_dir = tmp_path / "level"
+    (scene_dir / "types" / "meshes").mkdir(parents=True)
+    t = FoliageType("fir", mesh="meshes/fir.obj")
+    assert t.rebased(scene_dir / "types", scene_dir).mesh == "types/meshes/fir.obj"
+    assert t.rebased(scene_dir, scene_dir) == t
+    assert t.rebased(tmp_path / "elsewhere", scene_dir) is None  # would leave the scene's folder
+    builtin = FoliageType("oak", mesh="builtin:broadleaf")
+    assert builtin.rebased(tmp_path / "elsewhere", scene_dir) is builtin
