@@ -12,6 +12,7 @@ import math
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
 
+from app.foliage_tools import ERASE_COLOUR, erase_mark
 from app.terrain_commands import TerrainStrokeCommand
 from app.tools import STAMP_SPACING, Tool, ToolHost, ray_hit, stamp_points
 from model.brush import Brush
@@ -19,6 +20,7 @@ from model.sculpt import HEIGHTS, TerrainStroke, flatten, noise, paint_layer, ra
 from model.terrain import Terrain
 
 RAISE_RATE = 0.04  # metres per stamp per metre of brush radius, at full strength
+REMOVE_MARK = "terrain_remove_brush"  # overlay line set: the red rim and minus of a lowering brush
 
 
 # ---- tools ------------------------------------------------------------------------------------
@@ -65,16 +67,25 @@ class StrokeTool(TerrainTool):
         self._modifiers = modifiers
         self.toolbox.stroke_seed += 1
         self._last = None
-        self.toolbox.show_brush(pos)
+        self.toolbox.show_brush(pos, self.removes(modifiers))
         if pos is not None:
             self.begin(*pos)
             self._stamp(*pos)
 
+    def removes(self, modifiers) -> bool:
+        """Whether the brush takes away (lowers, erases) with these keys held: its ring says so."""
+        return False
+
+    def activate(self) -> None:
+        # picked by its key while the pointer rests over the ground: the ring shows at once
+        host = self.toolbox.host
+        self.toolbox.show_brush(getattr(host, "hover_ground", None), self.removes(host.modifiers))
+
     def hover(self, pos, modifiers) -> None:
-        self.toolbox.show_brush(pos)
+        self.toolbox.show_brush(pos, self.removes(modifiers))
 
     def move(self, pos, modifiers) -> None:
-        self.toolbox.show_brush(pos)
+        self.toolbox.show_brush(pos, self.removes(modifiers))
         if self.stroke is None or pos is None:
             return
         self._modifiers = modifiers
@@ -114,6 +125,9 @@ class RaiseLowerTool(StrokeTool):
 
     def stroke_text(self) -> str:
         return "Lower terrain" if self.ctrl else "Raise terrain"
+
+    def removes(self, modifiers) -> bool:
+        return bool(modifiers & Qt.KeyboardModifier.ControlModifier)
 
     def make_patch(self, terrain, brush, x, z):
         amount = RAISE_RATE * brush.radius * self.toolbox.amount
@@ -158,6 +172,9 @@ class PaintLayerTool(StrokeTool):
     def target(self) -> str | None:
         return self.toolbox.current_layer
 
+    def removes(self, modifiers) -> bool:
+        return self.erase != bool(modifiers & Qt.KeyboardModifier.ControlModifier)
+
     def stroke_text(self) -> str:
         verb = "Erase" if self.erase != self.ctrl else "Paint"
         return f"{verb} layer '{self.toolbox.current_layer}'"
@@ -200,6 +217,7 @@ class TerrainToolbox(QObject):
         self.actions: dict[str, QAction] = {
             key: self.host.add_tool(tool, f"action_terrain_{key}") for key, tool in self.tools.items()}
         self._cursor_at: tuple[float, float] | None = None
+        self._removes = False
         self.host.brush_changed.connect(self.brush_changed)
         self.host.brush_changed.connect(self._on_brush_changed)
         self.host.tool_changed.connect(self._on_tool_changed)
@@ -250,23 +268,37 @@ class TerrainToolbox(QObject):
         self.current_layer = name
 
     # ---- brush cursor -----------------------------------------------------------------
-    def show_brush(self, pos: tuple[float, float] | None) -> None:
-        """Draw the brush ring (radius and falloff) on the ground at `pos`; None hides it."""
+    def show_brush(self, pos: tuple[float, float] | None, removes: bool = False) -> None:
+        """Draw the brush ring (radius and falloff) on the ground at `pos`; None hides it.
+        `removes`: a red rim and a minus sign, so a lowering or erasing brush never looks like
+        a raising or painting one."""
         self._cursor_at = pos if self.active is not None else None
-        cursor = getattr(getattr(self.viewport, "overlays", None), "brush_cursor", None)
+        self._removes = removes and self._cursor_at is not None
+        overlays = getattr(self.viewport, "overlays", None)
+        cursor = getattr(overlays, "brush_cursor", None)
+        lines = getattr(overlays, "lines", None)
         if cursor is None:
             return
-        if self._cursor_at is None:
+        if self._cursor_at is None or not math.isfinite(float(self.terrain.height_at(*self._cursor_at))):
             if self.active is not None or pos is None:
                 cursor.hide()
+                if lines is not None:
+                    lines.remove(REMOVE_MARK)
             return
         x, z = self._cursor_at
         y = float(self.terrain.height_at(x, z))
         cursor.show((x, y, z), self.brush.radius, self.brush.falloff)
+        if lines is None:
+            return
+        if removes:
+            lines.set(REMOVE_MARK, erase_mark((x, y, z), self.brush.radius, self.terrain.height_at),
+                      ERASE_COLOUR)
+        else:
+            lines.remove(REMOVE_MARK)
 
     def _on_brush_changed(self, brush: Brush) -> None:
         if self.active is not None and self._cursor_at is not None:  # [ ] keys resize the ring in place
-            self.show_brush(self._cursor_at)
+            self.show_brush(self._cursor_at, self._removes)
 
     def _on_cursor_moved(self, hit) -> None:
         if hit is None and self.active is not None:  # the pointer left the view or the ground

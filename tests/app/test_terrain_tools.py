@@ -480,8 +480,25 @@ def test_terrain_tools_draw_the_brush_ring_under_the_pointer(main_window, editor
     assert np.allclose(cursor.center, [x, main_window.document.scene.terrain.height_at(x, z), z])
     editor.toolbox.set_brush(Brush(radius=3.0, strength=0.5, falloff=0.25))  # ] / [ resize it in place
     assert cursor.visible and cursor.radius == 3.0 and cursor.falloff == 0.25
+    lines = viewport.overlays.lines
+
+    def hover_with(modifiers) -> None:
+        event = QMouseEvent(QEvent.Type.MouseMove, QPointF(centre), QPointF(viewport.mapToGlobal(centre)),
+                            Qt.MouseButton.NoButton, Qt.MouseButton.NoButton, modifiers)
+        QApplication.sendEvent(viewport, event)
+
+    mark = "terrain_remove_brush"
+    assert mark not in lines.sets  # raising: the plain ring
+    hover_with(Qt.KeyboardModifier.ControlModifier)  # Ctrl lowers: a red rim and a minus sign
+    assert mark in lines.sets and cursor.visible
+    hover_with(Qt.KeyboardModifier.NoModifier)
+    assert mark not in lines.sets
+    editor.toolbox.activate("erase_layer")  # picked by key with the pointer resting: shows at once
+    assert cursor.visible and mark in lines.sets
+    editor.toolbox.activate("smooth")
+    assert cursor.visible and mark not in lines.sets
     editor.toolbox.activate(None)
-    assert not cursor.visible
+    assert not cursor.visible and mark not in lines.sets
 
 
 def test_picking_a_terrain_tool_brings_its_settings_forward(main_window, editor, qtbot) -> None:
