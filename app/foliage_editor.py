@@ -87,6 +87,26 @@ def confirm_remove(parent, name: str, count: int) -> bool:
     return answer == QMessageBox.StandardButton.Yes
 
 
+REACH_RINGS = "collision_reach"
+REACH_COLOUR = (0.95, 0.45, 0.85, 1.0)
+
+
+def reach_rings(point, palette, height_at) -> np.ndarray:
+    """(n, 2, 3) segments: one ground circle around `point` per distinct activation radius of the
+    palette's stored types (derived types are never asked)."""
+    radii = sorted({t.activation_radius for t in palette if t.stored and t.activation_radius > 0})
+    parts = []
+    a = np.linspace(0.0, 2.0 * np.pi, 97)
+    for r in radii:
+        x = point[0] + r * np.cos(a)
+        z = point[2] + r * np.sin(a)
+        y = np.asarray(height_at(x, z), np.float64) + 0.3
+        ring = np.stack([x, y, z], axis=-1)
+        segments = np.stack([ring[:-1], ring[1:]], axis=1)
+        parts.append(segments[np.all(np.isfinite(segments), axis=(1, 2))])
+    return np.concatenate(parts) if parts else np.empty((0, 2, 3))
+
+
 class FoliageEditor(QObject):
     """Owns the foliage toolset and the panels of one main window."""
 
@@ -214,6 +234,14 @@ class FoliageEditor(QObject):
         if overlays is not None:
             overlays.set_probe(point)
             overlays.set_toggle("show_collision", True)
+            lines = getattr(overlays, "lines", None)
+            if lines is not None:
+                # how far the probe reaches for each type: beyond these rings nothing has a body
+                reach = reach_rings(point, self._palette, self.document.scene.terrain.height_at)
+                if len(reach):
+                    lines.set(REACH_RINGS, reach, REACH_COLOUR)
+                else:
+                    lines.remove(REACH_RINGS)
 
     # ---- window furniture -------------------------------------------------------------
     def _build_settings_panel(self) -> QWidget:

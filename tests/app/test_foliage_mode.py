@@ -498,6 +498,11 @@ def test_collision_view_shows_bodies_near_the_probe(main_window, editor) -> None
     added, removed = panel.last
     assert len(added) == near and removed == []
     assert panel.summary.text().startswith(f"{near} of 200 instances have a body (+{near} −0")
+    # the reach is drawn: a ring per activation radius of the stored types around the probe
+    rings, _ = main_window.viewport.overlays.lines.sets["collision_reach"]
+    drawn = np.unique(np.round(np.hypot(rings[:, :, 0], rings[:, :, 2]), 2))
+    wanted = {t.activation_radius for t in foliage.palette if t.stored and t.activation_radius > 0}
+    assert 10.0 in wanted and set(drawn.tolist()) == wanted
     panel.set_probe((25.0, float(main_window.document.scene.terrain.height_at(25.0, 0.0)), 0.0))
     added, removed = panel.last
     assert len(removed) > 0 and "far" in panel.summary.text()
