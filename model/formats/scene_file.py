@@ -145,7 +145,6 @@ def save_scene(scene: Scene, path: str | Path) -> None:
 _KIND_NAMES = {dict: "a table", int: "an integer", str: "a string", list: "an array",
                (int, float): "a number"}
 MAX_EXTENT = 1.0e7  # metres: no terrain (nor its origin) reaches 10,000 km; beyond it float32 breaks down
-MAX_LAYER_NAME = 64
 _CRC_TEXT = re.compile(r"[0-9a-fA-F]{8}")
 
 
@@ -222,15 +221,6 @@ def _read_side(manifest: Path, name: str, expected_size: int, crc_text: object,
     return data
 
 
-def _check_layer_name(manifest: Path, where: str, name: str) -> None:
-    if not name.strip():
-        raise FormatError(manifest, where, "a layer name cannot be empty")
-    if len(name) > MAX_LAYER_NAME:
-        raise FormatError(manifest, where, f"a layer name is at most {MAX_LAYER_NAME} characters")
-    if any(ord(ch) < 32 for ch in name):
-        raise FormatError(manifest, where, f"a layer name cannot hold control characters: {name!r}")
-
-
 def _toml_place(error: tomllib.TOMLDecodeError) -> tuple[str | None, str]:
     """Python 3.11 puts the place at the end of the message: "... (at line 3, column 9)"."""
     text = str(error)
@@ -303,7 +293,6 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
         if not isinstance(entry, dict):
             raise FormatError(manifest, where, "must be a table")
         lname = _require(manifest, entry, "name", str, where)
-        _check_layer_name(manifest, f"{where}.name", lname)
         if lname in seen:
             raise FormatError(manifest, f"{where}.name", f"duplicate layer name {lname!r}")
         seen.add(lname)

@@ -308,15 +308,9 @@ def corrupt_checksum_not_hex(path, doc):
     return path, "8 hexadecimal digits"
 
 
-def corrupt_blank_layer_name(path, doc):
-    doc["layers"][0]["name"] = "   "
-    rewrite(path, doc)
-    return path, "cannot be empty"
-
-
 BAD_FILES = [corrupt_empty_manifest, corrupt_infinite_spacing, corrupt_nan_origin, corrupt_absurd_extent,
              corrupt_side_file_is_a_folder, corrupt_side_file_links_outside, corrupt_checksum_not_hex,
-             corrupt_blank_layer_name, corrupt_truncated_heights, corrupt_truncated_manifest,
+             corrupt_truncated_heights, corrupt_truncated_manifest,
              corrupt_wrong_size,
              corrupt_unknown_version, corrupt_missing_side_file, corrupt_checksum,
              corrupt_escaping_side_name, corrupt_not_a_scene, corrupt_binary_garbage,
@@ -334,6 +328,16 @@ def test_each_kind_of_bad_file_is_one_format_error_naming_file_and_problem(
     assert info.value.path == str(named)
     assert words.lower() in info.value.reason.lower()
     assert str(named) in str(info.value)
+
+
+def test_any_layer_name_a_save_writes_loads_back(tmp_path: Path) -> None:
+    """Importers name layers after game data (long names, odd bytes): what is saved must open."""
+    scene = make_scene()
+    names = ["x" * 300, "cut\0here", "  ", "tab\there", "ünïcode ☘"]
+    for name in names:
+        scene.terrain.add_layer(name, (1, 2, 3))
+    save_scene(scene, tmp_path / "odd.boscage")
+    assert [la.name for la in load_scene(tmp_path / "odd.boscage").terrain.layers][-len(names):] == names
 
 
 def test_bad_toml_names_its_line_and_column(tmp_path: Path) -> None:
