@@ -248,6 +248,25 @@ class SingleTool(FoliageTool):
     tooltip = "Place exactly one instance of the first active type at the click, or say why not — I"
     hint = "Single: click places one instance of the first active type"
 
+    def footprint(self) -> float | None:
+        """The first active type's canopy radius at its mean scale (where the one instance goes)."""
+        types = self.toolset.paint_types()
+        if not types:
+            return None
+        ftype = self.toolset.palette[types[0]]
+        return max(ftype.resolved_extent().radius * sum(ftype.scale) / 2.0, 0.25)
+
+    def activate(self) -> None:
+        radius = self.footprint()
+        self.toolset.show_brush(self.toolset.host.hover_ground if radius else None, radius=radius)
+
+    def deactivate(self) -> None:
+        self.toolset.show_brush(None)
+
+    def hover(self, pos, modifiers) -> None:
+        radius = self.footprint()
+        self.toolset.show_brush(pos if radius else None, radius=radius)
+
     def press(self, pos, modifiers) -> None:
         types = self.toolset.paint_types()
         if not types:
@@ -559,9 +578,10 @@ class FoliageToolset(QObject):
     def _overlays(self):
         return getattr(self.host.viewport, "overlays", None)
 
-    def show_brush(self, pos: Point | None, removes: bool = False) -> None:
+    def show_brush(self, pos: Point | None, removes: bool = False, radius: float | None = None) -> None:
         """The brush outline at `pos` (None hides it); `removes`: a red rim and a minus sign, so
-        an erasing brush never looks like a painting one."""
+        an erasing brush never looks like a painting one; `radius` instead of the brush's (then
+        with a hard edge: the Single tool's footprint)."""
         overlays = self._overlays()
         cursor = getattr(overlays, "brush_cursor", None)
         if cursor is None:
@@ -573,7 +593,10 @@ class FoliageToolset(QObject):
                 lines.remove(ERASE_MARK)
             return
         y = float(self.terrain.height_at(*pos))
-        cursor.show((pos[0], y, pos[1]), self.brush.radius, self.brush.falloff)
+        if radius is None:
+            cursor.show((pos[0], y, pos[1]), self.brush.radius, self.brush.falloff)
+        else:
+            cursor.show((pos[0], y, pos[1]), radius, 0.0)
         if lines is None:
             return
         if not removes:

@@ -58,6 +58,8 @@ class CollisionPanel(QWidget):
         self.table = QTableWidget(0, 2, self)
         self.table.setHorizontalHeaderLabels(["Type", "Bodies"])
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.verticalHeader().hide()
         probe = QHBoxLayout()
         for box in (self.x, self.y, self.z):
             probe.addWidget(box)

@@ -635,3 +635,19 @@ def test_a_type_file_added_to_a_saved_scene_keeps_pointing_at_its_mesh(main_wind
     assert palette["fir"].mesh == "library/meshes/fir.obj"  # relative to the scene, as the renderer reads it
     assert palette["palm"].mesh == "palm.obj" and "outside the scene's folder" in \
         main_window.statusBar().currentMessage()
+
+
+def test_single_shows_where_the_one_instance_goes(main_window, editor) -> None:
+    viewport = main_window.viewport
+    viewport.resize(600, 450)
+    viewport.frame_all()
+    terrain = main_window.document.scene.terrain
+    editor.palette_panel.select(["bush"])
+    editor.toolset.activate("single")
+    hover(viewport, pixel_of(viewport, -20.0, -10.0, terrain))
+    cursor = viewport.overlays.brush_cursor
+    bush = foliage_of(main_window.document.scene).palette["bush"]
+    assert cursor.visible and cursor.falloff == 0.0
+    assert cursor.radius == pytest.approx(bush.resolved_extent().radius * sum(bush.scale) / 2)
+    editor.toolset.activate(None)
+    assert not cursor.visible
