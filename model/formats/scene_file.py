@@ -204,10 +204,6 @@ def _read_side(manifest: Path, name: str, expected_size: int, crc_text: object,
     try:
         if not side.exists():
             raise FormatError(side, None, f"missing {what} side file (named in {manifest.name})")
-        folder = manifest.parent.resolve()
-        if side.resolve().parent != folder:  # a link that leads out of the scene's folder
-            raise FormatError(side, None, f"{what} side file must lie in the scene's folder, "
-                              f"not link to {side.resolve()}")
         if not side.is_file():
             raise FormatError(side, None, f"{what} side file is not a file")
         actual = side.stat().st_size

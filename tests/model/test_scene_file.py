@@ -292,16 +292,6 @@ def corrupt_side_file_is_a_folder(path, doc):
     return folder, "not a file"
 
 
-def corrupt_side_file_links_outside(path, doc):
-    f = side(path, doc, "heights")
-    outside = path.parent / "outside"
-    outside.mkdir()
-    (outside / "h.bin").write_bytes(f.read_bytes())
-    f.unlink()
-    f.symlink_to(outside / "h.bin")
-    return f, "scene's folder"
-
-
 def corrupt_checksum_not_hex(path, doc):
     doc["terrain"]["heights_crc32"] = 12345
     rewrite(path, doc)
@@ -309,7 +299,7 @@ def corrupt_checksum_not_hex(path, doc):
 
 
 BAD_FILES = [corrupt_empty_manifest, corrupt_infinite_spacing, corrupt_nan_origin, corrupt_absurd_extent,
-             corrupt_side_file_is_a_folder, corrupt_side_file_links_outside, corrupt_checksum_not_hex,
+             corrupt_side_file_is_a_folder, corrupt_checksum_not_hex,
              corrupt_truncated_heights, corrupt_truncated_manifest,
              corrupt_wrong_size,
              corrupt_unknown_version, corrupt_missing_side_file, corrupt_checksum,
@@ -338,6 +328,19 @@ def test_any_layer_name_a_save_writes_loads_back(tmp_path: Path) -> None:
         scene.terrain.add_layer(name, (1, 2, 3))
     save_scene(scene, tmp_path / "odd.boscage")
     assert [la.name for la in load_scene(tmp_path / "odd.boscage").terrain.layers][-len(names):] == names
+
+
+def test_a_side_file_kept_as_a_link_opens(tmp_path: Path) -> None:
+    """Large-file stores (git-annex, some LFS set-ups) leave links to their object folder; the name
+    in the manifest stays a plain name in the scene's folder, which is what keeps it inside."""
+    path, doc = saved(tmp_path)
+    f = side(path, doc, "heights")
+    store = tmp_path / ".annex" / "objects"
+    store.mkdir(parents=True)
+    (store / "h").write_bytes(f.read_bytes())
+    f.unlink()
+    f.symlink_to(store / "h")
+    assert load_scene(path).terrain.heights.tobytes() == make_scene().terrain.heights.tobytes()
 
 
 def test_bad_toml_names_its_line_and_column(tmp_path: Path) -> None:
