@@ -121,6 +121,7 @@ class FoliageEditor(QObject):
         self.choose_files: Callable[[], list[str]] = self._choose_files
         self._palette = None
         self._volume = None
+        self._terrain = None
         self.document.scene_replaced.connect(self._seed)  # before the toolset looks at the scene
         self._seed(self.document.scene)
         self.toolset = FoliageToolset(self.host, self)
@@ -162,6 +163,11 @@ class FoliageEditor(QObject):
         if self._palette is not None:
             self._palette.changed.disconnect(self._on_palette_changed)
             self._volume.changed.disconnect(self._on_volume_changed)
+        if self._terrain is not None:
+            self._terrain.layers_changed.disconnect(self._on_palette_changed)
+        # a renamed or removed layer changes what a name-filtered type does: the palette says so
+        self._terrain = scene.terrain
+        self._terrain.layers_changed.connect(self._on_palette_changed)
         foliage = foliage_of(scene)
         self._palette, self._volume = foliage.palette, foliage.volume
         self._palette.changed.connect(self._on_palette_changed)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from PySide6.QtCore import QItemSelectionModel, QPointF, QSize, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -125,6 +125,28 @@ def _rendered(mesh: str, size: int) -> QPixmap | None:
         return None
 
 
+@lru_cache(maxsize=64)
+def _warning_badge(mesh: str, size: int) -> QPixmap:
+    """The thumbnail with a warning badge: the type's layer filter names a missing layer."""
+    pm = QPixmap(_rendered(mesh, size) or _silhouette(mesh, size))
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    r = size * 0.36
+    tri = QPolygonF([QPointF(size - r, size - 1), QPointF(size - 1, size - 1),
+                     QPointF(size - r / 2, size - r)])
+    p.setPen(QColor(120, 60, 0))
+    p.setBrush(QColor(245, 180, 20))
+    p.drawPolygon(tri)
+    p.setPen(QColor(40, 20, 0))
+    font = p.font()
+    font.setBold(True)
+    font.setPixelSize(max(int(r * 0.7), 7))
+    p.setFont(font)
+    p.drawText(QRectF(size - r, size - r * 0.85, r, r * 0.85), Qt.AlignmentFlag.AlignCenter, "!")
+    p.end()
+    return pm
+
+
 def thumbnail(ftype: FoliageType, size: int = THUMB) -> QIcon:
     """The type's thumbnail, rendered offscreen from its mesh (a drawn silhouette for mesh files)."""
     pm = _rendered(ftype.mesh, size)
@@ -200,9 +222,15 @@ class PalettePanel(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for ftype in self.types:
-            item = QListWidgetItem(thumbnail(ftype), self._label(ftype))
+            missing = self.missing_layer(ftype)
+            icon = thumbnail(ftype) if missing is None else QIcon(_warning_badge(ftype.mesh, THUMB))
+            item = QListWidgetItem(icon, self._label(ftype))
             item.setData(NAME_ROLE, ftype.name)
-            item.setToolTip(f"{ftype.name}: {ftype.mesh}, {ftype.storage}, density {ftype.density:g}/100 m²")
+            tip = f"{ftype.name}: {ftype.mesh}, {ftype.storage}, density {ftype.density:g}/100 m²"
+            if missing is not None:
+                tip += (f"\n⚠ filters on terrain layer '{missing}', which this terrain does not have: "
+                        "it places nothing until a layer of that name exists or the filter changes")
+            item.setToolTip(tip)
             self.list.addItem(item)
             if ftype.name in active:
                 item.setSelected(True)
@@ -210,6 +238,12 @@ class PalettePanel(QWidget):
                 self.list.setCurrentItem(item, QItemSelectionModel.SelectionFlag.NoUpdate)
         self.list.blockSignals(False)
         self._show_current()
+
+    def missing_layer(self, ftype: FoliageType) -> str | None:
+        """The layer `ftype` filters on when the terrain has no layer of that name."""
+        if ftype.layer is None or ftype.layer.name in self.layer_names:
+            return None
+        return ftype.layer.name
 
     def _label(self, ftype: FoliageType) -> str:
         n = self.counts.get(ftype.name, 0)

@@ -651,3 +651,14 @@ def test_single_shows_where_the_one_instance_goes(main_window, editor) -> None:
     assert cursor.radius == pytest.approx(bush.resolved_extent().radius * sum(bush.scale) / 2)
     editor.toolset.activate(None)
     assert not cursor.visible
+
+
+def test_the_palette_follows_layer_changes_for_name_filtered_types(main_window, editor) -> None:
+    scene = main_window.document.scene
+    foliage_of(scene).palette.add(FoliageType("moss", layer=LayerFilter("wet rock", 0.5)))
+    panel = editor.palette_panel
+    row = panel.names().index("moss")
+    assert "'wet rock'" in panel.list.item(row).toolTip()
+    scene.terrain.add_layer("wet rock", (60, 90, 70))  # the layer now exists: the warning goes
+    row = panel.names().index("moss")
+    assert "⚠" not in panel.list.item(row).toolTip()

@@ -110,3 +110,19 @@ def test_form_edits_carry_every_key(qtbot) -> None:
 def test_a_file_mesh_gets_a_placeholder_thumbnail(qtbot) -> None:
     icon = thumbnail(FoliageType("statue", mesh="meshes/statue.obj"))
     assert not icon.isNull()
+
+
+def test_a_type_filtering_on_a_missing_layer_is_flagged(qtbot) -> None:
+    panel = PalettePanel()
+    qtbot.addWidget(panel)
+    types = [FoliageType("fern", layer=None), FoliageType("moss", layer=builtin_palette()["bush"].layer)]
+    moss_layer = types[1].layer.name
+    panel.set_types(types, {}, [], ["rock", "sand"])
+    assert panel.missing_layer(types[0]) is None and panel.missing_layer(types[1]) == moss_layer
+    assert f"layer '{moss_layer}'" in panel.list.item(1).toolTip() and "⚠" not in panel.list.item(0).toolTip()
+    flagged = rgb(panel.list.item(1).icon().pixmap(48, 48))
+    plain = rgb(thumbnail(types[1]).pixmap(48, 48))
+    assert (flagged != plain).any(axis=-1)[30:, 30:].mean() > 0.1  # a badge in the bottom-right corner
+    assert (flagged == plain).all(axis=-1)[:24, :24].all()  # the rest of the thumbnail untouched
+    panel.set_types(types, {}, [], ["rock", moss_layer])  # the layer appears (added or renamed)
+    assert panel.missing_layer(types[1]) is None and "⚠" not in panel.list.item(1).toolTip()
