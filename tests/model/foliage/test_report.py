@@ -62,3 +62,18 @@ def test_refusals_on_both_sides_of_a_band_are_counted_per_side() -> None:
     high = outcome.xz[outcome.refusals == Refusal.ALTITUDE]
     median = float(np.median(terrain.height_at(high[:, 0], high[:, 1])))
     assert f"{len(high)} too high ({median:.0f} m > 10 m)" in stroke_sentence(result, terrain, palette)
+
+
+def test_a_reason_shared_by_several_types_gives_each_types_own_numbers() -> None:
+    terrain = ramp()  # one layer, "meadow", painted everywhere
+    palette = Palette([FoliageType("moss", density=10.0, layer=LayerFilter("wet", 0.5)),
+                       FoliageType("fern", density=10.0, layer=LayerFilter("meadow", 1.0))])
+    terrain.layer("meadow").weights[:, :40] = 100  # west part weakly painted: fern refused there
+    result = FoliageScatter(terrain, FoliageVolume(palette)).paint(["moss", "fern"],
+                                                                    Stamp((-10.0, 0.0), 25.0, 0.0))
+    moss = int((result.outcomes["moss"].refusals == Refusal.LAYER).sum())
+    fern = int((result.outcomes["fern"].refusals == Refusal.LAYER).sum())
+    assert moss > 0 and fern > 0
+    text = stroke_sentence(result, terrain, palette)
+    assert (f"{moss + fern} not on the layer (moss: {moss} layer 'wet' missing (no terrain layer has that "
+            f"name); fern: {fern} off layer 'meadow' (weight < 1))") in text
