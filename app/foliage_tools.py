@@ -254,7 +254,8 @@ class SingleTool(FoliageTool):
         if not types:
             return None
         ftype = self.toolset.palette[types[0]]
-        return max(ftype.resolved_extent().radius * sum(ftype.scale) / 2.0, 0.25)
+        extent = ftype.resolved_extent(self.toolset.volume.mesh_folder)
+        return max(extent.radius * sum(ftype.scale) / 2.0, 0.25)
 
     def activate(self) -> None:
         radius = self.footprint()

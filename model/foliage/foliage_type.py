@@ -74,14 +74,19 @@ class FoliageType:
     def stored(self) -> bool:
         return self.storage == "stored"
 
-    def resolved_extent(self) -> Extent:
-        """The explicit extent, else the built-in mesh's, else one metre each way."""
+    def resolved_extent(self, folder: str | Path | None = None) -> Extent:
+        """The explicit extent, else the mesh's: a built-in one's, or the bounds of the mesh file
+        (relative to `folder`, the scene's or the type file's); one metre each way when the file
+        cannot be read."""
         if self.extent is not None:
             return self.extent
         if self.mesh.startswith("builtin:"):
             r, h = BUILTIN_EXTENTS[self.mesh.removeprefix("builtin:")]
             return Extent(r, h)
-        return Extent(1.0, 1.0)
+        from model.foliage.mesh_extent import mesh_extent
+
+        found = mesh_extent(self.mesh, folder)
+        return Extent(*found) if found is not None else Extent(1.0, 1.0)
 
     def renamed(self, name: str) -> FoliageType:
         return replace(self, name=name)

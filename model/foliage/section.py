@@ -59,6 +59,7 @@ def write_section(scene: Scene, manifest: Path, files: dict[Path, bytes]) -> dic
     foliage = scene.sections.get(KEY)
     if foliage is None:
         return None
+    foliage.volume.mesh_folder = manifest.parent  # mesh paths now resolve beside this manifest
     data, crc = encode_with_crc(foliage.volume)
     side = scene_file.versioned_side_path(manifest, KIND, data, crc32=crc)
     files[side] = memoryview(data)
@@ -85,6 +86,7 @@ def read_section(scene: Scene, manifest: Path, doc: object) -> None:
     if isinstance(cell_size, bool) or not isinstance(cell_size, (int, float)) or not 0 < cell_size < 1e6:
         raise FormatError(manifest, f"{KEY}.cell_size", f"must be a positive number, got {cell_size!r}")
     volume = FoliageVolume(palette, float(cell_size))
+    volume.mesh_folder = manifest.parent
     name = doc.get("instances")
     if name is not None:
         if not isinstance(name, str) or "/" in name or "\\" in name or name in ("", ".", ".."):

@@ -106,6 +106,7 @@ class FoliageVolume:
         self._per_type: dict[str, int] = {}  # chunks per type name, so type_names() is cheap
         self._clock = 0  # versions come from one counter, so a re-created chunk never repeats one
         self.changed = Event()  # (list of chunk keys whose records changed)
+        self.mesh_folder = None  # where mesh file paths of the palette resolve (the scene's folder)
 
     # ---- cells ------------------------------------------------------------------------------
     def cell_of(self, x, z):
@@ -193,7 +194,7 @@ class FoliageVolume:
         ftype = self.palette.get(type_name)
         if ftype is None:
             return (0.0, 0.0)
-        e = ftype.resolved_extent()
+        e = ftype.resolved_extent(self.mesh_folder)
         return (e.radius, e.height)
 
     def bounds(self, cell: Cell, type_name: str) -> np.ndarray:
@@ -502,6 +503,7 @@ class FoliageVolume:
     def recelled(self, cell_size: float) -> FoliageVolume:
         """A new volume with the same instances indexed by cells of another size."""
         out = FoliageVolume(self.palette, cell_size)
+        out.mesh_folder = self.mesh_folder
         for t in self.type_names():
             out.add(t, self.all_records(t))
         return out
