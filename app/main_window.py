@@ -458,6 +458,7 @@ class MainWindow(QMainWindow):
             return
         if scene is not None:
             self.open_scene(scene)
+            self.document.mark_modified()  # it exists nowhere on disk yet: closing must offer to save it
             self.statusBar().showMessage(f"Imported '{scene.name}': not saved yet (File ▸ Save As…)", 10000)
 
     def save(self) -> bool:

@@ -303,8 +303,29 @@ def test_importers_fill_file_import_and_their_scene_becomes_the_document(qtbot, 
     action.trigger()
     assert window.document.scene.terrain.heights.shape == (5, 6)
     assert "not saved yet" in window.statusBar().currentMessage()
+    answer_unsaved(monkeypatch, QMessageBox.StandardButton.Discard)  # the import is not on disk
     action.trigger()  # an importer that returns None changes nothing
     assert window.document.scene.terrain.heights.shape == (5, 6)
+    window.document.undo_stack.setClean()  # no question when the test closes the window
+
+
+def test_an_imported_scene_counts_as_unsaved_until_saved(qtbot, monkeypatch, tmp_path) -> None:
+    imported = Importer("trn", "TRN Terrain…", lambda mw: make_small_scene(rows=5, cols=6))
+    monkeypatch.setattr(mw_module, "importers", lambda: [imported])
+    window = MainWindow(make_small_scene())
+    qtbot.addWidget(window)
+    window.show()
+    window.findChild(type(window.actions_by_key["new"]), "action_import_trn").trigger()
+    assert window.document.modified and window.isWindowModified()
+    assert window.windowTitle().startswith("Small[*]")
+    asked = answer_unsaved(monkeypatch, QMessageBox.StandardButton.Cancel)
+    assert not window.close()  # closing offers to save the import, and Cancel keeps the window
+    assert window.isVisible() and len(asked) == 1 and "Small" in asked[0]
+    # Saving it makes it clean: then closing asks nothing.
+    monkeypatch.setattr(mw_module.QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(tmp_path / "imported.boscage"), "")))
+    assert window.save() and not window.document.modified and not window.isWindowModified()
+    assert window.close() and len(asked) == 1
 
 
 def test_a_failing_importer_reports_and_keeps_the_scene(qtbot, monkeypatch, errors) -> None:

@@ -388,6 +388,14 @@ def answer_dialogs(monkeypatch):
         return QDialog.DialogCode.Accepted
 
     monkeypatch.setattr(HeightmapOptionsDialog, "exec", exec_)
+    # An imported scene is unsaved: importing again asks first, and these tests discard it.
+    chosen["unsaved_asked"] = []
+
+    def warning(parent, title, text, *args, **kwargs):
+        chosen["unsaved_asked"].append(text)
+        return mw_module.QMessageBox.StandardButton.Discard
+
+    monkeypatch.setattr(mw_module.QMessageBox, "warning", warning)
     return chosen
 
 
@@ -401,9 +409,11 @@ def test_file_import_heightmap_as_scene(main_window, answer_dialogs, errors, tmp
     terrain = main_window.document.scene.terrain
     assert terrain.heights.shape == (17, 23) and terrain.spacing == 4.0
     assert np.abs(terrain.heights - heights).max() <= 50.0 / 65535
+    assert main_window.document.modified and answer_dialogs["unsaved_asked"] == []
     # A RAW file of the wrong size: one error naming both sizes, the scene is kept.
     answer_dialogs["options"]["columns"] = 24
     main_window.run_importer(importer)
+    assert len(answer_dialogs["unsaved_asked"]) == 1  # the first import was never saved
     assert "expected 24 x 17 x 2 = 816 bytes, file holds 782" in errors[-1][1]
     assert main_window.document.scene.terrain is terrain
 
