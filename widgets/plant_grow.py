@@ -5,9 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QApplication,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -16,7 +14,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLineEdit,
     QMessageBox,
-    QProgressDialog,
     QPushButton,
     QSpinBox,
     QWidget,
@@ -24,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from model.errors import FormatError
 from model.scene import Scene
+from widgets.progress import ModalProgress
 
 
 class GrowForestDialog(QDialog):
@@ -102,25 +100,12 @@ def grow_forest_scene(parent: QWidget | None, zone_folder: str | Path | None = N
         zone = ask_zone(parent, zone_folder)
         if zone is None:
             return None
-        progress = QProgressDialog(f"Growing zone {zone.zone_id}…", "Cancel", 0, passes, parent)
-        progress.setWindowModality(Qt.WindowModal)
-        progress.setMinimumDuration(300)
-
-        def step(fraction: float) -> None:
-            progress.setValue(round(fraction * passes))
-            QApplication.processEvents()
-
-        def cancelled() -> bool:
-            QApplication.processEvents()
-            return progress.wasCanceled()
-
         try:
-            grown = grow_zone(zone, rules, passes, seed, GrowthOptions(fertility=fertility),
-                              progress=step, cancelled=cancelled)
+            with ModalProgress(parent, f"Growing zone {zone.zone_id}…", passes) as progress:
+                grown = grow_zone(zone, rules, passes, seed, GrowthOptions(fertility=fertility),
+                                  progress=progress.step, cancelled=progress.cancelled)
         except Cancelled:
             return None
-        finally:
-            progress.close()
         return zone_to_scene(grown, rules=rules, name=f"zone {zone.zone_id:04d} grown")
     except (FormatError, ValueError) as e:
         QMessageBox.critical(parent, "Cannot grow a forest", str(e))
@@ -152,25 +137,12 @@ def grow_forest_on_scene(main_window: Any, rules_folder: str | Path | None = Non
         if not Path(rules_folder).is_dir():
             raise FormatError(rules_folder, None, "plant rules folder not found")
         rules = load_rules(rules_folder)
-        progress = QProgressDialog(f"Growing a forest on {scene.name}…", "Cancel", 0, passes, parent)
-        progress.setWindowModality(Qt.WindowModal)
-        progress.setMinimumDuration(300)
-
-        def step(fraction: float) -> None:
-            progress.setValue(round(fraction * passes))
-            QApplication.processEvents()
-
-        def cancelled() -> bool:
-            QApplication.processEvents()
-            return progress.wasCanceled()
-
         try:
-            return grow_forest(scene, rules, passes, seed, GrowthOptions(fertility=fertility),
-                               progress=step, cancelled=cancelled)
+            with ModalProgress(parent, f"Growing a forest on {scene.name}…", passes) as progress:
+                return grow_forest(scene, rules, passes, seed, GrowthOptions(fertility=fertility),
+                                   progress=progress.step, cancelled=progress.cancelled)
         except Cancelled:
             return None
-        finally:
-            progress.close()
     except (FormatError, ValueError) as e:
         QMessageBox.critical(parent, "Cannot grow a forest", str(e))
         return None
