@@ -96,6 +96,13 @@ class FoliageTool(Tool):
         self.toolset = toolset
         self.icon = glyph_icon(self.glyph, self.colour)
 
+    def deactivate(self) -> None:
+        # The last stroke's refused candidates belong to this tool: another tool draws none of them
+        # (the Refusals panel keeps its text; coming back shows nothing until the next stroke).
+        refusals = getattr(self.toolset._overlays(), "refusals", None)
+        if refusals is not None:
+            refusals.clear()
+
 
 class StrokeTool(FoliageTool):
     """A drag lays a stamp every STAMP_SPACING × radius; the whole drag is one undo step."""
@@ -153,8 +160,9 @@ class StrokeTool(FoliageTool):
         self._last = None
 
     def deactivate(self) -> None:
-        self.release(None, Qt.KeyboardModifier.NoModifier)
+        self.release(None, Qt.KeyboardModifier.NoModifier)  # may finish a stroke: markers cleared after
         self.toolset.show_brush(None)
+        super().deactivate()
 
     def hover(self, pos, modifiers) -> None:
         self.toolset.show_brush(pos, self.removes(modifiers))
@@ -263,6 +271,7 @@ class SingleTool(FoliageTool):
 
     def deactivate(self) -> None:
         self.toolset.show_brush(None)
+        super().deactivate()
 
     def hover(self, pos, modifiers) -> None:
         radius = self.footprint()
@@ -315,6 +324,7 @@ class FillTool(FoliageTool):
     def deactivate(self) -> None:
         self.polygon = []
         self.toolset.show_lasso([])
+        super().deactivate()
 
 
 class SelectTool(FoliageTool):
@@ -341,6 +351,7 @@ class SelectTool(FoliageTool):
             self._gizmo_drag = False
         self.toolset.gizmo.set_visible(False)
         self.toolset.show_lasso([])
+        super().deactivate()
 
     def press(self, pos, modifiers) -> None:
         screen = self.toolset.host.screen

@@ -179,6 +179,46 @@ def test_a_stroke_on_a_steep_slope_reports_the_slope_count(main_window, editor) 
                                np.sort(outcome.xz[outcome.refusals == Refusal.SLOPE][:, 0]), atol=1e-4)
 
 
+def refused_stroke(main_window, editor) -> int:
+    """A paint stroke on the hill's flank that refuses candidates for slope; the markers drawn."""
+    palette = foliage_of(main_window.document.scene).palette
+    if "flatland" not in palette:
+        palette.add(FoliageType("flatland", mesh="builtin:bush", density=30.0, slope=(0.0, 5.0)))
+    editor.palette_panel.select(["flatland"])
+    editor.toolset.activate("paint")
+    editor.toolset.drag([(12.0, 0.0), (14.0, 0.0)])
+    return len(main_window.viewport.overlays.refusals)
+
+
+@pytest.mark.parametrize("other", ["select", "erase", "fill", "single"])
+def test_switching_to_another_foliage_tool_clears_the_refusal_markers(main_window, editor, other) -> None:
+    markers = main_window.viewport.overlays.refusals
+    assert refused_stroke(main_window, editor) > 10
+    text = editor.refusal_panel.text()
+    editor.toolset.activate(other)
+    assert len(markers) == 0 and markers.positions.shape == (0, 3)
+    editor.toolset.activate("paint")  # coming back restores nothing
+    assert len(markers) == 0
+    assert editor.refusal_panel.text() == text  # the panel still explains the last stroke
+
+
+def test_switching_to_a_terrain_tool_or_to_none_clears_the_refusal_markers(main_window, editor) -> None:
+    markers = main_window.viewport.overlays.refusals
+    assert refused_stroke(main_window, editor) > 10
+    main_window.terrain_editor.toolbox.activate("raise")
+    assert len(markers) == 0
+    assert refused_stroke(main_window, editor) > 10
+    editor.toolset.activate(None)
+    assert len(markers) == 0
+    # A tool left in mid-drag finishes its stroke first; its markers go with the tool too.
+    editor.toolset.activate("paint")
+    editor.host.dragging = True
+    editor.toolset.active.press((12.0, 0.0), Qt.KeyboardModifier.NoModifier)
+    main_window.terrain_editor.toolbox.activate("raise")
+    assert editor.toolset.last_result is not None and editor.toolset.last_result.candidates
+    assert len(markers) == 0
+
+
 def test_a_missing_layer_is_named(main_window, editor) -> None:
     foliage = foliage_of(main_window.document.scene)
     foliage.palette.add(FoliageType("mossy", density=10.0, layer=LayerFilter("moss", 0.5)))
