@@ -71,13 +71,13 @@ class SceneDocument(QObject):
         return target
 
 
-def new_scene(samples: int = 257, spacing: float = 2.0) -> Scene:
-    """A flat, grass-covered terrain: what File ▸ New starts from."""
+def new_scene(samples: int = 257, spacing: float = 2.0, base_height: float = 0.0) -> Scene:
+    """A flat, grass-covered terrain at `base_height`, centred on the origin: what File ▸ New starts from."""
     import numpy as np
 
     from model.terrain import Terrain
 
-    terrain = Terrain(np.zeros((samples, samples), np.float32), spacing,
+    terrain = Terrain(np.full((samples, samples), base_height, np.float32), spacing,
                       (-(samples - 1) * spacing / 2, -(samples - 1) * spacing / 2))
     terrain.add_layer("grass", (104, 146, 62), np.full((samples, samples), 255, np.uint8))
     return Scene(terrain=terrain, name="Untitled")

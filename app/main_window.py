@@ -40,6 +40,7 @@ from model.errors import FormatError
 from model.formats.scene_file import NAME_FILTER, LoadCancelled
 from model.scene import Scene
 from widgets.inspector_panel import InspectorPanel
+from widgets.new_scene_dialog import NewSceneOptions, ask_new_scene
 from widgets.viewport import Viewport, install_view_actions
 
 APP_NAME = "Boscage"
@@ -111,8 +112,9 @@ class MainWindow(QMainWindow):
 
         self.foliage_editor = install_foliage_editor(self)
         self._install_inspector()
-        # Dialog hook: tests and scripts replace it.
+        # Dialog hooks: tests and scripts replace them.
         self.ask_restore: Callable[[QWidget, Recovery], bool] = ask_restore
+        self.ask_new_scene: Callable[[QWidget, NewSceneOptions], NewSceneOptions | None] = ask_new_scene
         self.autosave = AutoSaver(self.document, self.settings.autosave_interval(), self)
         self.autosave.failed.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.file_watcher = FileWatcher(self.document, self, self)
@@ -203,7 +205,8 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         K = QKeySequence.StandardKey
-        self._action("new", "&New", self.new_scene, K.New, "Start a new flat terrain scene")
+        self._action("new", "&New…", self.new_scene, K.New,
+                     "Start a new flat terrain scene (asks its size, spacing and height)")
         self._action("open", "&Open…", self.open_dialog, K.Open, "Open a .boscage scene")
         self._action("save", "&Save", self.save, K.Save, "Save the scene")
         self._action("save_as", "Save &As…", self.save_as, K.SaveAs, "Save the scene under a new name")
@@ -441,9 +444,36 @@ class MainWindow(QMainWindow):
             return
         self.open_file(path)
 
-    def new_scene(self) -> None:
-        if self.maybe_save():
-            self.open_scene(new_scene())
+    def new_scene(self) -> bool:
+        """Ask for the new terrain's size, spacing and base height (the last ones used are offered);
+        True when a new scene replaced the open one."""
+        if not self.maybe_save():
+            return False
+        options = self.ask_new_scene(self, self.new_scene_options())
+        if options is None:
+            return False
+        options = options.clamped()
+        self._remember_new_scene_options(options)
+        with self.busy("Creating the new scene…"):
+            self.open_scene(new_scene(options.samples, options.spacing, options.base_height))
+        self.statusBar().showMessage(f"New scene: {options.extent_text()}", 5000)
+        return True
+
+    def new_scene_options(self) -> NewSceneOptions:
+        """What File ▸ New offers: the last options used, else the defaults (unreadable values too)."""
+        q, default = self.settings.qsettings, NewSceneOptions()
+        try:
+            return NewSceneOptions(float(q.value("new_scene/samples", default.samples)),  # type: ignore[arg-type]
+                                   float(q.value("new_scene/spacing", default.spacing)),
+                                   float(q.value("new_scene/base_height", default.base_height))).clamped()
+        except (TypeError, ValueError, OverflowError):
+            return default
+
+    def _remember_new_scene_options(self, options: NewSceneOptions) -> None:
+        q = self.settings.qsettings
+        q.setValue("new_scene/samples", options.samples)
+        q.setValue("new_scene/spacing", options.spacing)
+        q.setValue("new_scene/base_height", options.base_height)
 
     def run_importer(self, importer: Importer) -> None:
         if not self.maybe_save():

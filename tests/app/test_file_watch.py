@@ -97,7 +97,8 @@ def test_a_modified_document_asks_and_keeps_the_edit_when_told(main_window, watc
 
 def test_a_new_scene_stops_watching(main_window, watched, qtbot) -> None:
     path, asked, answer, reloaded = watched
-    main_window.new_scene()
+    main_window.ask_new_scene = lambda parent, options: options
+    assert main_window.new_scene()
     assert main_window.file_watcher.path is None
     assert main_window.file_watcher.watcher.files() == []
     write_elsewhere(path, 2.0)

@@ -88,7 +88,7 @@ def test_menus_hold_the_standard_entries_with_standard_shortcuts(main_window) ->
     assert [a.text().replace("&", "") for a in main_window.menuBar().actions()] == [
         "File", "Edit", "View", "Terrain", "Foliage", "Tools", "Help"]
     assert menu_titles(menu(main_window, "File")) == [
-        "New", "Open…", "Open Recent", "Save", "Save As…", "Import", "Quit"]
+        "New…", "Open…", "Open Recent", "Save", "Save As…", "Import", "Quit"]
     assert menu_titles(menu(main_window, "Edit"))[:2] == ["Undo", "Redo"]
     view = menu_titles(menu(main_window, "View"))
     for title in ["Palette", "Tool Settings", "Refusals", "History", "Layers", "Inspector", "Reset Layout"]:
@@ -342,13 +342,16 @@ def test_a_failing_importer_reports_and_keeps_the_scene(qtbot, monkeypatch, erro
 
 
 def test_new_asks_about_unsaved_changes_first(main_window, monkeypatch) -> None:
+    offered = []
+    main_window.ask_new_scene = lambda parent, options: offered.append(options) or options
     scene = main_window.document.scene
     main_window.document.undo_stack.push(Touch([]))
     answer_unsaved(monkeypatch, QMessageBox.StandardButton.Cancel)
     main_window.actions_by_key["new"].trigger()
-    assert main_window.document.scene is scene
+    assert main_window.document.scene is scene and offered == []  # no size asked for a scene kept
     answer_unsaved(monkeypatch, QMessageBox.StandardButton.Discard)
     main_window.actions_by_key["new"].trigger()
+    assert len(offered) == 1
     assert main_window.document.scene is not scene and main_window.document.scene.name == "Untitled"
     assert main_window.document.undo_stack.count() == 0 and not main_window.isWindowModified()
 
