@@ -221,6 +221,9 @@ class TypeOutcome:
     records: np.ndarray  # (placed, 7) float32, in candidate order
     missing_layer: str | None = None  # the filter's layer name when the terrain has no such layer
     clamped: bool = False
+    # (n,) bool, meaningful where refused for SLOPE: True steeper than the band, False flatter.
+    # None when the producer did not record it (the summary then cannot name the side).
+    steep: np.ndarray | None = None
 
     @property
     def accepted(self) -> np.ndarray:
@@ -263,9 +266,36 @@ class StrokeResult:
     def refused(self) -> dict[str, int]:
         return {r.name: n for r, n in self.counts.items()}
 
+    def slope_sides(self) -> tuple[int, int] | None:
+        """(too steep, too flat) among the SLOPE refusals; None when an outcome did not record it."""
+        steep = flat = 0
+        for o in self.outcomes.values():
+            on_slope = o.refusals == Refusal.SLOPE
+            if not on_slope.any():
+                continue
+            if o.steep is None or len(o.steep) != len(o.refusals):
+                return None
+            s = int(np.count_nonzero(o.steep[on_slope]))
+            steep += s
+            flat += int(np.count_nonzero(on_slope)) - s
+        return steep, flat
+
+    def _words(self, reason: Refusal, count: int) -> str:
+        if reason != Refusal.SLOPE:
+            return REFUSAL_WORDS[reason]
+        sides = self.slope_sides()
+        if sides is None:
+            return REFUSAL_WORDS[reason]
+        steep, flat = sides
+        if steep == count:
+            return "too steep"
+        if flat == count:
+            return "too flat"
+        return f"{REFUSAL_WORDS[reason]} ({steep} too steep, {flat} too flat)"
+
     def summary(self) -> str:
-        """'40 candidates: 31 too steep or too flat, 4 too close, 5 placed'."""
-        parts = [f"{n} {REFUSAL_WORDS[r]}" for r, n in self.counts.items() if n]
+        """'40 candidates: 31 too steep, 4 too close, 5 placed' (both sides counted when mixed)."""
+        parts = [f"{n} {self._words(r, n)}" for r, n in self.counts.items() if n]
         parts.append(f"{self.placed} placed")
         text = f"{self.candidates} candidates: " + ", ".join(parts)
         if self.missing_layers:
@@ -286,7 +316,8 @@ class StrokeResult:
                 self.outcomes[name] = TypeOutcome(
                     name, np.concatenate([mine.xz, o.xz]), np.concatenate([mine.refusals, o.refusals]),
                     np.concatenate([mine.records, o.records]), mine.missing_layer or o.missing_layer,
-                    mine.clamped or o.clamped)
+                    mine.clamped or o.clamped,
+                    None if mine.steep is None or o.steep is None else np.concatenate([mine.steep, o.steep]))
         for key, idx in other.added.items():
             self.added[key] = np.concatenate([self.added[key], idx]) if key in self.added else idx
 
@@ -425,6 +456,7 @@ class FoliageScatter:
 
         refuse(Refusal.NO_GROUND, np.isnan(height))
         refuse(Refusal.SLOPE, ~((slope >= ftype.slope[0]) & (slope <= ftype.slope[1])))
+        steep = slope > ftype.slope[1]
         refuse(Refusal.ALTITUDE, ~((height >= ftype.altitude[0]) & (height <= ftype.altitude[1])))
         missing = None
         if ftype.layer is not None:
@@ -446,7 +478,7 @@ class FoliageScatter:
         ok = refusal == PLACED
         draws = {c: hashing.draw(hashes[ok], c) for c in Channel}
         records = make_records(ftype, x[ok], z[ok], height[ok], normal[ok], draws)
-        return TypeOutcome(type_name, xz, refusal, records, missing, clamped)
+        return TypeOutcome(type_name, xz, refusal, records, missing, clamped, steep)
 
     # ---- operations for the tools (each returns what it changed) ----------------------------
     def scatter(self, types: Sequence[str], region: Region, apply: bool = True) -> StrokeResult:
@@ -506,7 +538,7 @@ class FoliageScatter:
             draws = {c: hashing.draw(hashes, c) for c in Channel}
             records = make_records(ftype, xs, zs, height, normal, draws)
         outcome = TypeOutcome(type_name, np.array([[float(x), float(z)]]), np.array([reason], np.int8),
-                              records, missing)
+                              records, missing, steep=np.asarray(slope > ftype.slope[1], bool).reshape(1))
         result = StrokeResult({type_name: outcome})
         if apply and len(records):
             result.added = self.volume.add(type_name, records)

@@ -77,3 +77,38 @@ def test_a_reason_shared_by_several_types_gives_each_types_own_numbers() -> None
     text = stroke_sentence(result, terrain, palette)
     assert (f"{moss + fern} not on the layer (moss: {moss} layer 'wet' missing (no terrain layer has that "
             f"name); fern: {fern} off layer 'meadow' (weight < 1))") in text
+
+
+def test_model_summary_names_the_slope_side_like_the_panel() -> None:
+    terrain = ramp()  # flat (0°) west of x = 0, 45° east of it
+    scatter = FoliageScatter(terrain, FoliageVolume(Palette([
+        FoliageType("pine", density=20.0, slope=(0.0, 30.0)),
+        FoliageType("fern", density=20.0, slope=(10.0, 30.0)),
+        FoliageType("moss", density=20.0, slope=(10.0, 30.0))])))
+    steep = scatter.paint(["pine"], Stamp((40.0, 0.0), 20.0, 0.0, 1.0, 3, 0), apply=False)
+    n = steep.counts[Refusal.SLOPE]
+    assert n > 0 and f"{n} too steep" in steep.summary() and "wrong slope" not in steep.summary()
+    flat = scatter.paint(["moss"], Stamp((-40.0, 0.0), 20.0, 0.0, 1.0, 3, 0), apply=False)
+    n = flat.counts[Refusal.SLOPE]
+    assert n == flat.candidates > 0 and flat.summary() == f"{n} candidates: {n} too flat, 0 placed"
+    both = scatter.paint(["fern"], Stamp((0.0, 0.0), 30.0, 0.0, 1.0, 3, 0), apply=False)
+    o = both.outcomes["fern"]
+    refused = o.xz[o.refusals == Refusal.SLOPE]
+    slopes = terrain.slope_at(refused[:, 0], refused[:, 1])
+    steeper, flatter = int((slopes > 30).sum()), int((slopes < 10).sum())
+    assert steeper > 0 and flatter > 0
+    text = both.summary()
+    assert f"{len(refused)} on the wrong slope ({steeper} too steep, {flatter} too flat)" in text
+    # the order and counts of the reasons are those of `counts`, slope side or not
+    reasons = [r for r, c in both.counts.items() if c]
+    assert text.split(": ", 1)[1].count(", ") >= len(reasons)
+    assert text.index("wrong slope") < text.index(" placed")
+    # a merged stroke (two stamps) keeps the sides; one stamp on each side of the band counts both
+    merged = scatter.paint(["moss"], Stamp((-40.0, 0.0), 20.0, 0.0, 1.0, 3, 0), apply=False)
+    merged.merge(scatter.paint(["moss"], Stamp((40.0, 0.0), 20.0, 0.0, 1.0, 3, 1), apply=False))
+    s, f = merged.slope_sides()
+    assert s > 0 and f > 0 and s + f == merged.counts[Refusal.SLOPE]
+    assert f"({s} too steep, {f} too flat)" in merged.summary()
+    # a single placement says its side too
+    one = scatter.single("pine", 60.0, 0.0)
+    assert one.summary() == "1 candidates: 1 too steep, 0 placed"
