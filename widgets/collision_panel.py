@@ -99,17 +99,21 @@ class CollisionPanel(QWidget):
             self.update_bodies()
 
     def _on_chunks_changed(self, keys) -> None:
-        # Addresses in a changed chunk may now name other instances: those bodies are gone, and
-        # the next update gives bodies afresh to whatever is near.
+        # Only bodies whose address now names another instance are gone (an erased one and those
+        # that shifted down after it); an append keeps every body, so the next update reports
+        # just the instances that really changed.
         if self.collision is None or not self.collision.active:
             return
-        changed = set(keys)
-        self.collision.forget([a for a in self.collision.active if (a.cell, a.type) in changed])
+        self.collision.forget_changed(keys)
 
     def forget(self, addresses) -> None:
         """After instances were removed: their addresses may now hold other instances."""
         if self.collision is not None:
             self.collision.forget(addresses)
+
+    def forget_removed(self, removed) -> list:
+        """After `volume.remove` returned `removed`: forget the removed and shifted bodies."""
+        return self.collision.forget_removed(removed) if self.collision is not None else []
 
     def update_bodies(self) -> None:
         if self.collision is None:

@@ -557,11 +557,13 @@ def test_collision_view_shows_bodies_near_the_probe(main_window, editor) -> None
     np.testing.assert_allclose(panel.probe(), hit, atol=0.06)
     assert editor.host.active is None and not panel.place.isChecked()
     assert viewport.overlays.probe is not None and viewport.overlays.show_collision
-    # An erase changes chunks: their bodies are forgotten, and the next update gives them again.
+    # An erase forgets the erased body and those that shifted down after it (nothing else), and
+    # the next update gives the shifted instances their bodies again.
     bodies = set(panel.collision.active)
     key = next(iter(bodies))
     foliage.volume.remove({(key.cell, key.type): np.array([key.index])})
-    assert not any((a.cell, a.type) == (key.cell, key.type) for a in panel.collision.active)
+    kept = {a for a in bodies if (a.cell, a.type) != (key.cell, key.type) or a.index < key.index}
+    assert panel.collision.active == kept
     panel.update_bodies()
     added, removed = panel.last
     assert removed == [] and len(panel.collision.active) == len(bodies) - 1
