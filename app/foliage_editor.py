@@ -186,7 +186,16 @@ class FoliageEditor(QObject):
         names = set(self._palette.names())
         self.toolset.set_active_types([n for n in self.toolset.active_types if n in names])
         self.palette_panel.set_types(list(self._palette), self._volume.counts(), self.toolset.active_types,
-                                     [layer.name for layer in self.document.scene.terrain.layers])
+                                     [layer.name for layer in self.document.scene.terrain.layers],
+                                     self._mesh_folder())
+
+    def _mesh_folder(self):
+        """Where the palette's mesh file paths resolve: the folder the foliage was read from, else the
+        scene's folder."""
+        if self._volume.mesh_folder is not None:
+            return self._volume.mesh_folder
+        path = self.document.scene.path
+        return Path(path).parent if path is not None else None
 
     def _on_volume_changed(self, keys) -> None:
         self._counts_timer.start()

@@ -6,7 +6,11 @@ The panel only asks: requests are signals, so every change becomes an undoable c
 
 from __future__ import annotations
 
+import ctypes
+import os
+import sys
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QItemSelectionModel, QPointF, QRectF, QSize, Qt, Signal
@@ -23,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType
 from widgets.foliage_type_form import FoliageTypeForm
 
@@ -77,6 +82,7 @@ def _silhouette(mesh: str, size: int) -> QPixmap:
 
 LIGHT = np.array([0.45, 0.75, 0.35]) / np.linalg.norm([0.45, 0.75, 0.35])
 THUMB_YAW, THUMB_PITCH = np.radians(30.0), np.radians(-18.0)
+THUMB_TRIANGLES = 8_000  # a bigger file mesh is drawn by its largest triangles (the rest are sub-pixel)
 
 
 def render_mesh(vertices: np.ndarray, size: int = THUMB) -> QPixmap:
@@ -97,38 +103,97 @@ def render_mesh(vertices: np.ndarray, size: int = THUMB) -> QPixmap:
     colour = np.clip(v[:, 6:9] * shade[:, None], 0.0, 1.0) * 255
     tri = len(v) // 3
     depth = p[:, 2].reshape(tri, 3).mean(axis=1)
+    order = np.argsort(depth)  # far to near (the view looks down -z after the rotation)
+    if tri > THUMB_TRIANGLES:
+        corners = np.stack([sx, syy], axis=-1).reshape(tri, 3, 2)
+        e1, e2 = corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]
+        area = np.abs(e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0])
+        keep = np.zeros(tri, bool)
+        keep[np.argpartition(-area, THUMB_TRIANGLES)[:THUMB_TRIANGLES]] = True
+        order = order[keep[order]]
     pm = QPixmap(size, size)
     pm.fill(QColor(206, 220, 232))
     painter = QPainter(pm)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setPen(Qt.PenStyle.NoPen)
-    for t in np.argsort(depth):  # far to near (the view looks down -z after the rotation)
+    # These QPainter calls drop a reference to None each (a binding refcount bug on Python 3.11);
+    # a file mesh's thousands of triangles would take None's count to zero and abort the process.
+    # References are lent up front and the ones the calls dropped are kept for good.
+    loan = [None] * (2 * len(order) + 16)
+    nones = sys.getrefcount(None)
+    for t in order:
         i = 3 * t
         r, g, b = colour[i]
         painter.setBrush(QColor(int(r), int(g), int(b)))
         painter.drawPolygon(QPolygonF([QPointF(sx[i + k], syy[i + k]) for k in range(3)]))
     painter.end()
+    dropped = min(max(0, nones - sys.getrefcount(None)), len(loan))
+    _NONE_DEBT.extend(loan[:dropped])
     return pm
+
+
+_NONE_DEBT: list[None] = []
+# Never freed, not even at exit: releasing the kept references then would take None below zero.
+ctypes.pythonapi.Py_IncRef(ctypes.py_object(_NONE_DEBT))
 
 
 @lru_cache(maxsize=64)
 def _rendered(mesh: str, size: int) -> QPixmap | None:
+    """A built-in mesh rendered offscreen; None for a mesh file (see `_rendered_file`)."""
     try:
         from rendering.meshes import builtin_mesh
     except ImportError:
         return None
     if not mesh.startswith("builtin:"):
-        return None  # a file mesh is read when the viewport draws it; the list shows a placeholder
+        return None
     try:
         return render_mesh(builtin_mesh(mesh.removeprefix("builtin:")).vertices, size)
     except KeyError:
         return None
 
 
+def _file_stamp(mesh: str, folder) -> tuple[str, int | None]:
+    """Where a mesh file path resolves and its modification time (None when it is not there), so an
+    edited or newly copied file is rendered afresh."""
+    base = Path(folder) if folder is not None else Path.cwd()
+    target = os.path.normpath(base / mesh)
+    try:
+        return target, os.stat(target).st_mtime_ns
+    except OSError:
+        return target, None
+
+
 @lru_cache(maxsize=64)
-def _warning_badge(mesh: str, size: int) -> QPixmap:
+def _rendered_file(mesh: str, folder: str | None, stamp: tuple[str, int | None],
+                   size: int) -> tuple[QPixmap | None, str | None]:
+    """A mesh file read (through trimesh) and rendered like the built-in ones; (None, why) when
+    it cannot be read."""
+    try:
+        from rendering.meshes import mesh_for
+    except ImportError:
+        return None, "mesh files cannot be read here"
+    try:
+        return render_mesh(mesh_for(mesh, folder).vertices, size), None
+    except FormatError as e:
+        return None, str(e)
+    except (OSError, ValueError) as e:
+        return None, f"{stamp[0]}: {e}"
+
+
+def thumbnail_pixmap(ftype: FoliageType, size: int = THUMB, folder=None) -> tuple[QPixmap, str | None]:
+    """The type's thumbnail and, when its mesh file cannot be read, why (a placeholder is drawn)."""
+    if ftype.mesh.startswith("builtin:"):
+        pm = _rendered(ftype.mesh, size)
+        return (pm if pm is not None else _silhouette(ftype.mesh, size)), None
+    folder = str(folder) if folder is not None else None
+    pm, error = _rendered_file(ftype.mesh, folder, _file_stamp(ftype.mesh, folder), size)
+    return (pm if pm is not None else _silhouette(ftype.mesh, size)), error
+
+
+def _warning_badge(base: QPixmap) -> QPixmap:
     """The thumbnail with a warning badge: the type's layer filter names a missing layer."""
-    pm = QPixmap(_rendered(mesh, size) or _silhouette(mesh, size))
+    pm = QPixmap(base)
+    size = pm.width()
     p = QPainter(pm)
     p.setRenderHint(QPainter.RenderHint.Antialiasing)
     r = size * 0.36
@@ -147,10 +212,10 @@ def _warning_badge(mesh: str, size: int) -> QPixmap:
     return pm
 
 
-def thumbnail(ftype: FoliageType, size: int = THUMB) -> QIcon:
-    """The type's thumbnail, rendered offscreen from its mesh (a drawn silhouette for mesh files)."""
-    pm = _rendered(ftype.mesh, size)
-    return QIcon(pm if pm is not None else _silhouette(ftype.mesh, size))
+def thumbnail(ftype: FoliageType, size: int = THUMB, folder=None) -> QIcon:
+    """The type's thumbnail, rendered offscreen from its mesh (built-in, or a file relative to
+    `folder`); a drawn placeholder when the file cannot be read."""
+    return QIcon(thumbnail_pixmap(ftype, size, folder)[0])
 
 
 class PalettePanel(QWidget):
@@ -207,15 +272,19 @@ class PalettePanel(QWidget):
         self.types: list[FoliageType] = []
         self.counts: dict[str, int] = {}
         self.layer_names: list[str] = []
+        self.mesh_folder = None  # where mesh file paths resolve (the scene's folder)
         self.list.itemSelectionChanged.connect(self._on_selection)
         self.list.currentItemChanged.connect(lambda *_: self._show_current())
         self.form.edited.connect(self._on_form_edit)
 
     # ---- showing ------------------------------------------------------------------------
     def set_types(self, types: list[FoliageType], counts: dict[str, int], active: list[str],
-                  layer_names: list[str] = ()) -> None:
-        """Show the palette, keeping `active` selected, without emitting `active_changed`."""
+                  layer_names: list[str] = (), mesh_folder=None) -> None:
+        """Show the palette, keeping `active` selected, without emitting `active_changed`.
+
+        Mesh file paths resolve against `mesh_folder` (the scene's folder; None: the working folder)."""
         self.types, self.counts, self.layer_names = list(types), dict(counts), list(layer_names)
+        self.mesh_folder = mesh_folder
         current = self.current_name()
         if current not in [t.name for t in self.types]:
             current = next((n for n in active if n in [t.name for t in self.types]), None)
@@ -223,10 +292,13 @@ class PalettePanel(QWidget):
         self.list.clear()
         for ftype in self.types:
             missing = self.missing_layer(ftype)
-            icon = thumbnail(ftype) if missing is None else QIcon(_warning_badge(ftype.mesh, THUMB))
+            pm, unreadable = thumbnail_pixmap(ftype, THUMB, self.mesh_folder)
+            icon = QIcon(pm if missing is None else _warning_badge(pm))
             item = QListWidgetItem(icon, self._label(ftype))
             item.setData(NAME_ROLE, ftype.name)
             tip = f"{ftype.name}: {ftype.mesh}, {ftype.storage}, density {ftype.density:g}/100 m²"
+            if unreadable is not None:
+                tip += f"\n⚠ the mesh file cannot be read ({unreadable}): a placeholder is drawn"
             if missing is not None:
                 tip += (f"\n⚠ filters on terrain layer '{missing}', which this terrain does not have: "
                         "it places nothing until a layer of that name exists or the filter changes")

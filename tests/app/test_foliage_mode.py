@@ -677,6 +677,23 @@ def test_a_type_file_added_to_a_saved_scene_keeps_pointing_at_its_mesh(main_wind
     assert palette["fir"].mesh == "library/meshes/fir.obj"  # relative to the scene, as the renderer reads it
     assert palette["palm"].mesh == "palm.obj" and "outside the scene's folder" in \
         main_window.statusBar().currentMessage()
+    # the palette renders the scene's mesh file for its thumbnail; the one it cannot read is a
+    # placeholder that says why
+    import trimesh
+
+    from rendering.meshes import mesh_for
+    from widgets.palette_panel import render_mesh
+
+    trimesh.creation.cone(1.0, 3.0).export(level / "library" / "meshes" / "fir.obj")
+    editor._on_palette_changed()
+    panel = editor.palette_panel
+    items = {panel.list.item(i).data(Qt.ItemDataRole.UserRole): panel.list.item(i)
+             for i in range(panel.list.count())}
+    shown = items["fir"].icon().pixmap(48, 48).toImage()
+    assert shown == render_mesh(mesh_for("library/meshes/fir.obj", level).vertices, 48).toImage()
+    assert "cannot be read" not in items["fir"].toolTip()
+    palm = items["palm"].toolTip()
+    assert "⚠ the mesh file cannot be read" in palm and "palm.obj" in palm
 
 
 def test_single_shows_where_the_one_instance_goes(main_window, editor) -> None:

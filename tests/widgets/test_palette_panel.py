@@ -126,3 +126,74 @@ def test_a_type_filtering_on_a_missing_layer_is_flagged(qtbot) -> None:
     assert (flagged == plain).all(axis=-1)[:24, :24].all()  # the rest of the thumbnail untouched
     panel.set_types(types, {}, [], ["rock", moss_layer])  # the layer appears (added or renamed)
     assert panel.missing_layer(types[1]) is None and "⚠" not in panel.list.item(1).toolTip()
+
+
+def write_rock(folder, name: str) -> None:
+    """The built-in rock written out as a mesh file by trimesh (OBJ or glTF by suffix)."""
+    import trimesh
+
+    v = builtin_mesh("rock").vertices[:, :3].astype(np.float64)
+    (folder / "meshes").mkdir(exist_ok=True)
+    trimesh.Trimesh(v, np.arange(len(v)).reshape(-1, 3), process=False).export(folder / "meshes" / name)
+
+
+@pytest.mark.parametrize("name", ["stone.obj", "stone.glb"])
+def test_a_file_mesh_thumbnail_is_rendered_from_the_file(qtbot, tmp_path, name) -> None:
+    from rendering.meshes import mesh_for
+    from widgets.palette_panel import _silhouette
+
+    write_rock(tmp_path, name)
+    ftype = FoliageType("stone", mesh=f"meshes/{name}")
+    img = rgb(thumbnail(ftype, 48, tmp_path).pixmap(48, 48))
+    expected = rgb(render_mesh(mesh_for(ftype.mesh, tmp_path).vertices, 48))
+    np.testing.assert_array_equal(img, expected)
+    drawn = np.any(img != BACKGROUND, axis=-1)
+    assert 0.05 < drawn.mean() < 0.9
+    assert (img != rgb(_silhouette(ftype.mesh, 48))).any(axis=-1).mean() > 0.05  # not the placeholder
+    # the panel renders it against the scene's folder, with no warning in the tooltip
+    panel = PalettePanel()
+    qtbot.addWidget(panel)
+    panel.set_types([ftype], {}, [], [], tmp_path)
+    np.testing.assert_array_equal(rgb(panel.list.item(0).icon().pixmap(48, 48)), expected)
+    assert "cannot be read" not in panel.list.item(0).toolTip()
+
+
+def test_an_unreadable_mesh_file_falls_back_to_the_placeholder_and_says_why(qtbot, tmp_path) -> None:
+    from widgets.palette_panel import _silhouette
+
+    (tmp_path / "meshes").mkdir()
+    (tmp_path / "meshes" / "broken.obj").write_bytes(b"\x00\x01garbage\xff" * 20)
+    types = [FoliageType("broken", mesh="meshes/broken.obj"), FoliageType("gone", mesh="meshes/gone.obj")]
+    panel = PalettePanel()
+    qtbot.addWidget(panel)
+    panel.set_types(types, {}, [], [], tmp_path)
+    placeholder = rgb(_silhouette("meshes/broken.obj", 48))
+    for i, file in enumerate(["broken.obj", "gone.obj"]):
+        item = panel.list.item(i)
+        np.testing.assert_array_equal(rgb(item.icon().pixmap(48, 48)), placeholder)
+        assert "⚠ the mesh file cannot be read" in item.toolTip() and file in item.toolTip()
+        assert "placeholder" in item.toolTip()
+    # once the file is there, the next refresh renders it
+    write_rock(tmp_path, "gone.obj")
+    panel.set_types(types, {}, [], [], tmp_path)
+    assert (rgb(panel.list.item(1).icon().pixmap(48, 48)) != placeholder).any(axis=-1).mean() > 0.05
+    assert "cannot be read" not in panel.list.item(1).toolTip()
+
+
+def test_a_big_file_mesh_renders_without_draining_none(qtbot, tmp_path) -> None:
+    import sys
+
+    import trimesh
+
+    from rendering.meshes import load_mesh_file
+    from widgets.palette_panel import THUMB_TRIANGLES
+
+    trimesh.creation.icosphere(5).export(tmp_path / "ball.obj")  # 20,480 triangles
+    vertices = load_mesh_file(tmp_path / "ball.obj").vertices
+    assert len(vertices) // 3 > THUMB_TRIANGLES
+    before = sys.getrefcount(None)
+    for _ in range(3):
+        img = rgb(render_mesh(vertices, 48))
+    assert sys.getrefcount(None) >= before - 200  # the painter's dropped references are made good
+    drawn = np.any(img != BACKGROUND, axis=-1)
+    assert 0.3 < drawn.mean() < 0.9 and drawn[24, 24]  # a round ball, filled in the middle
