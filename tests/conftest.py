@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 
 import pytest
 
@@ -20,27 +19,6 @@ def pytest_configure(config: pytest.Config) -> None:
     except ImportError:
         return
     install_default_format()
-
-
-_session_status = 0
-
-
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    global _session_status
-    _session_status = int(exitstatus)
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_unconfigure(config: pytest.Config) -> None:
-    """Leave without interpreter finalisation once Qt was loaded.
-
-    PySide6 6.12 can abort while garbage-collecting its wrappers at shutdown ("bool_dealloc"),
-    after every test has passed and the summary is printed; the exit status must stay the run's.
-    """
-    if "PySide6.QtCore" in sys.modules:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(_session_status)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -6,9 +6,7 @@ The panel only asks: requests are signals, so every change becomes an undoable c
 
 from __future__ import annotations
 
-import ctypes
 import os
-import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -116,25 +114,13 @@ def render_mesh(vertices: np.ndarray, size: int = THUMB) -> QPixmap:
     painter = QPainter(pm)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setPen(Qt.PenStyle.NoPen)
-    # These QPainter calls drop a reference to None each (a binding refcount bug on Python 3.11);
-    # a file mesh's thousands of triangles would take None's count to zero and abort the process.
-    # References are lent up front and the ones the calls dropped are kept for good.
-    loan = [None] * (2 * len(order) + 16)
-    nones = sys.getrefcount(None)
     for t in order:
         i = 3 * t
         r, g, b = colour[i]
         painter.setBrush(QColor(int(r), int(g), int(b)))
         painter.drawPolygon(QPolygonF([QPointF(sx[i + k], syy[i + k]) for k in range(3)]))
     painter.end()
-    dropped = min(max(0, nones - sys.getrefcount(None)), len(loan))
-    _NONE_DEBT.extend(loan[:dropped])
     return pm
-
-
-_NONE_DEBT: list[None] = []
-# Never freed, not even at exit: releasing the kept references then would take None below zero.
-ctypes.pythonapi.Py_IncRef(ctypes.py_object(_NONE_DEBT))
 
 
 @lru_cache(maxsize=64)

@@ -194,6 +194,8 @@ def test_a_big_file_mesh_renders_without_draining_none(qtbot, tmp_path) -> None:
     before = sys.getrefcount(None)
     for _ in range(3):
         img = rgb(render_mesh(vertices, 48))
-    assert sys.getrefcount(None) >= before - 200  # the painter's dropped references are made good
+    # PySide6 6.12.0 dropped a reference to None on every QPainter call, which aborts the process
+    # once a big mesh has been painted a few times; the binding is pinned below it.
+    assert sys.getrefcount(None) >= before - 200
     drawn = np.any(img != BACKGROUND, axis=-1)
     assert 0.3 < drawn.mean() < 0.9 and drawn[24, 24]  # a round ball, filled in the middle
