@@ -33,3 +33,15 @@ def check_available(path: str | Path | None, offset: int, needed: int, available
     if needed < 0 or needed > available:
         raise FormatError(path, offset,
                           f"{what} claims {needed} bytes but only {available} remain")
+
+
+def read_text_file(path: str | Path) -> str:
+    """A UTF-8 text file's contents; a missing, unreadable or non-text file is one FormatError."""
+    try:
+        return Path(path).read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise FormatError(path, None, "file not found") from None
+    except UnicodeDecodeError as e:
+        raise FormatError(path, e.start, "not a text file (invalid UTF-8)") from None
+    except OSError as e:
+        raise FormatError(path, None, e.strerror or str(e)) from None

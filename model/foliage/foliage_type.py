@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 import tomli_w
 
 from model.atomic import atomic_write_text
-from model.errors import FormatError
+from model.errors import FormatError, read_text_file
 
 BUILTIN_MESHES = ("conifer", "broadleaf", "bush", "rock", "grass")
 # Extent (radius, height) of each built-in mesh at scale 1, metres.
@@ -262,15 +262,7 @@ def parse_foliage_type(text: str, path: str | Path | None = None) -> FoliageType
 def load_foliage_type(path: str | Path) -> FoliageType:
     """Read one `.vxfoliage` file."""
     path = Path(path)
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise FormatError(path, None, "file not found") from None
-    except UnicodeDecodeError as e:
-        raise FormatError(path, e.start, "not a text file (invalid UTF-8)") from None
-    except OSError as e:
-        raise FormatError(path, None, e.strerror or str(e)) from None
-    return parse_foliage_type(text, path)
+    return parse_foliage_type(read_text_file(path), path)
 
 
 def _toml_value(value) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from model.atomic import atomic_write_text
-from model.errors import FormatError
+from model.errors import FormatError, read_text_file
 from model.events import Event
 from model.foliage.foliage_type import (
     SUFFIX,
@@ -103,12 +103,9 @@ def palette_to_list(palette: Palette) -> list[dict]:
 def load_palette_file(path: str | Path) -> Palette:
     """A `.palette.toml`: `[[types]]` tables in order."""
     path = Path(path)
+    text = read_text_file(path)
     try:
-        doc = tomllib.loads(path.read_bytes().decode("utf-8"))
-    except FileNotFoundError:
-        raise FormatError(path, None, "file not found") from None
-    except UnicodeDecodeError as e:
-        raise FormatError(path, e.start, "not a text file (invalid UTF-8)") from None
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise FormatError(path, toml_line(e), f"bad TOML: {e}") from None
     for key in doc:

@@ -20,7 +20,7 @@ import numpy as np
 import tomli_w
 
 from model.atomic import atomic_write, atomic_write_text
-from model.errors import FormatError
+from model.errors import FormatError, read_text_file
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
 
@@ -233,14 +233,7 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
     stops the load with LoadCancelled (nothing is changed either way)."""
     manifest = Path(path)
     register_sections()
-    try:
-        text = manifest.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise FormatError(manifest, None, "file not found") from None
-    except UnicodeDecodeError as e:
-        raise FormatError(manifest, e.start, "not a text file (invalid UTF-8)") from None
-    except OSError as e:
-        raise FormatError(manifest, None, e.strerror or str(e)) from None
+    text = read_text_file(manifest)
     if not text.strip():
         raise FormatError(manifest, None, "empty file (not a Boscage scene)")
     try:
