@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from model.foliage import FoliageType, LayerFilter, SceneFoliage
-from model.foliage.hashing import pcg
 from model.plants.growth import GrowthOptions, Progress, RuleTables
 from model.plants.rule import PlantRule
 from model.plants.types import GROUND_TYPES, plant_type_name
@@ -20,7 +19,7 @@ from model.plants.zone_growth import grow_zone
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
 from model.zones.layers import LAYERS
-from model.zones.scene_import import GRASS_DENSITY, SPECIES_MESH
+from model.zones.scene_import import GRASS_DENSITY, SPECIES_MESH, plant_records
 from model.zones.zone import Zone
 
 WATER_UNITS = 55  # the game's water line, in altitude units
@@ -66,11 +65,6 @@ def zone_from_terrain(terrain: Terrain, zone_id: int = 0, lowest_units: float = 
     return zone
 
 
-def _unit(tiles: np.ndarray, channel: int) -> np.ndarray:
-    """A hashed uniform in [0, 1) per tile: the same forest on every machine."""
-    return (pcg(pcg(np.uint32(SEED ^ channel)) ^ tiles.astype(np.uint32)) >> np.uint32(8)) / 16777216.0
-
-
 def forest_foliage(zone: Zone, terrain: Terrain, rules: Mapping[int, PlantRule]) -> SceneFoliage:
     """The zone's plant tiles as foliage on `terrain` (same grid); grass layers are added to `terrain`."""
     foliage = SceneFoliage()
@@ -97,14 +91,8 @@ def forest_foliage(zone: Zone, terrain: Terrain, rules: Mapping[int, PlantRule])
         x = x0 + xs * terrain.spacing
         z = z0 + ys * terrain.spacing
         top = max(rule.blocking_height) if rule and rule.blocking_height else int(heights.max() or 1)
-        scale = np.clip(heights[ys, xs] / max(top, 1), 0.3, 1.0) * (0.9 + 0.2 * _unit(index, 1))
-        records = np.zeros((xs.size, 7), np.float32)
-        records[:, 0] = x
-        records[:, 1] = terrain.height_at(x, z)
-        records[:, 2] = z
-        records[:, 3] = _unit(index, 0) * (2 * np.pi)
-        records[:, 6] = scale
-        foliage.volume.add(label, records, copy=False)
+        growth = np.clip(heights[ys, xs] / max(top, 1), 0.3, 1.0)
+        foliage.volume.add(label, plant_records(terrain, x, z, index, growth, SEED), copy=False)
     return foliage
 
 

@@ -68,11 +68,23 @@ def _names(zone: Zone, rules: Mapping[int, Any] | None) -> dict[int, str]:
     return names
 
 
-def _hash01(values: np.ndarray, channel: int) -> np.ndarray:
+def _hash01(values: np.ndarray, channel: int, seed: int = SEED) -> np.ndarray:
     from model.foliage.hashing import pcg
 
-    return (pcg(pcg(np.uint32(SEED) ^ np.uint32(channel)) ^ values.astype(np.uint32)) >> np.uint32(8)
+    return (pcg(pcg(np.uint32(seed) ^ np.uint32(channel)) ^ values.astype(np.uint32)) >> np.uint32(8)
             ).astype(np.float64) / 16777216.0
+
+
+def plant_records(terrain: Terrain, x: np.ndarray, z: np.ndarray, tiles: np.ndarray,
+                  growth: np.ndarray, seed: int = SEED) -> np.ndarray:
+    """Stored-foliage records for plants: on the ground, yaw and ±10 % scale hashed per tile."""
+    records = np.zeros((x.size, 7), np.float32)
+    records[:, 0] = x
+    records[:, 1] = terrain.height_at(x, z)
+    records[:, 2] = z
+    records[:, 3] = _hash01(tiles, 0, seed) * (2 * math.pi)
+    records[:, 6] = growth * (0.9 + 0.2 * _hash01(tiles, 1, seed))
+    return records
 
 
 def terrain_of(zone: Zone, tile_size: float = 1.0) -> Terrain:
@@ -146,12 +158,5 @@ def _add_plants(scene: Scene, zone: Zone, tile_size: float, rules: Mapping[int, 
             h = heights[ys, xs].astype(np.float64)
             top = h.max() if h.size else 0.0
             scale = np.clip(h / top, 0.3, 1.0) if top > 0 else scale
-        scale *= 0.9 + 0.2 * _hash01(tile, 1)
-        records = np.zeros((xs.size, 7), np.float32)
-        records[:, 0] = x
-        records[:, 1] = terrain.height_at(x, z)
-        records[:, 2] = z
-        records[:, 3] = _hash01(tile, 0) * (2 * math.pi)
-        records[:, 6] = scale
-        foliage.volume.add(label, records, copy=False)
+        foliage.volume.add(label, plant_records(terrain, x, z, tile, scale), copy=False)
     scene.sections["foliage"] = foliage
