@@ -1,0 +1,1 @@
+"""Foliage and terrain in and out of engines: glTF, USD, CSV and JSON."""

@@ -1,0 +1,184 @@
+"""Target engines' axes, handedness and units, and the conversion of records to their transforms.
+
+The scene frame is right-handed, +Y up, metres — the same as glTF 2.0. A record's rotation is
+intrinsic Y (yaw) → X (pitch) → Z (roll), so its matrix is R = Ry · Rx · Rz, as the renderer does.
+A target frame is reached by an orthonormal basis change M (det −1 flips handedness):
+positions p' = s·M·p, rotations R' = M·R·Mᵀ (still a proper rotation), scale unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+UP_AXES = ("y", "z")
+HANDEDNESS = ("right", "left")
+UNITS = {"m": 1.0, "cm": 100.0}
+
+# Scene (x, y, z) → target coordinates, one row per target axis.
+_BASES = {
+    ("y", "right"): ((1, 0, 0), (0, 1, 0), (0, 0, 1)),   # glTF, Godot, Houdini: as is
+    ("y", "left"): ((-1, 0, 0), (0, 1, 0), (0, 0, 1)),   # Unity: mirror X, so +Z stays forward
+    ("z", "right"): ((1, 0, 0), (0, 0, -1), (0, 1, 0)),  # Blender, USD Z-up: +90° about X
+    ("z", "left"): ((1, 0, 0), (0, 0, 1), (0, 1, 0)),    # Unreal: swap Y and Z
+}
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """How a target engine lays out space: which axis is up, its handedness and its unit."""
+
+    up: str = "y"
+    handedness: str = "right"
+    units: str = "m"
+
+    def __post_init__(self) -> None:
+        if self.up not in UP_AXES:
+            raise ValueError(f"up axis must be one of {', '.join(UP_AXES)}, not {self.up!r}")
+        if self.handedness not in HANDEDNESS:
+            raise ValueError(f"handedness must be 'right' or 'left', not {self.handedness!r}")
+        if self.units not in UNITS:
+            raise ValueError(f"units must be one of {', '.join(UNITS)}, not {self.units!r}")
+
+    @property
+    def basis(self) -> np.ndarray:
+        """3×3 matrix taking scene coordinates to target coordinates (orthonormal)."""
+        return np.array(_BASES[(self.up, self.handedness)], dtype=np.float64)
+
+    @property
+    def unit_scale(self) -> float:
+        """Target units per metre."""
+        return UNITS[self.units]
+
+    @property
+    def is_identity(self) -> bool:
+        return self == Conventions()
+
+
+# What each engine expects of imported data (the README's "Into your engine" table).
+ENGINE_PRESETS: dict[str, Conventions] = {
+    "glTF": Conventions("y", "right", "m"),
+    "Godot": Conventions("y", "right", "m"),
+    "Houdini": Conventions("y", "right", "m"),
+    "Unity": Conventions("y", "left", "m"),
+    "Blender": Conventions("z", "right", "m"),
+    "Omniverse": Conventions("z", "right", "m"),
+    "Unreal": Conventions("z", "left", "cm"),
+}
+
+
+def rotation_matrices(records: np.ndarray) -> np.ndarray:
+    """(n, 3, 3) float64 rotation R = Ry(yaw) · Rx(pitch) · Rz(roll) of each record."""
+    r = np.asarray(records, np.float64).reshape(-1, 7)
+    cy, sy = np.cos(r[:, 3]), np.sin(r[:, 3])
+    cp, sp = np.cos(r[:, 4]), np.sin(r[:, 4])
+    cr, sr = np.cos(r[:, 5]), np.sin(r[:, 5])
+    m = np.empty((len(r), 3, 3))
+    m[:, 0, 0] = cy * cr + sy * sp * sr
+    m[:, 0, 1] = -cy * sr + sy * sp * cr
+    m[:, 0, 2] = sy * cp
+    m[:, 1, 0] = cp * sr
+    m[:, 1, 1] = cp * cr
+    m[:, 1, 2] = -sp
+    m[:, 2, 0] = -sy * cr + cy * sp * sr
+    m[:, 2, 1] = sy * sr + cy * sp * cr
+    m[:, 2, 2] = cy * cp
+    return m
+
+
+def yaw_pitch_roll(matrices: np.ndarray) -> np.ndarray:
+    """(n, 3) yaw, pitch, roll (radians) of rotation matrices R = Ry · Rx · Rz."""
+    m = np.asarray(matrices, np.float64).reshape(-1, 3, 3)
+    pitch = np.arcsin(np.clip(-m[:, 1, 2], -1.0, 1.0))
+    gimbal = np.hypot(m[:, 1, 0], m[:, 1, 1]) < 1e-9  # pitch ±90°: only yaw ± roll is defined
+    yaw = np.where(gimbal, np.arctan2(-m[:, 2, 0], m[:, 0, 0]), np.arctan2(m[:, 0, 2], m[:, 2, 2]))
+    roll = np.where(gimbal, 0.0, np.arctan2(m[:, 1, 0], m[:, 1, 1]))
+    return np.stack([yaw, pitch, roll], axis=-1)
+
+
+def quaternions(matrices: np.ndarray) -> np.ndarray:
+    """(n, 4) unit quaternions (x, y, z, w), w ≥ 0, of rotation matrices (Shepperd's method)."""
+    m = np.asarray(matrices, np.float64).reshape(-1, 3, 3)
+    t = np.stack([m[:, 0, 0] + m[:, 1, 1] + m[:, 2, 2], m[:, 0, 0], m[:, 1, 1], m[:, 2, 2]], axis=-1)
+    pick = np.argmax(t, axis=1)  # the largest of w, x, y, z keeps the division well conditioned
+    q = np.empty((len(m), 4))
+    for case in range(4):
+        s = pick == case
+        if not s.any():
+            continue
+        a = m[s]
+        if case == 0:
+            w = np.sqrt(np.maximum(1.0 + t[s, 0], 0.0)) / 2.0
+            q[s] = np.stack([(a[:, 2, 1] - a[:, 1, 2]) / (4 * w), (a[:, 0, 2] - a[:, 2, 0]) / (4 * w),
+                             (a[:, 1, 0] - a[:, 0, 1]) / (4 * w), w], axis=-1)
+        else:
+            i = case - 1
+            j, k = (i + 1) % 3, (i + 2) % 3
+            v = np.sqrt(np.maximum(1.0 + 2.0 * a[:, i, i] - t[s, 0], 0.0)) / 2.0
+            out = np.empty((len(a), 4))
+            out[:, i] = v
+            out[:, j] = (a[:, j, i] + a[:, i, j]) / (4 * v)
+            out[:, k] = (a[:, k, i] + a[:, i, k]) / (4 * v)
+            out[:, 3] = (a[:, k, j] - a[:, j, k]) / (4 * v)
+            q[s] = out
+    q *= np.where(q[:, 3:4] < 0, -1.0, 1.0)
+    return q / np.linalg.norm(q, axis=1, keepdims=True)
+
+
+def quaternion_matrices(quats: np.ndarray) -> np.ndarray:
+    """(n, 3, 3) rotation matrices of quaternions (x, y, z, w); normalised first."""
+    q = np.asarray(quats, np.float64).reshape(-1, 4)
+    q = q / np.linalg.norm(q, axis=1, keepdims=True)
+    x, y, z, w = q.T
+    m = np.empty((len(q), 3, 3))
+    m[:, 0, 0] = 1 - 2 * (y * y + z * z)
+    m[:, 0, 1] = 2 * (x * y - z * w)
+    m[:, 0, 2] = 2 * (x * z + y * w)
+    m[:, 1, 0] = 2 * (x * y + z * w)
+    m[:, 1, 1] = 1 - 2 * (x * x + z * z)
+    m[:, 1, 2] = 2 * (y * z - x * w)
+    m[:, 2, 0] = 2 * (x * z - y * w)
+    m[:, 2, 1] = 2 * (y * z + x * w)
+    m[:, 2, 2] = 1 - 2 * (x * x + y * y)
+    return m
+
+
+@dataclass(frozen=True)
+class Transforms:
+    """Instances in a target frame: positions (n, 3), quaternions (n, 4) x y z w, scales (n,)."""
+
+    positions: np.ndarray
+    rotations: np.ndarray
+    scales: np.ndarray
+
+    def matrices(self) -> np.ndarray:
+        """(n, 4, 4) column-vector transforms T · R · S."""
+        n = len(self.scales)
+        out = np.zeros((n, 4, 4))
+        out[:, :3, :3] = quaternion_matrices(self.rotations) * self.scales[:, None, None]
+        out[:, :3, 3] = self.positions
+        out[:, 3, 3] = 1.0
+        return out
+
+
+def to_target(records: np.ndarray, conventions: Conventions = Conventions()) -> Transforms:
+    """Records (n, 7) in the scene frame → transforms in the target frame (float64)."""
+    r = np.asarray(records, np.float32).reshape(-1, 7)
+    m = conventions.basis
+    positions = (r[:, :3].astype(np.float64) @ m.T) * conventions.unit_scale
+    rotations = m @ rotation_matrices(r) @ m.T
+    return Transforms(positions, quaternions(rotations), r[:, 6].astype(np.float64))
+
+
+def from_target(positions: np.ndarray, rotations: np.ndarray, scales: np.ndarray,
+                conventions: Conventions = Conventions()) -> np.ndarray:
+    """Transforms in the target frame (quaternions x y z w) → records (n, 7) float32 in the scene."""
+    m = conventions.basis
+    p = np.asarray(positions, np.float64).reshape(-1, 3) / conventions.unit_scale @ m
+    rot = m.T @ quaternion_matrices(rotations) @ m
+    out = np.empty((len(p), 7), np.float32)
+    out[:, :3] = p
+    out[:, 3:6] = yaw_pitch_roll(rot)
+    out[:, 6] = np.asarray(scales, np.float64).reshape(-1)
+    return out
