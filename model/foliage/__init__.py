@@ -24,3 +24,7 @@ __all__ = [
     "LayerFilter", "Palette", "Refusal", "Removed", "SceneFoliage", "Stamp", "StrokeResult",
     "builtin_palette", "foliage_of", "load_foliage_type", "load_store", "save_foliage_type", "save_store",
 ]
+
+from model.foliage import spawner_section  # noqa: E402  (needs the package above)
+
+spawner_section.register()

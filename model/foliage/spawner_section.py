@@ -1,0 +1,291 @@
+"""A scene's spawners: recipes in the manifest (`[[spawners]]`), and which instances each owns.
+
+Spawned instances are ordinary records in the scene's volume (drawn, collided and exported like
+painted ones); a spawner owns those whose (type, x, z) it placed, identified by the float32 bits
+of x and z. Ownership is saved in a checksummed side file named by its CRC-32
+(`<stem>.spawned.<crc>.bin`): magic `BSPN`, u32 version 1, u32 groups; per group u16 + UTF-8
+spawner name, u16 + UTF-8 type name, u32 count, count × u64 keys ascending; then a u32 CRC-32 of
+everything before it. Re-running a spawner replaces exactly the instances it owns, so painted
+foliage is never touched.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from model.errors import FormatError, check_available
+from model.foliage.section import foliage_of
+from model.foliage.spawn_run import Box, SpawnResult, run_spawner
+from model.foliage.spawner import Spawner, spawner_to_toml, spawners_from_toml
+from model.foliage.volume import FoliageVolume, Removed, Selection
+from model.formats import scene_file
+from model.scene import Scene
+
+KEY = "spawners"
+OWNED_KEY = "spawned"
+KIND = "spawned"
+MAGIC = b"BSPN"
+VERSION = 1
+MAX_NAME = 4096
+
+Owned = dict[str, np.ndarray]  # type name → ascending unique uint64 position keys
+
+
+def position_keys(records: np.ndarray) -> np.ndarray:
+    """uint64 per record: the float32 bits of x (high word) and z (low word)."""
+    r = np.ascontiguousarray(np.asarray(records, np.float32).reshape(-1, 7))
+    xb = r[:, 0].copy().view(np.uint32).astype(np.uint64)
+    zb = r[:, 2].copy().view(np.uint32).astype(np.uint64)
+    return (xb << np.uint64(32)) | zb
+
+
+@dataclass
+class SceneSpawners:
+    spawners: list[Spawner] = field(default_factory=list)
+    owned: dict[str, Owned] = field(default_factory=dict)  # spawner name → what it placed
+
+    def get(self, name: str) -> Spawner | None:
+        return next((s for s in self.spawners if s.name == name), None)
+
+    def owned_count(self, name: str) -> int:
+        return sum(len(k) for k in self.owned.get(name, {}).values())
+
+
+def spawners_of(scene: Scene) -> SceneSpawners:
+    section = scene.sections.get(KEY)
+    if section is None:
+        section = scene.sections[KEY] = SceneSpawners()
+    return section  # type: ignore[return-value]
+
+
+# ---- running against a volume ---------------------------------------------------------------
+def stored_positions(volume: FoliageVolume, exclude: dict[str, Owned]):
+    """`stored(types, box)` for `run_spawner`: stored positions minus the given owners' instances."""
+
+    def stored(types: list[str] | None, box: Box) -> np.ndarray:
+        names = types if types is not None else volume.type_names()
+        parts = []
+        for key, idx in volume.query_box((box[0], box[1]), (box[2], box[3]), names).items():
+            ftype = volume.palette.get(key[1])
+            if ftype is not None and ftype.derived:
+                continue
+            rec = volume.records(*key)[idx]
+            mine = np.zeros(len(rec), bool)
+            for owned in exclude.values():
+                keys = owned.get(key[1])
+                if keys is not None and len(keys):
+                    mine |= np.isin(position_keys(rec), keys)
+            parts.append(rec[~mine][:, (0, 2)].astype(np.float64))
+        return np.concatenate(parts) if parts else np.empty((0, 2))
+
+    return stored
+
+
+@dataclass
+class SpawnChange:
+    """What applying a run changed: records taken out, addresses added, ownership before/after."""
+
+    spawner: str
+    removed: Removed
+    added: Selection
+    owned_before: Owned
+    owned_after: Owned
+
+    @property
+    def changed(self) -> bool:
+        return bool(len(self.removed) or any(len(v) for v in self.added.values()))
+
+
+def _owned_in_box(volume: FoliageVolume, owned: Owned, box: Box | None) -> Selection:
+    out: Selection = {}
+    for type_name, keys in owned.items():
+        if not len(keys):
+            continue
+        if box is None:
+            sel = {k: np.arange(len(c)) for k, c in volume.chunks(type_name)}
+        else:
+            sel = volume.query_box((box[0], box[1]), (box[2], box[3]), [type_name])
+        for key, idx in sel.items():
+            rec = volume.records(*key)[idx]
+            hit = np.isin(position_keys(rec), keys)
+            if hit.any():
+                out[key] = np.asarray(idx)[hit]
+    return out
+
+
+def apply_result(scene: Scene, result: SpawnResult, whole: bool) -> SpawnChange:
+    """Make the volume hold `result` in its box: only records that differ are removed or added."""
+    section = spawners_of(scene)
+    volume = foliage_of(scene).volume
+    before = {t: k.copy() for t, k in section.owned.get(result.spawner, {}).items()}
+    current = _owned_in_box(volume, before, None if whole else result.box)
+    new_by_type = result.records_by_type()
+    drop: Selection = {}
+    add: dict[str, np.ndarray] = {}
+    for type_name in set(new_by_type) | {k[1] for k in current}:
+        new = new_by_type.get(type_name, np.empty((0, 7), np.float32))
+        new_rows = _row_bytes(new)
+        old_parts = [(key, idx) for key, idx in current.items() if key[1] == type_name]
+        old_rows = set()
+        for key, idx in old_parts:
+            rows = _row_bytes(volume.records(*key)[idx])
+            keep = np.isin(rows, new_rows)
+            old_rows.update(rows[keep].tolist())
+            if (~keep).any():
+                drop[key] = idx[~keep]
+        fresh = ~np.isin(new_rows, np.array(sorted(old_rows), dtype=new_rows.dtype)) if old_rows else \
+            np.ones(len(new), bool)
+        if fresh.any():
+            add[type_name] = new[fresh]
+    removed = volume.remove(drop)
+    added: Selection = {}
+    for type_name, records in add.items():
+        added.update(volume.add(type_name, records))
+    after = dict(before)
+    removed_keys = {}
+    for (_cell, type_name), (_, rec) in removed.parts.items():
+        removed_keys.setdefault(type_name, []).append(position_keys(rec))
+    for type_name in set(removed_keys) | set(add):
+        keys = after.get(type_name, np.empty(0, np.uint64))
+        if type_name in removed_keys:
+            keys = np.setdiff1d(keys, np.concatenate(removed_keys[type_name]))
+        if type_name in add:
+            keys = np.union1d(keys, position_keys(add[type_name]))
+        after[type_name] = keys.astype(np.uint64)
+    section.owned[result.spawner] = {t: k for t, k in after.items() if len(k)}
+    return SpawnChange(result.spawner, removed, added, before, section.owned[result.spawner])
+
+
+def undo_change(scene: Scene, change: SpawnChange) -> None:
+    """Exact inverse of `apply_result` (nothing else may have changed those chunks since)."""
+    volume = foliage_of(scene).volume
+    volume.remove(change.added)
+    volume.restore(change.removed)
+    spawners_of(scene).owned[change.spawner] = change.owned_before
+
+
+def run_and_apply(scene: Scene, spawner: Spawner,
+                  region: Box | None = None) -> tuple[SpawnResult, SpawnChange]:
+    """Run one spawner of the scene (wholly, or over `region`) and make the volume hold the result."""
+    section = spawners_of(scene)
+    foliage = foliage_of(scene)
+    stored = stored_positions(foliage.volume, {spawner.name: section.owned.get(spawner.name, {})})
+    result = run_spawner(spawner, scene.terrain, foliage.palette, stored, region)
+    return result, apply_result(scene, result, whole=region is None)
+
+
+def _row_bytes(records: np.ndarray) -> np.ndarray:
+    """Each 28-byte record as one comparable value (so 'same instance' means the same bytes)."""
+    r = np.ascontiguousarray(np.asarray(records, np.float32).reshape(-1, 7))
+    return r.view(np.dtype((np.void, 28))).ravel()
+
+
+# ---- ownership side file --------------------------------------------------------------------
+def encode_owned(owned: dict[str, Owned]) -> bytes:
+    groups = [(s, t, k) for s in sorted(owned) for t, k in sorted(owned[s].items()) if len(k)]
+    out = bytearray(MAGIC + struct.pack("<II", VERSION, len(groups)))
+    for spawner, type_name, keys in groups:
+        for text in (spawner, type_name):
+            raw = text.encode("utf-8", "surrogatepass")
+            out += struct.pack("<H", len(raw)) + raw
+        out += struct.pack("<I", len(keys)) + np.asarray(keys, "<u8").tobytes()
+    out += struct.pack("<I", zlib.crc32(out) & 0xFFFFFFFF)
+    return bytes(out)
+
+
+def decode_owned(data: bytes, path: Path | None = None) -> dict[str, Owned]:
+    if len(data) < 16 or data[:4] != MAGIC:
+        raise FormatError(path, 0, "not a Boscage spawner ownership file (bad magic)")
+    body, (crc,) = data[:-4], struct.unpack("<I", data[-4:])
+    if zlib.crc32(body) & 0xFFFFFFFF != crc:
+        raise FormatError(path, len(body), "checksum mismatch (the file is damaged)")
+    version, groups = struct.unpack_from("<II", body, 4)
+    if version != VERSION:
+        raise FormatError(path, 4, f"unsupported ownership file version {version}")
+    pos = 12
+    out: dict[str, Owned] = {}
+    for _ in range(groups):
+        names = []
+        for what in ("spawner name", "type name"):
+            check_available(path, pos, 2, len(body) - pos, what)
+            (n,) = struct.unpack_from("<H", body, pos)
+            pos += 2
+            check_available(path, pos, n, len(body) - pos, what)
+            try:
+                names.append(body[pos:pos + n].decode("utf-8"))
+            except UnicodeDecodeError:
+                raise FormatError(path, pos, f"{what} is not UTF-8") from None
+            pos += n
+        check_available(path, pos, 4, len(body) - pos, "key count")
+        (count,) = struct.unpack_from("<I", body, pos)
+        pos += 4
+        check_available(path, pos, count * 8, len(body) - pos, f"{count} keys")
+        keys = np.frombuffer(body, "<u8", count, pos).astype(np.uint64)
+        pos += count * 8
+        if count > 1 and not np.all(keys[1:] > keys[:-1]):
+            raise FormatError(path, pos, "keys are not ascending")
+        out.setdefault(names[0], {})[names[1]] = keys
+    if pos != len(body):
+        raise FormatError(path, pos, f"{len(body) - pos} unexpected bytes after the last group")
+    return out
+
+
+# ---- scene section hooks --------------------------------------------------------------------
+def write_spawners(scene: Scene, manifest: Path, files: dict[Path, bytes]) -> list | None:
+    section = scene.sections.get(KEY)
+    if section is None or not section.spawners:
+        return None
+    return [spawner_to_toml(s) for s in section.spawners]
+
+
+def write_owned(scene: Scene, manifest: Path, files: dict[Path, bytes]) -> dict | None:
+    section = scene.sections.get(KEY)
+    if section is None or not any(len(k) for o in section.owned.values() for k in o.values()):
+        return None
+    data = encode_owned(section.owned)
+    side = scene_file.versioned_side_path(manifest, KIND, data)
+    files[side] = data
+    return {"file": side.name, "crc32": f"{zlib.crc32(data) & 0xFFFFFFFF:08x}"}
+
+
+def read_spawners(scene: Scene, manifest: Path, doc: object) -> None:
+    if doc is None:
+        return
+    spawners_of(scene).spawners = spawners_from_toml(doc, manifest, KEY)
+
+
+def read_owned(scene: Scene, manifest: Path, doc: object) -> None:
+    if doc is None:
+        return
+    if not isinstance(doc, dict) or set(doc) - {"file", "crc32"} or "file" not in doc:
+        raise FormatError(manifest, OWNED_KEY, "expected { file = \"…\", crc32 = \"…\" }")
+    name = doc["file"]
+    if not isinstance(name, str) or "/" in name or "\\" in name or name in ("", ".", ".."):
+        raise FormatError(manifest, f"{OWNED_KEY}.file", f"{name!r} must be a plain file name")
+    side = manifest.with_name(name)
+    try:
+        data = side.read_bytes()
+    except OSError as e:
+        raise FormatError(side, None, f"cannot read spawner ownership file: {e.strerror or e}") from None
+    crc = doc.get("crc32")
+    if isinstance(crc, str) and crc.lower() != f"{zlib.crc32(data) & 0xFFFFFFFF:08x}":
+        raise FormatError(side, None, f"checksum differs from the one {manifest.name} names")
+    owned = decode_owned(data, side)
+    section = spawners_of(scene)
+    known = {s.name for s in section.spawners}
+    for spawner in owned:
+        if spawner not in known:
+            raise FormatError(side, None, f"owner '{spawner}' is not a spawner of {manifest.name}")
+    section.owned = owned
+
+
+def register() -> None:
+    scene_file.SECTION_WRITERS[KEY] = write_spawners
+    scene_file.SECTION_READERS[KEY] = read_spawners
+    scene_file.SECTION_WRITERS[OWNED_KEY] = write_owned
+    scene_file.SECTION_READERS[OWNED_KEY] = read_owned
