@@ -267,11 +267,15 @@ class TerrainStroke:
     ground it reshapes, in the same undo step.
     """
 
-    def __init__(self, terrain: Terrain, target: str | None = HEIGHTS, volume=None) -> None:
+    def __init__(self, terrain: Terrain, target: str | None = HEIGHTS, volume=None, follow=None) -> None:
         self.terrain = terrain
         self.target = target
         self.tiles = TileUndo()
         self.lift = FoliageLift(terrain, volume) if volume is not None and target is HEIGHTS else None
+        # follow(target, rows, cols) at the end of the drag: edits that depend on the ground (spawners
+        # re-running over it), returned as an object with undo() and redo(), or None; same undo step
+        self.follow = follow
+        self.followed = None
         self.stamps = 0
         self.touched: tuple[slice, slice] | None = None  # bounding window of every stamp
         self._sealed = True
@@ -296,11 +300,15 @@ class TerrainStroke:
         self.tiles.seal(target_grid(self.terrain, self.target))
         if self.lift:
             self.lift.seal()
+        if self.follow is not None and self.touched is not None and self.followed is None:
+            self.followed = self.follow(self.target, *self.touched)
         self._sealed = True
 
     def undo(self) -> None:
         if not self._sealed:
             self.finish()
+        if self.followed is not None:
+            self.followed.undo()
         self._write(new=False)
         if self.lift:
             self.lift.undo()
@@ -309,6 +317,8 @@ class TerrainStroke:
         self._write(new=True)
         if self.lift:
             self.lift.redo()
+        if self.followed is not None:
+            self.followed.redo()
 
     def _write(self, new: bool) -> None:
         grid = target_grid(self.terrain, self.target)

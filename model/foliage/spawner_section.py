@@ -2,11 +2,15 @@
 
 Spawned instances are ordinary records in the scene's volume (drawn, collided and exported like
 painted ones); a spawner owns those whose (type, x, z) it placed, identified by the float32 bits
-of x and z. Ownership is saved in a checksummed side file named by its CRC-32
-(`<stem>.spawned.<crc>.bin`): magic `BSPN`, u32 version 1, u32 groups; per group u16 + UTF-8
-spawner name, u16 + UTF-8 type name, u32 count, count × u64 keys ascending; then a u32 CRC-32 of
-everything before it. Re-running a spawner replaces exactly the instances it owns, so painted
-foliage is never touched.
+of x and z. Re-running a spawner replaces exactly the instances it owns, so painted foliage is
+never touched. An owned instance that is gone when the spawner runs again was deleted or moved
+by hand: its key is remembered as an override, so re-runs do not put it back (a moved one stays
+where it was put, as painted foliage).
+
+Both sets are saved in a checksummed side file named by its CRC-32 (`<stem>.spawned.<crc>.bin`):
+magic `BSPN`, u32 version 1, u32 groups; per group u8 kind (0 owned, 1 removed by hand), u16 +
+UTF-8 spawner name, u16 + UTF-8 type name, u32 count, count × u64 keys ascending; then a u32
+CRC-32 of everything before it.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ def position_keys(records: np.ndarray) -> np.ndarray:
 class SceneSpawners:
     spawners: list[Spawner] = field(default_factory=list)
     owned: dict[str, Owned] = field(default_factory=dict)  # spawner name → what it placed
+    removed: dict[str, Owned] = field(default_factory=dict)  # spawner name → taken out by hand
 
     def get(self, name: str) -> Spawner | None:
         return next((s for s in self.spawners if s.name == name), None)
@@ -88,13 +93,17 @@ def stored_positions(volume: FoliageVolume, exclude: dict[str, Owned]):
 
 @dataclass
 class SpawnChange:
-    """What applying a run changed: records taken out, addresses added, ownership before/after."""
+    """What applying a run changed: records taken out, records and addresses added, and the
+    spawner's owned and hand-removed keys before and after."""
 
     spawner: str
     removed: Removed
     added: Selection
+    added_records: dict[str, np.ndarray]
     owned_before: Owned
     owned_after: Owned
+    overrides_before: Owned
+    overrides_after: Owned
 
     @property
     def changed(self) -> bool:
@@ -119,46 +128,72 @@ def _owned_in_box(volume: FoliageVolume, owned: Owned, box: Box | None) -> Selec
 
 
 def apply_result(scene: Scene, result: SpawnResult, whole: bool) -> SpawnChange:
-    """Make the volume hold `result` in its box: only records that differ are removed or added."""
+    """Make the volume hold `result` in its box: only records that differ are removed or added.
+
+    Owned keys in the box that the volume no longer holds were deleted or moved by hand: they
+    become overrides, and the result's records at those keys are left out."""
     section = spawners_of(scene)
     volume = foliage_of(scene).volume
-    before = {t: k.copy() for t, k in section.owned.get(result.spawner, {}).items()}
-    current = _owned_in_box(volume, before, None if whole else result.box)
-    new_by_type = result.records_by_type()
+    box = None if whole else result.box
+    owned_before = {t: k.copy() for t, k in section.owned.get(result.spawner, {}).items()}
+    overrides_before = {t: k.copy() for t, k in section.removed.get(result.spawner, {}).items()}
+    present = _owned_in_box(volume, owned_before, box)
+    present_keys: dict[str, list[np.ndarray]] = {}
+    for key, idx in present.items():
+        present_keys.setdefault(key[1], []).append(position_keys(volume.records(*key)[idx]))
+    overrides = {t: k.copy() for t, k in overrides_before.items()}
+    for type_name, keys in owned_before.items():
+        in_box = keys if box is None else keys[keys_in_box(keys, box)]
+        held = np.concatenate(present_keys.get(type_name, [np.empty(0, np.uint64)]))
+        vanished = np.setdiff1d(in_box, held)
+        if len(vanished):
+            overrides[type_name] = np.union1d(overrides.get(type_name, np.empty(0, np.uint64)), vanished)
+    new_by_type = {}
+    for type_name, records in result.records_by_type().items():
+        gone = overrides.get(type_name)
+        if gone is not None and len(gone):
+            records = records[~np.isin(position_keys(records), gone)]
+        new_by_type[type_name] = records
     drop: Selection = {}
     add: dict[str, np.ndarray] = {}
-    for type_name in set(new_by_type) | {k[1] for k in current}:
+    for type_name in set(new_by_type) | {k[1] for k in present}:
         new = new_by_type.get(type_name, np.empty((0, 7), np.float32))
         new_rows = _row_bytes(new)
-        old_parts = [(key, idx) for key, idx in current.items() if key[1] == type_name]
-        old_rows = set()
-        for key, idx in old_parts:
-            rows = _row_bytes(volume.records(*key)[idx])
-            keep = np.isin(rows, new_rows)
-            old_rows.update(rows[keep].tolist())
-            if (~keep).any():
-                drop[key] = idx[~keep]
-        fresh = ~np.isin(new_rows, np.array(sorted(old_rows), dtype=new_rows.dtype)) if old_rows else \
-            np.ones(len(new), bool)
+        kept = []
+        for key, idx in present.items():
+            if key[1] == type_name:
+                rows = _row_bytes(volume.records(*key)[idx])
+                keep = np.isin(rows, new_rows)
+                kept.append(rows[keep])
+                if (~keep).any():
+                    drop[key] = idx[~keep]
+        fresh = ~np.isin(new_rows, np.concatenate(kept)) if kept else np.ones(len(new), bool)
         if fresh.any():
             add[type_name] = new[fresh]
     removed = volume.remove(drop)
     added: Selection = {}
     for type_name, records in add.items():
         added.update(volume.add(type_name, records))
-    after = dict(before)
-    removed_keys = {}
-    for (_cell, type_name), (_, rec) in removed.parts.items():
-        removed_keys.setdefault(type_name, []).append(position_keys(rec))
-    for type_name in set(removed_keys) | set(add):
-        keys = after.get(type_name, np.empty(0, np.uint64))
-        if type_name in removed_keys:
-            keys = np.setdiff1d(keys, np.concatenate(removed_keys[type_name]))
-        if type_name in add:
-            keys = np.union1d(keys, position_keys(add[type_name]))
-        after[type_name] = keys.astype(np.uint64)
-    section.owned[result.spawner] = {t: k for t, k in after.items() if len(k)}
-    return SpawnChange(result.spawner, removed, added, before, section.owned[result.spawner])
+    owned_after: Owned = {}
+    for type_name in set(owned_before) | set(new_by_type):
+        keys = owned_before.get(type_name, np.empty(0, np.uint64))
+        outside = keys[~keys_in_box(keys, box)] if box is not None else np.empty(0, np.uint64)
+        mine = position_keys(new_by_type.get(type_name, np.empty((0, 7), np.float32)))
+        keys = np.union1d(outside, mine).astype(np.uint64)
+        if len(keys):
+            owned_after[type_name] = keys
+    section.owned[result.spawner] = owned_after
+    section.removed[result.spawner] = overrides
+    return SpawnChange(result.spawner, removed, added, add, owned_before, owned_after,
+                       overrides_before, overrides)
+
+
+def keys_in_box(keys: np.ndarray, box: Box) -> np.ndarray:
+    """Which position keys (see `position_keys`) lie inside a box, edges included."""
+    keys = np.asarray(keys, np.uint64)
+    x = (keys >> np.uint64(32)).astype(np.uint32).view(np.float32)
+    z = (keys & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.float32)
+    return (x >= box[0]) & (x <= box[2]) & (z >= box[1]) & (z <= box[3])
 
 
 def undo_change(scene: Scene, change: SpawnChange) -> None:
@@ -166,7 +201,20 @@ def undo_change(scene: Scene, change: SpawnChange) -> None:
     volume = foliage_of(scene).volume
     volume.remove(change.added)
     volume.restore(change.removed)
-    spawners_of(scene).owned[change.spawner] = change.owned_before
+    section = spawners_of(scene)
+    section.owned[change.spawner] = change.owned_before
+    section.removed[change.spawner] = change.overrides_before
+
+
+def redo_change(scene: Scene, change: SpawnChange) -> None:
+    """Apply an undone change again: the same records leave and arrive at the same addresses."""
+    volume = foliage_of(scene).volume
+    volume.remove({key: idx for key, (idx, _) in change.removed.parts.items()})
+    for type_name, records in change.added_records.items():
+        volume.add(type_name, records)
+    section = spawners_of(scene)
+    section.owned[change.spawner] = change.owned_after
+    section.removed[change.spawner] = change.overrides_after
 
 
 def run_and_apply(scene: Scene, spawner: Spawner,
@@ -179,6 +227,80 @@ def run_and_apply(scene: Scene, spawner: Spawner,
     return result, apply_result(scene, result, whole=region is None)
 
 
+def layers_read(spawner: Spawner, palette) -> set[str]:
+    """Terrain layers a spawner's result depends on: its area, its conditions, its types' filters."""
+    from model.foliage.spawn_conditions import AnyOf, Layer, Not
+
+    names = {spawner.area.layer} if spawner.area.layer else set()
+
+    def visit(c) -> None:
+        if isinstance(c, Layer):
+            names.add(c.name)
+        elif isinstance(c, AnyOf):
+            for item in c.items:
+                visit(item)
+        elif isinstance(c, Not):
+            visit(c.item)
+
+    for species in spawner.species:
+        for c in species.conditions:
+            visit(c)
+        ftype = palette.get(species.type)
+        if ftype is not None and ftype.layer is not None:
+            names.add(ftype.layer.name)
+    return names
+
+
+@dataclass
+class SpawnEdits:
+    """Re-runs that followed one edit, undone and redone together (in reverse order on undo)."""
+
+    scene: Scene
+    changes: list[SpawnChange]
+
+    def undo(self) -> None:
+        for change in reversed(self.changes):
+            undo_change(self.scene, change)
+
+    def redo(self) -> None:
+        for change in self.changes:
+            redo_change(self.scene, change)
+
+
+def follow_terrain_edit(scene: Scene, target: str | None, rows: slice, cols: slice) -> SpawnEdits | None:
+    """Re-run the spawners a change of heights (`target` None) or of one layer's weights in that
+    window can change, over that ground only; None when nothing changed."""
+    from model.foliage.spawn_run import dependency_margins, region_of_samples
+
+    section = scene.sections.get(KEY)
+    if section is None or not section.spawners:
+        return None
+    palette = foliage_of(scene).palette
+    box = region_of_samples(scene.terrain, rows, cols)
+    changes: list[SpawnChange] = []
+    reach = 0.0  # a later spawner may read an earlier one's instances: its region grows by their margin
+    for spawner in section.spawners:
+        if target is not None and target not in layers_read(spawner, palette) and not changes:
+            continue
+        region = (box[0] - reach, box[1] - reach, box[2] + reach, box[3] + reach)
+        try:
+            _, change = run_and_apply(scene, spawner, region)
+        except ValueError:  # a spawner that cannot run (a type gone from the palette) is left as it is
+            continue
+        if change.changed:
+            changes.append(change)
+        reach += 2.0 * max(dependency_margins(spawner, palette).values(), default=0.0)
+    return SpawnEdits(scene, changes) if changes else None
+
+
+def terrain_follower(scene: Scene):
+    """The `follow` hook a terrain stroke of this scene takes, or None when it has no spawners."""
+    section = scene.sections.get(KEY)
+    if section is None or not section.spawners:
+        return None
+    return lambda target, rows, cols: follow_terrain_edit(scene, target, rows, cols)
+
+
 def _row_bytes(records: np.ndarray) -> np.ndarray:
     """Each 28-byte record as one comparable value (so 'same instance' means the same bytes)."""
     r = np.ascontiguousarray(np.asarray(records, np.float32).reshape(-1, 7))
@@ -186,19 +308,26 @@ def _row_bytes(records: np.ndarray) -> np.ndarray:
 
 
 # ---- ownership side file --------------------------------------------------------------------
-def encode_owned(owned: dict[str, Owned]) -> bytes:
-    groups = [(s, t, k) for s in sorted(owned) for t, k in sorted(owned[s].items()) if len(k)]
+OWNED, REMOVED = 0, 1
+
+
+def encode_owned(owned: dict[str, Owned], removed: dict[str, Owned] | None = None) -> bytes:
+    """The ownership side file's bytes (see the module docstring)."""
+    groups = [(kind, s, t, k) for kind, sets in ((OWNED, owned), (REMOVED, removed or {}))
+              for s in sorted(sets) for t, k in sorted(sets[s].items()) if len(k)]
     out = bytearray(MAGIC + struct.pack("<II", VERSION, len(groups)))
-    for spawner, type_name, keys in groups:
+    for kind, spawner, type_name, keys in groups:
+        out += struct.pack("<B", kind)
         for text in (spawner, type_name):
-            raw = text.encode("utf-8", "surrogatepass")
+            raw = text.encode("utf-8")
             out += struct.pack("<H", len(raw)) + raw
         out += struct.pack("<I", len(keys)) + np.asarray(keys, "<u8").tobytes()
     out += struct.pack("<I", zlib.crc32(out) & 0xFFFFFFFF)
     return bytes(out)
 
 
-def decode_owned(data: bytes, path: Path | None = None) -> dict[str, Owned]:
+def decode_owned(data: bytes, path: Path | None = None) -> tuple[dict[str, Owned], dict[str, Owned]]:
+    """(owned, removed by hand) from the side file's bytes; any damage is one FormatError."""
     if len(data) < 16 or data[:4] != MAGIC:
         raise FormatError(path, 0, "not a Boscage spawner ownership file (bad magic)")
     body, (crc,) = data[:-4], struct.unpack("<I", data[-4:])
@@ -208,8 +337,13 @@ def decode_owned(data: bytes, path: Path | None = None) -> dict[str, Owned]:
     if version != VERSION:
         raise FormatError(path, 4, f"unsupported ownership file version {version}")
     pos = 12
-    out: dict[str, Owned] = {}
+    sets: tuple[dict[str, Owned], dict[str, Owned]] = ({}, {})
     for _ in range(groups):
+        check_available(path, pos, 1, len(body) - pos, "group kind")
+        kind = body[pos]
+        if kind not in (OWNED, REMOVED):
+            raise FormatError(path, pos, f"unknown group kind {kind}")
+        pos += 1
         names = []
         for what in ("spawner name", "type name"):
             check_available(path, pos, 2, len(body) - pos, what)
@@ -229,10 +363,10 @@ def decode_owned(data: bytes, path: Path | None = None) -> dict[str, Owned]:
         pos += count * 8
         if count > 1 and not np.all(keys[1:] > keys[:-1]):
             raise FormatError(path, pos, "keys are not ascending")
-        out.setdefault(names[0], {})[names[1]] = keys
+        sets[kind].setdefault(names[0], {})[names[1]] = keys
     if pos != len(body):
         raise FormatError(path, pos, f"{len(body) - pos} unexpected bytes after the last group")
-    return out
+    return sets
 
 
 # ---- scene section hooks --------------------------------------------------------------------
@@ -245,9 +379,10 @@ def write_spawners(scene: Scene, manifest: Path, files: dict[Path, bytes]) -> li
 
 def write_owned(scene: Scene, manifest: Path, files: dict[Path, bytes]) -> dict | None:
     section = scene.sections.get(KEY)
-    if section is None or not any(len(k) for o in section.owned.values() for k in o.values()):
+    if section is None or not any(len(k) for sets in (section.owned, section.removed)
+                                  for o in sets.values() for k in o.values()):
         return None
-    data = encode_owned(section.owned)
+    data = encode_owned(section.owned, section.removed)
     side = scene_file.versioned_side_path(manifest, KIND, data)
     files[side] = data
     return {"file": side.name, "crc32": f"{zlib.crc32(data) & 0xFFFFFFFF:08x}"}
@@ -275,13 +410,13 @@ def read_owned(scene: Scene, manifest: Path, doc: object) -> None:
     crc = doc.get("crc32")
     if isinstance(crc, str) and crc.lower() != f"{zlib.crc32(data) & 0xFFFFFFFF:08x}":
         raise FormatError(side, None, f"checksum differs from the one {manifest.name} names")
-    owned = decode_owned(data, side)
+    owned, removed = decode_owned(data, side)
     section = spawners_of(scene)
     known = {s.name for s in section.spawners}
-    for spawner in owned:
+    for spawner in set(owned) | set(removed):
         if spawner not in known:
             raise FormatError(side, None, f"owner '{spawner}' is not a spawner of {manifest.name}")
-    section.owned = owned
+    section.owned, section.removed = owned, removed
 
 
 def register() -> None:

@@ -12,8 +12,11 @@ from model.foliage.spawner import spawner_from_toml, spawner_to_toml, spawners_f
 from model.foliage.spawner_section import (
     decode_owned,
     encode_owned,
+    follow_terrain_edit,
+    redo_change,
     run_and_apply,
     spawners_of,
+    terrain_follower,
     undo_change,
 )
 from model.formats.scene_file import load_scene, save_scene
@@ -269,8 +272,10 @@ def test_spawners_and_ownership_survive_save_and_open(tmp_path):
 
 
 def test_ownership_file_refuses_damage():
-    data = encode_owned({"forest": {"conifer": np.array([1, 5, 9], np.uint64)}})
-    assert decode_owned(data)["forest"]["conifer"].tolist() == [1, 5, 9]
+    data = encode_owned({"forest": {"conifer": np.array([1, 5, 9], np.uint64)}},
+                        {"forest": {"bush": np.array([7], np.uint64)}})
+    owned, removed = decode_owned(data)
+    assert owned["forest"]["conifer"].tolist() == [1, 5, 9] and removed["forest"]["bush"].tolist() == [7]
     for cut in range(len(data)):
         with pytest.raises(FormatError):
             decode_owned(data[:cut])
@@ -278,3 +283,90 @@ def test_ownership_file_refuses_damage():
     lie[-12] ^= 0xFF
     with pytest.raises(FormatError):
         decode_owned(bytes(lie))
+
+
+def test_hand_deleted_and_moved_instances_survive_reruns(tmp_path):
+    scene = hilly_scene()
+    run(scene)
+    vol = foliage_of(scene).volume
+    key = next(k for k, c in vol.chunks("conifer") if len(c) >= 2)
+    deleted = vol.records(*key)[0].copy()
+    moved_from = vol.records(*key)[1].copy()
+    vol.remove({key: np.array([0, 1])})
+    moved = moved_from.copy()
+    moved[0] += 0.75
+    vol.add("conifer", moved[None, :])
+    _, change = run(scene)
+    # the conifers stay gone; only later species may answer their absence
+    assert not any(k[1] == "conifer" for k in change.added) and not len(change.removed)
+    records = np.concatenate([vol.records(*k) for k, _ in vol.chunks("conifer")])
+    as_rows = {r.tobytes() for r in records}
+    assert deleted.tobytes() not in as_rows and moved_from.tobytes() not in as_rows
+    assert moved.tobytes() in as_rows
+    path = tmp_path / "edited.boscage"
+    save_scene(scene, path)
+    again = load_scene(path)
+    _, change = run(again)
+    assert not change.changed  # the overrides were saved with the scene
+    assert len(spawners_of(again).removed["forest"]["conifer"]) == 2
+
+
+def test_undo_and_redo_of_a_run_restore_the_same_bytes():
+    scene = hilly_scene()
+    run(scene)
+    before = volume_bytes(scene)
+    scene.terrain.heights[60:80, 30:50] -= 12.0
+    box = region_of_samples(scene.terrain, slice(60, 80), slice(30, 50))
+    _, change = run(scene, box)
+    after = volume_bytes(scene)
+    assert after != before
+    owned_after = {t: k.copy() for t, k in spawners_of(scene).owned["forest"].items()}
+    undo_change(scene, change)
+    assert volume_bytes(scene) == before
+    redo_change(scene, change)
+    assert volume_bytes(scene) == after
+    assert all(np.array_equal(owned_after[t], k) for t, k in spawners_of(scene).owned["forest"].items())
+
+
+def test_a_sculpt_stroke_reruns_spawners_in_the_same_step():
+    from model.sculpt import Patch, TerrainStroke
+
+    scene = hilly_scene()
+    run(scene)
+    before = volume_bytes(scene)
+    t = scene.terrain
+    vol = foliage_of(scene).volume
+    rows, cols = slice(70, 90), slice(70, 90)
+    stroke = TerrainStroke(t, None, vol, follow=terrain_follower(scene))
+    stroke.apply(Patch(rows, cols, t.heights[rows, cols].copy(), t.heights[rows, cols] + 30.0))
+    stroke.finish()
+    assert stroke.followed is not None
+    after = volume_bytes(scene)
+    fresh = hilly_scene()
+    fresh.terrain.heights[:] = t.heights
+    run(fresh)
+    # the same instances as a full run on the new ground (re-grounded heights may differ in the last bit)
+    def positions(s):
+        v = foliage_of(s).volume
+        return {key: np.sort(v.records(*key)[:, (0, 2)], axis=0).tobytes() for key, _ in v.chunks()}
+    assert positions(fresh) == positions(scene)
+    assert volume_bytes(fresh) == volume_bytes(scene)
+    stroke.undo()
+    assert volume_bytes(scene) == before
+    stroke.redo()
+    assert volume_bytes(scene) == after
+
+
+def test_painting_a_layer_no_spawner_reads_changes_nothing():
+    scene = hilly_scene()
+    scene.terrain.add_layer("sand", (200, 190, 120))
+    run(scene)
+    assert follow_terrain_edit(scene, "sand", slice(0, 50), slice(0, 50)) is None
+    t = scene.terrain
+    vol = foliage_of(scene).volume
+    x, _, z = vol.records(*next(k for k, _ in vol.chunks("conifer")))[0, :3]
+    c, r = int((x - t.origin[0]) / t.spacing), int((z - t.origin[1]) / t.spacing)
+    rows, cols = slice(max(r - 5, 0), r + 5), slice(max(c - 5, 0), c + 5)
+    t.layer("rock").weights[rows, cols] = 255  # conifers grow only where rock is below 0.2
+    edits = follow_terrain_edit(scene, "rock", rows, cols)
+    assert edits is not None and any(len(change.removed) for change in edits.changes)
