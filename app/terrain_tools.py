@@ -63,7 +63,8 @@ class StrokeTool(TerrainTool):
                 self.toolbox.report(f"No layer named '{target}' to paint: pick one in the Layers panel.")
             return
         volume = None if self.target_is_layer else self.toolbox.foliage_volume()
-        self.stroke = TerrainStroke(self.toolbox.terrain, target, volume)
+        self.stroke = TerrainStroke(self.toolbox.terrain, target, volume,
+                                    follow=self.toolbox.stroke_follower())
         self._modifiers = modifiers
         self.toolbox.stroke_seed += 1
         self._last = None
@@ -248,6 +249,12 @@ class TerrainToolbox(QObject):
 
     def undo_stack(self):
         return self.document.undo_stack
+
+    def stroke_follower(self):
+        """What re-runs after a stroke of this scene (its spawners, over the touched ground), or None."""
+        from model.foliage.spawner_section import terrain_follower
+
+        return terrain_follower(self.document.scene)
 
     def foliage_volume(self):
         """The scene's stored foliage, re-grounded by sculpt strokes; None when it has none."""

@@ -45,6 +45,10 @@ class SpawnError(ValueError):
     """A spawner that cannot run as written (an unknown type, a derived type, too many candidates)."""
 
 
+class SpawnCancelled(Exception):
+    """The progress callback asked to stop; nothing was changed."""
+
+
 @dataclass
 class SpeciesOutcome:
     """Every candidate of one species: where it fell, why it was refused, and what was placed."""
@@ -152,12 +156,14 @@ def dependency_margins(spawner: Spawner, palette: Palette) -> dict[int, float]:
 
 def run_spawner(spawner: Spawner, terrain: Terrain, palette: Palette,
                 stored: Callable[[list[str] | None, Box], np.ndarray],
-                region: Box | None = None) -> SpawnResult:
+                region: Box | None = None,
+                progress: Callable[[int, int], bool] | None = None) -> SpawnResult:
     """Run a spawner over its whole area, or only where a change of the ground in `region` can
     reach: `region` grown by the dependency margin (what a full run would place there, exactly).
 
     `stored(types, box)` gives (m, 2) positions of stored foliage that is not this spawner's own
     (`types=None`: every stored type), which the run reads for spacing and `near`/`far`.
+    `progress(done, total)` hears after each species; returning False stops with SpawnCancelled.
     """
     full = area_box(spawner, terrain)
     margins = dependency_margins(spawner, palette)
@@ -177,7 +183,10 @@ def run_spawner(spawner: Spawner, terrain: Terrain, palette: Palette,
     placed: dict[str, list[np.ndarray]] = {}  # this run's placements by type, for near/far
     zones: list[tuple[str, np.ndarray, float]] = []  # earlier species: type, (m, 2), exclusion
     outcomes = []
-    for index, species in spawner.ordered_species():
+    ordered = spawner.ordered_species()
+    for done, (index, species) in enumerate(ordered):
+        if progress is not None and progress(done, len(ordered)) is False:
+            raise SpawnCancelled(f"spawner '{spawner.name}' cancelled")
         outcome = _run_species(spawner, index, species, terrain, palette, stored, work, placed, zones)
         if len(outcome.records):
             xz = outcome.records[:, (0, 2)].astype(np.float64)

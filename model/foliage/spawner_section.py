@@ -217,14 +217,46 @@ def redo_change(scene: Scene, change: SpawnChange) -> None:
     section.removed[change.spawner] = change.overrides_after
 
 
-def run_and_apply(scene: Scene, spawner: Spawner,
-                  region: Box | None = None) -> tuple[SpawnResult, SpawnChange]:
-    """Run one spawner of the scene (wholly, or over `region`) and make the volume hold the result."""
+def run_and_apply(scene: Scene, spawner: Spawner, region: Box | None = None,
+                  progress=None) -> tuple[SpawnResult, SpawnChange]:
+    """Run one spawner of the scene (wholly, or over `region`) and make the volume hold the result;
+    a cancelled run (SpawnCancelled) changes nothing."""
     section = spawners_of(scene)
     foliage = foliage_of(scene)
     stored = stored_positions(foliage.volume, {spawner.name: section.owned.get(spawner.name, {})})
-    result = run_spawner(spawner, scene.terrain, foliage.palette, stored, region)
+    result = run_spawner(spawner, scene.terrain, foliage.palette, stored, region, progress)
     return result, apply_result(scene, result, whole=region is None)
+
+
+@dataclass
+class Detached:
+    """A spawner's ownership taken away (its instances stay, as painted foliage)."""
+
+    spawner: str
+    owned: Owned
+    removed: Owned
+
+
+def bake_to_painted(scene: Scene, name: str) -> Detached:
+    """Detach a spawner's instances: they stay where they are and count as painted from now on."""
+    section = spawners_of(scene)
+    detached = Detached(name, section.owned.pop(name, {}), section.removed.pop(name, {}))
+    return detached
+
+
+def move_ownership(section: SceneSpawners, old: str, new: str) -> None:
+    """A renamed spawner keeps what it owns (and what was taken out by hand)."""
+    for sets in (section.owned, section.removed):
+        if old in sets:
+            sets[new] = sets.pop(old)
+
+
+def undo_bake(scene: Scene, detached: Detached) -> None:
+    section = spawners_of(scene)
+    if detached.owned:
+        section.owned[detached.spawner] = detached.owned
+    if detached.removed:
+        section.removed[detached.spawner] = detached.removed
 
 
 def layers_read(spawner: Spawner, palette) -> set[str]:
@@ -413,10 +445,9 @@ def read_owned(scene: Scene, manifest: Path, doc: object) -> None:
     owned, removed = decode_owned(data, side)
     section = spawners_of(scene)
     known = {s.name for s in section.spawners}
-    for spawner in set(owned) | set(removed):
-        if spawner not in known:
-            raise FormatError(side, None, f"owner '{spawner}' is not a spawner of {manifest.name}")
-    section.owned, section.removed = owned, removed
+    # a spawner deleted from the manifest by hand leaves its instances as painted foliage
+    section.owned = {k: v for k, v in owned.items() if k in known}
+    section.removed = {k: v for k, v in removed.items() if k in known}
 
 
 def register() -> None:

@@ -1,0 +1,91 @@
+"""Undo commands for spawners: edit the recipes, run, bake to painted. One class per kind of edit.
+
+A recipe edit re-runs the spawner it changed in the same step (unless the editor says not to),
+so the forest on screen always is what the recipe says, and one Undo takes both back.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QUndoCommand
+
+from model.foliage.spawn_run import SpawnResult
+from model.foliage.spawner import Spawner
+from model.foliage.spawner_section import (
+    Detached,
+    SpawnChange,
+    bake_to_painted,
+    move_ownership,
+    redo_change,
+    spawners_of,
+    undo_bake,
+    undo_change,
+)
+from model.scene import Scene
+
+
+class RunSpawnerCommand(QUndoCommand):
+    """A run that already happened (`change`); redo re-applies it, undo takes it back."""
+
+    def __init__(self, scene: Scene, result: SpawnResult, change: SpawnChange,
+                 text: str | None = None) -> None:
+        super().__init__(text or f"Run spawner '{change.spawner}'")
+        self.scene, self.result, self.change = scene, result, change
+        self._done = True  # pushed after the run: the first redo has nothing to do
+
+    def redo(self) -> None:
+        if self._done:
+            self._done = False
+            return
+        redo_change(self.scene, self.change)
+
+    def undo(self) -> None:
+        undo_change(self.scene, self.change)
+
+
+class SetSpawnersCommand(QUndoCommand):
+    """Replace the scene's spawner list; with `changes`, the re-runs that edit caused (already done)."""
+
+    def __init__(self, scene: Scene, old: list[Spawner], new: list[Spawner], text: str,
+                 changes: list[SpawnChange] | None = None, renamed: tuple[str, str] | None = None) -> None:
+        super().__init__(text)
+        self.scene, self.old, self.new = scene, list(old), list(new)
+        self.changes = list(changes or [])
+        self.renamed = renamed  # (old name, new name): what it owns goes with the name
+        self._first = True
+
+    def redo(self) -> None:
+        if self._first:  # pushed after the editor applied the edit and ran it
+            self._first = False
+            return
+        section = spawners_of(self.scene)
+        section.spawners = list(self.new)
+        if self.renamed:
+            move_ownership(section, *self.renamed)
+        for change in self.changes:
+            redo_change(self.scene, change)
+
+    def undo(self) -> None:
+        section = spawners_of(self.scene)
+        for change in reversed(self.changes):
+            undo_change(self.scene, change)
+        if self.renamed:
+            move_ownership(section, self.renamed[1], self.renamed[0])
+        section.spawners = list(self.old)
+
+
+
+class BakeSpawnerCommand(QUndoCommand):
+    """Detach a spawner's instances: they stay, as painted foliage its re-runs no longer touch."""
+
+    def __init__(self, scene: Scene, name: str) -> None:
+        count = spawners_of(scene).owned_count(name)
+        super().__init__(f"Bake {count:,} instance{'s' if count != 1 else ''} of '{name}' to painted")
+        self.scene, self.name = scene, name
+        self.detached: Detached | None = None
+
+    def redo(self) -> None:
+        self.detached = bake_to_painted(self.scene, self.name)
+
+    def undo(self) -> None:
+        if self.detached is not None:
+            undo_bake(self.scene, self.detached)

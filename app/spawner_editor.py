@@ -1,0 +1,227 @@
+"""Spawners in the editor: the Spawners window (Tools ▸ Spawners), its undoable edits and runs,
+viewport previews of the area and of refused candidates, and re-runs after terrain strokes.
+
+`install(main_window)` is idempotent and returns the window's `SpawnerEditor`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QObject
+
+from app.spawner_commands import BakeSpawnerCommand, RunSpawnerCommand, SetSpawnersCommand
+from model.foliage.section import foliage_of
+from model.foliage.spawn_run import SpawnCancelled, SpawnError, SpawnResult
+from model.foliage.spawner import Spawner
+from model.foliage.spawner_section import move_ownership, run_and_apply, spawners_of
+from widgets.progress import ModalProgress
+from widgets.spawner_panel import SpawnerPanel
+
+AREA_MARKERS = "spawner_area"
+REFUSED_MARKERS = "spawner_refused"
+AREA_COLOUR = (0.25, 0.85, 0.95, 1.0)
+REFUSED_COLOUR = (0.95, 0.35, 0.25, 1.0)
+MAX_MARKERS = 20_000
+
+
+class SpawnerEditor(QObject):
+    def __init__(self, main_window) -> None:
+        super().__init__(main_window)
+        self.window = main_window
+        self.document = main_window.document
+        self.viewport = main_window.viewport
+        self.panel = SpawnerPanel()
+        self.auto_run = True  # a recipe edit re-runs its spawner in the same undo step
+        self.results: list[SpawnResult] = []
+        self._palette = self._terrain = None
+        self.panel.edited.connect(self.edit)
+        self.panel.removed.connect(self.remove)
+        self.panel.run_requested.connect(self.run)
+        self.panel.bake_requested.connect(self.bake)
+        self.panel.preview_requested.connect(self.preview)
+        self.panel.reason_clicked.connect(self.highlight)
+        self.document.undo_stack.indexChanged.connect(lambda _: self.refresh())
+        self.document.scene_replaced.connect(self._on_scene_replaced)
+        self._on_scene_replaced(self.document.scene)
+
+    @property
+    def scene(self):
+        return self.document.scene
+
+    def _on_scene_replaced(self, scene) -> None:
+        if self._palette is not None:
+            self._palette.changed.disconnect(self.refresh)
+            self._terrain.layers_changed.disconnect(self.refresh)
+        self._palette, self._terrain = foliage_of(scene).palette, scene.terrain
+        self._palette.changed.connect(self.refresh)
+        self._terrain.layers_changed.connect(self.refresh)
+        self.results = []
+        self.panel.show_result([])
+        self._clear_markers()
+        self.refresh()
+
+    def refresh(self, *_) -> None:
+        self.panel.set_context([layer.name for layer in self.scene.terrain.layers],
+                               [t.name for t in self._palette if t.stored])
+        self.panel.set_spawners(spawners_of(self.scene).spawners)
+
+    # ---- running ------------------------------------------------------------------------------
+    def _run_one(self, spawner: Spawner, progress: ModalProgress | None):
+        """(result, change) of a full run, or None with the reason shown (cancelled or impossible)."""
+
+        def report(done: int, total: int) -> bool:
+            if progress is None:
+                return True
+            progress.step(done / max(total, 1))
+            return not progress.cancelled()
+
+        try:
+            return run_and_apply(self.scene, spawner, None, report)
+        except SpawnCancelled:
+            self.panel.show_result(self.results, f"Run of '{spawner.name}' cancelled: nothing changed.")
+        except SpawnError as e:
+            self.panel.show_result(self.results, f"'{spawner.name}' cannot run: {e}")
+        return None
+
+    def run(self, index: int) -> None:
+        section = spawners_of(self.scene)
+        chosen = section.spawners if index < 0 else section.spawners[index:index + 1]
+        if not chosen:
+            return
+        done = []
+        with ModalProgress(self.window, "Running spawners…") as progress:
+            for spawner in chosen:
+                outcome = self._run_one(spawner, progress)
+                if outcome is None:
+                    break
+                done.append(outcome)
+        if not done:
+            return
+        stack = self.document.undo_stack
+        if len(done) > 1:
+            stack.beginMacro("Run all spawners")
+        for result, change in done:
+            stack.push(RunSpawnerCommand(self.scene, result, change))
+        if len(done) > 1:
+            stack.endMacro()
+        self.results = [r for r, _ in done]
+        self.panel.show_result(self.results)
+
+    # ---- editing -----------------------------------------------------------------------------
+    def edit(self, index: int, spawner: Spawner, text: str) -> None:
+        section = spawners_of(self.scene)
+        old = list(section.spawners)
+        new = list(old)
+        renamed = None
+        if index < 0:
+            new.append(spawner)
+            index = len(new) - 1
+        else:
+            if old[index].name != spawner.name:
+                renamed = (old[index].name, spawner.name)
+            new[index] = spawner
+        section.spawners = new
+        if renamed:
+            move_ownership(section, *renamed)
+        changes = []
+        if self.auto_run:
+            with ModalProgress(self.window, f"Running '{spawner.name}'…") as progress:
+                outcome = self._run_one(spawner, progress)
+            if outcome is not None:
+                result, change = outcome
+                changes.append(change)
+                self.results = [result]
+        self.document.undo_stack.push(SetSpawnersCommand(self.scene, old, new, text, changes, renamed))
+        self.panel.set_spawners(new, select=index)
+        if changes:
+            self.panel.show_result(self.results)
+
+    def remove(self, index: int) -> None:
+        section = spawners_of(self.scene)
+        if not 0 <= index < len(section.spawners):
+            return
+        old = list(section.spawners)
+        gone = old[index]
+        count = section.owned_count(gone.name)
+        # an empty recipe of the same name takes back exactly what it placed
+        _, change = run_and_apply(self.scene, Spawner(gone.name, gone.seed, gone.area, ()))
+        section.removed.pop(gone.name, None)
+        change.overrides_after = {}  # a removed spawner keeps no overrides, on redo either
+        new = old[:index] + old[index + 1:]
+        section.spawners = new
+        text = f"Remove spawner '{gone.name}' and its {count:,} instance{'s' if count != 1 else ''}"
+        self.document.undo_stack.push(SetSpawnersCommand(self.scene, old, new, text, [change]))
+        self.panel.set_spawners(new, select=max(index - 1, 0))
+
+    def bake(self, index: int) -> None:
+        section = spawners_of(self.scene)
+        if 0 <= index < len(section.spawners):
+            self.document.undo_stack.push(BakeSpawnerCommand(self.scene, section.spawners[index].name))
+            self.panel.show_result(self.results, f"'{section.spawners[index].name}' baked: its instances "
+                                                 "are painted foliage now.")
+
+    # ---- viewport ----------------------------------------------------------------------------
+    def _overlays(self):
+        return getattr(self.viewport, "overlays", None)
+
+    def _on_ground(self, xz: np.ndarray) -> np.ndarray:
+        y = np.nan_to_num(self.scene.terrain.height_at(xz[:, 0], xz[:, 1]))
+        return np.stack([xz[:, 0], y + 0.2, xz[:, 1]], axis=-1)
+
+    def preview(self, index: int) -> None:
+        """Markers over the ground the spawner may place on (its area, sampled)."""
+        section = spawners_of(self.scene)
+        overlays = self._overlays()
+        if overlays is None or not 0 <= index < len(section.spawners):
+            return
+        area = section.spawners[index].area
+        t = self.scene.terrain
+        step = max(1, int(np.ceil(np.sqrt(t.rows * t.columns / MAX_MARKERS))))
+        j, i = np.mgrid[0:t.rows:step, 0:t.columns:step]
+        xz = np.stack([t.origin[0] + i.ravel() * t.spacing, t.origin[1] + j.ravel() * t.spacing], axis=-1)
+        inside = np.ones(len(xz), bool)
+        if area.layer is not None:
+            w = t.layer_weight_at(area.layer, xz[:, 0], xz[:, 1])
+            inside = np.zeros(len(xz), bool) if w is None else w >= area.min_weight
+        elif area.polygon is not None:
+            from model.foliage.volume import points_in_polygon
+
+            inside = points_in_polygon(xz[:, 0], xz[:, 1], np.asarray(area.polygon, np.float64))
+        overlays.points.set(AREA_MARKERS, self._on_ground(xz[inside]), AREA_COLOUR, 4.0)
+        share = 100.0 * inside.mean() if len(inside) else 0.0
+        self.window.statusBar().showMessage(f"'{section.spawners[index].name}' may place on {share:.0f} % of "
+                                            "the terrain (shown in cyan)", 6000)
+
+    def highlight(self, species_index: int, label: str) -> None:
+        """Show the last run's candidates that one reason refused (or those placed)."""
+        overlays = self._overlays()
+        if overlays is None:
+            return
+        for result in self.results:
+            for outcome in result.species:
+                if outcome.index != species_index:
+                    continue
+                if label == "placed":
+                    xz = outcome.xz[outcome.refusals == 0]
+                elif label in outcome.labels:
+                    xz = outcome.xz[outcome.refusals == outcome.labels.index(label)]
+                else:
+                    continue
+                overlays.points.set(REFUSED_MARKERS, self._on_ground(xz[:MAX_MARKERS]), REFUSED_COLOUR, 6.0)
+                self.window.statusBar().showMessage(f"{outcome.type}: {len(xz):,} candidates {label}", 6000)
+                return
+
+    def _clear_markers(self) -> None:
+        overlays = self._overlays()
+        if overlays is not None:
+            overlays.points.remove(AREA_MARKERS)
+            overlays.points.remove(REFUSED_MARKERS)
+
+
+def install(main_window) -> SpawnerEditor:
+    """The window's spawner editor, created on first call."""
+    editor = getattr(main_window, "spawner_editor", None)
+    if editor is None:
+        editor = SpawnerEditor(main_window)
+        main_window.spawner_editor = editor
+    return editor
