@@ -2,6 +2,8 @@ import tomllib
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from model.errors import FormatError
 from model.foliage import FoliageType, Palette, foliage_of
@@ -370,3 +372,28 @@ def test_painting_a_layer_no_spawner_reads_changes_nothing():
     t.layer("rock").weights[rows, cols] = 255  # conifers grow only where rock is below 0.2
     edits = follow_terrain_edit(scene, "rock", rows, cols)
     assert edits is not None and any(len(change.removed) for change in edits.changes)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), exclusion=st.floats(0.5, 6.0), within=st.floats(2.0, 12.0),
+       beyond=st.floats(1.0, 10.0), density=st.floats(0.5, 6.0))
+def test_every_placed_instance_keeps_every_rule(seed, exclusion, within, beyond, density):
+    scene = hilly_scene(81)
+    spawner = spawner_from_toml({"name": "p", "seed": seed, "species": [
+        {"type": "conifer", "density": 1.5, "exclusion": exclusion},
+        {"type": "bush", "density": density, "order": 1,
+         "conditions": [{"near": {"type": "conifer", "within": within}}]},
+        {"type": "rock", "density": density, "order": 2,
+         "conditions": [{"far": {"type": "bush", "beyond": beyond}}]},
+    ]})
+    result, _ = run_and_apply(scene, spawner)
+    conifer, bush, rock = (s.records[:, (0, 2)].astype(np.float64) for s in result.species)
+    for outcome in result.species:
+        assert sum(n for _, n in outcome.counts()) + outcome.placed == outcome.candidates
+    if len(bush):
+        d = np.linalg.norm(bush[:, None] - conifer[None], axis=-1).min(axis=1)
+        assert (d >= exclusion).all() and (d < within).all()
+    if len(rock) and len(bush):
+        assert (np.linalg.norm(rock[:, None] - bush[None], axis=-1).min(axis=1) >= beyond).all()
+    if len(rock) and len(conifer):
+        assert (np.linalg.norm(rock[:, None] - conifer[None], axis=-1).min(axis=1) >= exclusion).all()
