@@ -26,6 +26,9 @@ class FormatError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def __reduce__(self):  # a worker process's error arrives whole (batch jobs on Dask)
+        return (type(self), (self.path, self.place, self.reason))
+
 
 def check_available(path: str | Path | None, offset: int, needed: int, available: int,
                     what: str) -> None:

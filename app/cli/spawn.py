@@ -7,6 +7,7 @@ import tomllib
 from pathlib import Path
 
 from app.cli import UsageError, add_json_flag, emit
+from app.cli._batch import TerminalProgress, add_batch_flags, batch_options
 from model.errors import FormatError, read_text_file
 
 
@@ -33,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--region", type=_region, metavar="X0,Z0,X1,Z1",
                    help="re-run only this box (instances elsewhere keep their bytes)")
     p.add_argument("--save", action="store_true", help="write the result (and any --recipe) back to SCENE")
+    add_batch_flags(p, tile_help="tile size in metres for a batch run (default 256)")
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -52,6 +54,7 @@ def _recipe(path: Path) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
+    from model.foliage.spawn_batch import DEFAULT_TILE, spawn_in_tiles
     from model.foliage.spawn_run import SpawnError
     from model.foliage.spawner_section import run_and_apply, spawners_of
     from model.formats.scene_file import load_scene, save_scene
@@ -74,10 +77,20 @@ def run(args: argparse.Namespace) -> int:
         if not chosen:
             known = ", ".join(s.name for s in section.spawners)
             raise UsageError(f"no spawner named {args.name!r} in {args.scene} (it has: {known})")
+    batch = batch_options(args)
+    if batch is not None and args.region is not None:
+        raise UsageError("--region re-runs a small area in this process; it takes no --workers, "
+                         "--scheduler or --resume")
     reports = []
     for spawner in chosen:
         try:
-            result, change = run_and_apply(scene, spawner, args.region)
+            if batch is None:
+                result, change = run_and_apply(scene, spawner, args.region)
+            else:
+                folder = args.tiles_dir or args.scene.with_name(f".{args.scene.stem}.spawn-{spawner.name}")
+                with TerminalProgress(f"spawning {spawner.name}", "tiles") as progress:
+                    result, change = spawn_in_tiles(scene, spawner, args.tile or DEFAULT_TILE, batch.workers,
+                                                    batch.scheduler, folder, args.resume, progress)
         except SpawnError as e:
             raise FormatError(args.scene, f"spawners.{spawner.name}", str(e)) from None
         reports.append({

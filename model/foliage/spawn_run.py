@@ -138,6 +138,17 @@ def region_of_samples(terrain: Terrain, rows: slice, cols: slice) -> Box:
     return (ox + (c0 - 1) * s, oz + (r0 - 1) * s, ox + c1 * s, oz + r1 * s)
 
 
+def check_runnable(spawner: Spawner, palette: Palette) -> None:
+    """SpawnError unless every species names a stored type of the palette."""
+    for _, species in spawner.ordered_species():
+        ftype = palette.get(species.type)
+        if ftype is None:
+            raise SpawnError(f"spawner '{spawner.name}': no foliage type named '{species.type}' "
+                             "in the palette")
+        if ftype.derived:
+            raise SpawnError(f"spawner '{spawner.name}': '{species.type}' is a derived type (never stored)")
+
+
 def dependency_margins(spawner: Spawner, palette: Palette) -> dict[int, float]:
     """Per species (listing index): how far from a candidate its decision can look, all chains in."""
     margins: dict[int, float] = {}
@@ -157,28 +168,29 @@ def dependency_margins(spawner: Spawner, palette: Palette) -> dict[int, float]:
 def run_spawner(spawner: Spawner, terrain: Terrain, palette: Palette,
                 stored: Callable[[list[str] | None, Box], np.ndarray],
                 region: Box | None = None,
-                progress: Callable[[int, int], bool] | None = None) -> SpawnResult:
+                progress: Callable[[int, int], bool] | None = None,
+                tile: Box | None = None) -> SpawnResult:
     """Run a spawner over its whole area, or only where a change of the ground in `region` can
     reach: `region` grown by the dependency margin (what a full run would place there, exactly).
 
     `stored(types, box)` gives (m, 2) positions of stored foliage that is not this spawner's own
     (`types=None`: every stored type), which the run reads for spacing and `near`/`far`.
     `progress(done, total)` hears after each species; returning False stops with SpawnCancelled.
+    `tile` instead gives exactly the part of a full run inside that box, lower edges included and
+    upper ones not (so tiles that share edges count every candidate once): a batch job's piece.
     """
     full = area_box(spawner, terrain)
     margins = dependency_margins(spawner, palette)
     width = max(margins.values(), default=0.0) if region is not None else 0.0
     # a change inside `region` moves decisions up to `width` away; those read up to `width` further
-    box = full if region is None else _intersect(full, _grow(region, width))
+    if tile is not None:
+        width = max(margins.values(), default=0.0)
+        box = _intersect(full, tile)
+    else:
+        box = full if region is None else _intersect(full, _grow(region, width))
     if box is None:
-        return SpawnResult(spawner.name, region or (0.0, 0.0, 0.0, 0.0), [])
-    for _, species in spawner.ordered_species():
-        ftype = palette.get(species.type)
-        if ftype is None:
-            raise SpawnError(f"spawner '{spawner.name}': no foliage type named '{species.type}' "
-                             "in the palette")
-        if ftype.derived:
-            raise SpawnError(f"spawner '{spawner.name}': '{species.type}' is a derived type (never stored)")
+        return SpawnResult(spawner.name, tile or region or (0.0, 0.0, 0.0, 0.0), [])
+    check_runnable(spawner, palette)
     work = _intersect(full, _grow(box, width)) or box
     placed: dict[str, list[np.ndarray]] = {}  # this run's placements by type, for near/far
     zones: list[tuple[str, np.ndarray, float]] = []  # earlier species: type, (m, 2), exclusion
@@ -188,12 +200,12 @@ def run_spawner(spawner: Spawner, terrain: Terrain, palette: Palette,
         if progress is not None and progress(done, len(ordered)) is False:
             raise SpawnCancelled(f"spawner '{spawner.name}' cancelled")
         outcome = _run_species(spawner, index, species, terrain, palette, stored, work, placed, zones)
-        if len(outcome.records):
-            xz = outcome.records[:, (0, 2)].astype(np.float64)
+        xz = outcome.records[:, (0, 2)].astype(np.float64)
+        if len(xz):
             placed.setdefault(species.type, []).append(xz)
-            if species.exclusion > 0:
-                zones.append((species.type, xz, species.exclusion))
-        outcomes.append(_within(outcome, box))
+        if species.exclusion > 0:  # named even when empty: every run lists the same reasons
+            zones.append((species.type, xz, species.exclusion))
+        outcomes.append(_within(outcome, box) if tile is None else _within_tile(outcome, tile))
     return SpawnResult(spawner.name, box, outcomes)
 
 
@@ -345,6 +357,30 @@ def _within(outcome: SpeciesOutcome, box: Box) -> SpeciesOutcome:
     keep_records = inside[placed]
     return SpeciesOutcome(outcome.index, outcome.type, outcome.labels, outcome.xz[inside],
                           outcome.refusals[inside], outcome.records[keep_records], outcome.missing_layers)
+
+
+def _within_tile(outcome: SpeciesOutcome, tile: Box) -> SpeciesOutcome:
+    x, z = outcome.xz[:, 0], outcome.xz[:, 1]
+    inside = (x >= tile[0]) & (x < tile[2]) & (z >= tile[1]) & (z < tile[3])
+    placed = outcome.refusals == PLACED
+    return SpeciesOutcome(outcome.index, outcome.type, outcome.labels, outcome.xz[inside],
+                          outcome.refusals[inside], outcome.records[inside[placed]], outcome.missing_layers)
+
+
+def merge_results(parts: list[SpawnResult], box: Box) -> SpawnResult:
+    """Tiles' results as one (candidates in tile order; the caller sorts what it stores)."""
+    if not parts or not parts[0].species:
+        return SpawnResult(parts[0].spawner if parts else "", box, [])
+    species = []
+    for i, first in enumerate(parts[0].species):
+        pieces = [p.species[i] for p in parts]
+        species.append(SpeciesOutcome(
+            first.index, first.type, first.labels,
+            np.concatenate([s.xz for s in pieces]).reshape(-1, 2),
+            np.concatenate([s.refusals for s in pieces]),
+            np.concatenate([s.records for s in pieces]).reshape(-1, 7),
+            set().union(*(s.missing_layers for s in pieces))))
+    return SpawnResult(parts[0].spawner, box, species)
 
 
 def _grow(box: Box, d: float) -> Box:

@@ -169,7 +169,9 @@ def apply_result(scene: Scene, result: SpawnResult, whole: bool) -> SpawnChange:
                     drop[key] = idx[~keep]
         fresh = ~np.isin(new_rows, np.concatenate(kept)) if kept else np.ones(len(new), bool)
         if fresh.any():
-            add[type_name] = new[fresh]
+            arriving = new[fresh]
+            # in position-key order: a run in one piece and one in tiles store the same bytes
+            add[type_name] = arriving[np.argsort(position_keys(arriving), kind="stable")]
     removed = volume.remove(drop)
     added: Selection = {}
     for type_name, records in add.items():

@@ -1,0 +1,193 @@
+"""Tiled batch jobs, in this process or on Dask, with the same bytes whatever runs them.
+
+A job is a pure, module-level function and a list of tasks (one per tile or zone). Workers only
+compute; this process is the single writer: it stores each finished task's arrays as they come
+(atomically, with a CRC-32 in a manifest, so `resume` skips what is already done) and the caller
+assembles results in task order — never in completion order — so tile size, worker count and
+scheduling cannot change the output.
+
+`workers=1` runs in this process. `workers=N` starts a `dask.distributed.LocalCluster` of N
+single-threaded worker processes; `scheduler="tcp://HOST:PORT"` uses a running cluster (started
+with `dask scheduler` and `dask worker`), whose workers must be able to import this package.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from model.atomic import atomic_write, atomic_write_text
+from model.errors import FormatError
+
+Arrays = dict[str, np.ndarray]
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT = "boscage-batch"
+
+
+class BatchCancelled(Exception):
+    """The progress callback asked to stop; finished tasks stay stored for a resume."""
+
+
+@dataclass(frozen=True)
+class Task:
+    key: str  # file-name safe, unique within the job
+    args: tuple
+
+
+def default_workers() -> int:
+    """One worker per core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+class TileStore:
+    """Finished tasks of one job in a folder, each `<key>.<crc32>.npz` (its name carries its own
+    checksum, so nothing else is rewritten per tile), and a manifest naming the job and its
+    parameters: a resume with other parameters is refused rather than mixing two jobs' tiles."""
+
+    def __init__(self, folder: Path, job: str, parameters: dict) -> None:
+        self.folder = Path(folder)
+        self.job, self.parameters = job, parameters
+
+    def open(self, resume: bool) -> None:
+        path = self.folder / MANIFEST
+        if resume and path.is_file():
+            try:
+                doc = json.loads(path.read_text("utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+                raise FormatError(path, None, f"unreadable batch manifest: {e}") from None
+            if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT:
+                raise FormatError(path, "format", "not a Boscage batch manifest")
+            if doc.get("job") != self.job or doc.get("parameters") != self.parameters:
+                raise FormatError(path, "parameters", "these finished tiles belong to another job or other "
+                                  "parameters; run without --resume (or into another folder)")
+            return
+        self.clear()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps({"format": MANIFEST_FORMAT, "job": self.job,
+                                            "parameters": self.parameters}, indent=1))
+
+    def clear(self) -> None:
+        """Forget every stored tile (and the folder, when nothing else is in it)."""
+        if not self.folder.is_dir():
+            return
+        for p in self.folder.iterdir():
+            if p.name == MANIFEST or (p.suffix == ".npz" and p.name.count(".") == 2):
+                p.unlink(missing_ok=True)
+        try:
+            self.folder.rmdir()
+        except OSError:
+            pass
+
+    def load(self, key: str) -> Arrays | None:
+        """A finished task's arrays, or None when it is not stored whole."""
+        for path in sorted(self.folder.glob(f"{key}.*.npz")):
+            data = path.read_bytes()
+            if path.name != f"{key}.{zlib.crc32(data) & 0xFFFFFFFF:08x}.npz":
+                continue  # damaged: computed again
+            try:
+                with np.load(io.BytesIO(data), allow_pickle=False) as z:
+                    return {name: z[name] for name in z.files}
+            except (ValueError, OSError, zlib.error):
+                continue
+        return None
+
+    def save(self, key: str, arrays: Arrays) -> None:
+        buf = io.BytesIO()
+        np.savez(buf, **arrays)
+        data = buf.getvalue()
+        atomic_write(self.folder / f"{key}.{zlib.crc32(data) & 0xFFFFFFFF:08x}.npz", data)
+
+
+def run_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: tuple = (),
+              workers: int | None = None, scheduler: str | None = None, store: TileStore | None = None,
+              progress: Callable[[int, int], bool] | None = None) -> dict[str, Arrays]:
+    """`func(*shared, *task.args)` for every task → {key: arrays}, by any executor.
+
+    `shared` is sent to each worker once (the parsed input file, say). `progress(done, total)`
+    returning False stops the job (BatchCancelled); stored tasks survive for a resume."""
+    results: dict[str, Arrays] = {}
+    todo = []
+    for task in tasks:
+        stored = store.load(task.key) if store is not None else None
+        if stored is not None:
+            results[task.key] = stored
+        else:
+            todo.append(task)
+    total = len(tasks)
+
+    def finished(task: Task, arrays: Arrays) -> None:
+        results[task.key] = arrays
+        if store is not None:
+            store.save(task.key, arrays)
+        if progress is not None and progress(len(results), total) is False:
+            raise BatchCancelled(f"stopped after {len(results)} of {total} tasks")
+
+    if progress is not None and progress(len(results), total) is False:
+        raise BatchCancelled("stopped before the first task")
+    if not todo:
+        return results
+    if scheduler is None and (workers or default_workers()) == 1:
+        for task in todo:
+            finished(task, func(*shared, *task.args))
+        return results
+    _run_on_dask(func, todo, shared, workers, scheduler, finished)
+    return results
+
+
+def _run_on_dask(func, todo: list[Task], shared: tuple, workers: int | None, scheduler: str | None,
+                 finished: Callable[[Task, Arrays], None]) -> None:
+    import logging
+
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+        client = Client(cluster)
+    else:
+        try:
+            client = Client(scheduler, timeout=20)
+        except OSError as e:
+            raise FormatError(None, scheduler, f"no Dask scheduler answers there ({e})") from None
+    try:
+        handles = [client.scatter(item, broadcast=True) for item in shared]
+        by_future = {}
+        for task in todo:
+            future = client.submit(func, *handles, *task.args, key=f"boscage-{os.getpid()}-{task.key}",
+                                   pure=False)
+            by_future[future] = task
+        try:
+            for future in as_completed(by_future):
+                finished(by_future[future], future.result())
+        except BaseException:
+            client.cancel(list(by_future))
+            raise
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def tiles_of(rows: int, cols: int, tile: int) -> list[tuple[int, int, int, int]]:
+    """(r0, c0, rows, cols) of `tile`-sized blocks covering a grid, row-major."""
+    if tile < 1:
+        raise ValueError("tile size must be at least 1")
+    return [(r0, c0, min(tile, rows - r0), min(tile, cols - c0))
+            for r0 in range(0, rows, tile) for c0 in range(0, cols, tile)]
+
+
+def parameters_of(**values: Any) -> dict:
+    """A job's parameters as JSON-safe values (for the manifest's comparison on resume)."""
+    return json.loads(json.dumps(values, default=str))

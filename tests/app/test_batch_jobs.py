@@ -1,0 +1,95 @@
+"""Batch jobs through the command line: a real scheduler and workers on localhost, local clusters
+of 2 and 3 workers, two tile sizes, and a resume after SIGKILL — the same bytes every time."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.app.dask_cluster import ROOT, local_cluster
+
+RECIPE = """
+[[spawners]]
+name = "forest"
+seed = 7
+area = { layer = "forest_floor", min_weight = 0.3 }
+[[spawners.species]]
+type = "conifer"
+density = 1.2
+exclusion = 3.0
+conditions = [{ slope = [0, 30] }, { noise = { scale = 60.0, threshold = 0.45, seed = 3 } }]
+[[spawners.species]]
+type = "bush"
+density = 3.0
+order = 1
+conditions = [{ near = { type = "conifer", within = 8.0 } }]
+"""
+
+
+def boscage(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=timeout)
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("demo")
+    assert boscage("scene", "new-demo", str(folder / "demo.boscage")).returncode == 0
+    (folder.parent / "forest.toml").write_text(RECIPE)
+    return folder
+
+
+def spawned(demo: Path, where: Path, *flags: str) -> dict[str, str]:
+    shutil.copytree(demo, where)
+    r = boscage("spawn", str(where / "demo.boscage"), "--recipe", str(demo.parent / "forest.toml"), "--save",
+                *flags)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    return digest(where)
+
+
+def test_spawn_on_a_real_scheduler_matches_one_process(demo, tmp_path):
+    one = spawned(demo, tmp_path / "one", "--workers", "1")
+    with local_cluster(2) as address:
+        cluster = spawned(demo, tmp_path / "cluster", "--scheduler", address, "--tile", "200")
+    assert cluster == one
+
+
+@pytest.mark.parametrize("workers, tile", [("2", "150"), ("3", "333")])
+def test_spawn_on_local_workers_and_tile_sizes_matches_one_process(demo, tmp_path, workers, tile):
+    one = spawned(demo, tmp_path / "one")
+    assert spawned(demo, tmp_path / "many", "--workers", workers, "--tile", tile) == one
+
+
+def test_resume_after_sigkill_ends_with_the_same_bytes(demo, tmp_path):
+    one = spawned(demo, tmp_path / "one")
+    work = tmp_path / "killed"
+    shutil.copytree(demo, work)
+    tiles = tmp_path / "tiles"
+    args = [sys.executable, "-m", "app", "spawn", str(work / "demo.boscage"), "--recipe",
+            str(demo.parent / "forest.toml"), "--save", "--workers", "1", "--tile", "40", "--tiles-dir", str(tiles)]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while len(list(tiles.glob("tile_*.npz"))) < 20 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    done_before = len(list(tiles.glob("tile_*.npz")))
+    assert done_before >= 20, "the job finished before it could be killed: make the tiles smaller"
+    assert digest(work) == digest(demo)  # nothing was saved by the killed run
+    r = boscage("spawn", str(work / "demo.boscage"), "--recipe", str(demo.parent / "forest.toml"), "--save",
+                "--workers", "1", "--tile", "40", "--tiles-dir", str(tiles), "--resume")
+    assert r.returncode == 0, r.stderr
+    assert digest(work) == one
+    assert not tiles.exists()
