@@ -1,0 +1,55 @@
+"""A TRN evaluation in tiles on any number of workers, pasted in tile order: the same bytes as
+one `evaluate` of the whole region (the evaluator's windows see the same poles as the whole map).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from model.batch import Task, TileStore, parameters_of, run_tasks, tiles_of
+from model.trn.evaluator import FLORA_SLOTS, Evaluation, Region, _empty, _paste, evaluate
+
+DEFAULT_TILE = 512  # poles a side: ~0.6 s of work each on one core, small enough to spread
+_GRIDS = ("heights", "color", "shader", "shader_child", "environment", "exclude", "passable")
+
+
+def bake_tile(doc, bitmaps, region: Region) -> dict[str, np.ndarray]:
+    """One tile's evaluation as arrays (a batch task: runs in a worker process)."""
+    ev = evaluate(doc, region, bitmaps=bitmaps, tile=max(region.rows, region.cols))
+    out = {name: getattr(ev, name) for name in _GRIDS}
+    for slot in FLORA_SLOTS:
+        out[f"flora_{slot}"] = ev.flora[slot]
+        out[f"flora_child_{slot}"] = ev.flora_child[slot]
+    out["warnings"] = np.array(ev.warnings, dtype=str)
+    return out
+
+
+def _evaluation(region: Region, a: dict[str, np.ndarray]) -> Evaluation:
+    return Evaluation(region, a["heights"], a["color"], a["shader"], a["shader_child"],
+                      {s: a[f"flora_{s}"] for s in FLORA_SLOTS}, {s: a[f"flora_child_{s}"] for s in FLORA_SLOTS},
+                      a["environment"], a["exclude"], a["passable"], [str(w) for w in a["warnings"]])
+
+
+def evaluate_in_tiles(doc, region: Region, bitmaps=None, tile: int = DEFAULT_TILE, workers: int | None = 1,
+                      scheduler: str | None = None, store_folder: Path | None = None, resume: bool = False,
+                      progress=None, file_id: str = "") -> Evaluation:
+    """`evaluate(doc, region)` as a batch job of `tile`² poles per task (see `model.batch`)."""
+    blocks = tiles_of(region.rows, region.cols, int(tile))
+    tasks = [Task(f"tile_r{r0:06d}_c{c0:06d}",
+                  (Region(region.ix0 + c0, region.iz0 + r0, cols, rows, region.spacing),))
+             for r0, c0, rows, cols in blocks]
+    store = None
+    if store_folder is not None:
+        store = TileStore(store_folder, "trn-bake", parameters_of(file=file_id, region=[
+            region.ix0, region.iz0, region.cols, region.rows, region.spacing], tile=int(tile)))
+        store.open(resume)
+    results = run_tasks(bake_tile, tasks, shared=(doc, bitmaps), workers=workers, scheduler=scheduler,
+                        store=store, progress=progress)
+    out = _empty(region)
+    for task, (r0, c0, _, _) in zip(tasks, blocks, strict=True):
+        _paste(out, _evaluation(task.args[0], results[task.key]), r0, c0)
+    if store is not None:
+        store.clear()
+    return out

@@ -1,0 +1,39 @@
+import numpy as np
+import pytest
+
+from model.batch import BatchCancelled
+from model.trn.bake_batch import evaluate_in_tiles
+from model.trn.evaluator import FLORA_SLOTS, Region, evaluate
+from model.trn.synthetic import realistic_stack
+
+
+@pytest.fixture(scope="module")
+def doc():
+    return realistic_stack(12, seed=3, extent=600.0)
+
+
+def same(a, b) -> None:
+    for name in ("heights", "color", "shader", "shader_child", "environment", "exclude", "passable"):
+        assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name
+    for slot in FLORA_SLOTS:
+        assert a.flora[slot].tobytes() == b.flora[slot].tobytes()
+        assert a.flora_child[slot].tobytes() == b.flora_child[slot].tobytes()
+
+
+@pytest.mark.parametrize("tile", [37, 100])
+def test_tiles_give_the_bytes_of_one_evaluation(doc, tile):
+    region = Region.from_bounds(-300, -250, 280, 200, 4.0)
+    same(evaluate_in_tiles(doc, region, tile=tile), evaluate(doc, region))
+
+
+def test_a_stopped_bake_resumes_to_the_same_bytes(doc, tmp_path):
+    region = Region.from_bounds(-200, -200, 200, 200, 4.0)
+    with pytest.raises(BatchCancelled):
+        evaluate_in_tiles(doc, region, tile=25, store_folder=tmp_path / "t", progress=lambda d, t: d < 5)
+    assert len(list((tmp_path / "t").glob("*.npz"))) == 5
+    seen = []
+    ev = evaluate_in_tiles(doc, region, tile=25, store_folder=tmp_path / "t", resume=True,
+                           progress=lambda d, t: seen.append(d) or True)
+    assert seen[0] == 5
+    same(ev, evaluate(doc, region))
+    assert np.isfinite(ev.heights).all()
