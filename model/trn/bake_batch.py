@@ -27,8 +27,9 @@ def bake_tile(doc, bitmaps, region: Region) -> dict[str, np.ndarray]:
 
 
 def _evaluation(region: Region, a: dict[str, np.ndarray]) -> Evaluation:
-    return Evaluation(region, a["heights"], a["color"], a["shader"], a["shader_child"],
-                      {s: a[f"flora_{s}"] for s in FLORA_SLOTS}, {s: a[f"flora_child_{s}"] for s in FLORA_SLOTS},
+    flora = {s: a[f"flora_{s}"] for s in FLORA_SLOTS}
+    child = {s: a[f"flora_child_{s}"] for s in FLORA_SLOTS}
+    return Evaluation(region, a["heights"], a["color"], a["shader"], a["shader_child"], flora, child,
                       a["environment"], a["exclude"], a["passable"], [str(w) for w in a["warnings"]])
 
 

@@ -39,7 +39,8 @@ def boscage(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
 
 
 def digest(folder: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
+    files = sorted(p for p in folder.iterdir() if p.is_file())
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +79,8 @@ def test_resume_after_sigkill_ends_with_the_same_bytes(demo, tmp_path):
     shutil.copytree(demo, work)
     tiles = tmp_path / "tiles"
     args = [sys.executable, "-m", "app", "spawn", str(work / "demo.boscage"), "--recipe",
-            str(demo.parent / "forest.toml"), "--save", "--workers", "1", "--tile", "40", "--tiles-dir", str(tiles)]
+            str(demo.parent / "forest.toml"), "--save", "--workers", "1", "--tile", "40",
+            "--tiles-dir", str(tiles)]
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while len(list(tiles.glob("tile_*.npz"))) < 20 and proc.poll() is None and time.monotonic() < deadline:
