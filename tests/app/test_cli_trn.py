@@ -13,7 +13,7 @@ from model.formats.png import read_png
 from model.trn import build, iff
 from tests.model.trn.builders import kitchen_sink
 from tests.model.trn.helpers import circle, doc_of, flora, fractal, height_const, shader
-from tests.model.trn.test_multifractal import CASES, POINTS
+from tests.model.trn.test_multifractal import CASES, DIVISION_CASE, LARGE_CASES, POINTS
 
 
 def _write(tmp_path, node, name="t.trn"):
@@ -105,6 +105,20 @@ def test_fractal_reproduces_reference_values(tmp_path, capsys, case):
     assert run_cli(args) == 0
     got = [p["value"] for p in json.loads(capsys.readouterr().out)["points"]]
     np.testing.assert_allclose(got, expected, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", range(len(LARGE_CASES) + 1))
+def test_fractal_reproduces_large_coordinate_reference_values(tmp_path, capsys, case):
+    """Through the file (parameters stored as f32) and the CLI, the engine's float32 order holds."""
+    params, points = [*LARGE_CASES, DIVISION_CASE][case]
+    node = build.document(groups=build.family_groups(fractals=[({"id": 5, "name": "big"}, params, "0001")]))
+    path = _write(tmp_path, node)
+    args = ["trn", "fractal", str(path), "--family", "5", "--json"]
+    for x, z, _ in points:
+        args += ["--at", f"{x!r},{z!r}"]
+    assert run_cli(args) == 0
+    got = [p["value"] for p in json.loads(capsys.readouterr().out)["points"]]
+    np.testing.assert_allclose(got, [p[2] for p in points], atol=1e-5, rtol=0)
 
 
 def test_negative_coordinates_need_no_equals_sign(tmp_path, capsys):
