@@ -14,6 +14,7 @@ import numpy as np
 
 from model.scene import Scene
 from model.terrain import Terrain
+from model.trn.bake import finite_heights
 from model.trn.bitmaps import load_bitmaps
 from model.trn.document import Family, TrnDocument
 from model.trn.evaluator import Cancelled, Evaluation, Region, evaluate, pole_random
@@ -51,10 +52,13 @@ def mesh_for(family: Family | None, collidable: bool) -> str:
 
 def trn_to_scene(doc: TrnDocument, region: Region, progress: Progress | None = None,
                  name: str | None = None, foliage: bool = True,
-                 bitmaps: dict[int, np.ndarray] | None = None) -> Scene:
+                 bitmaps: dict[int, np.ndarray] | None = None,
+                 warnings: list[str] | None = None) -> Scene:
     """A new scene from the poles of `region`; `progress` may cancel (ImportCancelled).
 
-    Bitmap families' images are looked up beside the TRN file unless `bitmaps` is given."""
+    Bitmap families' images are looked up beside the TRN file unless `bitmaps` is given. The
+    evaluation's warnings (and poles whose height is not finite: a scene holds finite heights only,
+    so they get the lowest or highest finite height) are appended to `warnings` when given."""
     if region.rows < 2 or region.cols < 2:
         raise ValueError("the region must span at least 2 x 2 poles")
     if region.rows * region.cols > MAX_IMPORT_POLES:
@@ -77,7 +81,10 @@ def trn_to_scene(doc: TrnDocument, region: Region, progress: Progress | None = N
         raise ImportCancelled("evaluating") from None
     step(0.8, "terrain")
     x0, z0, _, _ = region.bounds
-    terrain = Terrain(ev.heights, spacing=region.spacing, origin=(x0, z0))
+    heights, _, replaced = finite_heights(ev.heights)
+    if warnings is not None:
+        warnings.extend(ev.warnings + ([replaced.sentence()] if replaced.total else []))
+    terrain = Terrain(heights, spacing=region.spacing, origin=(x0, z0))
     taken: set[str] = set()
     for fam in doc.families["shader"]:
         mask = ev.shader == fam.id

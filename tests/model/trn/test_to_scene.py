@@ -69,3 +69,27 @@ def test_import_is_deterministic_and_cancellable():
     assert seen[0] == "evaluating"
     with pytest.raises(ValueError):
         trn_to_scene(doc, Region(0, 0, 1, 5, 1.0))
+
+
+def test_non_finite_heights_import_as_finite_terrain_and_are_reported(tmp_path):
+    """A scene holds finite heights only (a saved scene with NaN would not reopen): NaN and −inf
+    poles take the lowest finite height, +inf the highest, and the import says so."""
+    from model.formats.scene_file import load_scene, save_scene
+
+    doc = doc_of([build.layer("base", [height_const(5)]),
+                  build.layer("hole", [circle(0, 0, 6), height_const(float("nan"))]),
+                  build.layer("spike", [circle(20, 0, 3), height_const(float("inf"))]),
+                  build.layer("hill", [circle(0, 20, 4), height_const(25)])])
+    region = Region.from_bounds(-30, -30, 30, 30, 2.0)
+    ev = evaluate(doc, region)
+    nan, pos = np.isnan(ev.heights), ev.heights == np.inf
+    assert nan.any() and pos.any()
+    warnings: list[str] = []
+    scene = trn_to_scene(doc, region, warnings=warnings)
+    h = scene.terrain.heights
+    assert np.isfinite(h).all() and (h[nan] == 5.0).all() and (h[pos] == 25.0).all()
+    assert warnings == [f"{int(nan.sum() + pos.sum())} poles not finite ({int(nan.sum())} NaN, "
+                        f"{int(pos.sum())} +inf): NaN written as the lowest finite height (5 m); "
+                        "+inf as the highest (25 m)"]
+    save_scene(scene, tmp_path / "holes.boscage")
+    np.testing.assert_array_equal(load_scene(tmp_path / "holes.boscage").terrain.heights, h)
