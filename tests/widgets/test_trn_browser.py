@@ -357,3 +357,24 @@ def test_imported_scene_has_readable_layers_and_only_its_own_palette(main_window
     assert panel.list.count() == 0 and panel.types == []
     (layer,) = main_window.document.scene.terrain.layers
     assert layer.name == "neon" and layer.color == CURATED[0] != (255, 255, 0)
+
+
+def test_import_of_non_finite_heights_warns_once_and_gives_a_finite_scene(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    from model.trn.evaluator import Region
+    from widgets.trn_import import import_trn_scene
+
+    doc = doc_of([build.layer("base", [height_const(5)]),
+                  build.layer("hole", [circle(0, 0, 6), height_const(float("-inf"))])])
+    path = tmp_path / "pit.trn"
+    path.write_bytes(doc.to_bytes())
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: shown.append((title, text)))
+    scene = import_trn_scene(None, path, Region.from_bounds(-16, -16, 16, 16, 2.0))
+    assert scene is not None and np.isfinite(scene.terrain.heights).all()
+    assert scene.terrain.heights.min() == 5.0
+    ((title, text),) = shown
+    assert title == "TRN imported with warnings"
+    assert text.startswith("pit.trn was imported, but:")
+    assert "−inf written as the lowest finite height (5 m)" in text
