@@ -103,7 +103,8 @@ def _strict_json(text: str) -> object:
 
 def test_lone_surrogate_and_huge_integer_give_one_clear_error(tmp_path, capsys) -> None:
     folders = write_set(tmp_path, {"Odd": '{"Type": "Tile", "Zones": [{"Zone": "a\\ud800"}]}',
-                                   "Vast": '{"Type": "Tile", "Weight": ' + "9" * 400 + "}"})
+                                   "Vast": '{"Type": "Tile", "Weight": ' + "9" * 400 + "}",
+                                   "Far": '{"Type": "Tile", "Fade": {"FadeStart": -1e999}}'})
     out = tmp_path / "flat.json"
     assert run_cli(["biomes", "export", str(folders[0]), "--asset", "Odd", "-o", str(out)]) == 1
     err = capsys.readouterr().err
@@ -118,7 +119,7 @@ def test_lone_surrogate_and_huge_integer_give_one_clear_error(tmp_path, capsys) 
     assert run_cli(["biomes", "info", str(folders[0]), "--json"]) == 1
     doc = _strict_json(capsys.readouterr().out)
     places = sorted((e["asset"], e["place"]) for e in doc["errors"])
-    assert places == [("Odd", "Zones[0].Zone"), ("Vast", "Weight")]
+    assert places == [("Far", "Fade.FadeStart"), ("Odd", "Zones[0].Zone"), ("Vast", "Weight")]
     assert run_cli(["biomes", "info", str(folders[0])]) == 1
     assert f"Vast: {folders[0] / 'Vast.json'}: Weight: integer of 400 digits" in capsys.readouterr().out
 
