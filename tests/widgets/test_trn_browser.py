@@ -378,3 +378,26 @@ def test_import_of_non_finite_heights_warns_once_and_gives_a_finite_scene(qtbot,
     assert title == "TRN imported with warnings"
     assert text.startswith("pit.trn was imported, but:")
     assert "−inf written as the lowest finite height (5 m)" in text
+
+
+def test_imported_layers_draw_in_their_readable_colour_in_the_viewport(viewport, qtbot, tmp_path):
+    """Real pixels: a TRN whose only shader family is neon yellow paints the ground in the palette's
+    first colour (a muted blue), not yellow."""
+    from model.trn.evaluator import Region
+    from tests.widgets.test_viewport import render
+    from widgets.trn_import import import_trn_scene
+
+    neon = shader(3, "neon")
+    neon["color"] = (255, 255, 0)
+    doc = doc_of([build.layer("ground", [height_const(5), build.item(
+        "ASCN", "0001", shaderFamily=3, useFeatherClampOverride=0, featherClampOverride=0.0)])],
+        shaders=[neon])
+    path = tmp_path / "neon.trn"
+    path.write_bytes(doc.to_bytes())
+    scene = import_trn_scene(None, path, Region.from_bounds(-64, -64, 64, 64, 2.0))
+    viewport.set_scene(scene)
+    img = render(viewport, qtbot).astype(int)
+    h, w = img.shape[:2]
+    middle = img[h // 3: 2 * h // 3, w // 3: 2 * w // 3, :3].reshape(-1, 3)
+    r, g, b = (int(v) for v in np.median(middle, axis=0))
+    assert b > r + 20 and b > g, (r, g, b)  # blue ground (78, 121, 167 lit), where neon yellow has b ≈ 0
