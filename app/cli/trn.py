@@ -65,7 +65,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     _values_may_start_with_minus(fr)
     fr.set_defaults(func=run_fractal)
 
-    bk = trn_sub.add_parser("bake", help="heights (16-bit PNG and .npy) and family maps (PNG) for a region")
+    bk = trn_sub.add_parser("bake", help="heights (16-bit PNG and .npy) and family maps (PNG) for a region",
+                            epilog="Poles whose height is NaN or infinite do not stop the bake: NaN and -inf "
+                                   "become the lowest finite height, +inf the highest, in both height files; "
+                                   "the output and legend.json count them and nonfinite.png marks them.")
     bk.add_argument("file", type=Path, metavar="FILE")
     bk.add_argument("--region", type=_parse_region, required=True, metavar="X0,Z0,X1,Z1",
                     help="world rectangle in metres")
