@@ -13,6 +13,10 @@ _IA, _IM, _IQ, _IR = 16807, 2147483647, 127773, 2836
 NTAB = 322
 NDIV = 6669205.0  # 1 + (IM − 1)/NTAB evaluated in float, as the original does
 _NDIV32 = np.float32(NDIV)
+# Real files use up to about 10 octaves. Past 32, a frequency ≥ 2 has pushed the lattice index past
+# int32 (the engine's result is undefined there) and a damaged file's 2 billion octaves would take
+# hours: the rest are not evaluated (the evaluator warns).
+MAX_OCTAVES = 32
 
 
 class MinimalStandard:
@@ -159,7 +163,7 @@ class Multifractal:
         total = np.zeros(np.broadcast(xs, zs).shape, np.float32)
         freq, weight, norm = f32(1), f32(1), f32(0)
         rule = int(self.combinationRule)
-        for _ in range(max(0, int(self.octaves))):
+        for _ in range(min(max(0, int(self.octaves)), MAX_OCTAVES)):
             # two products, then their sum: not (xs + offset)·f
             n = noise2(tables, xs * freq + off_x * freq, zs * freq + off_z * freq)
             if rule == 2:

@@ -184,3 +184,18 @@ def test_bias_and_gain_at_the_ends_of_their_range_follow_the_formula():
     # bias 1: exponent ln 1 / ln 0.5 = 0, so r^0 = 1 everywhere; bias ½ leaves r as it is
     np.testing.assert_array_equal(_bias(r, np.float32(1.0)), np.ones(5, np.float32))
     np.testing.assert_allclose(_bias(r, np.float32(0.5)), r, rtol=1e-6)
+
+
+def test_a_damaged_octave_count_is_bounded():
+    """2³¹−1 octaves (a damaged file) would take hours; past MAX_OCTAVES the lattice index has left
+    int32 anyway, so evaluation stops there."""
+    import time
+
+    from model.trn.multifractal import MAX_OCTAVES
+
+    params = dict(CASES[0][0], octaves=2**31 - 1)
+    x = np.linspace(-100, 100, 50)
+    t = time.perf_counter()
+    got = Multifractal(**params).value(x, x)
+    assert time.perf_counter() - t < 5
+    np.testing.assert_array_equal(got, Multifractal(**dict(params, octaves=MAX_OCTAVES)).value(x, x))
