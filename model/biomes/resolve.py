@@ -120,8 +120,8 @@ def _resolve_all(assets: dict[str, BiomeAsset]) -> None:
             stops[asset.key] = (name, f"{asset.key!r} is {asset.type} but {name!r} is {parent.type}")
         else:
             asset.link = parent
-    # key → (last key of the chain, the name after it, reason) shared by every asset below it
-    trouble: dict[str, tuple[str, str, str] | None] = {}
+    # key → (the name the chain stops at, why), shared by every asset below that point; None: resolves
+    trouble: dict[str, tuple[str, str] | None] = {}
     order: list[BiomeAsset] = []  # root-first: each asset after its parent
     for asset in assets.values():
         if asset.type is None or asset.key in trouble:
@@ -139,14 +139,13 @@ def _resolve_all(assets: dict[str, BiomeAsset]) -> None:
             for i, member in enumerate(cycle):
                 member.chain_length = len(cycle)
                 member.chain_end = cycle[i - 1].key
-                trouble[member.key] = (member.chain_end, member.key, f"cycle back to {member.key!r}")
+                trouble[member.key] = (member.key, f"cycle back to {member.key!r}")
                 order.append(member)
             path = path[:index[node.key]]
         for link in reversed(path):
             if below is None:
                 link.chain_length, link.chain_end = 1, link.key
-                stop = stops.get(link.key)
-                trouble[link.key] = (link.key, *stop) if stop else None
+                trouble[link.key] = stops.get(link.key)
             else:
                 link.chain_length, link.chain_end = below.chain_length + 1, below.chain_end
                 trouble[link.key] = trouble[below.key]
@@ -155,7 +154,7 @@ def _resolve_all(assets: dict[str, BiomeAsset]) -> None:
     for asset in order:
         problem = trouble[asset.key]
         if problem is not None:
-            _, name, reason = problem
+            name, reason = problem
             where = [f for f in asset.files if "Parent" in f.doc][-1]
             _error(asset, where, "Parent", f"Parent chain {asset.chain_text()} → {name}: {reason}")
         elif asset.value is None:
