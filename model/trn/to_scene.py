@@ -60,6 +60,8 @@ def trn_to_scene(doc: TrnDocument, region: Region, progress: Progress | None = N
     Bitmap families' images are looked up beside the TRN file unless `bitmaps` is given. The
     evaluation's warnings (and poles whose height is not finite: a scene holds finite heights only,
     so they get the lowest or highest finite height) are appended to `warnings` when given."""
+    from model.foliage import SceneFoliage
+
     if region.rows < 2 or region.cols < 2:
         raise ValueError("the region must span at least 2 x 2 poles")
     if region.rows * region.cols > MAX_IMPORT_POLES:
@@ -95,8 +97,6 @@ def trn_to_scene(doc: TrnDocument, region: Region, progress: Progress | None = N
             terrain.add_layer(_unique(fam.name or f"shader {fam.id}", taken),
                               layer_color(colors, "shader", fam.id), weights)
     scene = Scene(terrain=terrain, name=name or (doc.path.stem if doc.path else "TRN import"))
-    from model.foliage import SceneFoliage
-
     # the scene's palette is made from this data only: an empty one when there is no flora, or
     # the editor would seed its demo types, which filter on layers this scene does not have
     scene.sections["foliage"] = SceneFoliage()
