@@ -202,7 +202,7 @@ class BiomeBrowser(QWidget):
                     item.setForeground(1, QBrush(ERROR_COLOR))
                 elif asset.warnings:
                     item.setForeground(1, QBrush(WARNING_COLOR))
-                item.setToolTip(0, " → ".join(asset.chain) or asset.key)
+                item.setToolTip(0, asset.chain_text())
                 item.setToolTip(1, "\n".join(i.message for i in asset.issues))
                 self.list_items[asset.key] = item
         self.asset_list.expandAll()
@@ -239,7 +239,7 @@ class BiomeBrowser(QWidget):
             state = ("not resolved" if not asset.resolved else
                      f"{counted(len(asset.errors), 'error')}, {counted(len(asset.warnings), 'warning')}")
             self.chain_label.setText(f"<b>{asset.key}</b> [{asset.type or '?'}] — "
-                                     f"{' → '.join(asset.chain) or asset.key} — {state}")
+                                     f"{asset.chain_text()} — {state}")
         else:
             self.chain_label.setText("")
         self._update_buttons()

@@ -38,6 +38,7 @@ from model.trn import document as trn_document
 from model.trn.bitmaps import load_bitmaps
 from model.trn.document import Item, TrnDocument
 from model.trn.evaluator import FLORA_SLOTS, Cancelled, Evaluation, Region, evaluate, explain
+from model.trn.palette import LAYER_KINDS, family_palette, layer_color
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_COLORS = {"layer": (90, 140, 220), "boundary": (230, 170, 60), "filter": (120, 190, 120),
@@ -45,6 +46,12 @@ KIND_COLORS = {"layer": (90, 140, 220), "boundary": (230, 170, 60), "filter": (1
 PREVIEW_MODES = ["heights", "colour", "shader"] + [f"flora: {s}" for s in FLORA_SLOTS] + ["environment"]
 RESOLUTIONS = [128, 256, 512]
 PREVIEW_TILE = 128  # tiles give the progress dialog steps to report and a chance to cancel
+HEIGHT_COLORMAP = "viridis"  # perceptually even: equal height steps look equal
+NON_FINITE_RGB = (255, 0, 255)  # poles whose height is NaN or infinite: unmistakable
+MAP_KINDS = LAYER_KINDS + ("environment",)  # families drawn on the map in their readable colours
+NO_SELECTION_HINT = ("Select a layer, boundary, filter or affector in the tree to see and edit its "
+                     "properties; the map outlines the selected boundary.")
+NO_DOCUMENT_HINT = "Open a TRN terrain generator (Ctrl+O) to browse its layers and families."
 
 
 def kind_icon(kind: str) -> QIcon:
@@ -60,6 +67,23 @@ def swatch(color: tuple[int, int, int]) -> QIcon:
     return QIcon(pix)
 
 
+def pair_swatch(own: tuple[int, int, int], shown: tuple[int, int, int]) -> QIcon:
+    """Left half the family's own colour (from the file), right half the colour the map and an
+    import use."""
+    from PySide6.QtGui import QPainter
+
+    pix = QPixmap(24, 12)
+    pix.fill(QColor(*own))
+    painter = QPainter(pix)
+    painter.fillRect(12, 0, 12, 12, QColor(*shown))
+    painter.end()
+    return QIcon(pix)
+
+
+def hex_color(color: tuple[int, int, int]) -> str:
+    return "#{:02X}{:02X}{:02X}".format(*color)
+
+
 def item_label(item: Item) -> str:
     if item.unsupported:
         return f"{item.tag} {item.version or ''} (kept raw: {item.unsupported})"
@@ -67,7 +91,10 @@ def item_label(item: Item) -> str:
 
 
 def family_colors(doc: TrnDocument, kind: str) -> dict[int, tuple[int, int, int]]:
-    return {f.id: f.color for f in doc.families[kind]}
+    """The colours a family map shows: the readable ones an import paints layers with (the
+    families' own colours are often neon and alike; the family lists show them as swatches)."""
+    palette = family_palette(doc, MAP_KINDS)
+    return {f.id: layer_color(palette, kind, f.id) for f in doc.families[kind]}
 
 
 def id_image(ids: np.ndarray, colors: dict[int, tuple[int, int, int]]) -> np.ndarray:
@@ -101,8 +128,18 @@ class PropertyForm(QWidget):
         super().__init__(parent)
         self.form = QFormLayout(self)
         self.item: Item | None = None
+        self.hint: QLabel | None = None
+        self.show_hint(NO_DOCUMENT_HINT)
+
+    def show_hint(self, text: str) -> None:
+        """An empty pane says what to do, instead of staying blank."""
+        self.clear()
+        self.hint = QLabel(text, objectName="trn_properties_hint", wordWrap=True)
+        self.hint.setStyleSheet("font-style: italic; padding: 6px")  # italic, not faint: it must read
+        self.form.addRow(self.hint)
 
     def clear(self) -> None:
+        self.hint = None
         while self.form.rowCount():
             self.form.removeRow(0)
 
@@ -110,6 +147,7 @@ class PropertyForm(QWidget):
         self.item = item
         self.clear()
         if item is None:
+            self.show_hint(NO_SELECTION_HINT)
             return
         self.form.addRow("Tag", QLabel(f"{item.tag} {item.version or ''} @ offset {item.offset}"))
         if item.unsupported:
@@ -255,6 +293,15 @@ class TrnBrowser(QWidget):
         self.plot.setLabel("left", "z (m)")
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
+        self.height_colormap = pg.colormap.get(HEIGHT_COLORMAP)
+        # a legend for the heights: the colour map with its range in metres (not linked to the image,
+        # which also shows RGB family maps)
+        self.color_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=self.height_colormap, label="height (m)",
+                                         interactive=False, colorMapMenu=False, width=16)
+        self.view.addItem(self.color_bar, row=0, col=1)
+        self.color_bar.setVisible(False)
+        self.range_label = QLabel(objectName="trn_height_range")
+        self.range_label.setToolTip("The evaluated heights of the previewed map")
         self.outline = pg.PlotDataItem(pen=pg.mkPen((255, 230, 0), width=2), connect="finite")
         self.plot.addItem(self.outline)
         self.hover = QLabel("Hover the map to see which layers reach a pole")
@@ -270,6 +317,7 @@ class TrnBrowser(QWidget):
         rv = QVBoxLayout(right_box)
         rv.setContentsMargins(0, 0, 0, 0)
         rv.addWidget(self.view, 3)
+        rv.addWidget(self.range_label)
         rv.addWidget(self.hover)
         rv.addWidget(self.families, 1)
         split = QSplitter()
@@ -353,6 +401,7 @@ class TrnBrowser(QWidget):
         return row
 
     def _fill_families(self) -> None:
+        colors = {kind: family_colors(self.doc, kind) for kind in MAP_KINDS}
         for kind, lst in self.family_lists.items():
             lst.clear()
             for fam in self.doc.families[kind]:
@@ -361,7 +410,13 @@ class TrnBrowser(QWidget):
                     extra = f"  ({len(fam.children)} children)"
                 if kind == "bitmap":
                     extra = f"  {fam.record['bitmapFile']}"
-                entry = QListWidgetItem(swatch(fam.color), f"{fam.id}: {fam.name}{extra}")
+                if kind in MAP_KINDS:
+                    shown = colors[kind][fam.id]
+                    entry = QListWidgetItem(pair_swatch(fam.color, shown), f"{fam.id}: {fam.name}{extra}")
+                    entry.setToolTip(f"Own colour {hex_color(fam.color)} (left, from the file); the map and "
+                                     f"an imported scene's paint layer use {hex_color(shown)} (right)")
+                else:
+                    entry = QListWidgetItem(swatch(fam.color), f"{fam.id}: {fam.name}{extra}")
                 lst.addItem(entry)
             self.families.setTabText(list(self.family_lists).index(kind), f"{kind.capitalize()} "
                                      f"({len(self.doc.families[kind])})")
@@ -449,11 +504,10 @@ class TrnBrowser(QWidget):
         if ev is None:
             return
         mode = PREVIEW_MODES[self.mode.currentIndex()]
+        self.color_bar.setVisible(mode == "heights")
+        self.range_label.setVisible(mode == "heights")
         if mode == "heights":
-            h = ev.heights
-            lo, hi = float(h.min()), float(h.max())
-            img = ((h - lo) / (hi - lo) * 255 if hi > lo else np.zeros_like(h)).astype(np.uint8)
-            rgb = np.repeat(img[..., None], 3, axis=2)
+            rgb = self._height_image(ev.heights)
         elif mode == "colour":
             rgb = (ev.color * 255).astype(np.uint8)
         elif mode == "shader":
@@ -470,6 +524,24 @@ class TrnBrowser(QWidget):
         self.image.setRect(x0 - s / 2, z0 - s / 2, x1 - x0 + s, z1 - z0 + s)
         if ev.warnings:
             self.status.setText("; ".join(ev.warnings))
+
+    def _height_image(self, h: np.ndarray) -> np.ndarray:
+        """Heights through the colour map, the colour bar and range label set to their min–max;
+        poles that are not finite are magenta and counted."""
+        finite = np.isfinite(h)
+        lo, hi = (float(h[finite].min()), float(h[finite].max())) if finite.any() else (0.0, 0.0)
+        t = np.clip((np.where(finite, h, lo) - lo) / (hi - lo), 0, 1) if hi > lo else np.zeros(h.shape)
+        rgb = self.height_colormap.map(t.ravel(), mode="byte")[:, :3].reshape(h.shape + (3,))
+        rgb[~finite] = NON_FINITE_RGB
+        self.color_bar.setLevels((lo, hi if hi > lo else lo + 1.0))
+        bad = int(h.size - finite.sum())
+        text = f"Heights {lo:,.2f} m … {hi:,.2f} m"
+        if hi <= lo:
+            text = f"Heights all {lo:,.2f} m"
+        if bad:
+            text += f"; {bad:,} poles not finite (NaN or infinite), drawn magenta"
+        self.range_label.setText(text)
+        return np.ascontiguousarray(rgb, np.uint8)
 
     def _mouse_moved(self, pos) -> None:
         if self.evaluation is None or not self.plot.sceneBoundingRect().contains(pos):

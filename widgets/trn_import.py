@@ -98,12 +98,18 @@ def import_trn_scene(parent: QWidget | None, path: str | Path | None = None,
             QApplication.processEvents()
             return not progress_dialog.wasCanceled()
 
+        warnings: list[str] = []
         try:
-            return trn_to_scene(doc, region, progress=progress)
+            scene = trn_to_scene(doc, region, progress=progress, warnings=warnings)
         except ImportCancelled:
             return None
         finally:
             progress_dialog.close()
+        if warnings:  # e.g. poles whose height is not finite, or a missing fractal family
+            listed = "\n".join(f"• {w}" for w in warnings)
+            QMessageBox.warning(parent, "TRN imported with warnings",
+                                f"{Path(path).name} was imported, but:\n\n{listed}")
+        return scene
     except (FormatError, ValueError) as e:
         QMessageBox.critical(parent, "Cannot import TRN file", str(e))
         return None

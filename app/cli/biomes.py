@@ -8,6 +8,7 @@ from pathlib import Path
 
 from app.cli import EXIT_BAD_INPUT, EXIT_OK, UsageError, add_json_flag, emit
 from model.biomes import export_flattened, format_path, load_biome_set
+from model.biomes.asset import CHAIN_SHOWN
 from model.biomes.summary import set_document
 
 VALUE_WIDTH = 60
@@ -56,9 +57,17 @@ def run_export(args: argparse.Namespace) -> int:
         raise UsageError(f"no asset named {args.asset!r} in this set")
     asset = biomes[args.asset]
     export_flattened(asset, args.out)
-    emit(args, f"wrote {args.out} (flattened {asset.key}: {' → '.join(asset.chain)})",
+    emit(args, f"wrote {args.out} (flattened {asset.key}: {asset.chain_text()})",
          {"asset": asset.key, "chain": asset.chain, "out": str(args.out)})
     return EXIT_OK
+
+
+def _chain(a: dict) -> str:
+    """The asset's chain as `A → B → C`, elided in the middle when long (as messages show it)."""
+    keys, n = a["chain"], a["chain_length"]
+    if n <= 2 * CHAIN_SHOWN + 1:
+        return " → ".join(keys) or a["key"]
+    return f"{' → '.join(keys[:CHAIN_SHOWN])} → … {n - CHAIN_SHOWN - 1:,} more … → {a['chain_end']}"
 
 
 def _value(value: object) -> str:
@@ -75,7 +84,7 @@ def info_text(doc: dict) -> str:
         lines.append("")
         state = "unresolved" if a["resolved"] is None else f"{len(a['errors'])} errors"
         lines.append(f"{a['key']}  [{a['type'] or '?'}]  {a['map_color']}  "
-                     f"chain: {' → '.join(a['chain']) or a['key']}  ({state})")
+                     f"chain: {_chain(a)}  ({state})")
         values = dict(_walk(a["resolved"] or {}, ()))
         for path, origin in a["provenance"].items():
             lines.append(f"  {path} = {_value(values.get(path))}   ← {origin}")

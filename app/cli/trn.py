@@ -16,6 +16,7 @@ from model.atomic import atomic_write, atomic_write_text
 from model.formats.heightmap import write_heightmap
 from model.formats.png import write_png
 from model.trn import document as trn_document
+from model.trn.bake import finite_heights
 from model.trn.bitmaps import load_bitmaps
 from model.trn.evaluator import FLORA_SLOTS, Region, evaluate, sample
 from model.trn.multifractal import Multifractal
@@ -64,7 +65,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     _values_may_start_with_minus(fr)
     fr.set_defaults(func=run_fractal)
 
-    bk = trn_sub.add_parser("bake", help="heights (16-bit PNG and .npy) and family maps (PNG) for a region")
+    bk = trn_sub.add_parser("bake", help="heights (16-bit PNG and .npy) and family maps (PNG) for a region",
+                            epilog="Poles whose height is NaN or infinite do not stop the bake: NaN and -inf "
+                                   "become the lowest finite height, +inf the highest, in both height files; "
+                                   "the output and legend.json count them and nonfinite.png marks them.")
     bk.add_argument("file", type=Path, metavar="FILE")
     bk.add_argument("--region", type=_parse_region, required=True, metavar="X0,Z0,X1,Z1",
                     help="world rectangle in metres")
@@ -266,8 +270,16 @@ def run_bake(args: argparse.Namespace) -> int:
         files.append(name)
         return out / name
 
-    mapping = write_heightmap(put("heights.png"), ev.heights, "png16", spacing=args.spacing)
-    write_heightmap(put("heights.npy"), ev.heights, "npy")
+    # non-finite poles get finite stand-ins in every output (counted, masked), never a refusal
+    heights, not_finite, replaced = finite_heights(ev.heights)
+    if replaced.total:
+        ev.warnings.append(replaced.sentence() + "; nonfinite.png marks them")
+    mapping = write_heightmap(put("heights.png"), heights, "png16", spacing=args.spacing)
+    write_heightmap(put("heights.npy"), heights, "npy")
+    if replaced.total:
+        write_png(put("nonfinite.png"), not_finite.astype(np.uint8) * 255)
+    else:
+        (out / "nonfinite.png").unlink(missing_ok=True)  # an earlier bake's mask would mislead
     write_png(put("shader.png"), _id_png(ev.shader))
     for slot in FLORA_SLOTS:
         write_png(put(f"flora_{slot}.png"), _id_png(ev.flora[slot]))
@@ -280,12 +292,15 @@ def run_bake(args: argparse.Namespace) -> int:
         "columns": region.cols, "rows": region.rows,
         "height_png": {"offset": mapping.offset, "scale": mapping.scale} if mapping else None,
         "id_png": "16-bit grey: family id + 1, 0 where none",
+        "non_finite_heights": replaced.to_json(),
         "families": {kind: [{"id": f.id, "name": f.name, "color": list(f.color)} for f in doc.families[kind]]
                      for kind in ("shader", "flora", "radial", "environment")},
         "warnings": ev.warnings,
     }
     atomic_write_text(put("legend.json"), json.dumps(legend, indent=2))
     d = {"out": str(out), "files": files, "columns": region.cols, "rows": region.rows,
-         "height_range": [float(ev.heights.min()), float(ev.heights.max())], "warnings": ev.warnings}
-    emit(args, lambda: f"baked {region.cols} x {region.rows} poles into {out}: " + ", ".join(files), d)
+         "height_range": [float(heights.min()), float(heights.max())],
+         "non_finite_heights": replaced.to_json(), "warnings": ev.warnings}
+    summary = f"baked {region.cols} x {region.rows} poles into {out}: " + ", ".join(files)
+    emit(args, lambda: "\n".join([summary, *(f"warning: {w}" for w in ev.warnings)]), d)
     return 0

@@ -13,6 +13,7 @@ from model.biomes.reader import AssetFile
 from model.biomes.tags import expand_tags
 
 ASSET_TYPES = ("Custom", "Tile")
+CHAIN_SHOWN = 6  # links named at each end of a long chain in messages and tooltips
 
 
 @dataclass(eq=False)
@@ -23,10 +24,35 @@ class BiomeAsset:
     files: list[AssetFile]  # base first, then same-key overlays
     type: str | None = None
     parent: str | None = None
-    chain: list[str] = field(default_factory=list)  # this key, its parent, grandparent, …
+    # The chain is stored as a link to the parent asset (shared, not copied per asset: a list per
+    # asset would make a 5,000-deep chain quadratic), its length and its last key.
+    link: BiomeAsset | None = field(default=None, repr=False)
+    chain_length: int = 0
+    chain_end: str | None = None
     value: dict | None = None
     provenance: Provenance = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
+
+    @property
+    def chain(self) -> list[str]:
+        """This key, its parent, grandparent, … as far as the chain could be followed."""
+        return self.chain_head(self.chain_length)
+
+    def chain_head(self, n: int) -> list[str]:
+        """The first `n` keys of the chain (fewer when it is shorter)."""
+        out: list[str] = []
+        node: BiomeAsset | None = self
+        while node is not None and len(out) < min(n, self.chain_length):
+            out.append(node.key)
+            node = node.link
+        return out
+
+    def chain_text(self, shown: int = CHAIN_SHOWN) -> str:
+        """`A → B → C`; a chain longer than 2·`shown` + 1 links is elided in the middle."""
+        if self.chain_length <= 2 * shown + 1:
+            return " → ".join(self.chain) or self.key
+        hidden = self.chain_length - shown - 1
+        return f"{' → '.join(self.chain_head(shown))} → … {hidden:,} more … → {self.chain_end}"
 
     @property
     def resolved(self) -> bool:

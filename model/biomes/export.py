@@ -14,8 +14,10 @@ from model.errors import FormatError
 def flatten(asset: BiomeAsset) -> dict:
     """The resolved fields with `Parent` dropped: loading it alone gives the same asset."""
     if asset.value is None:
-        reason = asset.errors[0].reason if asset.errors else "the asset is not resolved"
-        raise FormatError(asset.own_file.name, None, f"cannot flatten {asset.key!r}: {reason}")
+        first = asset.errors[0] if asset.errors else None
+        reason = first.reason if first else "the asset is not resolved"
+        raise FormatError(first.file if first else asset.own_file.name, first.place if first else None,
+                          f"cannot flatten {asset.key!r}: {reason}")
     flat = {"Type": asset.value.get("Type")}
     flat.update((k, copy.deepcopy(v)) for k, v in asset.value.items() if k not in ("Type", "Parent"))
     return flat

@@ -18,7 +18,11 @@ def format_path(path: JsonPath) -> str:
         elif _PLAIN.match(part):
             out += f".{part}" if out else part
         else:
-            out += f"[{json.dumps(part, ensure_ascii=False)}]"
+            try:
+                part.encode("utf-8")
+                out += f"[{json.dumps(part, ensure_ascii=False)}]"
+            except UnicodeEncodeError:  # a lone surrogate: written as its escape, so it can be shown
+                out += f"[{json.dumps(part)}]"
     return out
 
 

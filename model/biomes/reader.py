@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from model.biomes.issues import ERROR, WARNING, Issue
 from model.biomes.jsonc import relax
+from model.biomes.paths import JsonPath, format_path
 from model.errors import FormatError
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a biome asset is a few kilobytes; refuse anything absurd
@@ -103,6 +105,10 @@ def _read_file(path: Path, root: Path, key: str, issues: list[Issue]) -> dict | 
     if not isinstance(doc, dict):
         error("", f"a biome asset must be a JSON object, not {json_kind(doc)}")
         return None
+    bad = unstorable(doc)
+    if bad is not None:
+        error(format_path(bad[0]), bad[1])
+        return None
     for name in duplicates:
         issues.append(Issue(WARNING, key, str(path), "",
                             f"key {name!r} appears twice in one object; the last one wins"))
@@ -111,7 +117,20 @@ def _read_file(path: Path, root: Path, key: str, issues: list[Issue]) -> dict | 
 
 def _loads(text: str, duplicates: list[str]) -> object:
     return json.loads(text, object_pairs_hook=lambda pairs: _object(pairs, duplicates),
-                      parse_constant=_refuse_constant)
+                      parse_constant=_refuse_constant, parse_int=_parse_int)
+
+
+class _HugeInteger:
+    """An integer literal too long to be a 64-bit float, kept as its digit count for the message
+    (converting it would only hit Python's 4,300-digit guard, an error without a JSON path)."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def _parse_int(text: str) -> int | _HugeInteger:
+    digits = len(text) - text.startswith("-")
+    return _HugeInteger(digits) if digits > 320 else int(text)
 
 
 def _object(pairs: list[tuple[str, object]], duplicates: list[str]) -> dict:
@@ -125,6 +144,48 @@ def _object(pairs: list[tuple[str, object]], duplicates: list[str]) -> dict:
 
 def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
+
+
+def _lone_surrogate(text: str) -> str | None:
+    """The first lone UTF-16 surrogate in `text` as `U+D800`, or None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return f"U+{ord(text[e.start]):04X}"
+    return None
+
+
+def unstorable(doc: object) -> tuple[JsonPath, str] | None:
+    """The first value the engine cannot hold, with its JSON path: a string or key with a lone
+    surrogate (`"\\ud800"` parses, but is no Unicode text: it cannot be written as UTF-8 or shown), or
+    a number beyond the 64-bit float range (a 400-digit integer, `1e999` read as infinity).
+
+    Refused at read, so nothing downstream (validation, plots, export) meets them. Walked with a
+    stack: the parser has already bounded the depth.
+    """
+    stack: list[tuple[JsonPath, object]] = [((), doc)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            for key, child in reversed(node.items()):
+                where = _lone_surrogate(key)
+                if where is not None:
+                    return path + (key,), f"key contains a lone surrogate ({where}): not Unicode text"
+                stack.append((path + (key,), child))
+        elif isinstance(node, list):
+            stack.extend((path + (i,), child) for i, child in reversed(list(enumerate(node))))
+        elif isinstance(node, str):
+            where = _lone_surrogate(node)
+            if where is not None:
+                return path, f"string contains a lone surrogate ({where}): not Unicode text"
+        elif isinstance(node, float) and node in (float("inf"), float("-inf")):
+            return path, "number beyond the 64-bit float range (largest about 1.8e308)"
+        elif isinstance(node, _HugeInteger) or (isinstance(node, int) and not isinstance(node, bool)
+                                                and abs(node) > sys.float_info.max):
+            digits = node.digits if isinstance(node, _HugeInteger) else len(str(abs(node)))
+            return path, (f"integer of {digits} digits is beyond the 64-bit float range "
+                          "(largest about 1.8e308)")
+    return None
 
 
 def json_kind(value: object) -> str:

@@ -60,8 +60,7 @@ def load_biome_set(folders: Sequence[str | Path]) -> BiomeSet:
         assets[issue.asset].issues.append(issue)
     for asset in assets.values():
         _own_type_and_parent(asset)
-    for asset in assets.values():
-        _resolve(asset, assets)
+    _resolve_all(assets)
     for asset in assets.values():
         validate_asset(asset)
     zones = zone_order_table(assets.values())
@@ -104,44 +103,62 @@ def _own_type_and_parent(asset: BiomeAsset) -> None:
     asset.parent = parent
 
 
-def _resolve(asset: BiomeAsset, assets: dict[str, BiomeAsset]) -> None:
-    if asset.type is None:
-        return
-    chain = [asset.key]
-    seen = {asset.key}
-    problem = None
-    current = asset
-    while current.parent is not None and problem is None:
-        name = current.parent
+def _resolve_all(assets: dict[str, BiomeAsset]) -> None:
+    """Link every asset to its parent, settle each chain once (memoised, so a chain of n links
+    costs n steps in all, not n² as walking it from every link would), then resolve root-first."""
+    stops: dict[str, tuple[str, str]] = {}  # key → (parent name, why the chain stops there)
+    for asset in assets.values():
+        if asset.type is None or asset.parent is None:
+            continue
+        name = asset.parent
         parent = assets.get(name)
         if parent is None:
-            problem = f"no asset named {name!r}"
-        elif name in seen:
-            problem = f"cycle back to {name!r}"
+            stops[asset.key] = (name, f"no asset named {name!r}")
         elif parent.type is None:
-            problem = f"{name!r} could not be read or has no valid Type"
-        elif parent.type != current.type:
-            problem = f"{current.key!r} is {current.type} but {name!r} is {parent.type}"
-        elif parent.value is not None:  # already resolved: its chain is known
-            chain.extend(parent.chain)
-            break
+            stops[asset.key] = (name, f"{name!r} could not be read or has no valid Type")
+        elif parent.type != asset.type:
+            stops[asset.key] = (name, f"{asset.key!r} is {asset.type} but {name!r} is {parent.type}")
         else:
-            chain.append(name)
-            seen.add(name)
-            current = parent
-    if problem is not None:
-        problem = f"Parent chain {' → '.join(chain + [current.parent])}: {problem}"
-    asset.chain = chain
-    if problem is not None:
-        where = [f for f in asset.files if "Parent" in f.doc][-1]
-        _error(asset, where, "Parent", problem)
-        return
-    # Resolve from the root down; each link reuses the level above it.
-    for depth in range(len(chain) - 1, -1, -1):
-        link = assets[chain[depth]]
-        if link.value is None:
-            link.chain = chain[depth:]
-            _layer(link, assets[link.parent] if link.parent else None)
+            asset.link = parent
+    # key → (the name the chain stops at, why), shared by every asset below that point; None: resolves
+    trouble: dict[str, tuple[str, str] | None] = {}
+    order: list[BiomeAsset] = []  # root-first: each asset after its parent
+    for asset in assets.values():
+        if asset.type is None or asset.key in trouble:
+            continue
+        path: list[BiomeAsset] = []
+        index: dict[str, int] = {}
+        node: BiomeAsset | None = asset
+        while node is not None and node.key not in trouble and node.key not in index:
+            index[node.key] = len(path)
+            path.append(node)
+            node = node.link
+        below = node
+        if node is not None and node.key in index:  # the walk came back: a cycle
+            cycle = path[index[node.key]:]
+            for i, member in enumerate(cycle):
+                member.chain_length = len(cycle)
+                member.chain_end = cycle[i - 1].key
+                trouble[member.key] = (member.key, f"cycle back to {member.key!r}")
+                order.append(member)
+            path = path[:index[node.key]]
+        for link in reversed(path):
+            if below is None:
+                link.chain_length, link.chain_end = 1, link.key
+                trouble[link.key] = stops.get(link.key)
+            else:
+                link.chain_length, link.chain_end = below.chain_length + 1, below.chain_end
+                trouble[link.key] = trouble[below.key]
+            order.append(link)
+            below = link
+    for asset in order:
+        problem = trouble[asset.key]
+        if problem is not None:
+            name, reason = problem
+            where = [f for f in asset.files if "Parent" in f.doc][-1]
+            _error(asset, where, "Parent", f"Parent chain {asset.chain_text()} → {name}: {reason}")
+        elif asset.value is None:
+            _layer(asset, asset.link)
 
 
 def _layer(asset: BiomeAsset, parent: BiomeAsset | None) -> None:

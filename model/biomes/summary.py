@@ -7,6 +7,8 @@ from model.biomes.colors import parse_map_color
 from model.biomes.paths import format_path
 from model.biomes.resolve import BiomeSet
 
+CHAIN_LISTED = 64  # links listed per asset; a longer chain is followed through each asset's "parent"
+
 
 def asset_document(asset: BiomeAsset) -> dict:
     """One asset: what it resolved to, where each field came from, and what is wrong with it."""
@@ -15,7 +17,10 @@ def asset_document(asset: BiomeAsset) -> dict:
         "key": asset.key,
         "type": asset.type,
         "files": [f.name for f in asset.files],
-        "chain": asset.chain,
+        "parent": asset.parent,
+        "chain": asset.chain_head(CHAIN_LISTED),
+        "chain_length": asset.chain_length,
+        "chain_end": asset.chain_end,
         "resolved": asset.value,
         "provenance": {format_path(p): (o.name if o else None) for p, _, o in asset.fields()},
         "tags": asset.tags,

@@ -26,7 +26,10 @@ from model.biomes.zone_order import ZoneRow, is_order
 
 
 def is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    # an int is never passed to isfinite: one past the float range would raise OverflowError
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def is_integer(value: object) -> bool:
@@ -51,8 +54,15 @@ class _Checker:
             return self.asset.own_file
         if len(found) == 1:
             return found[0]
-        depth = {key: i for i, key in enumerate(self.asset.chain)}  # 0 = this asset, applied last
-        return min(found, key=lambda s: (depth.get(s.key, len(depth)), -s.folder))
+        # the nearest link of the chain (this asset is applied last), then its latest overlay
+        keys = {s.key for s in found}
+        node = self.asset
+        for _ in range(self.asset.chain_length):
+            if node is None or node.key in keys:
+                break
+            node = node.link
+        near = [s for s in found if node is not None and s.key == node.key] or found
+        return max(near, key=lambda s: s.folder)
 
     def issue(self, severity: str, path: JsonPath, reason: str, *also: JsonPath) -> None:
         src = self.source(path, *also)

@@ -24,7 +24,7 @@ import numpy as np
 
 from model.trn import shapes
 from model.trn.document import Item, TrnDocument
-from model.trn.multifractal import Multifractal
+from model.trn.multifractal import MAX_OCTAVES, Multifractal
 
 FLORA_SLOTS = ("collidable", "noncollidable", "radial_near", "radial_far")
 _FLORA_SLOT = {"AFSC": 0, "AFSN": 1, "AFDN": 2, "AFDF": 3}
@@ -206,6 +206,11 @@ class _Run:
                 self.warnings.append(msg)
             return np.zeros(idx.size)
         mf = Multifractal.from_values(fam.fractal.values)
+        if mf.octaves > MAX_OCTAVES:
+            msg = (f"fractal family {family_id} asks for {mf.octaves} octaves; evaluated with the first "
+                   f"{MAX_OCTAVES}")
+            if msg not in self.warnings:
+                self.warnings.append(msg)
         if idx.size * 4 < self.xs.size:  # a bounded layer: noise only where it is needed
             return mf.value(self.xs[idx], self.zs[idx]).astype(np.float64)
         self._fractals[family_id] = mf.value(self.xs, self.zs).astype(np.float64)

@@ -12,6 +12,11 @@ import numpy as np
 _IA, _IM, _IQ, _IR = 16807, 2147483647, 127773, 2836
 NTAB = 322
 NDIV = 6669205.0  # 1 + (IM − 1)/NTAB evaluated in float, as the original does
+_NDIV32 = np.float32(NDIV)
+# Real files use up to about 10 octaves. Past 32, a frequency ≥ 2 has pushed the lattice index past
+# int32 (the engine's result is undefined there) and a damaged file's 2 billion octaves would take
+# hours: the rest are not evaluated (the evaluator warns).
+MAX_OCTAVES = 32
 
 
 class MinimalStandard:
@@ -39,10 +44,16 @@ class MinimalStandard:
                     self.iv[j] = self.idnum
             self.iy = self.iv[0]
         self.idnum = self._step(self.idnum)
-        j = min(int(self.iy / NDIV), NTAB - 1)
+        j = table_slot(self.iy)
         self.iy = self.iv[j]
         self.iv[j] = self.idnum
         return self.iy
+
+
+def table_slot(iy: int) -> int:
+    """The shuffle-table slot of `iy`: the division is float32, as the engine's (in float64 some
+    iy land in the neighbouring slot, e.g. 1033726756 → 155 in float32, 154 in float64)."""
+    return min(int(np.float32(iy) / _NDIV32), NTAB - 1)
 
 
 @dataclass(frozen=True)
@@ -139,17 +150,22 @@ class Multifractal:
         return cls(**{k: v for k, v in values.items() if k in names})
 
     def value(self, x, z) -> np.ndarray:
+        """Every step rounds to float32 in the engine's order (spec trn.md, "exact float32 order"):
+        another order of the same operations drifts by up to 5e-4 at several thousand metres."""
         f32 = np.float32
         tables = noise_tables(self.seed)
         x = np.asarray(x, np.float32)
         z = np.asarray(z, np.float32)
-        bx = x * f32(self.scaleX) + f32(self.offsetX)
-        bz = z * f32(self.scaleY) + f32(self.offsetY)
-        total = np.zeros(np.broadcast(bx, bz).shape, np.float32)
-        freq, amp, norm = f32(1), f32(1), f32(0)
+        xs = x * f32(self.scaleX)
+        zs = z * f32(self.scaleY)
+        off_x, off_z = f32(self.offsetX), f32(self.offsetY)
+        step_f, step_a = f32(self.frequency), f32(self.amplitude)
+        total = np.zeros(np.broadcast(xs, zs).shape, np.float32)
+        freq, weight, norm = f32(1), f32(1), f32(0)
         rule = int(self.combinationRule)
-        for _ in range(max(0, int(self.octaves))):
-            n = noise2(tables, bx * freq, bz * freq)
+        for _ in range(min(max(0, int(self.octaves)), MAX_OCTAVES)):
+            # two products, then their sum: not (xs + offset)·f
+            n = noise2(tables, xs * freq + off_x * freq, zs * freq + off_z * freq)
             if rule == 2:
                 n = f32(1) - np.abs(n)
             elif rule == 3:
@@ -158,14 +174,16 @@ class Multifractal:
                 n = f32(1) - np.clip(n, f32(0), f32(1))
             elif rule == 5:
                 n = np.clip(n, f32(0), f32(1))
-            total = total + n * amp
-            norm = norm + amp
-            freq = freq * f32(self.frequency)
-            amp = amp * f32(self.amplitude)
-        r = total / norm if norm > 0 else total
+            total = total + weight * n
+            norm = f32(norm + weight)
+            freq = f32(freq * step_f)  # running products, not powers
+            weight = f32(weight * step_a)
+        if norm != 0:
+            total = total * f32(f32(1) / norm)  # the engine multiplies by the reciprocal
+        r = total
         if rule in (0, 1) or rule not in (2, 3, 4, 5):
             r = (r + f32(1)) * f32(0.5)
-        r = r.astype(np.float32)
+        r = np.asarray(r, np.float32)
         if self.useBias:
             r = _bias(r, f32(self.bias))
         if self.useGain:

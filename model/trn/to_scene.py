@@ -14,9 +14,11 @@ import numpy as np
 
 from model.scene import Scene
 from model.terrain import Terrain
+from model.trn.bake import finite_heights
 from model.trn.bitmaps import load_bitmaps
 from model.trn.document import Family, TrnDocument
 from model.trn.evaluator import Cancelled, Evaluation, Region, evaluate, pole_random
+from model.trn.palette import family_palette, layer_color
 
 Progress = Callable[[float, str], bool]  # (fraction done, what) → False to cancel
 DERIVED_DENSITY = 200.0  # derived instances per 100 m² on a fully painted layer, scaled by family density
@@ -51,10 +53,15 @@ def mesh_for(family: Family | None, collidable: bool) -> str:
 
 def trn_to_scene(doc: TrnDocument, region: Region, progress: Progress | None = None,
                  name: str | None = None, foliage: bool = True,
-                 bitmaps: dict[int, np.ndarray] | None = None) -> Scene:
+                 bitmaps: dict[int, np.ndarray] | None = None,
+                 warnings: list[str] | None = None) -> Scene:
     """A new scene from the poles of `region`; `progress` may cancel (ImportCancelled).
 
-    Bitmap families' images are looked up beside the TRN file unless `bitmaps` is given."""
+    Bitmap families' images are looked up beside the TRN file unless `bitmaps` is given. The
+    evaluation's warnings (and poles whose height is not finite: a scene holds finite heights only,
+    so they get the lowest or highest finite height) are appended to `warnings` when given."""
+    from model.foliage import SceneFoliage
+
     if region.rows < 2 or region.cols < 2:
         raise ValueError("the region must span at least 2 x 2 poles")
     if region.rows * region.cols > MAX_IMPORT_POLES:
@@ -77,25 +84,34 @@ def trn_to_scene(doc: TrnDocument, region: Region, progress: Progress | None = N
         raise ImportCancelled("evaluating") from None
     step(0.8, "terrain")
     x0, z0, _, _ = region.bounds
-    terrain = Terrain(ev.heights, spacing=region.spacing, origin=(x0, z0))
+    heights, _, replaced = finite_heights(ev.heights)
+    if warnings is not None:
+        warnings.extend(ev.warnings + ([replaced.sentence()] if replaced.total else []))
+    terrain = Terrain(heights, spacing=region.spacing, origin=(x0, z0))
     taken: set[str] = set()
+    colors = family_palette(doc)  # readable and distinct, not the families' own (often neon) tints
     for fam in doc.families["shader"]:
         mask = ev.shader == fam.id
         if mask.any():
-            terrain.add_layer(_unique(fam.name or f"shader {fam.id}", taken), fam.color,
-                              np.where(mask, np.uint8(255), np.uint8(0)))
+            weights = np.where(mask, np.uint8(255), np.uint8(0))
+            terrain.add_layer(_unique(fam.name or f"shader {fam.id}", taken),
+                              layer_color(colors, "shader", fam.id), weights)
     scene = Scene(terrain=terrain, name=name or (doc.path.stem if doc.path else "TRN import"))
+    # the scene's palette is made from this data only: an empty one when there is no flora, or
+    # the editor would seed its demo types, which filter on layers this scene does not have
+    scene.sections["foliage"] = SceneFoliage()
     if foliage:
         step(0.9, "flora")
-        _add_flora(scene, doc, ev, taken)
+        _add_flora(scene, doc, ev, taken, colors)
     step(1.0, "done")
     return scene
 
 
-def _add_flora(scene: Scene, doc: TrnDocument, ev: Evaluation, taken: set[str]) -> None:
-    from model.foliage import FoliageType, LayerFilter, SceneFoliage
+def _add_flora(scene: Scene, doc: TrnDocument, ev: Evaluation, taken: set[str],
+               colors: dict[tuple[str, int], tuple[int, int, int]]) -> None:
+    from model.foliage import FoliageType, LayerFilter
 
-    result = SceneFoliage()
+    result = scene.sections["foliage"]
     names: set[str] = set()
     terrain = scene.terrain
     xs, zs = ev.region.coords()
@@ -127,14 +143,12 @@ def _add_flora(scene: Scene, doc: TrnDocument, ev: Evaluation, taken: set[str]) 
             fam = doc.family(kind, int(fid))
             base = fam.name if fam else f"{kind} {fid}"
             layer = _unique(f"{title}: {base}", taken)
-            terrain.add_layer(layer, fam.color if fam else (80, 170, 70),
+            terrain.add_layer(layer, layer_color(colors, kind, int(fid)),
                               np.where(grid == fid, np.uint8(255), np.uint8(0)))
             density = DERIVED_DENSITY * (float(fam.record["density"]) if fam else 1.0)
             result.palette.add(FoliageType(_unique(f"{base} ({title})", names), mesh=mesh_for(fam, False),
                                            storage="derived", density=max(density, 0.0),
                                            layer=LayerFilter(layer, 0.5)))
-    if len(result.palette):
-        scene.sections["foliage"] = result
 
 
 def _scales(fam: Family | None, child: np.ndarray, draw: np.ndarray) -> np.ndarray:

@@ -90,3 +90,51 @@ def test_bad_input_and_usage(tmp_path, folders, capsys) -> None:
     assert run_cli(["biomes", "export", str(orphan[0]), "--asset", "Orphan", "-o", str(tmp_path / "y")]) == 1
     assert "cannot flatten 'Orphan'" in capsys.readouterr().err
     assert not (tmp_path / "y").exists()
+
+
+def _strict_json(text: str) -> object:
+    """RFC 8259 and valid Unicode: no NaN/Infinity, no escaped lone surrogate."""
+    def refuse(name: str) -> None:
+        raise ValueError(f"non-standard constant {name}")
+    doc = json.loads(text, parse_constant=refuse)
+    json.dumps(doc, ensure_ascii=False).encode("utf-8")  # raises on a lone surrogate
+    return doc
+
+
+def test_lone_surrogate_and_huge_integer_give_one_clear_error(tmp_path, capsys) -> None:
+    folders = write_set(tmp_path, {"Odd": '{"Type": "Tile", "Zones": [{"Zone": "a\\ud800"}]}',
+                                   "Vast": '{"Type": "Tile", "Weight": ' + "9" * 400 + "}",
+                                   "Far": '{"Type": "Tile", "Fade": {"FadeStart": -1e999}}'})
+    out = tmp_path / "flat.json"
+    assert run_cli(["biomes", "export", str(folders[0]), "--asset", "Odd", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"boscage: error: {folders[0] / 'Odd.json'}: Zones[0].Zone: cannot flatten 'Odd': "
+                   "string contains a lone surrogate (U+D800): not Unicode text\n")
+    assert not out.exists()
+    assert run_cli(["biomes", "export", str(folders[0]), "--asset", "Vast", "-o", str(out), "--json"]) == 1
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert "Weight: cannot flatten 'Vast': integer of 400 digits" in captured.err
+    assert "Weight" in _strict_json(captured.out)["error"]
+    assert run_cli(["biomes", "info", str(folders[0]), "--json"]) == 1
+    doc = _strict_json(capsys.readouterr().out)
+    places = sorted((e["asset"], e["place"]) for e in doc["errors"])
+    assert places == [("Far", "Fade.FadeStart"), ("Odd", "Zones[0].Zone"), ("Vast", "Weight")]
+    assert run_cli(["biomes", "info", str(folders[0])]) == 1
+    assert f"Vast: {folders[0] / 'Vast.json'}: Weight: integer of 400 digits" in capsys.readouterr().out
+
+
+def test_long_chains_are_elided_in_human_output_and_bounded_in_json(tmp_path, capsys) -> None:
+    assets = {"L000": {"Type": "Tile"}}
+    assets.update({f"L{i:03d}": {"Type": "Tile", "Parent": f"L{i - 1:03d}"} for i in range(1, 100)})
+    folders = write_set(tmp_path, assets)
+    assert run_cli(["biomes", "info", str(folders[0]), "--asset", "L099"]) == 0
+    assert ("L099  [Tile]  #FF0000  chain: L099 → L098 → L097 → L096 → L095 → L094 → … 93 more … → L000"
+            in capsys.readouterr().out)
+    assert run_cli(["biomes", "info", str(folders[0]), "--asset", "L099", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["assets"]
+    assert (row["chain_length"], row["parent"], row["chain_end"]) == (100, "L098", "L000")
+    assert row["chain"] == [f"L{i:03d}" for i in range(99, 35, -1)]  # the first 64 links
+    out = tmp_path / "flat.json"
+    assert run_cli(["biomes", "export", str(folders[0]), "--asset", "L099", "-o", str(out), "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["chain"]) == 100  # one asset: its whole chain

@@ -11,9 +11,11 @@ from app.cli import run_cli
 from model.formats.heightmap import read_heightmap
 from model.formats.png import read_png
 from model.trn import build, iff
+from model.trn import document as trn_document
+from model.trn.evaluator import Region, evaluate
 from tests.model.trn.builders import kitchen_sink
 from tests.model.trn.helpers import circle, doc_of, flora, fractal, height_const, shader
-from tests.model.trn.test_multifractal import CASES, POINTS
+from tests.model.trn.test_multifractal import CASES, DIVISION_CASE, LARGE_CASES, POINTS
 
 
 def _write(tmp_path, node, name="t.trn"):
@@ -107,6 +109,20 @@ def test_fractal_reproduces_reference_values(tmp_path, capsys, case):
     np.testing.assert_allclose(got, expected, atol=1e-5)
 
 
+@pytest.mark.parametrize("case", range(len(LARGE_CASES) + 1))
+def test_fractal_reproduces_large_coordinate_reference_values(tmp_path, capsys, case):
+    """Through the file (parameters stored as f32) and the CLI, the engine's float32 order holds."""
+    params, points = [*LARGE_CASES, DIVISION_CASE][case]
+    node = build.document(groups=build.family_groups(fractals=[({"id": 5, "name": "big"}, params, "0001")]))
+    path = _write(tmp_path, node)
+    args = ["trn", "fractal", str(path), "--family", "5", "--json"]
+    for x, z, _ in points:
+        args += ["--at", f"{x!r},{z!r}"]
+    assert run_cli(args) == 0
+    got = [p["value"] for p in json.loads(capsys.readouterr().out)["points"]]
+    np.testing.assert_allclose(got, [p[2] for p in points], atol=1e-5, rtol=0)
+
+
 def test_negative_coordinates_need_no_equals_sign(tmp_path, capsys):
     path = _write(tmp_path, build.document(layers=[build.layer("l", [build.item(
         "AHCN", "0000", operation=0, height=3.0)])]))
@@ -141,6 +157,57 @@ def test_bake(tmp_path, capsys):
     assert read_png(out / "flora_collidable.png").pixels[10, 15] == 9
     legend = json.loads((out / "legend.json").read_text())
     assert legend["families"]["shader"][0]["name"] == "grass"
+
+
+def _non_finite_file(tmp_path):
+    """Ground at 10 m; a NaN constant over a circle, −inf over another, +inf over a third."""
+    doc = doc_of([build.layer("base", [height_const(10)]),
+                  build.layer("hole", [circle(0, 0, 6), height_const(float("nan"))]),
+                  build.layer("pit", [circle(20, 0, 4), height_const(float("-inf"))]),
+                  build.layer("spike", [circle(-20, 0, 2), height_const(float("inf"))]),
+                  build.layer("hill", [circle(0, 20, 4), height_const(30)])])
+    path = tmp_path / "holes.trn"
+    path.write_bytes(doc.to_bytes())
+    return path
+
+
+def test_bake_maps_finite_heights_and_reports_non_finite_poles(tmp_path, capsys):
+    """NaN and −inf poles become the lowest finite height, +inf the highest, in the PNG and the
+    .npy alike; the output, the JSON and legend.json say how many of each, nonfinite.png where."""
+    path = _non_finite_file(tmp_path)
+    out = tmp_path / "baked"
+    argv = ["trn", "bake", str(path), "--region=-32,-32,32,32", "--spacing", "2", "--out", str(out)]
+    assert run_cli(argv + ["--json"]) == 0
+    text = capsys.readouterr().out
+    d = json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in JSON output"))
+    ev_heights = evaluate(trn_document.read(path), Region.from_bounds(-32, -32, 32, 32, 2.0)).heights
+    nan, neg, pos = np.isnan(ev_heights), ev_heights == -np.inf, ev_heights == np.inf
+    assert nan.sum() and neg.sum() and pos.sum()  # the file really evaluates to all three
+    assert d["non_finite_heights"] == {"count": int(nan.sum() + neg.sum() + pos.sum()), "nan": int(nan.sum()),
+                                       "-inf": int(neg.sum()), "+inf": int(pos.sum()),
+                                       "nan_and_-inf_written_as": 10.0, "+inf_written_as": 30.0}
+    assert d["height_range"] == [10.0, 30.0] and "nonfinite.png" in d["files"]
+    heights = np.load(out / "heights.npy")
+    assert np.isfinite(heights).all()
+    assert (heights[nan | neg] == 10.0).all() and (heights[pos] == 30.0).all()
+    png = read_heightmap(out / "heights.png")
+    assert png.mapping == (10.0, 20.0)  # spans the finite heights only
+    np.testing.assert_allclose(png.heights, heights, atol=20 / 65535 * 1.01)
+    mask = read_png(out / "nonfinite.png").pixels
+    np.testing.assert_array_equal(mask == 255, nan | neg | pos)
+    legend = json.loads((out / "legend.json").read_text())
+    assert legend["non_finite_heights"] == d["non_finite_heights"]
+    assert any("not finite" in w for w in legend["warnings"])
+    assert run_cli(argv) == 0
+    human = capsys.readouterr().out
+    assert (f"warning: {int(nan.sum() + neg.sum() + pos.sum())} poles not finite ({int(nan.sum())} NaN, "
+            f"{int(neg.sum())} −inf, {int(pos.sum())} +inf): NaN and −inf written as the lowest finite "
+            "height (10 m); +inf as the highest (30 m); nonfinite.png marks them") in human
+    # a later bake of finite heights into the same folder leaves no stale mask behind
+    assert run_cli(["trn", "bake", str(_hill_file(tmp_path)), "--region=-8,-8,8,8", "--spacing", "4",
+                    "--out", str(out), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["non_finite_heights"]["count"] == 0 and not (out / "nonfinite.png").exists()
 
 
 def test_bake_refuses_huge_regions(tmp_path, capsys):

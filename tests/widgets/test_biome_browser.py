@@ -180,3 +180,15 @@ def test_importer_adds_to_the_open_scene_or_builds_a_new_one(qtbot, folders) -> 
     scene = import_biome_layers(None, [folders[0]])
     assert [layer.name for layer in scene.terrain.layers] == ["grass", "Birch", "Forest", "Ridge"]
     assert scene.name == "base"
+
+
+def test_long_chains_show_elided_in_the_list_and_whole_for_the_selected_asset(browser, tmp_path) -> None:
+    assets = {"L000": {"Type": "Tile"}}
+    assets.update({f"L{i:03d}": {"Type": "Tile", "Parent": f"L{i - 1:03d}"} for i in range(1, 300)})
+    assert browser.load_folders(write_set(tmp_path, assets))
+    item = browser.list_items["L299"]
+    assert item.toolTip(0) == "L299 → L298 → L297 → L296 → L295 → L294 → … 293 more … → L000"
+    browser.select_asset("L299")
+    assert browser.chain.count() == 300  # one asset: its whole chain, link by link
+    assert browser.chain.item(299).text().startswith("L000")
+    assert "L299 → L298" in browser.chain_label.text() and "… 293 more … → L000" in browser.chain_label.text()

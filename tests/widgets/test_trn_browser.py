@@ -9,9 +9,17 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLineEdit
 
 from model.trn import build, document
+from model.trn.palette import CURATED, family_palette
 from tests.model.trn.builders import kitchen_sink
 from tests.model.trn.helpers import circle, doc_of, flora, height_const, shader
-from widgets.trn_browser import PREVIEW_MODES, TrnBrowser, outline_of
+from widgets.trn_browser import (
+    NO_DOCUMENT_HINT,
+    NO_SELECTION_HINT,
+    NON_FINITE_RGB,
+    PREVIEW_MODES,
+    TrnBrowser,
+    outline_of,
+)
 
 
 def _hill_doc():
@@ -119,7 +127,8 @@ def test_preview_modes_render_families(browser):
     browser.mode.setCurrentIndex(PREVIEW_MODES.index("shader"))
     img = browser.image.image
     ev = browser.evaluation
-    assert np.all(img[ev.shader == 2] == (80, 90, 30))
+    # the readable colour an import paints the family's layer with, not its own (80, 90, 30)
+    assert np.all(img[ev.shader == 2] == CURATED[0])
     assert np.all(img[ev.shader == -1] == 40)
 
 
@@ -243,3 +252,152 @@ def test_a_name_the_file_cannot_hold_is_refused_with_a_message(browser, monkeypa
     name.editingFinished.emit()
     assert shown and "NUL" in shown[0] and circle_item.name != "cut\0here" and not browser.modified
     assert _editors(browser)["Name"].text() == circle_item.name
+
+
+# ---- readable colours, swatches, colour bar, hints ---------------------------------------------
+def _near(a, b, tol=6) -> bool:
+    return all(abs(int(x) - int(y)) <= tol for x, y in zip(a, b, strict=False))
+
+
+def test_family_lists_show_the_own_colour_beside_the_map_colour(browser):
+    """The family's own colour (from the file) stays visible as a swatch, beside the readable colour
+    the map and an import use."""
+    lst = browser.family_lists["shader"]
+    item = lst.item(0)
+    image = item.icon().pixmap(24, 12).toImage()
+    left, right = image.pixelColor(3, 6), image.pixelColor(20, 6)
+    assert (left.red(), left.green(), left.blue()) == (80, 90, 30)  # shader(2)'s own colour
+    assert (right.red(), right.green(), right.blue()) == CURATED[0]
+    assert "#505A1E" in item.toolTip() and "#4E79A7" in item.toolTip()
+    flora_item = browser.family_lists["flora"].item(0)
+    right = flora_item.icon().pixmap(24, 12).toImage().pixelColor(20, 6)
+    assert (right.red(), right.green(), right.blue()) == family_palette(browser.doc)[("flora", 8)]
+    # the tab shows the same pixels on screen: grab the list and find both colours
+    browser.families.setCurrentWidget(lst)
+    shot = lst.grab().toImage()
+    colours = {(shot.pixelColor(x, y).red(), shot.pixelColor(x, y).green(), shot.pixelColor(x, y).blue())
+               for x in range(0, min(shot.width(), 60)) for y in range(0, min(shot.height(), 30))}
+    assert (80, 90, 30) in colours and CURATED[0] in colours
+
+
+def test_heights_preview_has_a_colour_bar_with_the_range_in_metres(browser, qtbot):
+    browser.mode.setCurrentIndex(PREVIEW_MODES.index("heights"))
+    h = browser.evaluation.heights
+    assert browser.color_bar.isVisible() and browser.range_label.isVisible()
+    assert browser.color_bar.levels() == pytest.approx((float(h.min()), float(h.max())))
+    assert (float(h.min()), float(h.max())) == pytest.approx((2.0, 80.0), abs=0.01)
+    assert browser.range_label.text() == "Heights 2.00 m … 80.00 m"
+    assert browser.color_bar.getAxis("left").labelText == "height (m)"
+    assert browser.color_bar.axis.range == pytest.approx([2.0, 80.0], abs=0.01)  # the tick axis, in metres
+    # the map uses the bar's colour map: the highest pole is its top colour, the lowest its bottom
+    top, bottom = (tuple(c) for c in browser.height_colormap.map([1.0, 0.0], mode="byte")[:, :3])
+    img = browser.image.image
+    assert tuple(img[np.unravel_index(np.argmax(h), h.shape)]) == top
+    assert tuple(img[np.unravel_index(np.argmin(h), h.shape)]) == bottom
+    # and the bar is drawn: the right-hand strip of the view holds the colour map's ends
+    qtbot.wait(50)
+    shot = browser.view.grab().toImage()
+    strip = {(shot.pixelColor(x, y).red(), shot.pixelColor(x, y).green(), shot.pixelColor(x, y).blue())
+             for x in range(int(shot.width() * 0.8), shot.width()) for y in range(0, shot.height(), 2)}
+    assert any(_near(c, top) for c in strip) and any(_near(c, bottom) for c in strip)
+    browser.mode.setCurrentIndex(PREVIEW_MODES.index("shader"))
+    assert not browser.color_bar.isVisible() and not browser.range_label.isVisible()
+
+
+def test_non_finite_heights_are_counted_and_drawn_magenta(qtbot, tmp_path):
+    doc = doc_of([build.layer("base", [height_const(5)]),
+                  build.layer("hole", [circle(0, 0, 900), height_const(float("nan"))]),
+                  build.layer("hill", [circle(1500, 1500, 600), height_const(40)])])
+    path = tmp_path / "holes.trn"
+    path.write_bytes(doc.to_bytes())
+    w = TrnBrowser()
+    qtbot.addWidget(w)
+    assert w.load(path)
+    h = w.evaluation.heights
+    bad = int((~np.isfinite(h)).sum())
+    assert bad > 0
+    assert w.range_label.text() == (f"Heights 5.00 m … 40.00 m; {bad:,} poles not finite (NaN or infinite), "
+                                    "drawn magenta")
+    assert np.all(w.image.image[~np.isfinite(h)] == NON_FINITE_RGB)
+    assert w.color_bar.levels() == pytest.approx((5.0, 40.0))
+
+
+def test_property_pane_says_what_to_do_when_nothing_is_selected(browser, qtbot):
+    fresh = TrnBrowser()
+    qtbot.addWidget(fresh)
+    assert fresh.props.hint is not None and fresh.props.hint.text() == NO_DOCUMENT_HINT
+    # a loaded file with nothing selected: the hint, readable (not greyed out), not a blank pane
+    hint = browser.props.hint
+    assert hint is not None and hint.text() == NO_SELECTION_HINT and hint.isVisible()
+    assert hint.palette().color(hint.foregroundRole()) == browser.palette().color(browser.foregroundRole())
+    first = browser.model.item(0)
+    browser.tree.setCurrentIndex(first.index())
+    assert browser.props.hint is None and browser.props.form.rowCount() > 1
+    browser.tree.setCurrentIndex(first.index().siblingAtRow(99))  # an invalid index: nothing selected
+    assert browser.props.hint is not None and browser.props.hint.text() == NO_SELECTION_HINT
+
+
+def test_imported_scene_has_readable_layers_and_only_its_own_palette(main_window, qtbot, tmp_path):
+    """TRN data without flora: the editor shows an empty palette (no demo types with ⚠ badges), and
+    the paint layer carries its readable colour, not the family's neon one."""
+    from model.trn.evaluator import Region
+    from widgets.trn_import import import_trn_scene
+
+    neon = shader(3, "neon")
+    neon["color"] = (255, 255, 0)
+    doc = doc_of([build.layer("ground", [height_const(5), build.item(
+        "ASCN", "0001", shaderFamily=3, useFeatherClampOverride=0, featherClampOverride=0.0)])],
+        shaders=[neon])
+    path = tmp_path / "bare.trn"
+    path.write_bytes(doc.to_bytes())
+    scene = import_trn_scene(main_window, path, Region.from_bounds(-32, -32, 32, 32, 2.0))
+    main_window.open_scene(scene)
+    main_window.document.undo_stack.setClean()
+    panel = main_window.docks["palette"].widget()
+    assert panel.list.count() == 0 and panel.types == []
+    (layer,) = main_window.document.scene.terrain.layers
+    assert layer.name == "neon" and layer.color == CURATED[0] != (255, 255, 0)
+
+
+def test_import_of_non_finite_heights_warns_once_and_gives_a_finite_scene(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    from model.trn.evaluator import Region
+    from widgets.trn_import import import_trn_scene
+
+    doc = doc_of([build.layer("base", [height_const(5)]),
+                  build.layer("hole", [circle(0, 0, 6), height_const(float("-inf"))])])
+    path = tmp_path / "pit.trn"
+    path.write_bytes(doc.to_bytes())
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: shown.append((title, text)))
+    scene = import_trn_scene(None, path, Region.from_bounds(-16, -16, 16, 16, 2.0))
+    assert scene is not None and np.isfinite(scene.terrain.heights).all()
+    assert scene.terrain.heights.min() == 5.0
+    ((title, text),) = shown
+    assert title == "TRN imported with warnings"
+    assert text.startswith("pit.trn was imported, but:")
+    assert "−inf written as the lowest finite height (5 m)" in text
+
+
+def test_imported_layers_draw_in_their_readable_colour_in_the_viewport(viewport, qtbot, tmp_path):
+    """Real pixels: a TRN whose only shader family is neon yellow paints the ground in the palette's
+    first colour (a muted blue), not yellow."""
+    from model.trn.evaluator import Region
+    from tests.widgets.test_viewport import render
+    from widgets.trn_import import import_trn_scene
+
+    neon = shader(3, "neon")
+    neon["color"] = (255, 255, 0)
+    doc = doc_of([build.layer("ground", [height_const(5), build.item(
+        "ASCN", "0001", shaderFamily=3, useFeatherClampOverride=0, featherClampOverride=0.0)])],
+        shaders=[neon])
+    path = tmp_path / "neon.trn"
+    path.write_bytes(doc.to_bytes())
+    scene = import_trn_scene(None, path, Region.from_bounds(-64, -64, 64, 64, 2.0))
+    viewport.set_scene(scene)
+    img = render(viewport, qtbot).astype(int)
+    h, w = img.shape[:2]
+    middle = img[h // 3: 2 * h // 3, w // 3: 2 * w // 3, :3].reshape(-1, 3)
+    r, g, b = (int(v) for v in np.median(middle, axis=0))
+    assert b > r + 20 and b > g, (r, g, b)  # blue ground (78, 121, 167 lit), where neon yellow has b ≈ 0

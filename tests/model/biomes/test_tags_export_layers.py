@@ -45,7 +45,8 @@ def test_flattened_asset_loads_alone_to_the_same_fields(tmp_path) -> None:
 
 def test_an_unresolved_asset_cannot_be_flattened(tmp_path) -> None:
     s = load_biome_set(write_set(tmp_path, {"Orphan": {"Type": "Tile", "Parent": "Ghost"}}))
-    with pytest.raises(FormatError, match=r"Orphan.json: cannot flatten 'Orphan': Parent chain Orphan"):
+    with pytest.raises(FormatError,
+                       match=r"Orphan.json: Parent: cannot flatten 'Orphan': Parent chain Orphan"):
         flatten(s["Orphan"])
 
 

@@ -576,3 +576,14 @@ def test_colour_operations_and_height_ramp_range():
         doc = doc_of([build.layer("h", [height_const(h), acrh])])
         ev = grid(doc, 0, 0, 0, 0, ramps={"r.tga": ramp})
         np.testing.assert_allclose(ev.color[0, 0], want)
+
+
+def test_a_damaged_octave_count_is_evaluated_bounded_with_a_warning():
+    from model.trn.multifractal import MAX_OCTAVES
+
+    fr = fractal(4, octaves=2**31 - 1, scaleX=0.05, scaleY=0.05)
+    ahfr = build.item("AHFR", "0003", fractalFamily=4, operation=0, scaleY=30.0)
+    ev = grid(doc_of([build.layer("g", [ahfr])], fractals=[fr]), -10, -10, 10, 10, 2.0)
+    assert ev.warnings == [f"fractal family 4 asks for {2**31 - 1} octaves; "
+                           f"evaluated with the first {MAX_OCTAVES}"]
+    assert np.isfinite(ev.heights).all()
