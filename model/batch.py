@@ -162,7 +162,8 @@ def _run_on_dask(func, todo: list[Task], shared: tuple, workers: int | None, sch
         except OSError as e:
             raise FormatError(None, scheduler, f"no Dask scheduler answers there ({e})") from None
     try:
-        handles = [client.scatter(item, broadcast=True) for item in shared]
+        # a list of one: scatter sends each element whole (a dict alone would be split by key)
+        handles = [client.scatter([item], broadcast=True)[0] for item in shared]
         by_future = {}
         for task in todo:
             future = client.submit(func, *handles, *task.args, key=f"boscage-{os.getpid()}-{task.key}",

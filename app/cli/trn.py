@@ -7,16 +7,20 @@ import json
 import math
 import re
 import sys
+import zlib
 from pathlib import Path
 
 import numpy as np
 
 from app.cli import UsageError, add_json_flag, emit, parse_xz
+from app.cli._batch import TerminalProgress, add_batch_flags, batch_options
 from model.atomic import atomic_write, atomic_write_text
 from model.formats.heightmap import write_heightmap
 from model.formats.png import write_png
 from model.trn import document as trn_document
 from model.trn.bake import finite_heights
+from model.trn.bake_batch import DEFAULT_TILE as DEFAULT_BAKE_TILE
+from model.trn.bake_batch import evaluate_in_tiles
 from model.trn.bitmaps import load_bitmaps
 from model.trn.evaluator import FLORA_SLOTS, Region, evaluate, sample
 from model.trn.multifractal import Multifractal
@@ -74,6 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="world rectangle in metres")
     bk.add_argument("--spacing", type=float, required=True, metavar="S")
     bk.add_argument("--out", type=Path, required=True, metavar="DIR")
+    add_batch_flags(bk, tile_help="tile size in poles a side for a batch run (default 512)")
     add_json_flag(bk)
     _values_may_start_with_minus(bk)
     bk.set_defaults(func=run_bake)
@@ -246,6 +251,12 @@ def _terminal_progress(done: int, total: int) -> bool:
     return True
 
 
+def _file_id(path: Path) -> str:
+    """What a resume must find unchanged: the TRN file's name, size and CRC-32."""
+    data = path.read_bytes()
+    return f"{path.name}:{len(data)}:{zlib.crc32(data) & 0xFFFFFFFF:08x}"
+
+
 def _id_png(ids: np.ndarray) -> np.ndarray:
     """Family ids as 16-bit grey: id + 1, 0 where none."""
     return np.clip(ids.astype(np.int64) + 1, 0, 65535).astype(np.uint16)
@@ -260,7 +271,15 @@ def run_bake(args: argparse.Namespace) -> int:
                          f"{MAX_BAKE_POLES} poles; use a larger spacing or a smaller region")
     doc = trn_document.read(args.file)
     bitmaps, missing = load_bitmaps(doc)
-    ev = evaluate(doc, region, progress=_terminal_progress, bitmaps=bitmaps)
+    batch = batch_options(args)
+    if batch is None:
+        ev = evaluate(doc, region, progress=_terminal_progress, bitmaps=bitmaps)
+    else:
+        tile = int(args.tile) if args.tile else DEFAULT_BAKE_TILE
+        folder = args.tiles_dir or args.out.parent / f".{args.out.name}.tiles"
+        with TerminalProgress("evaluating", "tiles") as progress:
+            ev = evaluate_in_tiles(doc, region, bitmaps, tile, batch.workers, batch.scheduler, folder,
+                                   args.resume, progress, file_id=_file_id(args.file))
     ev.warnings[:0] = missing
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)

@@ -95,3 +95,47 @@ def test_resume_after_sigkill_ends_with_the_same_bytes(demo, tmp_path):
     assert r.returncode == 0, r.stderr
     assert digest(work) == one
     assert not tiles.exists()
+
+
+# ---- trn bake ----------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def planet(tmp_path_factory) -> Path:
+    from model.trn.synthetic import realistic_stack
+
+    path = tmp_path_factory.mktemp("trn") / "planet.trn"
+    path.write_bytes(realistic_stack(24, seed=5, extent=1500.0).to_bytes())
+    return path
+
+
+def baked(planet: Path, out: Path, *flags: str, spacing: str = "4") -> dict[str, str]:
+    r = boscage("trn", "bake", str(planet), "--region=-600,-600,600,600", "--spacing", spacing,
+                "--out", str(out), *flags)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    return digest(out)
+
+
+def test_bake_on_a_real_scheduler_and_local_workers_matches_one_process(planet, tmp_path):
+    one = baked(planet, tmp_path / "one")
+    assert baked(planet, tmp_path / "w1", "--workers", "1", "--tile", "77") == one
+    assert baked(planet, tmp_path / "w3", "--workers", "3", "--tile", "128") == one
+    with local_cluster(2) as address:
+        assert baked(planet, tmp_path / "cluster", "--scheduler", address, "--tile", "100") == one
+
+
+def test_bake_resumes_after_sigkill(planet, tmp_path):
+    one = baked(planet, tmp_path / "one", spacing="3")
+    out, tiles = tmp_path / "killed", tmp_path / "tiles"
+    args = [sys.executable, "-m", "app", "trn", "bake", str(planet), "--region=-600,-600,600,600",
+            "--spacing", "3", "--out", str(out), "--workers", "1", "--tile", "40", "--tiles-dir", str(tiles)]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while len(list(tiles.glob("tile_*.npz"))) < 10 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert len(list(tiles.glob("tile_*.npz"))) >= 10, "the bake finished before it could be killed"
+    assert not out.exists() or not any(out.iterdir())
+    assert baked(planet, out, "--workers", "1", "--tile", "40", "--tiles-dir", str(tiles), "--resume",
+                 spacing="3") == one
+    assert not tiles.exists()

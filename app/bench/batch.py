@@ -1,0 +1,55 @@
+"""Batch budgets: a TRN bake of 4 M poles on two worker processes against one (this machine has
+two cores), and the bake's poles per second per core on a planet-sized stack (reported)."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from app.bench import BenchCase
+from model.batch import default_workers
+from model.trn.bake_batch import evaluate_in_tiles
+from model.trn.evaluator import Region
+from model.trn.synthetic import realistic_stack
+
+
+def _bake(quick: bool):
+    doc = realistic_stack(20 if quick else 60)  # 60 layers ≈ 430 items: a real planet's stack
+    side = 1000 if quick else 2000  # 2000² = 4 M poles
+    return doc, Region(-side // 2, -side // 2, side, side, 4.0)
+
+
+def two_workers_vs_one(quick: bool) -> float:
+    """Wall time of the bake in this process / on two workers of a running local cluster.
+
+    The cluster is started before the clock (a pipeline keeps one running); both runs use the
+    same 256² tiles, so only the parallelism differs."""
+    from dask.distributed import LocalCluster
+
+    doc, region = _bake(quick)
+    t0 = time.perf_counter()
+    evaluate_in_tiles(doc, region, tile=256, workers=1)
+    one = time.perf_counter() - t0
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=logging.ERROR) as cluster:
+        t0 = time.perf_counter()
+        evaluate_in_tiles(doc, region, tile=256, scheduler=cluster.scheduler_address)
+        two = time.perf_counter() - t0
+    return one / two
+
+
+def poles_per_second_per_core(quick: bool) -> float:
+    """The in-process bake's rate on a planet-sized stack (to compare with a C++ evaluator's)."""
+    doc, region = _bake(quick)
+    t0 = time.perf_counter()
+    evaluate_in_tiles(doc, region, tile=256, workers=1)
+    return region.rows * region.cols / (time.perf_counter() - t0)
+
+
+CASES = [
+    BenchCase("batch.trn_bake_two_workers_vs_one", 1.7, two_workers_vs_one, at_least=True,
+              description=f"a 4 M-pole bake on 2 worker processes vs 1 ({default_workers()} cores here)"),
+    BenchCase("batch.trn_bake_poles_per_second_per_core", 1.0, poles_per_second_per_core, at_least=True,
+              description="poles per second per core of a bake on a ~430-item stack (reported; the C++ "
+                          "point evaluator's is ~250,000)"),
+]
