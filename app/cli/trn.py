@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.cli import UsageError, add_json_flag, emit, parse_xz
+from app.cli import UsageError, add_json_flag, emit, number_text, parse_xz
 from model.atomic import atomic_write, atomic_write_text
 from model.formats.heightmap import write_heightmap
 from model.formats.png import write_png
@@ -110,8 +110,8 @@ def _info_text(d: dict) -> str:
     h = d["header"]
     lines = [f"{d['path']}: TRN version {d['version']}",
              f"  name          {h['name']}",
-             f"  map width     {h['mapWidth']:g} m, chunk width {h['chunkWidth']:g} m, "
-             f"poles every {d['pole_spacing']:g} m",
+             f"  map width     {number_text(h['mapWidth'])} m, chunk width {number_text(h['chunkWidth'])} m, "
+             f"poles every {number_text(d['pole_spacing'])} m",
              "  families      " + ", ".join(f"{k} {n}" for k, n in d["families"].items()),
              f"  layers        {d['layers']['total']} ({d['layers']['top_level']} top-level), "
              f"{d['layers']['items']} items, {d['layers']['inactive']} inactive",

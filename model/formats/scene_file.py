@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib
 import math
 import re
-import tomllib
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -19,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import tomli_w
 
-from model.atomic import atomic_write, atomic_write_text
-from model.errors import FormatError, read_text_file
+from model.atomic import atomic_write, atomic_write_text, remove_stale_temps
+from model.errors import FormatError, parse_toml, read_text_file, refuse_link_outside
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
 
@@ -63,6 +62,13 @@ def _stale_side_files(manifest: Path, keep: set[Path]) -> list[Path]:
     retired = {side_path(manifest, suffix).name for suffix in RETIRED_SIDE_SUFFIXES}
     return [p for p in manifest.parent.iterdir()
             if (pattern.fullmatch(p.name) or p.name in retired) and p not in keep and p.is_file()]
+
+
+def _is_scene_file(manifest: Path, name: str) -> bool:
+    """Whether `name` is one of the files a save of `manifest` writes (its temp files are ours)."""
+    side = re.fullmatch(re.escape(manifest.stem) + r"\.[a-z0-9_]+\.[0-9a-f]{8}\.bin", name)
+    retired = {side_path(manifest, suffix).name for suffix in RETIRED_SIDE_SUFFIXES}
+    return name == manifest.name or side is not None or name in retired
 
 
 def _color_hex(color: tuple[int, int, int]) -> str:
@@ -138,6 +144,7 @@ def save_scene(scene: Scene, path: str | Path) -> None:
             stale.unlink()
         except OSError:  # a leftover file is harmless; the manifest no longer names it
             pass
+    remove_stale_temps(manifest.parent, lambda name: _is_scene_file(manifest, name))
     scene.path = manifest
 
 
@@ -193,19 +200,39 @@ def _read_into(side: Path, size: int, progress: _Progress | None) -> bytes | byt
     return data
 
 
-def _read_side(manifest: Path, name: str, expected_size: int, crc_text: object,
-               what: str, key: str, progress: _Progress | None = None) -> bytes | bytearray:
-    """A side file the manifest names (`key` is where): a plain file in the manifest's own folder."""
-    if "/" in name or "\\" in name or name in ("", ".", ".."):
+MAX_NAME_BYTES = 255  # the longest file name Linux, macOS and Windows file systems hold
+
+
+def side_file(manifest: Path, name: object, key: str, what: str) -> Path:
+    """The side file the manifest names at `key`: a plain file name in the manifest's folder, and
+    a regular file there or a link to one inside that folder (large-file stores keep links)."""
+    if (not isinstance(name, str) or "/" in name or "\\" in name or "\0" in name
+            or name in ("", ".", "..")):
         raise FormatError(manifest, key, f"side file name {name!r} must be a plain file name")
-    if crc_text is not None and not (isinstance(crc_text, str) and _CRC_TEXT.fullmatch(crc_text)):
-        raise FormatError(manifest, f"{key}_crc32", f"expected 8 hexadecimal digits, got {crc_text!r}")
+    size = len(name.encode("utf-8", "surrogatepass"))
+    if size > MAX_NAME_BYTES:  # the OS would say "File name too long" at the first look
+        raise FormatError(manifest, key, f"side file name is {size} bytes long; a file name "
+                          f"holds at most {MAX_NAME_BYTES}")
     side = manifest.with_name(name)
     try:
         if not side.exists():
             raise FormatError(side, None, f"missing {what} side file (named in {manifest.name})")
+        refuse_link_outside(manifest.parent, side, f"{what} side file", "scene")
         if not side.is_file():
             raise FormatError(side, None, f"{what} side file is not a file")
+    except (OSError, ValueError) as e:
+        raise FormatError(side, None, f"cannot read the {what} side file: "
+                          f"{getattr(e, 'strerror', None) or e}") from None
+    return side
+
+
+def _read_side(manifest: Path, name: str, expected_size: int, crc_text: object,
+               what: str, key: str, progress: _Progress | None = None) -> bytes | bytearray:
+    """A side file the manifest names (`key` is where), read whole and checked against its CRC."""
+    if crc_text is not None and not (isinstance(crc_text, str) and _CRC_TEXT.fullmatch(crc_text)):
+        raise FormatError(manifest, f"{key}_crc32", f"expected 8 hexadecimal digits, got {crc_text!r}")
+    side = side_file(manifest, name, key, what)
+    try:
         actual = side.stat().st_size
         if actual != expected_size:
             raise FormatError(side, None, f"{what} file holds {actual} bytes, expected {expected_size}")
@@ -215,15 +242,6 @@ def _read_side(manifest: Path, name: str, expected_size: int, crc_text: object,
     if crc_text is not None and f"{zlib.crc32(data):08x}" != crc_text.lower():
         raise FormatError(side, None, f"{what} checksum mismatch (file damaged)")
     return data
-
-
-def _toml_place(error: tomllib.TOMLDecodeError) -> tuple[str | None, str]:
-    """Python 3.11 puts the place at the end of the message: "... (at line 3, column 9)"."""
-    text = str(error)
-    found = re.search(r"\s*\(at (line \d+, column \d+|end of document)\)$", text)
-    if found is None:
-        return None, f"bad TOML: {text}"
-    return found.group(1), f"bad TOML: {text[:found.start()]}"
 
 
 def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = None) -> Scene:
@@ -236,10 +254,7 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
     text = read_text_file(manifest)
     if not text.strip():
         raise FormatError(manifest, None, "empty file (not a Boscage scene)")
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise FormatError(manifest, *_toml_place(e)) from None
+    doc = parse_toml(text, manifest)
     if "format" not in doc:
         raise FormatError(manifest, "format", "missing key 'format': not a Boscage scene")
     if doc["format"] != FORMAT:
