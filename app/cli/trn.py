@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from app.cli import UsageError, add_json_flag, emit, number_text, parse_xz
-from model.atomic import atomic_write, atomic_write_text
+from model.atomic import atomic_write, atomic_write_text, make_folder
 from model.formats.heightmap import write_heightmap
 from model.formats.png import write_png
 from model.trn import document as trn_document
@@ -259,7 +259,7 @@ def run_bake(args: argparse.Namespace) -> int:
     ev = evaluate(doc, region, progress=_terminal_progress, bitmaps=bitmaps)
     ev.warnings[:0] = missing
     out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     files = []
 
     def put(name: str) -> Path:
