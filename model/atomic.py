@@ -35,18 +35,23 @@ def write_error(path: str | Path, error: OSError) -> WriteError:
     return WriteError(path, f"cannot write: {error.strerror or error}", code)
 
 
-def make_folder(folder: str | Path) -> None:
-    """`mkdir -p`, with a refused folder reported like a refused write."""
+def make_folder(folder: str | Path, for_file: str | Path | None = None) -> None:
+    """`mkdir -p`, with a refused folder reported like a refused write (of `for_file` if given)."""
+    folder = Path(folder)
     try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):  # a file stands where a folder must be
+        blocking = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), folder)
+        raise WriteError(for_file or folder, f"cannot write: {blocking} is a file, not a folder",
+                         errno.ENOTDIR) from None
     except OSError as e:
-        raise write_error(folder, e) from None
+        raise write_error(for_file or folder, e) from None
 
 
 def atomic_write(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> None:
     """Write `data` (bytes, or a callable given the open file) so `path` is old or new, never torn."""
     path = Path(path)
-    make_folder(path.parent)
+    make_folder(path.parent, path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as e:

@@ -72,6 +72,13 @@ def _run(argv: list[str]) -> int:
     except FormatError as e:
         fail(args, str(e))
         return EXIT_BAD_INPUT
+    except OSError as e:
+        if e.filename is None or isinstance(e, BrokenPipeError):
+            raise
+        # The OS refused a path a reader did not vet (too long a name, a link loop, no permission):
+        # its own sentence names the file, and it is bad input like any other.
+        fail(args, f"{e.filename}: {e.strerror or e}")
+        return EXIT_BAD_INPUT
     except UsageError as e:
         print(f"boscage: {e}", file=sys.stderr)
         return EXIT_USAGE

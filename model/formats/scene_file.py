@@ -19,7 +19,7 @@ import numpy as np
 import tomli_w
 
 from model.atomic import atomic_write, atomic_write_text, remove_stale_temps
-from model.errors import FormatError, parse_toml, read_text_file, refuse_link_outside
+from model.errors import FormatError, WriteError, parse_toml, read_text_file, refuse_link_outside
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
 
@@ -130,6 +130,8 @@ def register_sections() -> None:
 def save_scene(scene: Scene, path: str | Path) -> None:
     """Write the scene atomically: side files first, the manifest last, then drop stale side files."""
     manifest = Path(path)
+    if manifest.is_dir():  # refused before any side file is written beside it
+        raise WriteError(manifest, "cannot write: a folder has that name")
     register_sections()
     doc, files = scene_manifest(scene, manifest)
     for key, writer in SECTION_WRITERS.items():

@@ -125,3 +125,12 @@ def test_stale_temps_are_recognised_by_our_own_pattern_only(tmp_path) -> None:
     removed = remove_stale_temps(tmp_path, lambda n: n == "x.bin")
     assert [p.name for p in removed] == [os.path.basename(name)]
     assert [p.name for p in tmp_path.iterdir()] == [".y.bin.abcdefgh.tmp"]
+
+
+def test_a_file_where_the_folder_should_be_names_the_file_being_written(tmp_path) -> None:
+    (tmp_path / "a-file").write_bytes(b"x")
+    target = tmp_path / "a-file" / "sub" / "out.bin"
+    with pytest.raises(WriteError) as caught:
+        atomic_write(target, b"new")
+    assert str(caught.value) == f"{target}: cannot write: {tmp_path / 'a-file'} is a file, not a folder"
+    assert (tmp_path / "a-file").read_bytes() == b"x"

@@ -552,3 +552,12 @@ def test_the_next_save_removes_temp_files_a_killed_save_left_and_nothing_else(tm
     save_scene(make_scene(seed=3), path)
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == sorted(others)
     assert load_scene(path).terrain.heights.tobytes() == make_scene(seed=3).terrain.heights.tobytes()
+
+
+def test_saving_over_a_folder_is_refused_before_any_file_is_written(tmp_path: Path) -> None:
+    from model.errors import WriteError
+
+    (tmp_path / "s.boscage").mkdir()
+    with pytest.raises(WriteError, match="a folder has that name"):
+        save_scene(make_scene(), tmp_path / "s.boscage")
+    assert [p.name for p in tmp_path.iterdir()] == ["s.boscage"]
