@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import re
-import zlib
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +20,7 @@ import numpy as np
 import tomli_w
 
 from model.atomic import atomic_write, atomic_write_text, remove_stale_temps
+from model.checksum import crc32
 from model.errors import FormatError, WriteError, parse_toml, read_text_file, refuse_link_outside
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
@@ -35,7 +37,7 @@ def side_path(manifest: Path, suffix: str) -> Path:
 
 
 def _crc(data: bytes) -> str:
-    return f"{zlib.crc32(data):08x}"
+    return f"{crc32(data):08x}"
 
 
 def versioned_side_path(manifest: Path, kind: str, data: bytes, crc32: int | None = None) -> Path:
@@ -186,19 +188,21 @@ class _Progress:
             raise LoadCancelled("opening cancelled")
 
 
-def _read_into(side: Path, size: int, progress: _Progress | None) -> bytes | bytearray:
-    if progress is None or progress.report is None:
-        return side.read_bytes()
-    data = bytearray(size)  # the size was checked against the file's already
+def _read_into(side: Path, size: int, progress: _Progress | None) -> np.ndarray:
+    """The file's `size` bytes read straight into a new writable uint8 array: one copy, from the
+    page cache into the array the terrain keeps (no bytes object, no second copy)."""
+    data = np.empty(size, np.uint8)  # the size was checked against the file's already
     view = memoryview(data)
-    with open(side, "rb") as f:
+    step = READ_CHUNK if progress is not None and progress.report is not None else max(size, 1)
+    with open(side, "rb", buffering=0) as f:
         pos = 0
         while pos < size:
-            n = f.readinto(view[pos:pos + READ_CHUNK])
+            n = f.readinto(view[pos:pos + step])
             if not n:
                 raise OSError(f"the file ended after {pos} of {size} bytes")
             pos += n
-            progress.advance(n)
+            if progress is not None:
+                progress.advance(n)
     return data
 
 
@@ -208,6 +212,10 @@ MAX_NAME_BYTES = 255  # the longest file name Linux, macOS and Windows file syst
 def side_file(manifest: Path, name: object, key: str, what: str) -> Path:
     """The side file the manifest names at `key`: a plain file name in the manifest's folder, and
     a regular file there or a link to one inside that folder (large-file stores keep links)."""
+    return _checked_side(manifest, name, key, what)[0]
+
+
+def _checked_side(manifest: Path, name: object, key: str, what: str) -> tuple[Path, int]:
     if (not isinstance(name, str) or "/" in name or "\\" in name or "\0" in name
             or name in ("", ".", "..")):
         raise FormatError(manifest, key, f"side file name {name!r} must be a plain file name")
@@ -216,32 +224,40 @@ def side_file(manifest: Path, name: object, key: str, what: str) -> Path:
         raise FormatError(manifest, key, f"side file name is {size} bytes long; a file name "
                           f"holds at most {MAX_NAME_BYTES}")
     side = manifest.with_name(name)
+    return side, _side_size(manifest, side, what)
+
+
+def _side_size(manifest: Path, side: Path, what: str) -> int:
+    """The size of `side` once it is known to be a regular file (or a link to one inside the
+    manifest's folder); a plain file costs one lstat, a link is resolved only then."""
     try:
-        if not side.exists():
-            raise FormatError(side, None, f"missing {what} side file (named in {manifest.name})")
-        refuse_link_outside(manifest.parent, side, f"{what} side file", "scene")
-        if not side.is_file():
-            raise FormatError(side, None, f"{what} side file is not a file")
+        st = os.lstat(side)
+        if stat.S_ISLNK(st.st_mode):
+            refuse_link_outside(manifest.parent, side, f"{what} side file", "scene")
+            st = os.stat(side)
+    except FileNotFoundError:
+        raise FormatError(side, None, f"missing {what} side file (named in {manifest.name})") from None
     except (OSError, ValueError) as e:
         raise FormatError(side, None, f"cannot read the {what} side file: "
                           f"{getattr(e, 'strerror', None) or e}") from None
-    return side
+    if not stat.S_ISREG(st.st_mode):
+        raise FormatError(side, None, f"{what} side file is not a file")
+    return st.st_size
 
 
 def _read_side(manifest: Path, name: str, expected_size: int, crc_text: object,
-               what: str, key: str, progress: _Progress | None = None) -> bytes | bytearray:
+               what: str, key: str, progress: _Progress | None = None) -> np.ndarray:
     """A side file the manifest names (`key` is where), read whole and checked against its CRC."""
     if crc_text is not None and not (isinstance(crc_text, str) and _CRC_TEXT.fullmatch(crc_text)):
         raise FormatError(manifest, f"{key}_crc32", f"expected 8 hexadecimal digits, got {crc_text!r}")
-    side = side_file(manifest, name, key, what)
+    side, actual = _checked_side(manifest, name, key, what)
     try:
-        actual = side.stat().st_size
         if actual != expected_size:
             raise FormatError(side, None, f"{what} file holds {actual} bytes, expected {expected_size}")
         data = _read_into(side, expected_size, progress)
     except OSError as e:
         raise FormatError(side, None, f"cannot read the {what} side file: {e.strerror or e}") from None
-    if crc_text is not None and f"{zlib.crc32(data):08x}" != crc_text.lower():
+    if crc_text is not None and f"{crc32(data):08x}" != crc_text.lower():
         raise FormatError(side, None, f"{what} checksum mismatch (file damaged)")
     return data
 
@@ -308,15 +324,17 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
     tracker = _Progress(progress, rows * cols * (4 + len(entries)))
     raw = _read_side(manifest, heights_name, rows * cols * 4, terrain_doc.get("heights_crc32"),
                      "heights", "terrain.heights", tracker)
-    heights = np.frombuffer(raw, dtype="<f4").reshape(rows, cols).astype(np.float32)
-    if not np.isfinite(heights).all():
+    # The arrays are views of the buffers just read (writable, owned by nobody else): no copies.
+    heights = raw.view("<f4").reshape(rows, cols).astype(np.float32, copy=False)
+    # min and max are NaN or infinite exactly when some height is, and allocate nothing
+    if not (math.isfinite(heights.min()) and math.isfinite(heights.max())):
         raise FormatError(manifest.with_name(heights_name), None, "heights contain NaN or infinity")
     layers: list[TerrainLayer] = []
     if entries:
         raw = _read_side(manifest, layers_name, len(entries) * rows * cols,
                          terrain_doc.get("layers_crc32"), "layer weights", "terrain.layers", tracker)
-        weights = np.frombuffer(raw, np.uint8).reshape(len(entries), rows, cols)
-        layers = [TerrainLayer(lname, color, weights[i].copy()) for i, (lname, color) in enumerate(entries)]
+        weights = raw.reshape(len(entries), rows, cols)
+        layers = [TerrainLayer(lname, color, weights[i]) for i, (lname, color) in enumerate(entries)]
     terrain = Terrain(heights, float(spacing), (float(origin[0]), float(origin[1])), layers)
     scene = Scene(terrain=terrain, name=name, path=manifest)
     for key, reader in SECTION_READERS.items():

@@ -561,3 +561,13 @@ def test_saving_over_a_folder_is_refused_before_any_file_is_written(tmp_path: Pa
     with pytest.raises(WriteError, match="a folder has that name"):
         save_scene(make_scene(), tmp_path / "s.boscage")
     assert [p.name for p in tmp_path.iterdir()] == ["s.boscage"]
+
+
+def test_opening_reads_each_side_file_once_into_the_arrays_it_keeps(tmp_path: Path) -> None:
+    """No bytes object and no second copy: the terrain's arrays are views of what was read."""
+    save_scene(make_scene(), tmp_path / "a.boscage")
+    t = load_scene(tmp_path / "a.boscage").terrain
+    buffer = t.layers[0].weights.base
+    assert buffer is not None and all(la.weights.base is buffer for la in t.layers)
+    assert buffer.nbytes == len(t.layers) * t.rows * t.columns and buffer.flags.writeable
+    assert not t.heights.flags.owndata and t.heights.dtype == np.float32 and t.heights.flags.writeable
