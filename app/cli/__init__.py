@@ -101,7 +101,17 @@ def emit(args: argparse.Namespace, human: str | Callable[[], str], document: Any
     if getattr(args, "json", False):
         print(strict_json(document, indent=2))
     else:
-        print(human() if callable(human) else human)
+        _print_text(human() if callable(human) else human)
+
+
+def _print_text(text: str) -> None:
+    """Print `text`; what stdout's encoding cannot hold (a lone surrogate from a game's file)
+    is printed as its escape, `\\ud800`, rather than ending the command with a traceback."""
+    try:
+        print(text)
+    except UnicodeEncodeError:  # raised before anything is written
+        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+        print(text.encode(encoding, "backslashreplace").decode(encoding))
 
 
 def strict_json(document: Any, indent: int | None = None) -> str:

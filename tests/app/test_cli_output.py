@@ -135,3 +135,19 @@ def test_head_dash_1_after_a_long_json_document_is_quiet(tmp_path: Path) -> None
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert shell.stdout == "{\n"
     assert shell.stderr == ""
+
+
+def test_human_text_holding_a_lone_surrogate_prints_its_escape(capsys) -> None:
+    class Human:
+        json = False
+
+    emit(Human(), "name a\ud800b", {})
+    assert capsys.readouterr().out == "name a\\ud800b\n"
+
+
+def test_biomes_info_of_a_lone_surrogate_prints_it_escaped(tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "base"
+    folder.mkdir()
+    (folder / "Forest.json").write_text('{"Type": "Tile", "SeedName": "a\\ud800b"}')
+    run_cli(["biomes", "info", str(folder)])
+    assert 'SeedName = "a\\ud800b"' in capsys.readouterr().out
