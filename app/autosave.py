@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shutil
 import time
-import tomllib
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from app.settings import data_folder
 from model.atomic import atomic_write_text
-from model.errors import FormatError
+from model.errors import FormatError, read_toml_file
 from model.formats.scene_file import load_scene, save_scene
 from model.scene import Scene
 
@@ -104,8 +103,8 @@ def write_recovery(folder: Path, scene: Scene) -> Path:
 def read_info(folder: Path) -> dict:
     """The copy's description; an unreadable one gives an empty table (the scene may still be good)."""
     try:
-        doc = tomllib.loads((folder / INFO_FILE).read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        doc = read_toml_file(folder / INFO_FILE)
+    except FormatError:  # missing, unreadable, not UTF-8, bad or absurdly nested TOML
         return {}
     return doc if doc.get("format") == INFO_FORMAT else {}
 

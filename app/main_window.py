@@ -36,7 +36,7 @@ from app.document import SceneDocument, new_scene
 from app.extensions import Importer, ToolWindow, importers, tool_windows
 from app.file_watch import FileWatcher
 from app.settings import Settings
-from model.errors import FormatError
+from model.errors import FormatError, WriteError
 from model.formats.scene_file import NAME_FILTER, LoadCancelled
 from model.scene import Scene
 from widgets.inspector_panel import InspectorPanel
@@ -509,8 +509,9 @@ class MainWindow(QMainWindow):
         try:
             with self.busy(f"Saving {path}…"):
                 self.document.save(path)
-        except OSError as e:
-            self.show_error("Could not save scene", f"{path}: {e.strerror or e}")
+        except OSError as e:  # a WriteError is already the CLI's sentence, naming the file
+            self.show_error("Could not save scene", str(e) if isinstance(e, WriteError)
+                            else f"{path}: {e.strerror or e}")
             return False
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True

@@ -11,10 +11,17 @@ from app.bench import BenchCase, best_time
 from model.demo import build_demo_scene
 from model.formats.scene_file import load_scene, save_scene
 
+QUICK_SIZE, FULL_SIZE = 257, 1025  # samples a side
+
 
 def scene_open_ratio(quick: bool) -> float:
     """load_scene time / (np.fromfile of heights + layers) time, on a demo scene saved to disk."""
-    size = 257 if quick else 1025
+    return open_ratio(QUICK_SIZE if quick else FULL_SIZE)
+
+
+def open_ratio(size: int, rounds: int = 15) -> float:
+    """The ratio for a `size` x `size` demo scene: best of each side over `rounds` alternating
+    rounds (a millisecond a side: a burst of other work on the machine hits both alike)."""
     scene = build_demo_scene(size=size, spacing=1024.0 / (size - 1))
     with tempfile.TemporaryDirectory(prefix="boscage-bench-") as folder:
         path = Path(folder) / "bench.boscage"
@@ -28,15 +35,21 @@ def scene_open_ratio(quick: bool) -> float:
             np.fromfile(heights, "<f4").reshape(size, size)
             np.fromfile(layers, np.uint8).reshape(n_layers, size, size)
 
-        repeat = 5 if quick else 7
         raw()  # warm the page cache for both
         load_scene(path)
-        return best_time(lambda: load_scene(path), repeat) / best_time(raw, repeat)
+        ours = theirs = float("inf")
+        for _ in range(rounds):
+            ours = min(ours, best_time(lambda: load_scene(path), 3))
+            theirs = min(theirs, best_time(raw, 3))
+        return ours / theirs
 
 
 CASES = [
-    # Opening checks a CRC-32 of every byte, which alone costs several raw reads; a per-sample
-    # Python loop anywhere in the reader would cost hundreds.
-    BenchCase("scene.open_vs_raw_reads", budget=12.0, run=scene_open_ratio,
-              description="validation and checksums cost at most 12x reading the same bytes"),
+    # Opening reads each side file straight into the array the terrain keeps and checks a CRC-32
+    # of every byte (ISA-L's, at about memory speed); what is left is the manifest's TOML and a
+    # few system calls per file. Those fixed costs are most of the quick (257 x 257) case, where
+    # the raw reads take a few tens of microseconds; a per-sample Python loop would cost hundreds.
+    BenchCase("scene.open_vs_raw_reads", budget=5.0, quick_budget=12.0, run=scene_open_ratio,
+              description="validation and checksums cost at most 5x reading the same bytes "
+                          "(12x in the quick case, mostly fixed costs)"),
 ]

@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
+import os
 import pkgutil
 import sys
 from collections.abc import Callable
@@ -34,6 +36,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_cli(argv: list[str]) -> int:
+    """Run one subcommand; a reader that closed our stdout early (`| head`) ends it quietly."""
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # inside the try: a pipe closed early fails here, not at exit
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BAD_INPUT  # what Python itself exits with on EPIPE
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so the flush at exit cannot fail a second time (see the
+    Python docs on SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):  # a stdout with no file behind it (tests)
+        pass
+
+
+def _run(argv: list[str]) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -48,6 +72,13 @@ def run_cli(argv: list[str]) -> int:
     except FormatError as e:
         fail(args, str(e))
         return EXIT_BAD_INPUT
+    except OSError as e:
+        if e.filename is None or isinstance(e, BrokenPipeError):
+            raise
+        # The OS refused a path a reader did not vet (too long a name, a link loop, no permission):
+        # its own sentence names the file, and it is bad input like any other.
+        fail(args, f"{e.filename}: {e.strerror or e}")
+        return EXIT_BAD_INPUT
     except UsageError as e:
         print(f"boscage: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -58,17 +89,69 @@ class UsageError(Exception):
 
 
 def fail(args: argparse.Namespace, message: str) -> None:
+    """The error as one line on stderr (and as `{"error": …}` with --json)."""
+    message = " ".join(message.split("\n"))
     if getattr(args, "json", False):
-        print(json.dumps({"error": message}))
+        print(strict_json({"error": message}))
     print(f"boscage: error: {message}", file=sys.stderr)
 
 
 def emit(args: argparse.Namespace, human: str | Callable[[], str], document: Any) -> None:
     """Print one JSON document with --json, else the human text."""
     if getattr(args, "json", False):
-        print(json.dumps(document, indent=2, sort_keys=False))
+        print(strict_json(document, indent=2))
     else:
-        print(human() if callable(human) else human)
+        _print_text(human() if callable(human) else human)
+
+
+def _print_text(text: str) -> None:
+    """Print `text`; what stdout's encoding cannot hold (a lone surrogate from a game's file)
+    is printed as its escape, `\\ud800`, rather than ending the command with a traceback."""
+    try:
+        print(text)
+    except UnicodeEncodeError:  # raised before anything is written
+        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+        print(text.encode(encoding, "backslashreplace").decode(encoding))
+
+
+def strict_json(document: Any, indent: int | None = None) -> str:
+    """RFC 8259 JSON: a NaN or infinite number becomes null (the human output says which it was);
+    `allow_nan=False` makes anything that slipped past a hard error rather than bare `NaN`."""
+    return json.dumps(finite_or_null(document), indent=indent, sort_keys=False, allow_nan=False)
+
+
+def finite_or_null(value: Any) -> Any:
+    """`value` with every non-finite float (at any depth of dicts, lists and tuples) as None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite_or_null(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_or_null(v) for v in value]
+    return value
+
+
+def number_text(value: float, spec: str = "g") -> str:
+    """`value` formatted with `spec`, or in plain words when it is not a finite number."""
+    if isinstance(value, float) and not math.isfinite(value):
+        if math.isnan(value):
+            return "NaN (not a number)"
+        return "+infinity (not finite)" if value > 0 else "-infinity (not finite)"
+    return format(value, spec)
+
+
+def non_finite_note(value: Any) -> str:
+    """'' when every number in `value` (any depth) is finite, else '  — holds …' saying what is not."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            return f"  — holds {number_text(v)}"
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+    return ""
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

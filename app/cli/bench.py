@@ -37,11 +37,11 @@ def run(args: argparse.Namespace) -> int:
             continue
         ratio = _measure_here(case, args.quick) if args.in_process else _measure_apart(case, args.quick)
         rows.append({"name": case.name, "ratio": round(ratio, 4) if math.isfinite(ratio) else None,
-                     "budget": case.budget, "ok": case.ok(ratio)})
+                     "budget": case.budget_for(args.quick), "ok": case.ok(ratio, args.quick)})
         if not args.json:
             sign = ">=" if case.at_least else "<="
             mark = "ok  " if rows[-1]["ok"] else "FAIL"
-            print(f"{mark} {case.name:<44} {ratio:10.3f}  (budget {sign} {case.budget})"
+            print(f"{mark} {case.name:<44} {ratio:10.3f}  (budget {sign} {case.budget_for(args.quick)})"
                   + (f"  {case.description}" if case.description else ""), flush=True)
     if args.json:
         emit(args, "", rows)

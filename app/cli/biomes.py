@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 
-from app.cli import EXIT_BAD_INPUT, EXIT_OK, UsageError, add_json_flag, emit
+from app.cli import EXIT_BAD_INPUT, EXIT_OK, UsageError, add_json_flag, emit, non_finite_note, number_text
 from model.biomes import export_flattened, format_path, load_biome_set
 from model.biomes.asset import CHAIN_SHOWN
 from model.biomes.summary import set_document
@@ -71,8 +72,11 @@ def _chain(a: dict) -> str:
 
 
 def _value(value: object) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return number_text(value)
     text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= VALUE_WIDTH else text[:VALUE_WIDTH - 1] + "…"
+    text = text if len(text) <= VALUE_WIDTH else text[:VALUE_WIDTH - 1] + "…"
+    return text + non_finite_note(value)
 
 
 def info_text(doc: dict) -> str:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.cli import UsageError, add_json_flag, emit
+from app.cli import UsageError, add_json_flag, emit, non_finite_note
 from model.errors import FormatError
 
 
@@ -95,7 +95,7 @@ def _inspect_text(doc: dict) -> str:
         if "error" in r:
             lines.append(f"  ERROR {r['error']}")
         for key, f in r.get("fields", {}).items():
-            lines.append(f"  {key:<24} {f['raw']:<28} {f['from']}:{f['line']}")
+            lines.append(f"  {key:<24} {f['raw']:<28} {f['from']}:{f['line']}{non_finite_note(f['value'])}")
         if r.get("defaults"):
             lines.append("  defaults: " + ", ".join(f"{k}={v}" for k, v in r["defaults"].items()))
         if "figures" in r:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from app.cli import UsageError, add_json_flag, emit, parse_xz
+from app.cli import UsageError, add_json_flag, emit, number_text, parse_xz
 from app.cli._batch import TerminalProgress, add_batch_flags, batch_options
-from model.atomic import atomic_write, atomic_write_text
+from model.atomic import atomic_write, atomic_write_text, make_folder
 from model.formats.heightmap import write_heightmap
 from model.formats.png import write_png
 from model.trn import document as trn_document
@@ -119,8 +119,8 @@ def _info_text(d: dict) -> str:
     h = d["header"]
     lines = [f"{d['path']}: TRN version {d['version']}",
              f"  name          {h['name']}",
-             f"  map width     {h['mapWidth']:g} m, chunk width {h['chunkWidth']:g} m, "
-             f"poles every {d['pole_spacing']:g} m",
+             f"  map width     {number_text(h['mapWidth'])} m, chunk width {number_text(h['chunkWidth'])} m, "
+             f"poles every {number_text(d['pole_spacing'])} m",
              "  families      " + ", ".join(f"{k} {n}" for k, n in d["families"].items()),
              f"  layers        {d['layers']['total']} ({d['layers']['top_level']} top-level), "
              f"{d['layers']['items']} items, {d['layers']['inactive']} inactive",
@@ -282,7 +282,7 @@ def run_bake(args: argparse.Namespace) -> int:
                                    args.resume, progress, file_id=_file_id(args.file))
     ev.warnings[:0] = missing
     out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     files = []
 
     def put(name: str) -> Path:

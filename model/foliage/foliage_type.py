@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import math
-import re
-import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 import tomli_w
 
 from model.atomic import atomic_write_text
-from model.errors import FormatError, read_text_file
+from model.errors import FormatError, parse_toml, read_text_file
 
 BUILTIN_MESHES = ("conifer", "broadleaf", "bush", "rock", "grass")
 # Extent (radius, height) of each built-in mesh at scale 1, metres.
@@ -242,21 +240,8 @@ def foliage_type_to_dict(ftype: FoliageType) -> dict:
     return doc
 
 
-def toml_line(error: Exception) -> str:
-    """'line N' for a TOML error (Python 3.11's tomllib only says it in the message)."""
-    line = getattr(error, "lineno", None)
-    if line is None:
-        m = re.search(r"line (\d+)", str(error))
-        line = m.group(1) if m else "?"
-    return f"line {line}"
-
-
 def parse_foliage_type(text: str, path: str | Path | None = None) -> FoliageType:
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise FormatError(path, toml_line(e), f"bad TOML: {e}") from None
-    return foliage_type_from_dict(doc, path)
+    return foliage_type_from_dict(parse_toml(text, path), path)
 
 
 def load_foliage_type(path: str | Path) -> FoliageType:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from model.atomic import atomic_write_text
-from model.errors import FormatError, read_text_file
+from model.errors import FormatError, read_toml_file
 from model.events import Event
 from model.foliage.foliage_type import (
     SUFFIX,
@@ -15,7 +14,6 @@ from model.foliage.foliage_type import (
     foliage_type_from_dict,
     foliage_type_to_dict,
     load_foliage_type,
-    toml_line,
     toml_lines,
 )
 
@@ -103,11 +101,7 @@ def palette_to_list(palette: Palette) -> list[dict]:
 def load_palette_file(path: str | Path) -> Palette:
     """A `.palette.toml`: `[[types]]` tables in order."""
     path = Path(path)
-    text = read_text_file(path)
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise FormatError(path, toml_line(e), f"bad TOML: {e}") from None
+    doc = read_toml_file(path)
     for key in doc:
         if key != "types":
             raise FormatError(path, key, f"unknown key '{key}'")

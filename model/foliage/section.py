@@ -89,11 +89,7 @@ def read_section(scene: Scene, manifest: Path, doc: object) -> None:
     volume.mesh_folder = manifest.parent
     name = doc.get("instances")
     if name is not None:
-        if not isinstance(name, str) or "/" in name or "\\" in name or name in ("", ".", ".."):
-            raise FormatError(manifest, f"{KEY}.instances", f"{name!r} must be a plain file name")
-        side = manifest.with_name(name)
-        if not side.is_file():
-            raise FormatError(side, None, f"missing foliage instance file (named in {manifest.name})")
+        side = scene_file.side_file(manifest, name, f"{KEY}.instances", "foliage instance")
         crc = doc.get("instances_crc32")
         expect = None
         if isinstance(crc, str):

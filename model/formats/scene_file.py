@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import re
-import tomllib
-import zlib
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import tomli_w
 
-from model.atomic import atomic_write, atomic_write_text
-from model.errors import FormatError, read_text_file
+from model.atomic import atomic_write, atomic_write_text, remove_stale_temps
+from model.checksum import crc32
+from model.errors import FormatError, WriteError, parse_toml, read_text_file, refuse_link_outside
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
 
@@ -36,7 +37,7 @@ def side_path(manifest: Path, suffix: str) -> Path:
 
 
 def _crc(data: bytes) -> str:
-    return f"{zlib.crc32(data):08x}"
+    return f"{crc32(data):08x}"
 
 
 def versioned_side_path(manifest: Path, kind: str, data: bytes, crc32: int | None = None) -> Path:
@@ -63,6 +64,13 @@ def _stale_side_files(manifest: Path, keep: set[Path]) -> list[Path]:
     retired = {side_path(manifest, suffix).name for suffix in RETIRED_SIDE_SUFFIXES}
     return [p for p in manifest.parent.iterdir()
             if (pattern.fullmatch(p.name) or p.name in retired) and p not in keep and p.is_file()]
+
+
+def _is_scene_file(manifest: Path, name: str) -> bool:
+    """Whether `name` is one of the files a save of `manifest` writes (its temp files are ours)."""
+    side = re.fullmatch(re.escape(manifest.stem) + r"\.[a-z0-9_]+\.[0-9a-f]{8}\.bin", name)
+    retired = {side_path(manifest, suffix).name for suffix in RETIRED_SIDE_SUFFIXES}
+    return name == manifest.name or side is not None or name in retired
 
 
 def _color_hex(color: tuple[int, int, int]) -> str:
@@ -124,6 +132,8 @@ def register_sections() -> None:
 def save_scene(scene: Scene, path: str | Path) -> None:
     """Write the scene atomically: side files first, the manifest last, then drop stale side files."""
     manifest = Path(path)
+    if manifest.is_dir():  # refused before any side file is written beside it
+        raise WriteError(manifest, "cannot write: a folder has that name")
     register_sections()
     doc, files = scene_manifest(scene, manifest)
     for key, writer in SECTION_WRITERS.items():
@@ -138,6 +148,7 @@ def save_scene(scene: Scene, path: str | Path) -> None:
             stale.unlink()
         except OSError:  # a leftover file is harmless; the manifest no longer names it
             pass
+    remove_stale_temps(manifest.parent, lambda name: _is_scene_file(manifest, name))
     scene.path = manifest
 
 
@@ -177,53 +188,78 @@ class _Progress:
             raise LoadCancelled("opening cancelled")
 
 
-def _read_into(side: Path, size: int, progress: _Progress | None) -> bytes | bytearray:
-    if progress is None or progress.report is None:
-        return side.read_bytes()
-    data = bytearray(size)  # the size was checked against the file's already
+def _read_into(side: Path, size: int, progress: _Progress | None) -> np.ndarray:
+    """The file's `size` bytes read straight into a new writable uint8 array: one copy, from the
+    page cache into the array the terrain keeps (no bytes object, no second copy)."""
+    data = np.empty(size, np.uint8)  # the size was checked against the file's already
     view = memoryview(data)
-    with open(side, "rb") as f:
+    step = READ_CHUNK if progress is not None and progress.report is not None else max(size, 1)
+    with open(side, "rb", buffering=0) as f:
         pos = 0
         while pos < size:
-            n = f.readinto(view[pos:pos + READ_CHUNK])
+            n = f.readinto(view[pos:pos + step])
             if not n:
                 raise OSError(f"the file ended after {pos} of {size} bytes")
             pos += n
-            progress.advance(n)
+            if progress is not None:
+                progress.advance(n)
     return data
 
 
-def _read_side(manifest: Path, name: str, expected_size: int, crc_text: object,
-               what: str, key: str, progress: _Progress | None = None) -> bytes | bytearray:
-    """A side file the manifest names (`key` is where): a plain file in the manifest's own folder."""
-    if "/" in name or "\\" in name or name in ("", ".", ".."):
+MAX_NAME_BYTES = 255  # the longest file name Linux, macOS and Windows file systems hold
+
+
+def side_file(manifest: Path, name: object, key: str, what: str) -> Path:
+    """The side file the manifest names at `key`: a plain file name in the manifest's folder, and
+    a regular file there or a link to one inside that folder (large-file stores keep links)."""
+    return _checked_side(manifest, name, key, what)[0]
+
+
+def _checked_side(manifest: Path, name: object, key: str, what: str) -> tuple[Path, int]:
+    if (not isinstance(name, str) or "/" in name or "\\" in name or "\0" in name
+            or name in ("", ".", "..")):
         raise FormatError(manifest, key, f"side file name {name!r} must be a plain file name")
+    size = len(name.encode("utf-8", "surrogatepass"))
+    if size > MAX_NAME_BYTES:  # the OS would say "File name too long" at the first look
+        raise FormatError(manifest, key, f"side file name is {size} bytes long; a file name "
+                          f"holds at most {MAX_NAME_BYTES}")
+    side = manifest.with_name(name)
+    return side, _side_size(manifest, side, what)
+
+
+def _side_size(manifest: Path, side: Path, what: str) -> int:
+    """The size of `side` once it is known to be a regular file (or a link to one inside the
+    manifest's folder); a plain file costs one lstat, a link is resolved only then."""
+    try:
+        st = os.lstat(side)
+        if stat.S_ISLNK(st.st_mode):
+            refuse_link_outside(manifest.parent, side, f"{what} side file", "scene")
+            st = os.stat(side)
+    except FileNotFoundError:
+        raise FormatError(side, None, f"missing {what} side file (named in {manifest.name})") from None
+    except (OSError, ValueError) as e:
+        raise FormatError(side, None, f"cannot read the {what} side file: "
+                          f"{getattr(e, 'strerror', None) or e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise FormatError(side, None, f"{what} side file is not a file")
+    return st.st_size
+
+
+def _read_side(manifest: Path, name: str, expected_size: int, crc_text: object,
+               what: str, key: str, progress: _Progress | None = None) -> np.ndarray:
+    """A side file the manifest names (`key` is where), read whole and checked against its CRC."""
     if crc_text is not None and not (isinstance(crc_text, str) and _CRC_TEXT.fullmatch(crc_text)):
         raise FormatError(manifest, f"{key}_crc32", f"expected 8 hexadecimal digits, got {crc_text!r}")
-    side = manifest.with_name(name)
+    side, actual = _checked_side(manifest, name, key, what)
     try:
-        if not side.exists():
-            raise FormatError(side, None, f"missing {what} side file (named in {manifest.name})")
-        if not side.is_file():
-            raise FormatError(side, None, f"{what} side file is not a file")
-        actual = side.stat().st_size
         if actual != expected_size:
             raise FormatError(side, None, f"{what} file holds {actual} bytes, expected {expected_size}")
         data = _read_into(side, expected_size, progress)
     except OSError as e:
         raise FormatError(side, None, f"cannot read the {what} side file: {e.strerror or e}") from None
-    if crc_text is not None and f"{zlib.crc32(data):08x}" != crc_text.lower():
+    if crc_text is not None and f"{crc32(data):08x}" != crc_text.lower():
         raise FormatError(side, None, f"{what} checksum mismatch (file damaged)")
     return data
-
-
-def _toml_place(error: tomllib.TOMLDecodeError) -> tuple[str | None, str]:
-    """Python 3.11 puts the place at the end of the message: "... (at line 3, column 9)"."""
-    text = str(error)
-    found = re.search(r"\s*\(at (line \d+, column \d+|end of document)\)$", text)
-    if found is None:
-        return None, f"bad TOML: {text}"
-    return found.group(1), f"bad TOML: {text[:found.start()]}"
 
 
 def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = None) -> Scene:
@@ -236,10 +272,7 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
     text = read_text_file(manifest)
     if not text.strip():
         raise FormatError(manifest, None, "empty file (not a Boscage scene)")
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise FormatError(manifest, *_toml_place(e)) from None
+    doc = parse_toml(text, manifest)
     if "format" not in doc:
         raise FormatError(manifest, "format", "missing key 'format': not a Boscage scene")
     if doc["format"] != FORMAT:
@@ -291,15 +324,17 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
     tracker = _Progress(progress, rows * cols * (4 + len(entries)))
     raw = _read_side(manifest, heights_name, rows * cols * 4, terrain_doc.get("heights_crc32"),
                      "heights", "terrain.heights", tracker)
-    heights = np.frombuffer(raw, dtype="<f4").reshape(rows, cols).astype(np.float32)
-    if not np.isfinite(heights).all():
+    # The arrays are views of the buffers just read (writable, owned by nobody else): no copies.
+    heights = raw.view("<f4").reshape(rows, cols).astype(np.float32, copy=False)
+    # min and max are NaN or infinite exactly when some height is, and allocate nothing
+    if not (math.isfinite(heights.min()) and math.isfinite(heights.max())):
         raise FormatError(manifest.with_name(heights_name), None, "heights contain NaN or infinity")
     layers: list[TerrainLayer] = []
     if entries:
         raw = _read_side(manifest, layers_name, len(entries) * rows * cols,
                          terrain_doc.get("layers_crc32"), "layer weights", "terrain.layers", tracker)
-        weights = np.frombuffer(raw, np.uint8).reshape(len(entries), rows, cols)
-        layers = [TerrainLayer(lname, color, weights[i].copy()) for i, (lname, color) in enumerate(entries)]
+        weights = raw.reshape(len(entries), rows, cols)
+        layers = [TerrainLayer(lname, color, weights[i]) for i, (lname, color) in enumerate(entries)]
     terrain = Terrain(heights, float(spacing), (float(origin[0]), float(origin[1])), layers)
     scene = Scene(terrain=terrain, name=name, path=manifest)
     for key, reader in SECTION_READERS.items():

@@ -226,3 +226,12 @@ def test_autosave_interval_is_a_setting(main_window) -> None:
     main_window.autosave.set_interval(0)
     sculpt(main_window, 1.0)
     assert not main_window.autosave.timer.isActive()
+
+
+def test_a_recovery_description_nested_a_thousand_levels_reads_as_none(tmp_path) -> None:
+    from app.autosave import read_info
+
+    (tmp_path / INFO_FILE).write_text('format = "boscage-recovery"\nx = ' + "[" * 1000 + "]" * 1000 + "\n")
+    assert read_info(tmp_path) == {}  # no RecursionError at the editor's start
+    (tmp_path / INFO_FILE).write_text('format = "boscage-recovery"\nname = "a"\n')
+    assert read_info(tmp_path) == {"format": "boscage-recovery", "name": "a"}

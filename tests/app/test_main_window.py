@@ -578,3 +578,33 @@ def test_recent_scenes_of_the_same_name_say_their_folder(main_window, tmp_path) 
     main_window._fill_recent_menu()
     texts = [a.text() for a in main_window.recent_menu.actions()][:3]
     assert texts == ["&1 R&&D.boscage", "&2 level.boscage  (desert)", "&3 level.boscage  (forest)"]
+
+
+@pytest.mark.parametrize("code, sentence", [
+    (28, "no space left on device while writing {file}"),  # ENOSPC
+    (30, "{file}: folder is read-only"),  # EROFS
+])
+def test_a_refused_save_says_the_clis_sentence_and_keeps_the_file(main_window, monkeypatch, tmp_path,
+                                                                   errors, code, sentence) -> None:
+    import os
+
+    from model import atomic
+
+    path = tmp_path / "kept.boscage"
+    main_window.document.save(path)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    main_window.document.scene.terrain.heights[2, 2] = 77.0
+    main_window.document.undo_stack.push(Touch([]))
+
+    def refuse(*args, **kwargs):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", refuse)
+    assert main_window.save() is False
+    monkeypatch.undo()
+    (title, text), = errors
+    assert title == "Could not save scene"
+    head, tail = sentence.split("{file}")
+    assert text.startswith(head + str(tmp_path / "kept.heights.")) and text.endswith(".bin" + tail), text
+    assert main_window.document.modified
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

@@ -432,3 +432,142 @@ def test_a_bad_layer_entry_is_refused_before_any_side_file_is_read(tmp_path: Pat
     monkeypatch.setattr(scene_file, "_read_into", lambda *a: pytest.fail("read a side file"))
     with pytest.raises(FormatError, match="layers"):
         load_scene(path)
+
+
+# ---- hostile manifests: links, deep nesting, impossible names -----------------------------
+
+def _with_foliage(tmp_path: Path) -> tuple[Path, dict]:
+    from model.foliage import SceneFoliage, builtin_palette
+
+    scene = make_scene()
+    scene.sections["foliage"] = SceneFoliage(builtin_palette())
+    path = tmp_path / "f.boscage"
+    save_scene(scene, path)
+    return path, tomllib.loads(path.read_text())
+
+
+def _link_out(tmp_path: Path, f: Path) -> Path:
+    """Replace side file `f` by a link to a copy of it in a folder beside the scene's."""
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    (outside / f.name).write_bytes(f.read_bytes())
+    f.unlink()
+    f.symlink_to(outside / f.name)
+    return f
+
+
+@pytest.mark.parametrize("kind", ["heights", "layers", "instances"])
+def test_a_side_file_linking_outside_the_scene_folder_is_refused(tmp_path: Path, kind: str) -> None:
+    if kind == "instances":
+        path, doc = _with_foliage(tmp_path)
+        f = _link_out(tmp_path, path.with_name(doc["foliage"]["instances"]))
+    else:
+        path, doc = saved(tmp_path)
+        f = _link_out(tmp_path, side(path, doc, kind))
+    with pytest.raises(FormatError) as info:
+        load_scene(path)
+    assert info.value.path == str(f)
+    assert "links outside the scene's folder" in info.value.reason
+
+
+def test_a_link_loop_is_one_error(tmp_path: Path) -> None:
+    path, doc = saved(tmp_path)
+    f = side(path, doc, "heights")
+    f.unlink()
+    f.symlink_to(f)
+    with pytest.raises(FormatError) as info:
+        load_scene(path)
+    assert info.value.path == str(f)
+
+
+@pytest.mark.parametrize("where", ["heights", "layers", "instances"])
+def test_a_side_file_name_too_long_for_any_file_system_is_one_error(tmp_path: Path, where: str) -> None:
+    path, doc = _with_foliage(tmp_path)
+    long = "h" * 300 + ".bin"
+    if where == "instances":
+        doc["foliage"]["instances"] = long
+    else:
+        doc["terrain"][where] = long
+    rewrite(path, doc)
+    with pytest.raises(FormatError) as info:
+        load_scene(path)
+    assert info.value.path == str(path)
+    assert "304 bytes long" in info.value.reason
+    assert info.value.place in ("terrain.heights", "terrain.layers", "foliage.instances")
+
+
+def test_a_side_file_name_with_a_nul_byte_is_one_error(tmp_path: Path) -> None:
+    path, doc = saved(tmp_path)
+    doc["terrain"]["heights"] = "a\0b.bin"
+    rewrite(path, doc)
+    with pytest.raises(FormatError, match="plain file name"):
+        load_scene(path)
+
+
+@pytest.mark.parametrize("nesting", ["array", "inline_table", "dotted_key"])
+def test_a_manifest_nested_a_thousand_levels_is_one_error_naming_the_place(
+        tmp_path: Path, nesting: str) -> None:
+    path, _ = saved(tmp_path)
+    deep = {"array": "x = " + "[" * 1000 + "]" * 1000,
+            "inline_table": "x = " + "{a = " * 1000 + "1" + "}" * 1000,
+            "dotted_key": "x" + ".a" * 1000 + " = 1"}[nesting]
+    path.write_text(path.read_text() + "\n[extra]\n" + deep + "\n")
+    with pytest.raises(FormatError) as info:
+        load_scene(path)
+    assert info.value.path == str(path) and "nested deeper than" in info.value.reason
+    line = len(path.read_text().splitlines())
+    assert info.value.place.startswith(f"line {line}, column ") or info.value.place.startswith("extra.x.a")
+
+
+# ---- temp files of an interrupted save ------------------------------------------------------
+
+def test_the_next_save_removes_temp_files_a_killed_save_left_and_nothing_else(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "s.boscage"
+    save_scene(make_scene(seed=1), path)
+    root = Path(__file__).resolve().parents[2]
+    # A real save killed part-way: the child stops dead (no clean-up runs) after its first fsync.
+    code = (
+        "import os, sys\n"
+        f"sys.path.insert(0, {str(root)!r})\n"
+        "from model import atomic\n"
+        "from tests.model.test_scene_file import make_scene\n"
+        "from model.formats.scene_file import save_scene\n"
+        "atomic.os.fsync = lambda fd: os._exit(9)\n"
+        f"save_scene(make_scene(seed=2), {str(path)!r})\n"
+    )
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert child.returncode == 9, child.stderr
+    left = [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    assert len(left) == 1 and left[0].startswith(".s.heights.")
+    assert load_scene(path).terrain.heights.tobytes() == make_scene(seed=1).terrain.heights.tobytes()
+    # temp files of this scene's manifest and of another scene, and a user's own file, beside it
+    (tmp_path / ".s.boscage.abcd_123.tmp").write_bytes(b"half a manifest")
+    others = [".other.boscage.abcd_123.tmp", ".s.notes.txt.abcd_123.tmp", "s.boscage.tmp",
+              ".s.heights.12345678.bin.tmp", ".sx.heights.12345678.bin.abcdefgh.tmp"]
+    for name in others:
+        (tmp_path / name).write_bytes(b"not ours")
+    save_scene(make_scene(seed=3), path)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == sorted(others)
+    assert load_scene(path).terrain.heights.tobytes() == make_scene(seed=3).terrain.heights.tobytes()
+
+
+def test_saving_over_a_folder_is_refused_before_any_file_is_written(tmp_path: Path) -> None:
+    from model.errors import WriteError
+
+    (tmp_path / "s.boscage").mkdir()
+    with pytest.raises(WriteError, match="a folder has that name"):
+        save_scene(make_scene(), tmp_path / "s.boscage")
+    assert [p.name for p in tmp_path.iterdir()] == ["s.boscage"]
+
+
+def test_opening_reads_each_side_file_once_into_the_arrays_it_keeps(tmp_path: Path) -> None:
+    """No bytes object and no second copy: the terrain's arrays are views of what was read."""
+    save_scene(make_scene(), tmp_path / "a.boscage")
+    t = load_scene(tmp_path / "a.boscage").terrain
+    buffer = t.layers[0].weights.base
+    assert buffer is not None and all(la.weights.base is buffer for la in t.layers)
+    assert buffer.nbytes == len(t.layers) * t.rows * t.columns and buffer.flags.writeable
+    assert not t.heights.flags.owndata and t.heights.dtype == np.float32 and t.heights.flags.writeable

@@ -143,7 +143,7 @@ def test_bad_toml_names_the_line(tmp_path):
     p.write_text('name = "a"\ndensity = = 2\n')
     with pytest.raises(FormatError) as e:
         load_foliage_type(p)
-    assert e.value.place == "line 2"
+    assert e.value.place == "line 2, column 11"  # the same place format as the scene manifest
     with pytest.raises(FormatError, match="not found"):
         load_foliage_type(tmp_path / "missing.vxfoliage")
 
@@ -195,3 +195,18 @@ def test_a_mesh_path_is_rebased_from_the_type_file_to_the_scene_folder(tmp_path)
     assert t.rebased(tmp_path / "elsewhere", scene_dir) is None  # would leave the scene's folder
     builtin = FoliageType("oak", mesh="builtin:broadleaf")
     assert builtin.rebased(tmp_path / "elsewhere", scene_dir) is builtin
+
+
+@pytest.mark.parametrize("deep", ["[" * 1000 + "]" * 1000, "{a = " * 1000 + "1" + "}" * 1000])
+def test_a_vxfoliage_or_palette_nested_a_thousand_levels_is_one_error(tmp_path, deep):
+    vx = tmp_path / "deep.vxfoliage"
+    vx.write_text(f'name = "a"\ndensity = {deep}\n')
+    with pytest.raises(FormatError) as e:
+        load_foliage_type(vx)
+    assert e.value.path == str(vx) and e.value.place.startswith("line 2, column ")
+    assert "nested deeper than" in e.value.reason
+    pal = tmp_path / "deep.palette.toml"
+    pal.write_text(f'[[types]]\nname = "a"\nextent = {deep}\n')
+    with pytest.raises(FormatError) as e:
+        load_palette_file(pal)
+    assert e.value.path == str(pal) and e.value.place.startswith("line 3, column ")
