@@ -63,6 +63,7 @@ class FoliageRenderer(Renderer):
         self._all_dirty = True
         self._mesh_dirty = True
         self._order: list[ChunkKey] = []
+        self._boxes: dict[ChunkKey, np.ndarray] = {}  # grown bounds (2, 3) per uploaded chunk
         self._lo = np.empty((0, 3))
         self._hi = np.empty((0, 3))
         self._fade_end = np.empty(0)
@@ -197,13 +198,18 @@ class FoliageRenderer(Renderer):
         for key in sorted(dirty, key=lambda k: (k[1], k[0])):
             self._upload(key)
             uploaded += 1
+            self._boxes.pop(key, None)
         if uploaded:
             frame.stats.count_upload("foliage chunks", uploaded)
+        if self._all_dirty:
+            self._boxes.clear()  # a palette change may change every type's extent
         self._dirty = set()
         self._all_dirty = self._mesh_dirty = False
         self._order = sorted(self._gpu, key=lambda k: (k[1], k[0]))
-        boxes = np.stack([self.volume.bounds(*k) for k in self._order]) if self._order \
-            else np.empty((0, 2, 3))
+        for k in self._order:  # bounds of the changed chunks only; the others are kept
+            if k not in self._boxes:
+                self._boxes[k] = self.volume.bounds(*k)
+        boxes = np.stack([self._boxes[k] for k in self._order]) if self._order else np.empty((0, 2, 3))
         self._lo, self._hi = boxes[:, 0], boxes[:, 1]
         ends = {}
         for _, t in self._order:
@@ -275,6 +281,7 @@ class FoliageRenderer(Renderer):
             GL.glDeleteBuffers(1, [mesh.vbo])
         self._gpu.clear()
         self._meshes.clear()
+        self._boxes.clear()
         self._order = []
         if self.program is not None:
             self.program.delete()

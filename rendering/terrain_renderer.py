@@ -2,7 +2,8 @@
 
 The height grid is cut into square chunks of `CHUNK_CELLS` cells (neighbours share their edge
 samples). Each chunk has its own vertex buffer and bounds: chunks outside the view are not drawn,
-and an edit re-uploads only the chunks whose samples (or normals) it changed.
+and an edit re-meshes and re-uploads only the band of rows it changed in each chunk it touched
+(one `glBufferSubData` per chunk), so a brush stamp's cost follows the brush, not the chunk.
 """
 
 from __future__ import annotations
@@ -39,13 +40,14 @@ class TerrainRenderer(Renderer):
         self._vao: dict[tuple[int, int], int] = {}
         self._vbo: dict[tuple[int, int], int] = {}
         self._ebo: dict[tuple[int, int], tuple[int, int]] = {}  # block shape → (buffer, index count)
-        self._dirty: set[tuple[int, int]] = set()
+        self._dirty: dict[tuple[int, int], tuple[int, int]] = {}  # chunk → grid rows [a, b) to re-mesh
         self._rebuild = True
         self._lo = np.empty((0, 3))
         self._hi = np.empty((0, 3))
         self._order: list[tuple[int, int]] = []
         self._boxes: dict[tuple[int, int], tuple[tuple, tuple]] = {}
         self.uploads: dict[tuple[int, int], int] = {}
+        self.upload_bytes = 0  # vertex bytes sent since creation (full builds and edits)
         self.visible: list[tuple[int, int]] = []
         self._subscribed = False
         self._subscribe()
@@ -72,14 +74,17 @@ class TerrainRenderer(Renderer):
         r0, r1 = max(0, r0 - 1), min(self.terrain.rows, r1 + 1)
         c0, c1 = max(0, c0 - 1), min(self.terrain.columns, c1 + 1)
         for i in self._touching(self._rows, r0, r1):
+            a, b = max(r0, self._rows[i][0]), min(r1, self._rows[i][1])
             for j in self._touching(self._cols, c0, c1):
-                self._dirty.add((i, j))
+                old = self._dirty.get((i, j))
+                self._dirty[(i, j)] = (a, b) if old is None else (min(a, old[0]), max(b, old[1]))
 
     def _on_layer_changed(self, index: int, rows: slice, cols: slice | None = None) -> None:
         self._on_rows_changed(rows, cols)
 
     def _on_layers_changed(self) -> None:
-        self._dirty.update((i, j) for i in range(len(self._rows)) for j in range(len(self._cols)))
+        self._dirty.update({(i, j): self._rows[i] for i in range(len(self._rows))
+                            for j in range(len(self._cols))})
 
     # ---- GL ---------------------------------------------------------------------------
     def initialize(self) -> None:
@@ -95,9 +100,14 @@ class TerrainRenderer(Renderer):
             self._ebo[(rows, cols)] = (ebo, int(idx.size))
         return self._ebo[(rows, cols)]
 
-    def _upload(self, key: tuple[int, int]) -> None:
+    def _upload(self, key: tuple[int, int], band: tuple[int, int] | None = None) -> None:
+        """Mesh and send the chunk; with `band` (grid rows [a, b) inside it) only those rows."""
         (r0, r1), (c0, c1) = self._rows[key[0]], self._cols[key[1]]
-        vertices = vertex_block(self.terrain, r0, r1, c0, c1)
+        if key not in self._vao:
+            band = None
+        a, b = band if band is not None else (r0, r1)
+        vertices = vertex_block(self.terrain, a, b, c0, c1)
+        self.upload_bytes += vertices.nbytes
         if key not in self._vao:
             vao, vbo = int(GL.glGenVertexArrays(1)), int(GL.glGenBuffers(1))
             self._vao[key], self._vbo[key] = vao, vbo
@@ -113,7 +123,8 @@ class TerrainRenderer(Renderer):
             GL.glBindVertexArray(0)
         else:
             GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vbo[key])
-            GL.glBufferSubData(GL.GL_ARRAY_BUFFER, 0, vertices.nbytes, vertices)
+            offset = (a - r0) * (c1 - c0) * VERTEX_FLOATS * 4  # rows are contiguous in the buffer
+            GL.glBufferSubData(GL.GL_ARRAY_BUFFER, offset, vertices.nbytes, vertices)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
         self.uploads[key] = self.uploads.get(key, 0) + 1
 
@@ -134,16 +145,16 @@ class TerrainRenderer(Renderer):
 
     def _sync(self, frame: FrameContext) -> None:
         if self._rebuild:
-            keys = [(i, j) for i in range(len(self._rows)) for j in range(len(self._cols))]
+            bands = {(i, j): None for i in range(len(self._rows)) for j in range(len(self._cols))}
             self._dirty.clear()
             self._rebuild = False
         elif self._dirty:
-            keys = sorted(self._dirty)
-            self._dirty.clear()
+            bands, self._dirty = dict(sorted(self._dirty.items())), {}
         else:
             return
-        for key in keys:
-            self._upload(key)
+        keys = list(bands)
+        for key, band in bands.items():
+            self._upload(key, band)
         frame.stats.count_upload("terrain chunks", len(keys))
         self._bounds(keys)
 
