@@ -63,6 +63,7 @@ class Viewport(QOpenGLWidget):
     - `focus_on(points)`: frame a set of world points (Shift+F frames the "selection" point set).
     - `stats` (`FrameStats` of the last frame), `show_stats(on)` for the corner read-out.
     - `foliage_renderer`, `grass_renderer`: follow the scene's foliage section.
+    - `show_selection({chunk key: indices})`: stored instances drawn tinted as selected.
     """
 
     frame_rendered = Signal()
@@ -160,6 +161,11 @@ class Viewport(QOpenGLWidget):
         self.add_renderer(self.foliage_renderer, 1)
         self.grass_renderer = GrassRenderer(scene, request_update=self.update)
         self.add_renderer(self.grass_renderer, 2)
+
+    def show_selection(self, selection: dict) -> None:
+        """Draw these stored instances ({chunk key: record indices}) tinted as selected."""
+        if self.foliage_renderer is not None:
+            self.foliage_renderer.set_selection(selection)
 
     def _report_later(self, message: str) -> None:
         """Report a problem found while painting once the paint is over (no dialog inside paintGL)."""
