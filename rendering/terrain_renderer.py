@@ -15,6 +15,7 @@ from OpenGL import GL
 
 from model.terrain import Terrain
 from rendering.culling import boxes_in_frustum, frustum_planes
+from rendering.foliage_density import FoliageDensity
 from rendering.gl_program import ShaderProgram
 from rendering.renderer import FrameContext, Renderer
 from rendering.terrain_mesh import VERTEX_FLOATS, grid_indices, vertex_block
@@ -32,8 +33,12 @@ def chunk_ranges(samples: int, cells: int = CHUNK_CELLS) -> list[tuple[int, int]
 class TerrainRenderer(Renderer):
     """Terrain chunks; `uploads` counts chunk uploads per (row chunk, column chunk), cumulative."""
 
-    def __init__(self, terrain: Terrain) -> None:
+    def __init__(self, terrain: Terrain, density: FoliageDensity | None = None) -> None:
         self.terrain = terrain
+        self.density = density  # stored foliage's cover, drawn on the ground where it is culled
+        self.show_density = True
+        self._density_tex = 0
+        self._density_shape: tuple[int, int] | None = None
         self.program: ShaderProgram | None = None
         self._rows = chunk_ranges(terrain.rows)
         self._cols = chunk_ranges(terrain.columns)
@@ -158,11 +163,55 @@ class TerrainRenderer(Renderer):
         frame.stats.count_upload("terrain chunks", len(keys))
         self._bounds(keys)
 
+    def _sync_density(self, frame: FrameContext) -> bool:
+        """Send the cover texels that changed (all of them the first time); False without foliage."""
+        d = self.density
+        if d is None or not self.show_density:
+            return False
+        first = not self._density_tex
+        if first:
+            self._density_tex = int(GL.glGenTextures(1))
+            GL.glBindTexture(GL.GL_TEXTURE_2D, self._density_tex)
+            for name in (GL.GL_TEXTURE_MIN_FILTER, GL.GL_TEXTURE_MAG_FILTER):
+                GL.glTexParameteri(GL.GL_TEXTURE_2D, name, GL.GL_LINEAR)
+            for name in (GL.GL_TEXTURE_WRAP_S, GL.GL_TEXTURE_WRAP_T):
+                GL.glTexParameteri(GL.GL_TEXTURE_2D, name, GL.GL_CLAMP_TO_EDGE)
+            d.invalidate()  # a new texture: every texel
+        rects = d.take_dirty()
+        shape = d.cover.shape
+        GL.glBindTexture(GL.GL_TEXTURE_2D, self._density_tex)
+        GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
+        if rects is None or first or self._density_shape != d.cover.shape:
+            GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA32F, shape[1], shape[0], 0, GL.GL_RGBA,
+                            GL.GL_FLOAT, np.ascontiguousarray(d.cover))
+            self._density_shape = d.cover.shape
+            frame.stats.count_upload("foliage cover", 1)
+        else:
+            for r0, r1, c0, c1 in rects:  # only the texels under the cells an edit touched
+                GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, c0, r0, c1 - c0, r1 - r0, GL.GL_RGBA, GL.GL_FLOAT,
+                                   np.ascontiguousarray(d.cover[r0:r1, c0:c1]))
+            if rects:
+                frame.stats.count_upload("foliage cover", len(rects))
+        return True
+
+    def _set_density_uniforms(self, p: ShaderProgram, on: bool) -> None:
+        p.set_uniform("u_density_on", 1.0 if on else 0.0)
+        GL.glActiveTexture(GL.GL_TEXTURE0)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, self._density_tex if on else 0)
+        if not on:
+            return
+        d = self.density
+        rows, cols = d.cover.shape[:2]
+        p.set_uniform("u_density_origin", np.array(self.terrain.origin, np.float32))
+        p.set_uniform("u_density_extent", np.array([cols * d.texel, rows * d.texel], np.float32))
+        p.set_uniform("u_density_fade", np.array(d.fade(), np.float32))
+
     def draw(self, frame: FrameContext) -> None:
         if self.program is None:
             self.initialize()
         self._subscribe()
         self._sync(frame)
+        density_on = self._sync_density(frame)
         shown = boxes_in_frustum(self._lo, self._hi, frustum_planes(frame.view_projection))
         self.visible = [k for k, s in zip(self._order, shown, strict=True) if s]
         p = self.program
@@ -173,13 +222,20 @@ class TerrainRenderer(Renderer):
         p.set_uniform("u_fog_color", FOG_COLOUR)
         sx, sz = self.terrain.size
         p.set_uniform("u_fog_distance", float(max(sx, sz) * 3.0 + frame.camera.distance))
+        self._set_density_uniforms(p, density_on)
         for key in self.visible:
             (r0, r1), (c0, c1) = self._rows[key[0]], self._cols[key[1]]
             GL.glBindVertexArray(self._vao[key])
             GL.glDrawElements(GL.GL_TRIANGLES, self._indices(r1 - r0, c1 - c0)[1], GL.GL_UNSIGNED_INT, None)
         GL.glBindVertexArray(0)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
 
     def release(self) -> None:
+        if self._density_tex:
+            GL.glDeleteTextures(1, [self._density_tex])
+            self._density_tex = 0
+        if self.density is not None:
+            self.density.release()
         t = self.terrain
         t.heights_changed.disconnect(self._on_rows_changed)
         t.layer_weights_changed.disconnect(self._on_layer_changed)

@@ -81,6 +81,7 @@ def test_instances_fade_out_between_the_cull_distances(viewport, qtbot) -> None:
     near_type = FoliageType("bush", mesh="builtin:bush", cull=(30.0, 40.0))
     foliage.palette.add(near_type)
     top_down(viewport, scene, distance=90.0)  # every bush is about 90 m from the eye
+    viewport.show_foliage_cover(False)  # the instances' own fade, without the far cover tint
     base = render(viewport, qtbot).astype(int)
     xz = np.array([[x, z] for x in range(-20, 21, 5) for z in range(-15, 16, 5)], float)
     foliage.volume.add("bush", records(xz, 2.0))
