@@ -173,11 +173,11 @@ class MainWindow(QMainWindow):
         horizontal, vertical = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
         # at most 40 % for both columns together: the viewport keeps 60 % of the width
         left = min(360, max(240, round(0.2 * width)))
-        right = min(270, max(240, round(0.17 * width)))
+        right = min(280, max(240, round(0.175 * width)))
         self.resizeDocks([d["palette"], d["tool_settings"]], [left, right], horizontal)
         # Tool Settings shows all of itself, Layers its list, the Inspector the rest of the column.
         self.resizeDocks([d["tool_settings"], d["layers"], d["inspector"]],
-                         [340, 150, max(150, height - 600)], vertical)
+                         [360, 175, max(150, height - 640)], vertical)
         self.resizeDocks([d["refusals"]], [92], vertical)
 
     def showEvent(self, event) -> None:
