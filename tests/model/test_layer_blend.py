@@ -128,3 +128,22 @@ def test_the_option_is_saved_and_read_back_and_a_bad_value_is_named(tmp_path) ->
     with pytest.raises(FormatError) as e:
         load_scene(path)
     assert "layers[3].weight_blend" in str(e.value)
+
+
+def test_derived_grass_stops_growing_where_sand_was_painted_over_it() -> None:
+    from model.foliage import FoliageType, LayerFilter
+    from model.foliage.derived_grass import grass_near
+
+    t = grass_scene()
+    grass = FoliageType("meadow", mesh="builtin:grass", storage="derived", density=400.0,
+                        layer=LayerFilter("grass", 0.3))
+
+    def growing_near_centre() -> int:
+        c = grass_near(t, grass, 32.0, 32.0, 40.0)
+        d = np.hypot(c.position[:, 0] - 32.0, c.position[:, 2] - 32.0)
+        return int((c.grows & (d < 4.0)).sum())
+
+    assert growing_near_centre() > 5
+    stroke = LayerPaintStroke(t, "sand")
+    stroke.apply(paint_layer_stamp(t, "sand", Brush(radius=10.0, strength=1.0, falloff=0.3), 32.0, 32.0))
+    assert growing_near_centre() == 0  # the grass layer under the sand is gone, so is its grass
