@@ -68,6 +68,7 @@ class FoliageRenderer(Renderer):
         self._mesh_dirty = True
         self._order: list[ChunkKey] = []
         self._boxes: dict[ChunkKey, np.ndarray] = {}  # grown bounds (2, 3) per uploaded chunk
+        self._row: dict[ChunkKey, int] = {}  # a chunk's row in the culling arrays (draw order)
         self._lo = np.empty((0, 3))
         self._hi = np.empty((0, 3))
         self._fade_end = np.empty(0)
@@ -251,16 +252,26 @@ class FoliageRenderer(Renderer):
             self._boxes.pop(key, None)
         if uploaded:
             frame.stats.count_upload("foliage chunks", uploaded)
+        rebuild = self._all_dirty or any(k not in self._row for k in dirty if k in self._gpu) \
+            or any(k not in self._gpu for k in dirty if k in self._row)
         if self._all_dirty:
             self._boxes.clear()  # a palette change may change every type's extent
         self._dirty = set()
         self._all_dirty = self._mesh_dirty = False
+        if not rebuild:  # the same chunks as before: refresh only the changed rows (work follows the edit)
+            for key in dirty & self._row.keys():
+                i = self._row[key]
+                box = self._boxes[key] = self.volume.bounds(*key)
+                self._lo[i], self._hi[i] = box[0], box[1]
+                self._counts[i] = self._gpu[key].count
+            return
         self._order = sorted(self._gpu, key=lambda k: (k[1], k[0]))
+        self._row = {k: i for i, k in enumerate(self._order)}
         for k in self._order:  # bounds of the changed chunks only; the others are kept
             if k not in self._boxes:
                 self._boxes[k] = self.volume.bounds(*k)
         boxes = np.stack([self._boxes[k] for k in self._order]) if self._order else np.empty((0, 2, 3))
-        self._lo, self._hi = boxes[:, 0], boxes[:, 1]
+        self._lo, self._hi = boxes[:, 0].copy(), boxes[:, 1].copy()
         ends = {}
         for _, t in self._order:
             if t not in ends:
@@ -335,6 +346,7 @@ class FoliageRenderer(Renderer):
         self._gpu.clear()
         self._meshes.clear()
         self._boxes.clear()
+        self._row = {}
         self._selection_dirty = set(self._selection)  # a new context needs the masks again
         self._order = []
         if self.program is not None:
