@@ -405,6 +405,8 @@ class MainWindow(QMainWindow):
         if state is not None:
             self._sized = self.restoreState(state)
         for key, dock in self.tool_docks.items():
+            if state is not None:
+                dock.setProperty("size_on_show", False)  # the saved layout sized it already
             self.actions_by_key[f"tool_{key}"].setChecked(not dock.isHidden())
 
     def save_layout(self) -> None:

@@ -56,6 +56,10 @@ def test_a_moved_data_window_comes_back_there_after_a_restart(qtbot) -> None:
     zones.move(first.geometry().topLeft() + type(first.pos())(120, 90))
     qtbot.waitUntil(zones.isFloating)
     first.tool_docks["biomes"].hide()  # closed before quitting: its placement is still remembered
+    plants = first.tool_docks["plant_inspector"]
+    first.resizeDocks([plants], [220], Qt.Orientation.Vertical)  # and the user made the group shorter
+    qtbot.waitUntil(lambda: abs(plants.height() - 220) < 40)
+    height = plants.height()
     assert first.close()
 
     second = MainWindow(make_small_scene())
@@ -70,4 +74,9 @@ def test_a_moved_data_window_comes_back_there_after_a_restart(qtbot) -> None:
     plants = second.tool_docks["plant_inspector"]
     assert second.dockWidgetArea(biomes) == second.dockWidgetArea(plants)
     assert biomes in second.tabifiedDockWidgets(plants)
+    assert abs(plants.height() - height) <= 4  # the height the user gave the group
+    second.actions_by_key["tool_plant_inspector"].trigger()  # closed and opened again: kept
+    second.actions_by_key["tool_plant_inspector"].trigger()
+    qtbot.waitUntil(plants.isVisible)
+    assert abs(plants.height() - height) <= 4
     second.close()
