@@ -30,6 +30,7 @@ class FoliageDensity:
     def __init__(self, scene) -> None:
         self.scene = scene
         self.volume = None
+        self._palette = None
         self.texel = 8.0
         self.cover = np.zeros((1, 1, 4), np.float32)
         self._colours: dict[str, np.ndarray] = {}
@@ -43,20 +44,29 @@ class FoliageDensity:
         """Follow the scene's current foliage volume (it may be replaced); rebuild on a change."""
         section = self.scene.sections.get("foliage")
         volume = getattr(section, "volume", None)
-        if volume is self.volume:
+        palette = getattr(volume, "palette", None)
+        if volume is self.volume and palette is self._palette:
             return
-        if self.volume is not None:
-            self.volume.changed.disconnect(self._on_changed)
-        self.volume = volume
+        self.release()
+        self.volume, self._palette = volume, palette
         if volume is not None:
             volume.changed.connect(self._on_changed)
+        if palette is not None:
+            palette.changed.connect(self._on_palette_changed)
         self._layout()
+        self._dirty = None
+
+    def _on_palette_changed(self) -> None:
+        """A type's mesh, extent or storage may have changed: colours and footprints with it."""
+        self._colours.clear()
         self._dirty = None
 
     def release(self) -> None:
         if self.volume is not None:
             self.volume.changed.disconnect(self._on_changed)
-        self.volume = None
+        if self._palette is not None:
+            self._palette.changed.disconnect(self._on_palette_changed)
+        self.volume = self._palette = None
 
     def _layout(self) -> None:
         t = self.scene.terrain

@@ -53,3 +53,17 @@ def test_an_edit_recomputes_only_its_cells_and_matches_a_full_recompute() -> Non
     fresh = FoliageDensity(scene)
     fresh.take_dirty()
     assert np.array_equal(d.cover, fresh.cover)
+
+
+def test_a_palette_edit_recolours_the_cover() -> None:
+    from dataclasses import replace
+
+    scene = _scene()
+    foliage = foliage_of(scene)
+    foliage.volume.add("tree", records(np.array([[-124.0, -124.0]]), 1.5))
+    d = FoliageDensity(scene)
+    d.take_dirty()
+    green = d.cover[0, 0, :3].copy()
+    foliage.palette.replace(replace(foliage.palette["tree"], mesh="builtin:rock"))
+    assert d.take_dirty() is None  # everything again
+    assert np.ptp(d.cover[0, 0, :3]) < 0.1 and not np.allclose(d.cover[0, 0, :3], green)
