@@ -348,11 +348,12 @@ class MainWindow(QMainWindow):
         dock.setObjectName(f"dock_{key}")
         dock.setWidget(widget if key in SIDE_TOOL_WINDOWS else _scrolling(widget, key))
         dock.setToolTip(spec.tooltip)
-        if self.restoreDockWidget(dock):  # back where the saved layout had it (before adding: an
-            pass                           # added dock would find itself and "restore" in place)
-        elif key in SIDE_TOOL_WINDOWS:
+        # Back where the saved layout had it, if anywhere (asked before adding: an added dock would
+        # find itself and "restore" in place).
+        placed = self.restoreDockWidget(dock)
+        if not placed and key in SIDE_TOOL_WINDOWS:
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        else:
+        elif not placed:
             self._place_data_window(dock)
         action = self.actions_by_key[f"tool_{key}"]
         dock.toggleViewAction().toggled.connect(action.setChecked)
