@@ -38,7 +38,7 @@ class TerrainRenderer(Renderer):
         self.density = density  # stored foliage's cover, drawn on the ground where it is culled
         self.show_density = True
         self._density_tex = 0
-        self._density_shape: tuple[int, int] | None = None
+        self._density_shape: tuple[int, ...] | None = None
         self.program: ShaderProgram | None = None
         self._rows = chunk_ranges(terrain.rows)
         self._cols = chunk_ranges(terrain.columns)
