@@ -396,6 +396,9 @@ class FoliageEditor(QObject):
                 return
         else:
             rec = selection_records(self._volume, self.toolset.selection)
+        show = getattr(self.viewport, "show_selection", None)
+        if show is not None:  # the instances themselves drawn tinted (mid-drag: where they are now)
+            show(getattr(self.gizmo, "_added", {}) if self.gizmo.busy else self.toolset.selection)
         if not len(rec):
             overlays.points.remove("selection")
         else:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QProgressDialog,
+    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QUndoView,
@@ -61,6 +62,25 @@ FIXED_DOCKS = [
     ("refusals", "Refusals", Qt.DockWidgetArea.BottomDockWidgetArea,
      "Why the last stroke placed what it placed, and what it refused"),
 ]
+
+
+# Tool windows that belong beside the tool settings; every other one is a data window (Plant Rules,
+# TRN Browser, Zone Layers…): they open as tabs of one group under the viewport, full width.
+# Tool windows that are tall forms beside the viewport, not wide data views under it; the value
+# names the panel they first open as a tab of (None: a dock of their own in the right column).
+SIDE_TOOL_WINDOWS = {"terrain_tools": None, "spawners": "inspector"}
+DATA_WINDOW_AREA = Qt.DockWidgetArea.BottomDockWidgetArea
+DATA_WINDOW_HEIGHT = 0.42  # of the window, when the first data window opens
+
+
+def _scrolling(widget: QWidget, key: str) -> QScrollArea:
+    """A data window in a scroll area: a narrow dock scrolls it instead of widening the window."""
+    area = QScrollArea()
+    area.setObjectName(f"scroll_{key}")
+    area.setWidgetResizable(True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    area.setWidget(widget)
+    return area
 
 
 def placeholder(text: str) -> QWidget:
@@ -153,12 +173,13 @@ class MainWindow(QMainWindow):
         d = self.docks
         width, height = self.width(), self.height()
         horizontal, vertical = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
-        left = min(380, max(280, round(0.24 * width)))
-        right = min(280, max(240, round(0.19 * width)))
+        # at most 40 % for both columns together: the viewport keeps 60 % of the width
+        left = min(360, max(240, round(0.2 * width)))
+        right = min(280, max(240, round(0.175 * width)))
         self.resizeDocks([d["palette"], d["tool_settings"]], [left, right], horizontal)
         # Tool Settings shows all of itself, Layers its list, the Inspector the rest of the column.
         self.resizeDocks([d["tool_settings"], d["layers"], d["inspector"]],
-                         [340, 150, max(150, height - 600)], vertical)
+                         [360, 175, max(150, height - 640)], vertical)
         self.resizeDocks([d["refusals"]], [92], vertical)
 
     def showEvent(self, event) -> None:
@@ -327,14 +348,42 @@ class MainWindow(QMainWindow):
             return None
         dock = QDockWidget(spec.title, self)
         dock.setObjectName(f"dock_{key}")
-        dock.setWidget(widget)
+        dock.setWidget(widget if key in SIDE_TOOL_WINDOWS else _scrolling(widget, key))
         dock.setToolTip(spec.tooltip)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        self.restoreDockWidget(dock)  # back where the saved layout had it, if anywhere
+        # Back where the saved layout had it, if anywhere (asked before adding: an added dock would
+        # find itself and "restore" in place).
+        placed = self.restoreDockWidget(dock)
+        if not placed and key in SIDE_TOOL_WINDOWS:
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+            beside = self.docks.get(SIDE_TOOL_WINDOWS[key] or "")
+            if beside is not None and not beside.isHidden():
+                self.tabifyDockWidget(beside, dock)
+        elif not placed:
+            self._place_data_window(dock)
         action = self.actions_by_key[f"tool_{key}"]
         dock.toggleViewAction().toggled.connect(action.setChecked)
         self.tool_docks[key] = dock
         return dock
+
+    def tool_widget(self, key: str) -> QWidget | None:
+        """The content of tool window `key` (inside its dock's scroll area), or None if not made yet."""
+        dock = self.tool_docks.get(key)
+        if dock is None:
+            return None
+        inner = dock.widget()
+        return inner.widget() if isinstance(inner, QScrollArea) else inner
+
+    def _place_data_window(self, dock: QDockWidget) -> None:
+        """A data window's first place: a tab of the other data windows, else a new full-width group
+        under the viewport (below Refusals), so the viewport keeps its width."""
+        group = [d for k, d in self.tool_docks.items() if k not in SIDE_TOOL_WINDOWS
+                 and not d.isHidden() and not d.isFloating() and self.dockWidgetArea(d) == DATA_WINDOW_AREA]
+        if group:
+            self.addDockWidget(DATA_WINDOW_AREA, dock)
+            self.tabifyDockWidget(group[-1], dock)
+            return
+        self.addDockWidget(DATA_WINDOW_AREA, dock, Qt.Orientation.Vertical)
+        dock.setProperty("size_on_show", True)  # a hidden dock cannot be resized yet
 
     def set_tool_window_visible(self, key: str, visible: bool) -> None:
         if not visible and key not in self.tool_docks:
@@ -346,6 +395,9 @@ class MainWindow(QMainWindow):
         dock.setVisible(visible)
         if visible:
             dock.raise_()
+            if dock.property("size_on_show"):
+                dock.setProperty("size_on_show", False)
+                self.resizeDocks([dock], [round(DATA_WINDOW_HEIGHT * self.height())], Qt.Orientation.Vertical)
 
     # ---- layout -----------------------------------------------------------------------
     def restore_layout(self) -> None:
@@ -359,6 +411,8 @@ class MainWindow(QMainWindow):
         if state is not None:
             self._sized = self.restoreState(state)
         for key, dock in self.tool_docks.items():
+            if state is not None:
+                dock.setProperty("size_on_show", False)  # the saved layout sized it already
             self.actions_by_key[f"tool_{key}"].setChecked(not dock.isHidden())
 
     def save_layout(self) -> None:

@@ -171,3 +171,22 @@ class MoveLayerCommand(QUndoCommand):
 
     def undo(self) -> None:
         layer_ops.move_layer(self.terrain, self.name, self.from_index)
+
+
+class LayerBlendCommand(QUndoCommand):
+    """Turn a layer's weight blending on or off (off: painting it leaves the other layers alone)."""
+
+    def __init__(self, terrain: Terrain, name: str, on: bool) -> None:
+        layer = terrain.layers[layer_ops.index_of(terrain, name)]
+        super().__init__(f"{'Weight-blend' if on else 'Stop weight-blending'} layer '{name}'")
+        self.terrain, self.layer, self.on = terrain, layer, bool(on)
+        self.old = layer.weight_blend
+
+    def _set(self, on: bool) -> None:  # by identity: a rename in between does not lose the layer
+        layer_ops.set_weight_blend(self.terrain, self.layer.name, on)
+
+    def redo(self) -> None:
+        self._set(self.on)
+
+    def undo(self) -> None:
+        self._set(self.old)

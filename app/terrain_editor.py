@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QMenu, QMessageBox, QToolBar
 from app.terrain_commands import (
     AddLayerCommand,
     DeleteLayerCommand,
+    LayerBlendCommand,
     MoveLayerCommand,
     RecolourLayerCommand,
     RenameLayerCommand,
@@ -93,6 +94,7 @@ class TerrainEditor(QObject):
         self.panel.recolour_requested.connect(self.recolour_layer)
         self.panel.move_requested.connect(self.move_layer)
         self.panel.delete_requested.connect(self.delete_layer)
+        self.panel.blend_requested.connect(self.set_weight_blend)
         self.panel.import_requested.connect(self.import_layer_dialog)
         self.panel.export_requested.connect(self.export_layer_dialog)
         self.document.scene_replaced.connect(self._on_scene_replaced)
@@ -197,6 +199,12 @@ class TerrainEditor(QObject):
 
     def recolour_layer(self, name: str, color: tuple[int, int, int]) -> bool:
         return self._push(lambda: RecolourLayerCommand(self.terrain, name, tuple(color)))
+
+    def set_weight_blend(self, name: str, on: bool) -> bool:
+        layer = self.terrain.layer(name)
+        if layer is None or layer.weight_blend == bool(on):
+            return False
+        return self._push(lambda: LayerBlendCommand(self.terrain, name, on))
 
     def move_layer(self, name: str, to_index: int) -> bool:
         ok = self._push(lambda: MoveLayerCommand(self.terrain, name, to_index))

@@ -16,7 +16,8 @@ from app.foliage_tools import ERASE_COLOUR, erase_mark
 from app.terrain_commands import TerrainStrokeCommand
 from app.tools import STAMP_SPACING, Tool, ToolHost, ray_hit, stamp_points
 from model.brush import Brush
-from model.sculpt import HEIGHTS, TerrainStroke, flatten, noise, paint_layer, raise_lower, smooth
+from model.layer_ops import LayerPaintStroke, paint_layer_stamp
+from model.sculpt import HEIGHTS, TerrainStroke, flatten, noise, raise_lower, smooth
 from model.terrain import Terrain
 
 RAISE_RATE = 0.04  # metres per stamp per metre of brush radius, at full strength
@@ -62,9 +63,7 @@ class StrokeTool(TerrainTool):
             else:
                 self.toolbox.report(f"No layer named '{target}' to paint: pick one in the Layers panel.")
             return
-        volume = None if self.target_is_layer else self.toolbox.foliage_volume()
-        self.stroke = TerrainStroke(self.toolbox.terrain, target, volume,
-                                    follow=self.toolbox.stroke_follower())
+        self.stroke = self.new_stroke(target)
         self._modifiers = modifiers
         self.toolbox.stroke_seed += 1
         self._last = None
@@ -72,6 +71,11 @@ class StrokeTool(TerrainTool):
         if pos is not None:
             self.begin(*pos)
             self._stamp(*pos)
+
+    def new_stroke(self, target: str | None):
+        """The undo step a press starts: a sculpt carries the foliage standing on the ground."""
+        return TerrainStroke(self.toolbox.terrain, target, self.toolbox.foliage_volume(),
+                             follow=self.toolbox.stroke_follower())
 
     def removes(self, modifiers) -> bool:
         """Whether the brush takes away (lowers, erases) with these keys held: its ring says so."""
@@ -180,8 +184,12 @@ class PaintLayerTool(StrokeTool):
         verb = "Erase" if self.erase != self.ctrl else "Paint"
         return f"{verb} layer '{self.toolbox.current_layer}'"
 
+    def new_stroke(self, target: str | None):
+        return LayerPaintStroke(self.toolbox.terrain, target, follow=self.toolbox.stroke_follower())
+
     def make_patch(self, terrain, brush, x, z):
-        return paint_layer(terrain, self.stroke.target, brush, x, z, erase=self.erase != self.ctrl)
+        # a weight-blended layer takes its weight from the others: they add up to at most 100 %
+        return paint_layer_stamp(terrain, self.stroke.target, brush, x, z, erase=self.erase != self.ctrl)
 
 
 class EraseLayerTool(PaintLayerTool):

@@ -13,6 +13,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from model.brush import Brush
+from model.sculpt import TileUndo, window_influence
 from model.terrain import Terrain, TerrainLayer
 
 MAX_NAME = 64
@@ -166,3 +168,166 @@ def restore_types(palette, definitions: Iterable) -> None:
     """Put back definitions returned by `retarget_types`."""
     for ftype in definitions:
         palette.replace(ftype)
+
+
+# ---- weight-blended painting ------------------------------------------------------------------
+def set_weight_blend(terrain: Terrain, name: str, on: bool) -> bool:
+    """Whether painting the layer takes weight from the others; returns the previous setting."""
+    layer = terrain.layers[index_of(terrain, name)]
+    old = layer.weight_blend
+    if bool(on) != old:
+        layer.weight_blend = bool(on)
+        terrain.layers_changed.emit()
+    return old
+
+
+class LayerPatch(NamedTuple):
+    """New weights for one layer's window (the window is shared by every layer of one stamp)."""
+
+    layer: TerrainLayer
+    old: np.ndarray
+    new: np.ndarray
+
+
+class BlendedPaint(NamedTuple):
+    """One paint stamp: the window and the layers whose weights it changes (the painted one first)."""
+
+    rows: slice
+    cols: slice
+    layers: list[LayerPatch]
+
+
+def blend_weights(painted: np.ndarray, others: np.ndarray, raised: np.ndarray) -> np.ndarray:
+    """The other weight-blended layers' weights (k, h, w) after `painted` (h, w) got its new
+    weights: where `raised`, they shrink in proportion so that all of them add up to at most 255
+    (floored, so the sum never passes 255); elsewhere they are kept as they are."""
+    others = np.asarray(others, np.uint8)
+    total = others.sum(axis=0, dtype=np.int64)
+    room = 255 - painted.astype(np.int64)
+    over = raised & (total > room)
+    if not over.any():
+        return others.copy()
+    scale = np.where(over, room / np.maximum(total, 1), 1.0)
+    shrunk = np.floor(others.astype(np.float64) * scale[None]).astype(np.uint8)
+    return np.where(over[None], shrunk, others)
+
+
+def paint_blended(terrain: Terrain, name: str, delta: np.ndarray, rows: slice, cols: slice,
+                  erase: bool = False) -> BlendedPaint | None:
+    """Add (or with `erase` remove) `delta` (0..255 per point of the window) of layer `name`; a
+    weight-blended layer takes what it gains from the other weight-blended layers there. Reads
+    and returns only the window; writes nothing."""
+    index = index_of(terrain, name)
+    layer = terrain.layers[index]
+    old = layer.weights[rows, cols].copy()
+    step = np.rint(np.asarray(delta, np.float64))
+    new = np.clip(old.astype(np.float64) + (-step if erase else step), 0, 255).astype(np.uint8)
+    patches = [LayerPatch(layer, old, new)]
+    if layer.weight_blend and not erase:
+        blended = [other for i, other in enumerate(terrain.layers) if i != index and other.weight_blend]
+        if blended:
+            before = np.stack([other.weights[rows, cols] for other in blended])
+            after = blend_weights(new, before, new > old)
+            for other, was, now in zip(blended, before, after, strict=True):
+                if not np.array_equal(was, now):
+                    patches.append(LayerPatch(other, was.copy(), now))
+    if all(np.array_equal(p.old, p.new) for p in patches):
+        return None
+    return BlendedPaint(rows, cols, patches)
+
+
+def paint_layer_stamp(terrain: Terrain, name: str, brush: Brush, x: float, z: float,
+                      erase: bool = False) -> BlendedPaint | None:
+    """One brush stamp of Paint (or Erase) Layer: up to 255 × influence of the layer's weight."""
+    index_of(terrain, name)
+    w = window_influence(terrain, brush, x, z)
+    if w is None:
+        return None
+    rows, cols, influence = w
+    return paint_blended(terrain, name, influence * 255.0, rows, cols, erase)
+
+
+class LayerPaintStroke:
+    """One drag of Paint or Erase Layer: the painted layer and the weight-blended layers it took
+    weight from, each with the old and new values of the tiles it touched (one undo step).
+
+    Layers are held by identity, so undo after a rename or a move still finds them."""
+
+    def __init__(self, terrain: Terrain, target: str, follow=None) -> None:
+        self.terrain = terrain
+        self.target = target
+        # follow(layer names, rows, cols) at the end of the drag, as TerrainStroke's (spawners re-run)
+        self.follow = follow
+        self.followed = None
+        self._tiles: list[tuple[TerrainLayer, TileUndo]] = []
+        self.stamps = 0
+        self.touched: tuple[slice, slice] | None = None
+        self._sealed = True
+
+    @property
+    def tiles(self):
+        """The painted layer's tiles (what a one-layer stroke would keep)."""
+        return self._tiles[0][1] if self._tiles else TileUndo()
+
+    @property
+    def nbytes(self) -> int:
+        return sum(t.nbytes for _, t in self._tiles)
+
+    def layers(self) -> list[TerrainLayer]:
+        return [layer for layer, _ in self._tiles]
+
+    def _undo_of(self, layer: TerrainLayer):
+        for held, tiles in self._tiles:
+            if held is layer:
+                return tiles
+        tiles = TileUndo()
+        self._tiles.append((layer, tiles))
+        return tiles
+
+    def _emit(self, layer: TerrainLayer, rows: slice, cols: slice) -> None:
+        for i, held in enumerate(self.terrain.layers):
+            if held is layer:
+                self.terrain.layer_weights_changed.emit(i, rows, cols)
+                return
+
+    def apply(self, stamp: BlendedPaint | None) -> bool:
+        if stamp is None:
+            return False
+        for patch in stamp.layers:
+            self._undo_of(patch.layer).capture(patch.layer.weights, stamp.rows, stamp.cols)
+        for patch in stamp.layers:
+            patch.layer.weights[stamp.rows, stamp.cols] = patch.new
+            self._emit(patch.layer, stamp.rows, stamp.cols)
+        self._sealed = False
+        self.stamps += 1
+        rows, cols = stamp.rows, stamp.cols
+        if self.touched is not None:
+            rows = slice(min(rows.start, self.touched[0].start), max(rows.stop, self.touched[0].stop))
+            cols = slice(min(cols.start, self.touched[1].start), max(cols.stop, self.touched[1].stop))
+        self.touched = (rows, cols)
+        return True
+
+    def finish(self) -> None:
+        for layer, tiles in self._tiles:
+            tiles.seal(layer.weights)
+        if self.follow is not None and self.touched is not None and self.followed is None:
+            self.followed = self.follow([layer.name for layer in self.layers()], *self.touched)
+        self._sealed = True
+
+    def _write(self, new: bool) -> None:
+        for layer, tiles in self._tiles:
+            for rows, cols, values in tiles.regions(layer.weights.shape, new):
+                layer.weights[rows, cols] = values
+                self._emit(layer, rows, cols)
+
+    def undo(self) -> None:
+        if not self._sealed:
+            self.finish()
+        if self.followed is not None:
+            self.followed.undo()
+        self._write(new=False)
+
+    def redo(self) -> None:
+        self._write(new=True)
+        if self.followed is not None:
+            self.followed.redo()

@@ -11,11 +11,16 @@ from model.events import Event
 
 @dataclass
 class TerrainLayer:
-    """A named paint layer: weights 0..255 on the height grid, and a display colour (r, g, b)."""
+    """A named paint layer: weights 0..255 on the height grid, and a display colour (r, g, b).
+
+    A weight-blended layer (the default) takes weight from the other weight-blended layers where
+    it is painted, so their weights add up to at most 255; one that is not is painted on its own
+    (Unreal's non-weight-blended layers)."""
 
     name: str
     color: tuple[int, int, int]
     weights: np.ndarray  # uint8, shape (rows, columns)
+    weight_blend: bool = True
 
 
 @dataclass

@@ -5,6 +5,8 @@ transform. The renderer follows `scene.sections["foliage"]` (looked up every fra
 or volume swapped in later is picked up) and the volume's `changed` event: a changed chunk is
 re-uploaded, nothing else. Chunks are culled against the view frustum by their grown bounds and
 beyond their type's fade distance; inside `cull` instances dissolve with an ordered dither.
+Selected instances are drawn tinted and rimmed: a chunk with a selection has a one-float-per-
+instance mask buffer, sent again only when that chunk's selection (or its records) changed.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from rendering.renderer import FrameContext, Renderer
 from rendering.terrain_renderer import FOG_COLOUR
 
 SECTION = "foliage"
+SELECTED_LOCATION = 5  # the per-instance selection mask (1.0 selected); 0.0 where a chunk has none
 PLACEHOLDER_MESH = "builtin:rock"  # drawn for a type whose mesh cannot be read, or is not in the palette
 
 
@@ -44,6 +47,7 @@ class _GpuChunk:
     count: int = 0
     version: int = -1
     mesh: str = ""
+    mask_vbo: int = 0  # selection mask, made on the chunk's first selection
 
 
 class FoliageRenderer(Renderer):
@@ -63,11 +67,16 @@ class FoliageRenderer(Renderer):
         self._all_dirty = True
         self._mesh_dirty = True
         self._order: list[ChunkKey] = []
+        self._boxes: dict[ChunkKey, np.ndarray] = {}  # grown bounds (2, 3) per uploaded chunk
+        self._row: dict[ChunkKey, int] = {}  # a chunk's row in the culling arrays (draw order)
         self._lo = np.empty((0, 3))
         self._hi = np.empty((0, 3))
         self._fade_end = np.empty(0)
         self._counts = np.empty(0, np.int64)
         self.uploads: Counter[ChunkKey] = Counter()
+        self.selection_uploads: Counter[ChunkKey] = Counter()  # mask uploads per chunk (cumulative)
+        self._selection: dict[ChunkKey, np.ndarray] = {}
+        self._selection_dirty: set[ChunkKey] = set()
         self.mesh_errors: dict[str, str] = {}
         self.visible: list[ChunkKey] = []  # chunks drawn in the last frame
         self._bind()
@@ -103,6 +112,18 @@ class FoliageRenderer(Renderer):
         self._mesh_dirty = True  # meshes, extents (bounds) and fade distances may have changed
         self._all_dirty = True
         self.request_update()
+
+    def set_selection(self, selection: dict) -> None:
+        """Draw these instances ({chunk key: record indices}) as selected; only chunks whose
+        selection changed get their mask sent again."""
+        new = {tuple(k): np.unique(np.asarray(v, np.int64)) for k, v in selection.items() if len(v)}
+        old = self._selection
+        changed = {k for k in new.keys() | old.keys()
+                   if k not in new or k not in old or not np.array_equal(new[k], old[k])}
+        self._selection = new
+        if changed:
+            self._selection_dirty |= changed
+            self.request_update()
 
     # ---- meshes --------------------------------------------------------------------------------
     def mesh_name(self, type_name: str) -> str:
@@ -176,11 +197,42 @@ class FoliageRenderer(Renderer):
         if gc.mesh != name:
             self._attach_mesh(gc, name)
         self.uploads[key] += 1
+        if key in self._selection or gc.mask_vbo:
+            self._selection_dirty.add(key)  # new records: the mask must match their count
+
+    def _upload_mask(self, key: ChunkKey) -> None:
+        gc = self._gpu.get(key)
+        if gc is None:
+            return
+        idx = self._selection.get(key)
+        GL.glBindVertexArray(gc.vao)
+        if idx is None:
+            GL.glDisableVertexAttribArray(SELECTED_LOCATION)  # reads the constant 0: not selected
+        else:
+            mask = np.zeros(gc.count, np.float32)
+            mask[idx[(idx >= 0) & (idx < gc.count)]] = 1.0
+            if not gc.mask_vbo:
+                gc.mask_vbo = int(GL.glGenBuffers(1))
+            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, gc.mask_vbo)
+            GL.glBufferData(GL.GL_ARRAY_BUFFER, mask.nbytes, mask, GL.GL_DYNAMIC_DRAW)
+            GL.glEnableVertexAttribArray(SELECTED_LOCATION)
+            GL.glVertexAttribPointer(SELECTED_LOCATION, 1, GL.GL_FLOAT, GL.GL_FALSE, 4, ctypes.c_void_p(0))
+            GL.glVertexAttribDivisor(SELECTED_LOCATION, 1)
+            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
+            self.selection_uploads[key] += 1
+        GL.glBindVertexArray(0)
 
     def _sync(self, frame: FrameContext) -> None:
         """Upload what changed since the last frame and refresh the culling arrays."""
         if self.volume is None:
             return
+        self._sync_chunks(frame)
+        if self._selection_dirty:
+            for key in sorted(self._selection_dirty, key=lambda k: (k[1], k[0])):
+                self._upload_mask(key)
+            self._selection_dirty = set()
+
+    def _sync_chunks(self, frame: FrameContext) -> None:
         if self._all_dirty:
             stale = {k for k, gc in self._gpu.items() if (c := self.volume.chunk(*k)) is None or
                      c.version != gc.version}
@@ -197,14 +249,29 @@ class FoliageRenderer(Renderer):
         for key in sorted(dirty, key=lambda k: (k[1], k[0])):
             self._upload(key)
             uploaded += 1
+            self._boxes.pop(key, None)
         if uploaded:
             frame.stats.count_upload("foliage chunks", uploaded)
+        rebuild = self._all_dirty or any(k not in self._row for k in dirty if k in self._gpu) \
+            or any(k not in self._gpu for k in dirty if k in self._row)
+        if self._all_dirty:
+            self._boxes.clear()  # a palette change may change every type's extent
         self._dirty = set()
         self._all_dirty = self._mesh_dirty = False
+        if not rebuild:  # the same chunks as before: refresh only the changed rows (work follows the edit)
+            for key in dirty & self._row.keys():
+                i = self._row[key]
+                box = self._boxes[key] = self.volume.bounds(*key)
+                self._lo[i], self._hi[i] = box[0], box[1]
+                self._counts[i] = self._gpu[key].count
+            return
         self._order = sorted(self._gpu, key=lambda k: (k[1], k[0]))
-        boxes = np.stack([self.volume.bounds(*k) for k in self._order]) if self._order \
-            else np.empty((0, 2, 3))
-        self._lo, self._hi = boxes[:, 0], boxes[:, 1]
+        self._row = {k: i for i, k in enumerate(self._order)}
+        for k in self._order:  # bounds of the changed chunks only; the others are kept
+            if k not in self._boxes:
+                self._boxes[k] = self.volume.bounds(*k)
+        boxes = np.stack([self._boxes[k] for k in self._order]) if self._order else np.empty((0, 2, 3))
+        self._lo, self._hi = boxes[:, 0].copy(), boxes[:, 1].copy()
         ends = {}
         for _, t in self._order:
             if t not in ends:
@@ -249,6 +316,7 @@ class FoliageRenderer(Renderer):
         p.set_uniform("u_eye", frame.camera.eye().astype(np.float32))
         p.set_uniform("u_fog_color", FOG_COLOUR)
         p.set_uniform("u_fog_distance", float(frame.camera.scene_extent * 2.0 + frame.camera.distance))
+        GL.glVertexAttrib1f(SELECTED_LOCATION, 0.0)  # what chunks without a selection mask read
         current = None
         for key in keys:
             if key[1] != current:
@@ -266,6 +334,8 @@ class FoliageRenderer(Renderer):
     def _delete_chunk(self, gc: _GpuChunk) -> None:
         GL.glDeleteVertexArrays(1, [gc.vao])
         GL.glDeleteBuffers(1, [gc.vbo])
+        if gc.mask_vbo:
+            GL.glDeleteBuffers(1, [gc.mask_vbo])
 
     def release(self) -> None:
         self._unbind()
@@ -275,6 +345,9 @@ class FoliageRenderer(Renderer):
             GL.glDeleteBuffers(1, [mesh.vbo])
         self._gpu.clear()
         self._meshes.clear()
+        self._boxes.clear()
+        self._row = {}
+        self._selection_dirty = set(self._selection)  # a new context needs the masks again
         self._order = []
         if self.program is not None:
             self.program.delete()

@@ -2,7 +2,8 @@
 
 The height grid is cut into square chunks of `CHUNK_CELLS` cells (neighbours share their edge
 samples). Each chunk has its own vertex buffer and bounds: chunks outside the view are not drawn,
-and an edit re-uploads only the chunks whose samples (or normals) it changed.
+and an edit re-meshes and re-uploads only the band of rows it changed in each chunk it touched
+(one `glBufferSubData` per chunk), so a brush stamp's cost follows the brush, not the chunk.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from OpenGL import GL
 
 from model.terrain import Terrain
 from rendering.culling import boxes_in_frustum, frustum_planes
+from rendering.foliage_density import FoliageDensity
 from rendering.gl_program import ShaderProgram
 from rendering.renderer import FrameContext, Renderer
 from rendering.terrain_mesh import VERTEX_FLOATS, grid_indices, vertex_block
@@ -31,21 +33,26 @@ def chunk_ranges(samples: int, cells: int = CHUNK_CELLS) -> list[tuple[int, int]
 class TerrainRenderer(Renderer):
     """Terrain chunks; `uploads` counts chunk uploads per (row chunk, column chunk), cumulative."""
 
-    def __init__(self, terrain: Terrain) -> None:
+    def __init__(self, terrain: Terrain, density: FoliageDensity | None = None) -> None:
         self.terrain = terrain
+        self.density = density  # stored foliage's cover, drawn on the ground where it is culled
+        self.show_density = True
+        self._density_tex = 0
+        self._density_shape: tuple[int, ...] | None = None
         self.program: ShaderProgram | None = None
         self._rows = chunk_ranges(terrain.rows)
         self._cols = chunk_ranges(terrain.columns)
         self._vao: dict[tuple[int, int], int] = {}
         self._vbo: dict[tuple[int, int], int] = {}
         self._ebo: dict[tuple[int, int], tuple[int, int]] = {}  # block shape → (buffer, index count)
-        self._dirty: set[tuple[int, int]] = set()
+        self._dirty: dict[tuple[int, int], tuple[int, int]] = {}  # chunk → grid rows [a, b) to re-mesh
         self._rebuild = True
         self._lo = np.empty((0, 3))
         self._hi = np.empty((0, 3))
         self._order: list[tuple[int, int]] = []
         self._boxes: dict[tuple[int, int], tuple[tuple, tuple]] = {}
         self.uploads: dict[tuple[int, int], int] = {}
+        self.upload_bytes = 0  # vertex bytes sent since creation (full builds and edits)
         self.visible: list[tuple[int, int]] = []
         self._subscribed = False
         self._subscribe()
@@ -72,14 +79,17 @@ class TerrainRenderer(Renderer):
         r0, r1 = max(0, r0 - 1), min(self.terrain.rows, r1 + 1)
         c0, c1 = max(0, c0 - 1), min(self.terrain.columns, c1 + 1)
         for i in self._touching(self._rows, r0, r1):
+            a, b = max(r0, self._rows[i][0]), min(r1, self._rows[i][1])
             for j in self._touching(self._cols, c0, c1):
-                self._dirty.add((i, j))
+                old = self._dirty.get((i, j))
+                self._dirty[(i, j)] = (a, b) if old is None else (min(a, old[0]), max(b, old[1]))
 
     def _on_layer_changed(self, index: int, rows: slice, cols: slice | None = None) -> None:
         self._on_rows_changed(rows, cols)
 
     def _on_layers_changed(self) -> None:
-        self._dirty.update((i, j) for i in range(len(self._rows)) for j in range(len(self._cols)))
+        self._dirty.update({(i, j): self._rows[i] for i in range(len(self._rows))
+                            for j in range(len(self._cols))})
 
     # ---- GL ---------------------------------------------------------------------------
     def initialize(self) -> None:
@@ -95,9 +105,14 @@ class TerrainRenderer(Renderer):
             self._ebo[(rows, cols)] = (ebo, int(idx.size))
         return self._ebo[(rows, cols)]
 
-    def _upload(self, key: tuple[int, int]) -> None:
+    def _upload(self, key: tuple[int, int], band: tuple[int, int] | None = None) -> None:
+        """Mesh and send the chunk; with `band` (grid rows [a, b) inside it) only those rows."""
         (r0, r1), (c0, c1) = self._rows[key[0]], self._cols[key[1]]
-        vertices = vertex_block(self.terrain, r0, r1, c0, c1)
+        if key not in self._vao:
+            band = None
+        a, b = band if band is not None else (r0, r1)
+        vertices = vertex_block(self.terrain, a, b, c0, c1)
+        self.upload_bytes += vertices.nbytes
         if key not in self._vao:
             vao, vbo = int(GL.glGenVertexArrays(1)), int(GL.glGenBuffers(1))
             self._vao[key], self._vbo[key] = vao, vbo
@@ -113,7 +128,8 @@ class TerrainRenderer(Renderer):
             GL.glBindVertexArray(0)
         else:
             GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vbo[key])
-            GL.glBufferSubData(GL.GL_ARRAY_BUFFER, 0, vertices.nbytes, vertices)
+            offset = (a - r0) * (c1 - c0) * VERTEX_FLOATS * 4  # rows are contiguous in the buffer
+            GL.glBufferSubData(GL.GL_ARRAY_BUFFER, offset, vertices.nbytes, vertices)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
         self.uploads[key] = self.uploads.get(key, 0) + 1
 
@@ -134,24 +150,68 @@ class TerrainRenderer(Renderer):
 
     def _sync(self, frame: FrameContext) -> None:
         if self._rebuild:
-            keys = [(i, j) for i in range(len(self._rows)) for j in range(len(self._cols))]
+            bands = {(i, j): None for i in range(len(self._rows)) for j in range(len(self._cols))}
             self._dirty.clear()
             self._rebuild = False
         elif self._dirty:
-            keys = sorted(self._dirty)
-            self._dirty.clear()
+            bands, self._dirty = dict(sorted(self._dirty.items())), {}
         else:
             return
-        for key in keys:
-            self._upload(key)
+        keys = list(bands)
+        for key, band in bands.items():
+            self._upload(key, band)
         frame.stats.count_upload("terrain chunks", len(keys))
         self._bounds(keys)
+
+    def _sync_density(self, frame: FrameContext) -> bool:
+        """Send the cover texels that changed (all of them the first time); False without foliage."""
+        d = self.density
+        if d is None or not self.show_density:
+            return False
+        first = not self._density_tex
+        if first:
+            self._density_tex = int(GL.glGenTextures(1))
+            GL.glBindTexture(GL.GL_TEXTURE_2D, self._density_tex)
+            for name in (GL.GL_TEXTURE_MIN_FILTER, GL.GL_TEXTURE_MAG_FILTER):
+                GL.glTexParameteri(GL.GL_TEXTURE_2D, name, GL.GL_LINEAR)
+            for name in (GL.GL_TEXTURE_WRAP_S, GL.GL_TEXTURE_WRAP_T):
+                GL.glTexParameteri(GL.GL_TEXTURE_2D, name, GL.GL_CLAMP_TO_EDGE)
+            d.invalidate()  # a new texture: every texel
+        rects = d.take_dirty()
+        shape = d.cover.shape
+        GL.glBindTexture(GL.GL_TEXTURE_2D, self._density_tex)
+        GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
+        if rects is None or first or self._density_shape != d.cover.shape:
+            GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA32F, shape[1], shape[0], 0, GL.GL_RGBA,
+                            GL.GL_FLOAT, np.ascontiguousarray(d.cover))
+            self._density_shape = d.cover.shape
+            frame.stats.count_upload("foliage cover", 1)
+        else:
+            for r0, r1, c0, c1 in rects:  # only the texels under the cells an edit touched
+                GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, c0, r0, c1 - c0, r1 - r0, GL.GL_RGBA, GL.GL_FLOAT,
+                                   np.ascontiguousarray(d.cover[r0:r1, c0:c1]))
+            if rects:
+                frame.stats.count_upload("foliage cover", len(rects))
+        return True
+
+    def _set_density_uniforms(self, p: ShaderProgram, on: bool) -> None:
+        p.set_uniform("u_density_on", 1.0 if on else 0.0)
+        GL.glActiveTexture(GL.GL_TEXTURE0)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, self._density_tex if on else 0)
+        if not on:
+            return
+        d = self.density
+        rows, cols = d.cover.shape[:2]
+        p.set_uniform("u_density_origin", np.array(self.terrain.origin, np.float32))
+        p.set_uniform("u_density_extent", np.array([cols * d.texel, rows * d.texel], np.float32))
+        p.set_uniform("u_density_fade", np.array(d.fade(), np.float32))
 
     def draw(self, frame: FrameContext) -> None:
         if self.program is None:
             self.initialize()
         self._subscribe()
         self._sync(frame)
+        density_on = self._sync_density(frame)
         shown = boxes_in_frustum(self._lo, self._hi, frustum_planes(frame.view_projection))
         self.visible = [k for k, s in zip(self._order, shown, strict=True) if s]
         p = self.program
@@ -162,13 +222,20 @@ class TerrainRenderer(Renderer):
         p.set_uniform("u_fog_color", FOG_COLOUR)
         sx, sz = self.terrain.size
         p.set_uniform("u_fog_distance", float(max(sx, sz) * 3.0 + frame.camera.distance))
+        self._set_density_uniforms(p, density_on)
         for key in self.visible:
             (r0, r1), (c0, c1) = self._rows[key[0]], self._cols[key[1]]
             GL.glBindVertexArray(self._vao[key])
             GL.glDrawElements(GL.GL_TRIANGLES, self._indices(r1 - r0, c1 - c0)[1], GL.GL_UNSIGNED_INT, None)
         GL.glBindVertexArray(0)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
 
     def release(self) -> None:
+        if self._density_tex:
+            GL.glDeleteTextures(1, [self._density_tex])
+            self._density_tex = 0
+        if self.density is not None:
+            self.density.release()
         t = self.terrain
         t.heights_changed.disconnect(self._on_rows_changed)
         t.layer_weights_changed.disconnect(self._on_layer_changed)

@@ -10,6 +10,7 @@ import numpy as np
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
+    QCheckBox,
     QColorDialog,
     QHBoxLayout,
     QInputDialog,
@@ -43,6 +44,7 @@ class LayersPanel(QWidget):
     delete_requested = Signal(str)
     import_requested = Signal(str)  # layer name: load its weights from a PNG
     export_requested = Signal(str)  # layer name: save its weights as a PNG
+    blend_requested = Signal(str, bool)  # layer name, weight-blended
 
     def __init__(self, terrain: Terrain | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -87,10 +89,17 @@ class LayersPanel(QWidget):
             self.buttons[key] = button
         row1.addStretch(1)
         row2.addStretch(1)
+        self.blend = QCheckBox("Weight-blended", self)
+        self.blend.setObjectName("layers_weight_blend")
+        self.blend.setToolTip("On: painting this layer takes weight from the other weight-blended layers, "
+                              "so their weights add up to at most 100 %.\nOff: it is painted on its own, "
+                              "over the others (a non-weight-blended layer, as in Unreal).")
+        self.blend.clicked.connect(self._on_blend_clicked)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.empty)
+        layout.addWidget(self.blend)
         layout.addLayout(row1)
         layout.addLayout(row2)
         layout.addWidget(self.status)
@@ -148,9 +157,12 @@ class LayersPanel(QWidget):
             cells = max(1, self.terrain.rows * self.terrain.columns)
             for layer in self.terrain.layers:
                 coverage = float(layer.weights.sum(dtype=np.uint64)) / (255.0 * cells)
-                item = QListWidgetItem(swatch(layer.color), f"{layer.name}   {coverage * 100:.1f} %")
+                mark = "" if layer.weight_blend else "   (not blended)"
+                item = QListWidgetItem(swatch(layer.color), f"{layer.name}   {coverage * 100:.1f} %{mark}")
                 item.setToolTip(f"{layer.name}: colour #{bytes(layer.color).hex()}, "
-                                f"painted over {coverage * 100:.1f} % of the terrain")
+                                f"painted over {coverage * 100:.1f} % of the terrain"
+                                + ("" if layer.weight_blend else "; painted without taking weight from "
+                                   "the other layers"))
                 self.list.addItem(item)
         names = self.layer_names()
         self.empty.setVisible(self.terrain is not None and not names)
@@ -172,6 +184,16 @@ class LayersPanel(QWidget):
         self.buttons["up"].setEnabled(selected and row > 0)
         self.buttons["down"].setEnabled(selected and row < count - 1)
         self.buttons["add"].setEnabled(self.terrain is not None)
+        name = self.current_name()
+        layer = self.terrain.layer(name) if name is not None else None
+        self.blend.setEnabled(layer is not None)
+        self.blend.setChecked(layer is None or layer.weight_blend)
+
+    def _on_blend_clicked(self, checked: bool) -> None:
+        name = self.current_name()
+        if name is not None:
+            self.blend_requested.emit(name, bool(checked))
+            self._update_buttons()  # a refused request leaves the box as the layer is
 
     def show_status(self, text: str) -> None:
         self.status.setText(text)

@@ -22,6 +22,7 @@ from model.foliage.volume import FoliageAddress
 from model.ray import ray_heightfield
 from model.scene import Scene
 from rendering.camera import OrbitCamera
+from rendering.foliage_density import FoliageDensity
 from rendering.foliage_renderer import FoliageRenderer
 from rendering.frame_stats import FrameStats
 from rendering.grass_renderer import GrassRenderer
@@ -63,6 +64,8 @@ class Viewport(QOpenGLWidget):
     - `focus_on(points)`: frame a set of world points (Shift+F frames the "selection" point set).
     - `stats` (`FrameStats` of the last frame), `show_stats(on)` for the corner read-out.
     - `foliage_renderer`, `grass_renderer`: follow the scene's foliage section.
+    - `show_selection({chunk key: indices})`: stored instances drawn tinted as selected.
+    - `show_foliage_cover(on)`: the ground tinted by far (culled) stored foliage, on by default.
     """
 
     frame_rendered = Signal()
@@ -76,6 +79,7 @@ class Viewport(QOpenGLWidget):
         self.foliage_renderer: FoliageRenderer | None = None
         self.grass_renderer: GrassRenderer | None = None
         self.scene: Scene | None = None
+        self.foliage_cover = True  # the far foliage tint on the ground (View ▸ Overlays)
         self.overlays = Overlays(self.update)
         self.overlays.chunk_boxes = self._chunk_boxes
         self.overlays.volume_source = self._volume
@@ -143,7 +147,8 @@ class Viewport(QOpenGLWidget):
         self.scene = scene
         self.overlays.terrain = scene.terrain if scene is not None else None
         if scene is not None:
-            self.terrain_renderer = TerrainRenderer(scene.terrain)
+            self.terrain_renderer = TerrainRenderer(scene.terrain, FoliageDensity(scene))
+            self.terrain_renderer.show_density = self.foliage_cover
             self.add_renderer(self.terrain_renderer, 0)
             self._add_foliage_renderers(scene)
             sx, sz = scene.terrain.size
@@ -160,6 +165,18 @@ class Viewport(QOpenGLWidget):
         self.add_renderer(self.foliage_renderer, 1)
         self.grass_renderer = GrassRenderer(scene, request_update=self.update)
         self.add_renderer(self.grass_renderer, 2)
+
+    def show_foliage_cover(self, on: bool) -> None:
+        """Tint the ground by the stored foliage's cover where its instances are culled (on by default)."""
+        self.foliage_cover = bool(on)
+        if self.terrain_renderer is not None:
+            self.terrain_renderer.show_density = self.foliage_cover
+        self.update()
+
+    def show_selection(self, selection: dict) -> None:
+        """Draw these stored instances ({chunk key: record indices}) tinted as selected."""
+        if self.foliage_renderer is not None:
+            self.foliage_renderer.set_selection(selection)
 
     def _report_later(self, message: str) -> None:
         """Report a problem found while painting once the paint is over (no dialog inside paintGL)."""
@@ -579,6 +596,16 @@ def install_view_actions(main_window) -> dict[str, QAction]:
     else:
         view_menu.addAction(focus)
         view_menu.addMenu(overlay_menu)
+    cover = QAction("Far Foliage &Cover", main_window)
+    cover.setObjectName("action_show_foliage_cover")
+    cover.setCheckable(True)
+    cover.setChecked(viewport.foliage_cover)
+    tip = "Tint the ground with the stored foliage's colour where its instances are past their cull distance"
+    cover.setToolTip(tip)
+    cover.setStatusTip(tip)
+    cover.toggled.connect(viewport.show_foliage_cover)
+    overlay_menu.addAction(cover)
+    added["foliage_cover"] = cover
     for key, action in added.items():
         main_window.actions_by_key[key] = action
     by_toggle = {toggle: added[key] for key, _, toggle, _, _ in OVERLAY_ACTIONS if toggle is not None}

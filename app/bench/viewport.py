@@ -178,3 +178,88 @@ CASES = [
               run=lambda quick: _run(_uploads_per_touched_chunk, quick),
               description="a one-stamp edit re-uploads only the chunks it changed"),
 ]
+
+
+# ---- sculpting: a drag's frames cost what a still frame costs ---------------------------------
+SCULPT_STAMPS = 21  # moves of the drag the issue timed
+
+
+def _sculpt_setup():
+    """The demo scene's terrain and foliage, drawn as the viewport draws them, seen from frame-all."""
+    from model.demo import demo_resource_path
+    from model.formats.scene_file import load_scene
+    from rendering.camera import OrbitCamera
+    from rendering.foliage_renderer import FoliageRenderer
+    from rendering.renderer import FrameContext
+    from rendering.terrain_renderer import TerrainRenderer
+    from widgets.viewport import LIGHT_DIRECTION
+
+    scene = load_scene(demo_resource_path())
+    renderers = [TerrainRenderer(scene.terrain), FoliageRenderer(scene)]
+    for r in renderers:
+        r.initialize()
+    cam = OrbitCamera()
+    sx, sz = scene.terrain.size
+    cam.scene_extent = float(np.hypot(sx, sz))
+    lo, hi = renderers[0].bounds()
+    cam.frame(lo, hi, 1.0)
+    frame = FrameContext(cam, cam.view_matrix(), cam.projection_matrix(1.0), cam.view_projection(1.0),
+                         SIZE, SIZE, LIGHT_DIRECTION)
+    return scene, renderers, frame
+
+
+def _sculpt_drag_vs_still(quick: bool) -> float:
+    """Frame time while a Raise drag crosses the terrain (one stamp, then the frame, per move)
+    over the frame time of the same view standing still."""
+    import time
+
+    from OpenGL import GL
+
+    from model.brush import Brush
+    from model.sculpt import TerrainStroke, raise_lower
+
+    if not _display_available():
+        print("viewport bench: needs an OpenGL display (run under xvfb-run)", file=sys.stderr)
+        return float("nan")
+    try:
+        gl = _Gl()
+    except RuntimeError as e:
+        print(f"viewport bench: {e}", file=sys.stderr)
+        return float("nan")
+    try:
+        GL.glViewport(0, 0, SIZE, SIZE)
+        GL.glEnable(GL.GL_DEPTH_TEST)
+        scene, renderers, frame = _sculpt_setup()
+        volume = scene.sections["foliage"].volume
+        brush = Brush(radius=20.0, strength=0.5)
+
+        def draw() -> float:
+            GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+            for r in renderers:
+                r.draw(frame)
+            GL.glFinish()
+
+        draw()  # first uploads
+        still, drag = [], []
+        for k in range(2 if quick else 4):  # drags and still frames taken turn about
+            stroke = TerrainStroke(scene.terrain, None, volume)
+            z = -300.0 + 150.0 * k
+            for i in range(SCULPT_STAMPS):
+                t0 = time.perf_counter()
+                stroke.apply(raise_lower(scene.terrain, brush, -200.0 + 20.0 * i, z, 0.8))
+                draw()
+                drag.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                draw()
+                still.append(time.perf_counter() - t0)
+            stroke.finish()
+        for r in renderers:
+            r.release()
+        return float(np.median(drag) / np.median(still))
+    finally:
+        gl.close()
+
+
+CASES.append(BenchCase(
+    "viewport.sculpt_drag_frame_vs_still_frame", budget=1.5, run=_sculpt_drag_vs_still,
+    description="a Raise drag's frame (stamp, re-grounded foliage, uploads, draw) costs about a still frame"))

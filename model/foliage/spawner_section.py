@@ -301,9 +301,10 @@ class SpawnEdits:
             redo_change(self.scene, change)
 
 
-def follow_terrain_edit(scene: Scene, target: str | None, rows: slice, cols: slice) -> SpawnEdits | None:
-    """Re-run the spawners a change of heights (`target` None) or of one layer's weights in that
-    window can change, over that ground only; None when nothing changed."""
+def follow_terrain_edit(scene: Scene, target: str | list[str] | None, rows: slice,
+                        cols: slice) -> SpawnEdits | None:
+    """Re-run the spawners a change of heights (`target` None) or of layers' weights (one name or
+    a list) in that window can change, over that ground only; None when nothing changed."""
     from model.foliage.spawn_run import dependency_margins, region_of_samples
 
     section = scene.sections.get(KEY)
@@ -314,7 +315,8 @@ def follow_terrain_edit(scene: Scene, target: str | None, rows: slice, cols: sli
     changes: list[SpawnChange] = []
     reach = 0.0  # a later spawner may read an earlier one's instances: its region grows by their margin
     for spawner in section.spawners:
-        if target is not None and target not in layers_read(spawner, palette) and not changes:
+        names = None if target is None else {target} if isinstance(target, str) else set(target)
+        if names is not None and not names & layers_read(spawner, palette) and not changes:
             continue
         region = (box[0] - reach, box[1] - reach, box[2] + reach, box[3] + reach)
         try:

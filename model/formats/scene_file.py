@@ -106,6 +106,9 @@ def scene_manifest(scene: Scene, manifest: Path) -> tuple[dict, dict[Path, bytes
         },
         "layers": [{"name": layer.name, "color": _color_hex(layer.color)} for layer in t.layers],
     }
+    for entry, layer in zip(doc["layers"], t.layers, strict=True):
+        if not layer.weight_blend:  # absent means weight-blended: older scenes save as they were
+            entry["weight_blend"] = False
     if t.layers:
         weights = b"".join(np.ascontiguousarray(layer.weights, np.uint8).tobytes()
                            for layer in t.layers)
@@ -309,6 +312,7 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
     if not isinstance(layers_doc, list) or len(layers_doc) > MAX_LAYERS:
         raise FormatError(manifest, "layers", "must be a list of at most 256 layers")
     entries: list[tuple[str, tuple[int, int, int]]] = []
+    blends: list[bool] = []  # per layer: weight-blended (the default when the key is absent)
     seen: set[str] = set()
     for i, entry in enumerate(layers_doc):
         where = f"layers[{i}]"
@@ -319,6 +323,10 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
             raise FormatError(manifest, f"{where}.name", f"duplicate layer name {lname!r}")
         seen.add(lname)
         entries.append((lname, _parse_color(manifest, f"{where}.color", entry.get("color", "#808080"))))
+        blend = entry.get("weight_blend", True)
+        if not isinstance(blend, bool):
+            raise FormatError(manifest, f"{where}.weight_blend", f"expected true or false, got {blend!r}")
+        blends.append(blend)
     layers_name = _require(manifest, terrain_doc, "layers", str, "terrain") if entries else None
 
     tracker = _Progress(progress, rows * cols * (4 + len(entries)))
@@ -335,6 +343,8 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
                          terrain_doc.get("layers_crc32"), "layer weights", "terrain.layers", tracker)
         weights = raw.reshape(len(entries), rows, cols)
         layers = [TerrainLayer(lname, color, weights[i]) for i, (lname, color) in enumerate(entries)]
+        for layer, blend in zip(layers, blends, strict=True):
+            layer.weight_blend = blend
     terrain = Terrain(heights, float(spacing), (float(origin[0]), float(origin[1])), layers)
     scene = Scene(terrain=terrain, name=name, path=manifest)
     for key, reader in SECTION_READERS.items():

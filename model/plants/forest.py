@@ -106,7 +106,8 @@ def grow_forest(scene: Scene, rules: Mapping[int, PlantRule], passes: int, seed:
     tables = RuleTables(dict(rules))
     grown = grow_zone(zone, tables, passes, seed, options, progress, cancelled)
     terrain = Terrain(src.heights.copy(), src.spacing, src.origin,
-                      [TerrainLayer(layer.name, layer.color, layer.weights.copy()) for layer in src.layers])
+                      [TerrainLayer(layer.name, layer.color, layer.weights.copy(), layer.weight_blend)
+                       for layer in src.layers])
     out = Scene(terrain=terrain, name=f"{scene.name} forest")
     out.sections["foliage"] = forest_foliage(grown, terrain, rules)
     return out

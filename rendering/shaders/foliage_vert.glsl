@@ -5,6 +5,7 @@ layout(location = 1) in vec3 a_normal;
 layout(location = 2) in vec3 a_color;
 layout(location = 3) in vec3 i_position;
 layout(location = 4) in vec4 i_rotation;  // yaw, pitch, roll (radians), scale
+layout(location = 5) in float i_selected;  // 1.0 for a selected instance (a constant 0.0 without a mask)
 
 uniform mat4 u_view_projection;
 uniform vec3 u_eye;
@@ -14,6 +15,7 @@ out vec3 v_normal;
 out vec3 v_color;
 out vec3 v_world;
 out float v_fade;
+out float v_selected;
 
 // Intrinsic Y (yaw) → X (pitch) → Z (roll), as model.foliage.scatter.up_of; GLSL mat3 is by columns.
 mat3 rotation(float yaw, float pitch, float roll) {
@@ -27,6 +29,7 @@ mat3 rotation(float yaw, float pitch, float roll) {
 void main() {
     float d = distance(u_eye, i_position);
     v_fade = 1.0 - smoothstep(u_fade.x, u_fade.y, d);
+    v_selected = i_selected;
     if (v_fade <= 0.0) {  // beyond the cull distance: no triangle survives clipping
         gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
         v_normal = vec3(0.0);

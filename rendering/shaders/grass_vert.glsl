@@ -11,8 +11,10 @@ out vec3 v_normal;
 out vec3 v_color;
 out vec3 v_world;
 out float v_fade;
+out float v_selected;  // derived grass is never selected
 
 void main() {
+    v_selected = 0.0;
     vec3 base;
     float yaw, scale;
     bool grows = grass_candidate(gl_InstanceID, base, yaw, scale);

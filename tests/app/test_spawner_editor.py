@@ -154,3 +154,12 @@ def test_a_bad_toml_edit_says_why_and_changes_nothing(main_window, spawners):
     assert "unknown condition 'wet'" in panel_module.parse_spawner_text(
         '[[spawners]]\nname = "a"\n[[spawners.species]]\ntype = "conifer"\nconditions = [{ wet = 1 }]\n')
     assert panel_module.parse_spawner_text("[[spawners]]\nname = ") .startswith("bad TOML")
+
+
+def test_the_spawners_form_opens_beside_the_viewport_as_a_tab(main_window):
+    from PySide6.QtCore import Qt
+
+    main_window.set_tool_window_visible("spawners", True)
+    dock = main_window.tool_window("spawners")
+    assert main_window.dockWidgetArea(dock) == Qt.DockWidgetArea.RightDockWidgetArea
+    assert dock in main_window.tabifiedDockWidgets(main_window.docks["inspector"])

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from model.ray import ray_heightfield
@@ -78,7 +78,8 @@ def test_a_ray_through_a_known_ground_point_hits_it_within_a_centimetre() -> Non
     assert checked > 100
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True)  # the same rays on every run and machine
+@example(27.0, 0.0, 85.0, 0.046875, 0.640625, -0.78125)  # grazes a crest between two 1 cm steps
 @given(st.floats(-60, 60), st.floats(-40, 80), st.floats(20, 150), st.floats(-1, 1), st.floats(-1, 1),
        st.floats(-1.0, -0.05))
 def test_agrees_with_the_marching_reference(ox, oz, oy, dx, dz, dy) -> None:
@@ -86,13 +87,19 @@ def test_agrees_with_the_marching_reference(ox, oz, oy, dx, dz, dy) -> None:
     o = np.array([ox, oy, oz])
     d = np.array([dx, dy, dz])
     ref = march_reference(t, o, d, step=0.01)
+    if ref is None:  # a crest or the outer wall's edge the 1 cm marcher strode over
+        ref = march_reference(t, o, d, step=0.0001)
     hit = ray_heightfield(t, o, d)
+    x0, z0, x1, z1 = t.bounds()
     if ref is None:
-        assert hit is None
+        if hit is not None:  # a touch at a single point: it must lie on the ray and on the terrain
+            assert np.linalg.norm(np.cross(hit - o, d / np.linalg.norm(d))) < 1e-6
+            on_ground = abs(float(t.height_at(hit[0], hit[2])) - hit[1]) < 1e-6
+            on_wall = min(abs(hit[0] - x0), abs(hit[0] - x1), abs(hit[2] - z0), abs(hit[2] - z1)) < 1e-6
+            assert on_ground or on_wall
     else:
         assert hit is not None
         assert np.linalg.norm(hit - ref) < 0.02
-        x0, z0, x1, z1 = t.bounds()
         inside = x0 + 1e-6 < hit[0] < x1 - 1e-6 and z0 + 1e-6 < hit[2] < z1 - 1e-6
         # An origin under the ground, or a ray in through the side below the edge, hits there.
         under_at_start = np.allclose(hit, o)

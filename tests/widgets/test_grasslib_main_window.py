@@ -16,7 +16,7 @@ def test_tools_menu_opens_the_browser_and_derived_grass_reaches_the_scene(main_w
     assert action.shortcut() == QKeySequence("Ctrl+Shift+G") and action.toolTip()
     action.setChecked(True)
     dock = main_window.tool_docks["grasslib"]
-    browser = dock.widget()
+    browser = main_window.tool_widget("grasslib")
     assert isinstance(browser, GrassLibraryBrowser) and browser.main_window is main_window
     assert browser.open_path(fx.write(tmp_path / "small.lib", fx.small_library_bytes()))
     browser.picker.set_values(255, 0x60, 0xFE)

@@ -131,7 +131,7 @@ def test_view_menu_toggles_the_overlays(main_window, qtbot) -> None:
     view_menu = next(a.menu() for a in main_window.menuBar().actions() if a.text() == "&View")
     assert "Focus Selection" in menu_titles(view_menu) and "Overlays" in menu_titles(view_menu)
     assert menu_titles(main_window.overlay_menu) == ["Cell Grid", "Chunk Bounds", "Collision Bodies",
-                                                    "Refused Candidates", "Frame Stats"]
+                                                    "Refused Candidates", "Frame Stats", "Far Foliage Cover"]
     ov = main_window.viewport.overlays
     main_window.actions_by_key["cell_grid"].setChecked(True)
     assert ov.show_grid and len(ov.grid_segments()) > 0

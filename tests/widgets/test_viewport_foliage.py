@@ -81,6 +81,7 @@ def test_instances_fade_out_between_the_cull_distances(viewport, qtbot) -> None:
     near_type = FoliageType("bush", mesh="builtin:bush", cull=(30.0, 40.0))
     foliage.palette.add(near_type)
     top_down(viewport, scene, distance=90.0)  # every bush is about 90 m from the eye
+    viewport.show_foliage_cover(False)  # the instances' own fade, without the far cover tint
     base = render(viewport, qtbot).astype(int)
     xz = np.array([[x, z] for x in range(-20, 21, 5) for z in range(-15, 16, 5)], float)
     foliage.volume.add("bush", records(xz, 2.0))
@@ -168,3 +169,34 @@ def test_the_shader_turns_instances_as_the_model_says(viewport, qtbot, pitch, ro
     near_tip = np.hypot(xs - tip[0], ys - tip[1]).min()
     near_away = np.hypot(xs - away[0], ys - away[1]).min()
     assert near_tip < 4 and near_away > 15
+
+
+def test_an_edit_refreshes_the_culling_rows_of_its_chunks_only(viewport, qtbot, monkeypatch) -> None:
+    """A sculpt stamp re-grounds a few chunks: the frame recomputes their bounds, not every chunk's
+    (issue 15, point 13), and what it draws is what a fresh renderer draws."""
+    scene = flat_scene()
+    foliage = foliage_of(scene)
+    foliage.palette.add(FoliageType("rock", mesh="builtin:rock"))
+    top_down(viewport, scene)
+    xz = np.array([[x, z] for x in range(-100, 100, 16) for z in range(-100, 100, 16)], float)
+    foliage.volume.add("rock", records(xz))
+    render(viewport, qtbot)
+    volume = foliage.volume
+    asked = []
+    real = type(volume).bounds
+
+    def counted(self, cell, type_name):
+        asked.append((cell, type_name))
+        return real(self, cell, type_name)
+
+    monkeypatch.setattr(type(volume), "bounds", counted)
+    key = sorted(volume.keys())[3]
+    idx = {key: np.array([0])}
+    moved = volume.at(idx).copy()
+    moved[:, 1] += 5.0  # lifted, as a sculpt stamp lifts what stands on the ground
+    volume.remove(idx)
+    volume.add("rock", moved)
+    edited = render(viewport, qtbot).astype(int)
+    assert 0 < len(set(asked)) <= 2 and len(volume.keys()) > 40
+    viewport.set_scene(scene, frame=False)
+    assert np.array_equal(render(viewport, qtbot).astype(int), edited)

@@ -71,3 +71,29 @@ def test_after_the_context_is_recreated_edits_are_still_followed(viewport, qtbot
     ground = ~is_sky(after)
     assert (after[..., 0] - before[..., 0])[ground].mean() > 20
     viewport.setParent(None)  # hand it back to the fixture, which closes it
+
+
+def test_a_brush_stamp_resends_only_the_rows_it_touched_and_draws_like_a_fresh_build(viewport, qtbot) -> None:
+    """A sculpt frame's upload follows the brush: a 5 m stamp re-meshes its rows of the chunk, not
+    the whole 65 x 65 chunk (issue 15, point 13)."""
+    from model.brush import Brush
+    from model.sculpt import TerrainStroke, raise_lower
+    from rendering.terrain_mesh import VERTEX_FLOATS
+
+    scene = wavy()
+    viewport.set_scene(scene)
+    render(viewport, qtbot)
+    tr = viewport.terrain_renderer
+    before = tr.upload_bytes
+    stroke = TerrainStroke(scene.terrain)
+    brush = Brush(radius=5.0, strength=1.0)
+    stroke.apply(raise_lower(scene.terrain, brush, -96.0, -96.0, 6.0))  # inside chunk (0, 0)
+    edited = render(viewport, qtbot).astype(int)
+    sent = tr.upload_bytes - before
+    row_bytes = 65 * VERTEX_FLOATS * 4
+    assert {k for k, n in tr.uploads.items() if n > 1} == {(0, 0)}
+    assert 0 < sent <= (11 + 2) * row_bytes  # 11 brush rows and the two whose normals change
+    assert sent < 65 * row_bytes / 4
+    viewport.set_scene(scene, frame=False)
+    fresh = render(viewport, qtbot).astype(int)
+    assert np.abs(fresh - edited).max() <= 1
