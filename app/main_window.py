@@ -216,7 +216,10 @@ class MainWindow(QMainWindow):
         undo.setShortcuts(K.Undo)
         undo.setObjectName("action_undo")
         redo = self.document.undo_stack.createRedoAction(self, "&Redo")
-        redo.setShortcuts(K.Redo)  # Ctrl+Y and Ctrl+Shift+Z where the platform has both
+        # Ctrl+Shift+Z and Ctrl+Y on every desktop (some platform themes bind only one of them)
+        redo_keys = QKeySequence.keyBindings(K.Redo)
+        redo_keys += [k for k in (QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")) if k not in redo_keys]
+        redo.setShortcuts(redo_keys)
         redo.setObjectName("action_redo")
         self.actions_by_key["undo"], self.actions_by_key["redo"] = undo, redo
         self._action("frame_all", "&Frame All", self.viewport.frame_all, "F",
