@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 from OpenGL import GL
 
+from model.foliage.report import REASON_COLOURS
 from rendering.gl_program import ShaderProgram
 from rendering.renderer import FrameContext, Renderer
 
@@ -22,15 +23,8 @@ LIFT = 0.08  # metres above the ground, so draped lines do not sink into it
 GRID_REACH_CELLS = 16  # grid lines drawn this many cells either side of the camera target
 MAX_BOXES = 4000
 
-# Refusal code (model.foliage.Refusal) → marker colour.
-REFUSAL_COLOURS: dict[int, tuple[float, float, float, float]] = {
-    1: (0.55, 0.55, 0.55, 1.0),  # no ground
-    2: (1.00, 0.55, 0.10, 1.0),  # slope
-    3: (0.70, 0.35, 0.95, 1.0),  # altitude
-    4: (0.20, 0.55, 1.00, 1.0),  # layer
-    5: (0.95, 0.15, 0.15, 1.0),  # spacing
-    6: (0.90, 0.90, 0.90, 1.0),  # brush
-}
+# Refusal code → marker colour: the Refusals panel's table, so a bar and its dots agree.
+REFUSAL_COLOURS: dict[int, tuple[float, float, float, float]] = {int(r): c for r, c in REASON_COLOURS.items()}
 UNKNOWN_REFUSAL = (1.0, 0.0, 1.0, 1.0)
 BRUSH_RIM = (1.0, 1.0, 1.0, 1.0)
 BRUSH_FALLOFF = (1.0, 0.85, 0.25, 1.0)

@@ -19,22 +19,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model.foliage.report import ReasonLine, reason_lines, stroke_sentence
+from model.foliage.report import (
+    PLACED_COLOUR,
+    REASON_COLOURS,
+    REASON_TITLES,
+    ReasonLine,
+    reason_lines,
+    stroke_sentence,
+)
 from model.foliage.scatter import Refusal, StrokeResult
 
-# Overlay colours per reason (RGBA 0..1), so the bars and the viewport marks agree.
-REASON_COLOURS = {
-    Refusal.NO_GROUND: (0.5, 0.5, 0.5, 1.0),
-    Refusal.SLOPE: (0.9, 0.3, 0.2, 1.0),
-    Refusal.ALTITUDE: (0.6, 0.3, 0.9, 1.0),
-    Refusal.LAYER: (0.95, 0.6, 0.1, 1.0),
-    Refusal.SPACING: (0.2, 0.6, 0.95, 1.0),
-    Refusal.BRUSH: (0.75, 0.75, 0.75, 1.0),
-}
-REASON_TITLES = {
-    Refusal.NO_GROUND: "No ground", Refusal.SLOPE: "Slope", Refusal.ALTITUDE: "Altitude",
-    Refusal.LAYER: "Layer", Refusal.SPACING: "Spacing", Refusal.BRUSH: "Brush",
-}
 BAR_HEIGHT = 7
 COLUMNS = 4  # reasons per row: two rows keep the strip short
 
@@ -77,8 +71,8 @@ class RefusalPanel(QWidget):
             bar.setRange(0, 1)
             bar.setValue(0)
             bar.setFormat("%v")
-            rgb = ",".join(str(int(c * 255)) for c in (REASON_COLOURS[reason][:3] if reason is not None
-                                                         else (0.3, 0.65, 0.3)))
+            rgb = ",".join(str(round(c * 255)) for c in (REASON_COLOURS[reason] if reason is not None
+                                                           else PLACED_COLOUR)[:3])
             bar.setStyleSheet("QProgressBar { border: 1px solid palette(mid); border-radius: 2px; "
                               "background: palette(base) } "
                               f"QProgressBar::chunk {{ background: rgb({rgb}) }}")

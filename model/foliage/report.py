@@ -25,6 +25,23 @@ class ReasonLine:
     xz: np.ndarray  # (count, 2) positions of the refused candidates
 
 
+# Reason → colour (RGBA 0..1), the one table the Refusals panel's bars and the viewport's markers
+# both draw with. Picked to stay apart on green, brown and grey ground: the alarming rules warm,
+# spacing cool, the brush's own thinning (the usual reason) a quiet light grey.
+REASON_COLOURS: dict[Refusal, tuple[float, float, float, float]] = {
+    Refusal.NO_GROUND: (0.40, 0.40, 0.40, 1.0),
+    Refusal.SLOPE: (0.90, 0.30, 0.20, 1.0),
+    Refusal.ALTITUDE: (0.65, 0.35, 0.95, 1.0),
+    Refusal.LAYER: (0.95, 0.60, 0.10, 1.0),
+    Refusal.SPACING: (0.20, 0.60, 0.95, 1.0),
+    Refusal.BRUSH: (0.72, 0.72, 0.72, 1.0),
+}
+PLACED_COLOUR = (0.30, 0.65, 0.30, 1.0)
+REASON_TITLES = {
+    Refusal.NO_GROUND: "No ground", Refusal.SLOPE: "Slope", Refusal.ALTITUDE: "Altitude",
+    Refusal.LAYER: "Layer", Refusal.SPACING: "Spacing", Refusal.BRUSH: "Brush",
+}
+
 GENERIC = {Refusal.NO_GROUND: "off the terrain", Refusal.SLOPE: "on the wrong slope",
            Refusal.ALTITUDE: "outside the altitude band", Refusal.LAYER: "not on the layer",
            Refusal.SPACING: "too close", Refusal.BRUSH: "outside the brush"}
