@@ -351,9 +351,9 @@ class FoliageEditor(QObject):
         self.menu = menu
 
     # ---- strokes and refusals ---------------------------------------------------------
-    def _on_stroke(self, result, erased: int) -> None:
+    def _on_stroke(self, result, tally=None) -> None:
         terrain = self.document.scene.terrain
-        self.refusal_panel.set_result(result, terrain, self._palette, erased)
+        self.refusal_panel.set_result(result, terrain, self._palette, tally)
         overlays = getattr(self.viewport, "overlays", None)
         if overlays is None or result is None or not result.candidates:
             return
