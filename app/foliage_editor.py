@@ -43,6 +43,7 @@ from model.foliage.section import foliage_of
 from rendering.gizmo import GizmoRenderer
 from widgets.brush_panel import BrushPanel
 from widgets.collision_panel import CollisionPanel
+from widgets.error_dialog import user_message
 from widgets.palette_panel import PalettePanel
 from widgets.refusal_panel import RefusalPanel
 from widgets.status_readout import StatusReadout
@@ -407,7 +408,7 @@ class FoliageEditor(QObject):
         try:
             command = make()
         except (ValueError, KeyError) as e:
-            self.window.show_error("Palette edit refused", str(e).strip("'\""))
+            self.window.show_error("Palette edit refused", user_message(e))
             return False
         self.document.undo_stack.push(command)
         return True

@@ -282,10 +282,13 @@ class ToolHost(QObject):
             return False
         try:
             return self._filter(event)
-        except Exception as e:  # a failing tool reports; an exception must not cross into Qt's event loop
+        except Exception:  # a failing tool reports; an exception must not cross into Qt's event loop
             self.dragging = False
             traceback.print_exc()
-            self.message.emit(f"The tool failed: {type(e).__name__}: {e}")
+            title = getattr(self.active, "title", "")
+            tool = f"The {title} tool" if title else "The tool"
+            self.message.emit(f"{tool} stopped on a problem Boscage did not expect and let go of the mouse; "
+                              "Undo takes back what it did (the details are in the console)")
             return True
 
     def _filter(self, event: QEvent) -> bool:

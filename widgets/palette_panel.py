@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType
+from widgets.error_dialog import file_message, user_message
 from widgets.foliage_type_form import FoliageTypeForm
 
 THUMB = 48
@@ -163,7 +164,7 @@ def _rendered_file(mesh: str, folder: str | None, stamp: tuple[str, int | None],
     except FormatError as e:
         return None, str(e)
     except (OSError, ValueError) as e:
-        return None, f"{stamp[0]}: {e}"
+        return None, file_message(e, stamp[0]) if isinstance(e, OSError) else f"{stamp[0]}: {user_message(e)}"
 
 
 def thumbnail_pixmap(ftype: FoliageType, size: int = THUMB, folder=None) -> tuple[QPixmap, str | None]:
