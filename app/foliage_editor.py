@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QGridLayout,
-    QLabel,
     QMenu,
     QMessageBox,
     QPushButton,
@@ -44,6 +43,7 @@ from rendering.gizmo import GizmoRenderer
 from widgets.brush_panel import BrushPanel
 from widgets.collision_panel import CollisionPanel
 from widgets.error_dialog import user_message
+from widgets.hint_label import hint_label
 from widgets.palette_panel import PalettePanel
 from widgets.refusal_panel import RefusalPanel
 from widgets.status_readout import StatusReadout
@@ -294,11 +294,9 @@ class FoliageEditor(QObject):
         layout.addWidget(self.brush_panel)
         layout.addLayout(form)
         layout.addWidget(self.fill_layer_button)
-        hint = QLabel("Left drag: apply · Ctrl: erase while painting · [ ]: radius · Shift+[ ]: strength · "
-                      "Delete: remove the selection", panel)
-        hint.setWordWrap(True)
-        hint.setEnabled(False)
-        layout.addWidget(hint)
+        self.hint = hint_label("Left drag: apply · Ctrl: erase while painting · [ ]: radius · "
+                               "Shift+[ ]: strength · Delete: remove the selection", panel)
+        layout.addWidget(self.hint)
         layout.addStretch(1)
         return panel
 

@@ -249,7 +249,7 @@ class EraseTool(StrokeTool):
 class ReapplyTool(StrokeTool):
     tool_key, title, shortcut, glyph, colour = "reapply", "Reapply", "Shift+G", "R", "#8a6d2a"
     tooltip = "Re-run the types' filters and randomisation on instances under the brush — Shift+G"
-    hint = "Reapply: left drag re-grounds, re-rotates and re-scales; instances the filters now refuse go"
+    hint = "Reapply: left drag re-runs the filters and randomisation; instances now refused are removed"
 
     def types(self) -> list[str] | None:
         return self.toolset.paint_types() or None

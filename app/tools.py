@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeyEvent, QKeySequence, QMouseEvent
+from PySide6.QtWidgets import QApplication, QToolTip
 
 from model.brush import Brush
 from model.terrain import Terrain
@@ -298,6 +299,12 @@ class ToolHost(QObject):
             return self._mouse(kind, event)
         if kind == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) and self.active is not None:
             return self._key(event)
+        if kind == QEvent.Type.ToolTip and (self.dragging or self.active is not None
+                                            or QApplication.mouseButtons() != Qt.MouseButton.NoButton):
+            # the navigation tip would cover the brush, or the lasso being drawn when a drag pauses;
+            # the status bar carries the active tool's hint instead
+            QToolTip.hideText()
+            return True
         if kind == QEvent.Type.Leave:
             self.hover_ground = None
             self.cursor_moved.emit(None)
