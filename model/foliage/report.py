@@ -222,16 +222,16 @@ def tally_sentence(tally: BrushTally) -> str:
         text = f"{head}: {'nothing' if tally.targets is None else 'none'} under the brush"
     elif tally.action == "erase":
         text = head
-        if spared:
-            text += (f": {spared:,} under the brush, all spared by its strength and falloff" if not total
-                     else "")
-            if total:
-                notes.append(f"{spared:,} more under the brush spared by its strength and falloff")
+        if spared and not total:
+            every = "all " if spared > 1 else ""
+            text += f": {spared:,} under the brush, {every}spared by its strength and falloff"
+        elif spared:
+            notes.append(f"{spared:,} more under the brush spared by its strength and falloff")
     else:
         removed = sum(tally.removed(n) for n in mine)
         parts = [f"{total - removed:,} kept with fresh height, rotation and scale"]
         if removed:
-            parts.append(f"{removed:,} removed (the filters now refuse them)")
+            parts.append(f"{removed:,} removed (the filters now refuse {'it' if removed == 1 else 'them'})")
         text = f"{head}: " + ", ".join(parts)
     if left:
         notes.append(f"{_counts(left)} left alone")

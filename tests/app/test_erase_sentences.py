@@ -104,7 +104,7 @@ def test_reapply_says_what_it_kept_and_removed(shown) -> None:
     plant(window, "lowland", [(0.0, 0.0)])  # the hilltop, 12 m up: the altitude band refuses it now
     text = drag_over(window, [(-30.0, -20.0), (-15.0, -10.0), (0.0, 0.0)])
     assert text == ("Reapplied 4 lowland: 3 kept with fresh height, rotation and scale, "
-                    "1 removed (the filters now refuse them) (oak 2 left alone)")
+                    "1 removed (the filters now refuse it) (oak 2 left alone)")
 
 
 def test_one_candidate_is_singular(shown) -> None:
