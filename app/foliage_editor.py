@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QGridLayout,
-    QLabel,
     QMenu,
     QMessageBox,
     QPushButton,
@@ -43,6 +42,8 @@ from model.foliage.section import foliage_of
 from rendering.gizmo import GizmoRenderer
 from widgets.brush_panel import BrushPanel
 from widgets.collision_panel import CollisionPanel
+from widgets.error_dialog import user_message
+from widgets.hint_label import hint_label
 from widgets.palette_panel import PalettePanel
 from widgets.refusal_panel import RefusalPanel
 from widgets.status_readout import StatusReadout
@@ -293,11 +294,9 @@ class FoliageEditor(QObject):
         layout.addWidget(self.brush_panel)
         layout.addLayout(form)
         layout.addWidget(self.fill_layer_button)
-        hint = QLabel("Left drag: apply · Ctrl: erase while painting · [ ]: radius · Shift+[ ]: strength · "
-                      "Delete: remove the selection", panel)
-        hint.setWordWrap(True)
-        hint.setEnabled(False)
-        layout.addWidget(hint)
+        self.hint = hint_label("Left drag: apply · Ctrl: erase while painting · [ ]: radius · "
+                               "Shift+[ ]: strength · Delete: remove the selection", panel)
+        layout.addWidget(self.hint)
         layout.addStretch(1)
         return panel
 
@@ -351,9 +350,9 @@ class FoliageEditor(QObject):
         self.menu = menu
 
     # ---- strokes and refusals ---------------------------------------------------------
-    def _on_stroke(self, result, erased: int) -> None:
+    def _on_stroke(self, result, tally=None) -> None:
         terrain = self.document.scene.terrain
-        self.refusal_panel.set_result(result, terrain, self._palette, erased)
+        self.refusal_panel.set_result(result, terrain, self._palette, tally)
         overlays = getattr(self.viewport, "overlays", None)
         if overlays is None or result is None or not result.candidates:
             return
@@ -410,7 +409,7 @@ class FoliageEditor(QObject):
         try:
             command = make()
         except (ValueError, KeyError) as e:
-            self.window.show_error("Palette edit refused", str(e).strip("'\""))
+            self.window.show_error("Palette edit refused", user_message(e))
             return False
         self.document.undo_stack.push(command)
         return True

@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 from app.foliage_commands import DeleteInstancesCommand, FoliageStrokeCommand
 from app.tools import STAMP_SPACING, Point, Tool, ToolHost, stamp_points
 from model.foliage.edits import FoliageStroke, selection_size
+from model.foliage.report import BrushTally
 from model.foliage.scatter import FoliageScatter, Stamp, StrokeResult
 from model.foliage.section import SceneFoliage, foliage_of
 from model.foliage.volume import Selection
@@ -111,7 +112,7 @@ class StrokeTool(FoliageTool):
         super().__init__(toolset)
         self.stroke: FoliageStroke | None = None
         self.result: StrokeResult | None = None
-        self.erased = 0
+        self.tally: BrushTally | None = None  # what an erasing or reapplying drag met under the brush
         self._last: Point | None = None
         self._index = 0
         self._seed = 0
@@ -136,7 +137,7 @@ class StrokeTool(FoliageTool):
             return
         self.stroke = FoliageStroke(self.toolset.volume)
         self.result = StrokeResult()
-        self.erased = 0
+        self.tally = None
         self._seed = self.toolset.next_seed()
         self._index = 0
         self._last = None
@@ -155,7 +156,7 @@ class StrokeTool(FoliageTool):
 
     def release(self, pos, modifiers) -> None:
         if self.stroke is not None:
-            self.toolset.finish_stroke(self.result, self.erased)
+            self.toolset.finish_stroke(self.result, self.tally)
         self.stroke = None
         self._last = None
 
@@ -185,10 +186,21 @@ class StrokeTool(FoliageTool):
     def apply(self, stroke: FoliageStroke, stamp: Stamp) -> None:
         raise NotImplementedError
 
+    def _tally(self, action: str, stamp: Stamp, types: list[str] | None) -> BrushTally:
+        """The drag's tally, with what stands under this stamp (every type: the others are left alone)."""
+        if self.tally is None:
+            self.tally = BrushTally(action, None if types is None else tuple(types))
+        volume = self.toolset.volume
+        for key, idx in volume.query_radius(stamp.center[0], stamp.center[1], stamp.radius).items():
+            self.tally.saw(key[1], volume.records(*key)[idx][:, [0, 2]])
+        return self.tally
+
     def _erase(self, stroke: FoliageStroke, stamp: Stamp, types: list[str] | None) -> None:
+        tally = self._tally("erase", stamp, types)
         removed = self.toolset.scatter().erase(types, stamp)
         stroke.removed(removed)
-        self.erased += len(removed)
+        for (_, name), (_, records) in removed.parts.items():
+            tally.took(name, records[:, [0, 2]])
 
     def _paint(self, stroke: FoliageStroke, stamp: Stamp, types: list[str]) -> None:
         result = self.toolset.scatter().paint(types, stamp)
@@ -237,7 +249,7 @@ class EraseTool(StrokeTool):
 class ReapplyTool(StrokeTool):
     tool_key, title, shortcut, glyph, colour = "reapply", "Reapply", "Shift+G", "R", "#8a6d2a"
     tooltip = "Re-run the types' filters and randomisation on instances under the brush — Shift+G"
-    hint = "Reapply: left drag re-grounds, re-rotates and re-scales; instances the filters now refuse go"
+    hint = "Reapply: left drag re-runs the filters and randomisation; instances now refused are removed"
 
     def types(self) -> list[str] | None:
         return self.toolset.paint_types() or None
@@ -246,9 +258,15 @@ class ReapplyTool(StrokeTool):
         return "Reapply foliage settings"
 
     def apply(self, stroke, stamp) -> None:
+        tally = self._tally("reapply", stamp, self.types())
         result = self.toolset.scatter().reapply(self.types(), stamp)
         stroke.reapplied(result)
-        self.erased += len(result.removed)
+        for (_, name), (_, records) in result.removed.parts.items():
+            tally.took(name, records[:, [0, 2]])
+        start = 0
+        for (_, name), idx in result.replaced.items():  # `new` holds the rewritten records in this order
+            tally.rewrote(name, result.new[start:start + len(idx), [0, 2]])
+            start += len(idx)
 
 
 class SingleTool(FoliageTool):
@@ -295,7 +313,7 @@ class SingleTool(FoliageTool):
 
         self.toolset.push(FoliageStrokeCommand(FoliageStroke(self.toolset.volume), apply,
                                                f"Place one '{name}'"))
-        self.toolset.finish_stroke(holder.get("result"), 0)
+        self.toolset.finish_stroke(holder.get("result"), None)
 
 
 class FillTool(FoliageTool):
@@ -401,7 +419,7 @@ TOOL_CLASSES: list[type[FoliageTool]] = [PaintTool, EraseTool, SingleTool, Selec
 class FoliageToolset(QObject):
     """The foliage tools of one window, the active types, the selection and the last stroke's result."""
 
-    stroke_finished = Signal(object, int)  # StrokeResult or None, instances erased
+    stroke_finished = Signal(object, object)  # StrokeResult or None; BrushTally of an erase/reapply or None
     selection_changed = Signal()
     active_types_changed = Signal(list)
     message = Signal(str)
@@ -509,10 +527,10 @@ class FoliageToolset(QObject):
             self.selection_changed.emit()
 
     # ---- results --------------------------------------------------------------------
-    def finish_stroke(self, result: StrokeResult | None, erased: int) -> None:
+    def finish_stroke(self, result: StrokeResult | None, tally: BrushTally | None = None) -> None:
         if result is not None and result.candidates:
             self.last_result = result
-        self.stroke_finished.emit(result, erased)
+        self.stroke_finished.emit(result, tally)
 
     def fill_polygon(self, polygon: list[Point]) -> StrokeResult | None:
         return self._fill("Fill lasso", lambda s, types, seed: s.fill_polygon(types, polygon, seed))
@@ -537,7 +555,7 @@ class FoliageToolset(QObject):
 
         self.push(FoliageStrokeCommand(FoliageStroke(self.volume), apply, text))
         result = holder.get("result")
-        self.finish_stroke(result, 0)
+        self.finish_stroke(result, None)
         return result
 
     # ---- selection ------------------------------------------------------------------

@@ -37,9 +37,10 @@ from app.document import SceneDocument, new_scene
 from app.extensions import Importer, ToolWindow, importers, tool_windows
 from app.file_watch import FileWatcher
 from app.settings import Settings
-from model.errors import FormatError, WriteError
+from model.errors import FormatError
 from model.formats.scene_file import NAME_FILTER, LoadCancelled
 from model.scene import Scene
+from widgets.error_dialog import error_box, error_details, file_message, unexpected_message
 from widgets.inspector_panel import InspectorPanel
 from widgets.new_scene_dialog import NewSceneOptions, ask_new_scene
 from widgets.viewport import Viewport, install_view_actions
@@ -110,6 +111,7 @@ class MainWindow(QMainWindow):
         self.tool_docks: dict[str, QDockWidget] = {}
         self.actions_by_key: dict[str, QAction] = {}
         self.last_error: str | None = None
+        self.last_error_details: str | None = None  # the Python account of an unexpected error
         self.resize(*DEFAULT_SIZE)
         self.setAcceptDrops(True)  # a .boscage file dropped on the window opens it
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
@@ -123,7 +125,9 @@ class MainWindow(QMainWindow):
         self.document.scene_replaced.connect(self._on_scene_replaced)
         self.document.modified_changed.connect(self._update_title)
         self.document.saved.connect(lambda path: self._remember(path))
-        self.viewport.gl_failed.connect(lambda msg: self.show_error("Drawing failed", msg))
+        self.viewport.gl_failed.connect(lambda msg: self.show_error(
+            "Drawing failed", "Part of the 3-D view could not be drawn and is switched off; the scene itself "
+            "is unchanged.", msg))
         self._on_scene_replaced(self.document.scene)
         from app.terrain_editor import install as install_terrain_editor
 
@@ -237,7 +241,10 @@ class MainWindow(QMainWindow):
         undo.setShortcuts(K.Undo)
         undo.setObjectName("action_undo")
         redo = self.document.undo_stack.createRedoAction(self, "&Redo")
-        redo.setShortcuts(K.Redo)  # Ctrl+Y and Ctrl+Shift+Z where the platform has both
+        # Ctrl+Shift+Z and Ctrl+Y on every desktop (some platform themes bind only one of them)
+        redo_keys = QKeySequence.keyBindings(K.Redo)
+        redo_keys += [k for k in (QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")) if k not in redo_keys]
+        redo.setShortcuts(redo_keys)
         redo.setObjectName("action_redo")
         self.actions_by_key["undo"], self.actions_by_key["redo"] = undo, redo
         self._action("frame_all", "&Frame All", self.viewport.frame_all, "F",
@@ -344,7 +351,8 @@ class MainWindow(QMainWindow):
         try:
             widget = spec.create(self)
         except Exception as e:  # a broken extension reports, it does not crash the editor
-            self.show_error(f"Could not open {spec.title}", f"{type(e).__name__}: {e}")
+            self.show_error(f"Could not open {spec.title}",
+                            unexpected_message(f"Opening {spec.title}"), error_details(e))
             return None
         dock = QDockWidget(spec.title, self)
         dock.setObjectName(f"dock_{key}")
@@ -461,10 +469,12 @@ class MainWindow(QMainWindow):
             self.show_error("Could not open scene", str(e))
             return False
         except OSError as e:
-            self.show_error("Could not open scene", f"{path}: {e.strerror or e}")
+            self.show_error("Could not open scene", file_message(e, path))
             return False
         except Exception as e:  # a reader's slip must not take the editor (or the open scene) down
-            self.show_error("Could not open scene", f"{path}: unexpected {type(e).__name__}: {e}")
+            self.show_error("Could not open scene",
+                            unexpected_message(f"Reading {path}", "the open scene is unchanged"),
+                            error_details(e))
             return False
         finally:
             progress.close()
@@ -538,7 +548,9 @@ class MainWindow(QMainWindow):
             self.show_error(f"{importer.title} failed", str(e))
             return
         except Exception as e:  # a broken extension reports, it does not take the editor down
-            self.show_error(f"{importer.title} failed", f"{type(e).__name__}: {e}")
+            self.show_error(f"{importer.title} failed", unexpected_message(importer.title.rstrip("…"),
+                                                                           "the open scene is unchanged"),
+                            error_details(e))
             return
         if scene is not None:
             self.open_scene(scene)
@@ -564,8 +576,7 @@ class MainWindow(QMainWindow):
             with self.busy(f"Saving {path}…"):
                 self.document.save(path)
         except OSError as e:  # a WriteError is already the CLI's sentence, naming the file
-            self.show_error("Could not save scene", str(e) if isinstance(e, WriteError)
-                            else f"{path}: {e.strerror or e}")
+            self.show_error("Could not save scene", file_message(e, path))
             return False
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
@@ -693,11 +704,18 @@ class MainWindow(QMainWindow):
         report.dialog = dialog  # type: ignore[attr-defined]
         return report
 
-    def show_error(self, title: str, message: str) -> None:
-        """One error dialog; the text names the file and the problem."""
+    def show_error(self, title: str, message: str, details: str | None = None) -> None:
+        """One error dialog; the text names the file and the problem (`details`: the Python account
+        of an unexpected error, shown only under Show Details)."""
         self.last_error = message
+        self.last_error_details = details
         self.statusBar().showMessage(message, 10000)
-        QMessageBox.critical(self, title, message)
+        if details is None:
+            QMessageBox.critical(self, title, message)
+        else:
+            box = error_box(self, title, message, details)
+            box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            box.open()  # window-modal, without a nested event loop under whatever failed
 
     def about_text(self) -> str:
         info = self.viewport.gl_info

@@ -40,6 +40,7 @@ from model.formats.heightmap import (
 from model.layer_ops import LayerError, types_using_layer
 from model.scene import Scene
 from model.sculpt import HEIGHTS
+from widgets.error_dialog import file_message
 from widgets.heightmap_dialog import HeightmapOptionsDialog
 from widgets.layers_panel import LayersPanel
 from widgets.terrain_tool_panel import TerrainToolPanel
@@ -247,7 +248,8 @@ class TerrainEditor(QObject):
             with _busy(self.window, f"Writing {path}…"):
                 mapping = export_heights(self.terrain, path, fmt, offset, scale)
         except (OSError, ValueError) as e:
-            self.window.show_error("Could not export heightmap", f"{path}: {e}")
+            self.window.show_error("Could not export heightmap",
+                                   file_message(e, path) if isinstance(e, OSError) else f"{path}: {e}")
             return False
         text = f"Exported {path}"
         if mapping is not None:
@@ -270,7 +272,7 @@ class TerrainEditor(QObject):
         try:
             write_layer_png(path, layer.weights)
         except OSError as e:
-            self.window.show_error("Could not export layer weights", f"{path}: {e.strerror or e}")
+            self.window.show_error("Could not export layer weights", file_message(e, path))
             return False
         self.window.statusBar().showMessage(f"Exported '{name}' to {path}", 5000)
         return True

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeyEvent, QKeySequence, QMouseEvent
+from PySide6.QtWidgets import QApplication, QToolTip
 
 from model.brush import Brush
 from model.terrain import Terrain
@@ -282,10 +283,13 @@ class ToolHost(QObject):
             return False
         try:
             return self._filter(event)
-        except Exception as e:  # a failing tool reports; an exception must not cross into Qt's event loop
+        except Exception:  # a failing tool reports; an exception must not cross into Qt's event loop
             self.dragging = False
             traceback.print_exc()
-            self.message.emit(f"The tool failed: {type(e).__name__}: {e}")
+            title = getattr(self.active, "title", "")
+            tool = f"The {title} tool" if title else "The tool"
+            self.message.emit(f"{tool} stopped on a problem Boscage did not expect and let go of the mouse; "
+                              "Undo takes back what it did (the details are in the console)")
             return True
 
     def _filter(self, event: QEvent) -> bool:
@@ -295,6 +299,12 @@ class ToolHost(QObject):
             return self._mouse(kind, event)
         if kind == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) and self.active is not None:
             return self._key(event)
+        if kind == QEvent.Type.ToolTip and (self.dragging or self.active is not None
+                                            or QApplication.mouseButtons() != Qt.MouseButton.NoButton):
+            # the navigation tip would cover the brush, or the lasso being drawn when a drag pauses;
+            # the status bar carries the active tool's hint instead
+            QToolTip.hideText()
+            return True
         if kind == QEvent.Type.Leave:
             self.hover_ground = None
             self.cursor_moved.emit(None)

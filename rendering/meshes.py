@@ -165,7 +165,8 @@ def load_mesh_file(path: str | Path) -> Mesh:
     try:
         loaded = trimesh.load(str(path), force="mesh", process=False)
     except Exception as e:  # trimesh raises many kinds for a bad file; all mean "cannot read it"
-        raise FormatError(path, None, f"cannot read mesh: {type(e).__name__}: {e}") from None
+        why = str(e).strip() or "not an OBJ or glTF file trimesh can read"
+        raise FormatError(path, None, f"cannot read the mesh ({why})") from None
     faces = np.asarray(getattr(loaded, "faces", np.empty((0, 3))), np.int64)
     verts = np.asarray(getattr(loaded, "vertices", np.empty((0, 3))), np.float64)
     if faces.ndim != 2 or faces.shape[1] != 3 or len(faces) == 0:

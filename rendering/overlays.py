@@ -1,5 +1,6 @@
 """Editor overlays drawn over the scene: brush cursor, refused candidates, marker and line sets,
-cell grid, chunk bounds and collision bodies.
+cell grid, chunk bounds, collision bodies, and a ground grid with metre labels on a terrain that
+has not been sculpted yet (a flat plane gives no sense of scale or direction otherwise).
 
 Each part keeps plain numpy data and says when it changed; `OverlayRenderer` turns all of them
 into two vertex batches (lines, points) and re-packs only after a change.
@@ -13,6 +14,7 @@ from collections.abc import Callable
 import numpy as np
 from OpenGL import GL
 
+from model.foliage.report import REASON_COLOURS
 from rendering.gl_program import ShaderProgram
 from rendering.renderer import FrameContext, Renderer
 
@@ -22,21 +24,19 @@ LIFT = 0.08  # metres above the ground, so draped lines do not sink into it
 GRID_REACH_CELLS = 16  # grid lines drawn this many cells either side of the camera target
 MAX_BOXES = 4000
 
-# Refusal code (model.foliage.Refusal) → marker colour.
-REFUSAL_COLOURS: dict[int, tuple[float, float, float, float]] = {
-    1: (0.55, 0.55, 0.55, 1.0),  # no ground
-    2: (1.00, 0.55, 0.10, 1.0),  # slope
-    3: (0.70, 0.35, 0.95, 1.0),  # altitude
-    4: (0.20, 0.55, 1.00, 1.0),  # layer
-    5: (0.95, 0.15, 0.15, 1.0),  # spacing
-    6: (0.90, 0.90, 0.90, 1.0),  # brush
-}
+# Refusal code → marker colour: the Refusals panel's table, so a bar and its dots agree.
+REFUSAL_COLOURS: dict[int, tuple[float, float, float, float]] = {int(r): c for r, c in REASON_COLOURS.items()}
 UNKNOWN_REFUSAL = (1.0, 0.0, 1.0, 1.0)
 BRUSH_RIM = (1.0, 1.0, 1.0, 1.0)
 BRUSH_FALLOFF = (1.0, 0.85, 0.25, 1.0)
 GRID_COLOUR = (1.0, 1.0, 1.0, 0.45)
 CHUNK_COLOUR = (0.35, 1.0, 0.45, 1.0)
 BODY_COLOUR = (1.0, 0.3, 0.8, 1.0)
+GROUND_MAJOR = (1.0, 1.0, 1.0, 0.42)
+GROUND_MINOR = (1.0, 1.0, 1.0, 0.14)
+GROUND_LABEL = (1.0, 1.0, 1.0, 0.9)
+GROUND_LINES = 8  # about this many labelled lines across the terrain's longer side
+LABEL_HEIGHT = 0.2  # label height as a share of the labelled step
 PROBE_COLOUR = (1.0, 0.3, 0.8, 1.0)
 
 
@@ -95,6 +95,60 @@ def cylinder_segments(base: np.ndarray, radius: np.ndarray, height: np.ndarray, 
     k = np.arange(0, n, max(1, n // 4))
     parts.append(np.stack([lower[:, k], upper[:, k]], axis=2))
     return np.concatenate([p.reshape(-1, 2, 3) for p in parts])
+
+
+# A stroke font for metre labels: segments in a box 1 wide and 2 tall (x right, y up). Hand-made,
+# because the overlays draw lines only and labels lie on the ground, in perspective, like the grid.
+_SEVEN = {"a": (0, 2, 1, 2), "b": (1, 2, 1, 1), "c": (1, 1, 1, 0), "d": (0, 0, 1, 0), "e": (0, 1, 0, 0),
+          "f": (0, 2, 0, 1), "g": (0, 1, 1, 1)}
+_DIGITS = {"0": "abcdef", "1": "bc", "2": "abged", "3": "abgcd", "4": "fgbc", "5": "afgcd", "6": "afgedc",
+           "7": "abc", "8": "abcdefg", "9": "abcdfg"}
+GLYPHS: dict[str, list[tuple[float, float, float, float]]] = {
+    **{ch: [_SEVEN[k] for k in keys] for ch, keys in _DIGITS.items()},
+    "m": [(0, 0, 0, 1), (0, 1, 1, 1), (0.5, 1, 0.5, 0), (1, 1, 1, 0)],
+    "-": [(0.1, 1, 0.8, 1)],
+    ".": [(0.4, 0, 0.6, 0)],
+    " ": [],
+}
+GLYPH_ADVANCE = 1.6
+NARROW = {" ": 0.9, "-": 1.3, ".": 0.9}  # advances narrower than a digit's
+
+
+def text_segments(text: str, origin, right, up, height: float) -> np.ndarray:
+    """(n, 2, 3) strokes of `text` starting at `origin`, its baseline along `right` and its top
+    along `up` (unit vectors), `height` tall."""
+    unit = height / 2.0
+    right = np.asarray(right, np.float64) * unit
+    up = np.asarray(up, np.float64) * unit
+    origin = np.asarray(origin, np.float64)
+    out = []
+    pen = 0.0
+    for ch in text:
+        base = origin + right * pen
+        for x0, y0, x1, y1 in GLYPHS.get(ch, []):
+            out.append([base + right * x0 + up * y0, base + right * x1 + up * y1])
+        pen += NARROW.get(ch, GLYPH_ADVANCE)
+    return np.asarray(out, np.float64).reshape(-1, 2, 3)
+
+
+def text_width(text: str, height: float) -> float:
+    """The drawn width of `text` at `height` (the last glyph without its trailing gap)."""
+    if not text:
+        return 0.0
+    pen = sum(NARROW.get(ch, GLYPH_ADVANCE) for ch in text[:-1]) + 1.0
+    return pen * height / 2.0
+
+
+def nice_step(extent: float, lines: int = GROUND_LINES) -> float:
+    """1, 2 or 5 × a power of ten, giving about `lines` steps across `extent`."""
+    raw = max(extent / max(lines, 1), 1e-6)
+    power = 10.0 ** np.floor(np.log10(raw))
+    return float(next(m * power for m in (1.0, 2.0, 5.0, 10.0) if m * power >= raw))
+
+
+def metres(value: float, step: float) -> str:
+    value = 0.0 if abs(value) < step * 1e-6 else value
+    return f"{value:.0f} m" if step >= 1.0 else f"{value:g} m"
 
 
 class _Part:
@@ -252,8 +306,10 @@ class Overlays:
         self.show_chunk_bounds = False
         self.show_collision = False
         self.show_refusals = True
+        self.show_ground_grid = True  # drawn only while the terrain is flat (never sculpted)
         self.probe: np.ndarray | None = None  # collision probe point; None: the camera target
-        self.terrain = None
+        self._terrain = None
+        self._flat: bool | None = None  # cached: is the terrain one level plane?
         self.volume_source: Callable[[], object] = lambda: None  # the open scene's foliage volume
         self.chunk_boxes: Callable[[], np.ndarray] = lambda: np.empty((0, 2, 3))
         self.grid_center: np.ndarray | None = None  # the camera target while drawn; None: the centre
@@ -262,6 +318,40 @@ class Overlays:
     @property
     def volume(self):
         return self.volume_source()
+
+    @property
+    def terrain(self):
+        return self._terrain
+
+    @terrain.setter
+    def terrain(self, terrain) -> None:
+        """The open terrain; a sculpt stroke tells the overlays, so the ground grid goes at once."""
+        if self._terrain is not None:
+            self._terrain.heights_changed.disconnect(self._heights_changed)
+        self._terrain = terrain
+        self._flat = None
+        if terrain is not None:
+            terrain.heights_changed.connect(self._heights_changed)
+        self._changed()
+
+    def _heights_changed(self, *_) -> None:
+        was = self._flat
+        self._flat = None
+        if was is not False or self.flat:  # only a change of flatness alters what is drawn
+            self._changed()
+
+    @property
+    def flat(self) -> bool:
+        """The terrain is one level plane: nothing sculpted yet."""
+        if self._flat is None:
+            t = self._terrain
+            h = None if t is None else t.heights
+            self._flat = h is not None and h.size > 0 and bool(np.ptp(h) == 0.0)
+        return self._flat
+
+    @property
+    def ground_grid_visible(self) -> bool:
+        return self.show_ground_grid and self.flat
 
     def _changed(self) -> None:
         self.version += 1
@@ -329,6 +419,52 @@ class Overlays:
         seg = np.concatenate(out)
         return seg[np.all(np.isfinite(seg), axis=(1, 2))]
 
+    def ground_grid(self, eye=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(major, minor, label) segments of the flat terrain's metre grid. Labels stand along the
+        two edges nearest `eye`, turned to read from there."""
+        t = self._terrain
+        empty = np.empty((0, 2, 3))
+        if t is None or not self.flat:
+            return empty, empty, empty
+        x0, z0, x1, z1 = t.bounds()
+        y = float(t.heights.flat[0]) + LIFT * 2
+        step = nice_step(max(x1 - x0, z1 - z0))
+
+        def lines(every: float, skip: int = 0) -> np.ndarray:
+            """Grid lines every `every` metres; `skip`: leave out each skip-th (the major lines)."""
+            ix = np.arange(np.ceil(x0 / every), np.floor(x1 / every) + 1)
+            iz = np.arange(np.ceil(z0 / every), np.floor(z1 / every) + 1)
+            if skip:
+                ix, iz = ix[ix % skip != 0], iz[iz % skip != 0]
+            seg = [[[x, y, z0], [x, y, z1]] for x in ix * every]
+            seg += [[[x0, y, z], [x1, y, z]] for z in iz * every]
+            return np.asarray(seg, np.float64).reshape(-1, 2, 3)
+
+        major, minor = lines(step), lines(step / 5.0, skip=5)
+        cx, cz = (x0 + x1) / 2.0, (z0 + z1) / 2.0
+        eye = np.array([cx, y + 1.0, z1 + 1.0]) if eye is None else np.asarray(eye, np.float64)
+        level = np.hypot(cx - eye[0], cz - eye[2]) > 1e-9  # not straight overhead
+        angle = np.arctan2(cz - eye[2], cx - eye[0]) if level else -np.pi / 2
+        angle = np.round(angle / (np.pi / 4)) * (np.pi / 4)  # steady while orbiting
+        up = np.array([np.cos(angle), 0.0, np.sin(angle)])  # the text's top points away from the eye
+        right = np.array([-up[2], 0.0, up[0]])
+        height = step * LABEL_HEIGHT
+        near_z, near_x = (z0 if eye[2] < cz else z1), (x0 if eye[0] < cx else x1)
+        in_z, in_x = step * 0.3 * np.sign(cz - near_z), step * 0.3 * np.sign(cx - near_x)
+
+        def label(value: float, centre) -> np.ndarray:
+            text = metres(value, step)
+            start = np.asarray(centre) - right * text_width(text, height) / 2 - up * height / 2
+            return text_segments(text, start, right, up, height)
+
+        xs = np.arange(np.ceil(x0 / step), np.floor(x1 / step) + 1) * step
+        zs = np.arange(np.ceil(z0 / step), np.floor(z1 / step) + 1) * step
+        clear = step * 0.75  # no label where the two rows of labels meet, at the near corner
+        xs, zs = xs[np.abs(xs - near_x) > clear], zs[np.abs(zs - near_z) > clear]
+        labels = [label(x, (x, y, near_z + in_z)) for x in xs] + [label(z, (near_x + in_x, y, z)) for z in zs]
+        label = np.concatenate(labels) if labels else empty
+        return major, minor, label
+
     def collision_segments(self, probe: np.ndarray) -> np.ndarray:
         """Wire cylinders around every stored instance that has a body near `probe`."""
         v = self.volume
@@ -346,11 +482,17 @@ class Overlays:
         s = np.abs(rec[:, 6])
         return cylinder_segments(rec[:, :3], np.maximum(ext[:, 0] * s, 0.2), np.maximum(ext[:, 1] * s, 0.2))
 
-    def build(self, camera_target: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def build(self, camera_target: np.ndarray | None = None,
+              eye: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(depth-tested line vertices, on-top line vertices, on-top point vertices)."""
         tested: list[np.ndarray] = []
         on_top: list[np.ndarray] = []
         points: list[np.ndarray] = []
+        if self.ground_grid_visible:
+            major, minor, label = self.ground_grid(eye)
+            tested.append(vertices(minor.reshape(-1, 3), GROUND_MINOR, 1.0))
+            tested.append(vertices(major.reshape(-1, 3), GROUND_MAJOR, 1.0))
+            tested.append(vertices(label.reshape(-1, 3), GROUND_LABEL, 1.0))
         if self.show_grid:
             tested.append(vertices(self.grid_segments().reshape(-1, 3), GRID_COLOUR, 1.0))
         if self.show_chunk_bounds:
@@ -438,11 +580,16 @@ class OverlayRenderer(Renderer):
         # the collision probe and the grid follow the camera target: rebuild when it moves
         follow = (o.show_collision and o.probe is None) or o.show_grid
         target = tuple(np.round(frame.camera.target, 2)) if follow else None
+        if o.ground_grid_visible:  # its labels turn to the camera in eighths of a turn
+            eye = frame.camera.eye()
+            target = (target, round(float(np.arctan2(frame.camera.target[2] - eye[2],
+                                                     frame.camera.target[0] - eye[0])) / (np.pi / 4)),
+                      bool(eye[0] < frame.camera.target[0]), bool(eye[2] < frame.camera.target[2]))
         if self._built_version == o.version and self._built_target == target:
             return
         if o.show_grid:
             o.grid_center = np.asarray(frame.camera.target, np.float64)
-        tested, on_top, points = o.build(frame.camera.target)
+        tested, on_top, points = o.build(frame.camera.target, frame.camera.eye())
         data = np.concatenate([tested, on_top, points]) if (len(tested) + len(on_top) + len(points)) else \
             np.zeros((1, VERTEX_FLOATS), np.float32)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vbo)
@@ -464,7 +611,9 @@ class OverlayRenderer(Renderer):
         p.set_uniform("u_pixel_ratio", float(self.pixel_ratio()))
         GL.glBindVertexArray(self._vao)
         GL.glEnable(GL.GL_BLEND)
-        GL.glBlendFunc(GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA)
+        # colour blends; the framebuffer's alpha stays opaque, or the window composites the view
+        # with holes where translucent lines were drawn (magenta or black in a window grab)
+        GL.glBlendFuncSeparate(GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA, GL.GL_ZERO, GL.GL_ONE)
         GL.glEnable(GL.GL_PROGRAM_POINT_SIZE)
         p.set_uniform("u_points", 0)
         if n_tested:

@@ -36,6 +36,7 @@ from widgets.biome_panels import (
     bold,
     short_name,
 )
+from widgets.error_dialog import user_message
 
 GROUPS = (("Tile", "Tile biomes"), ("Custom", "Custom biomes"), (None, "Unresolved type"))
 KEY_ROLE = Qt.ItemDataRole.UserRole
@@ -279,7 +280,7 @@ class BiomeBrowser(QWidget):
         try:
             export_flattened(self.current, path)
         except (FormatError, OSError) as e:
-            self.show_error("Cannot export biome", str(e))
+            self.show_error("Cannot export biome", user_message(e))
             return False
         return True
 

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QIcon, QPixmap
 from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
@@ -20,6 +20,7 @@ from model.foliage.volume import Selection
 from model.scene import Scene
 
 COALESCE_MS = 80  # a stroke changes the model many times; the panel redraws once after
+NAME_SHARE = 0.5  # the least of the width the property names keep when values need the rest
 
 
 def _m(value: float) -> str:
@@ -46,7 +47,15 @@ class InspectorPanel(QWidget):
         self.tree.setObjectName("inspector_tree")
         self.tree.setColumnCount(2)
         self.tree.setHeaderLabels(["Property", "Value"])
-        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        # Names get what is left after the values, down to NAME_SHARE of the width: long layer or type
+        # names (game data has them) are elided and never push the values out of a narrow dock.
+        header = self.tree.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        header.setMinimumSectionSize(24)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.tree.setIndentation(12)  # the default 20 px per level is a fifth of a narrow dock
+        self.tree.viewport().installEventFilter(self)
         self.tree.setRootIsDecorated(True)
         self.tree.setUniformRowHeights(True)
         self.tree.setToolTip("The selection's properties, or the scene's when nothing is selected")
@@ -133,9 +142,26 @@ class InspectorPanel(QWidget):
         else:
             self._show_scene()
         self.tree.expandAll()
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """Values first: the name column takes what the values leave, but at least NAME_SHARE."""
+        width = self.tree.viewport().width()
+        if width <= 0:
+            return
+        names = self.tree.sizeHintForColumn(0)
+        values = self.tree.sizeHintForColumn(1)
+        floor = min(names, int(width * NAME_SHARE))
+        self.tree.header().resizeSection(0, max(floor, min(names, width - values)))
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self.tree.viewport() and event.type() == QEvent.Type.Resize:
+            self.fit_columns()
+        return False
 
     def _item(self, name: str, value: str = "", parent: QTreeWidgetItem | None = None) -> QTreeWidgetItem:
         item = QTreeWidgetItem([name, value])
+        item.setToolTip(0, name)  # in full when a narrow dock elides it
         item.setToolTip(1, value)
         if parent is None:
             self.tree.addTopLevelItem(item)

@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
+    QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType
+from widgets.error_dialog import file_message, user_message
 from widgets.foliage_type_form import FoliageTypeForm
 
 THUMB = 48
@@ -163,7 +165,7 @@ def _rendered_file(mesh: str, folder: str | None, stamp: tuple[str, int | None],
     except FormatError as e:
         return None, str(e)
     except (OSError, ValueError) as e:
-        return None, f"{stamp[0]}: {e}"
+        return None, file_message(e, stamp[0]) if isinstance(e, OSError) else f"{stamp[0]}: {user_message(e)}"
 
 
 def thumbnail_pixmap(ftype: FoliageType, size: int = THUMB, folder=None) -> tuple[QPixmap, str | None]:
@@ -244,8 +246,21 @@ class PalettePanel(QWidget):
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.list)
         top_layout.addLayout(buttons)
+        # With no current type (none yet, or the one shown was removed or its addition undone) the
+        # form gives way to a hint: greyed fields naming a type that is gone would mislead.
+        self.no_type = QLabel("Pick a type in the list above to edit its settings, or click New.", self)
+        self.no_type.setObjectName("palette_no_type")
+        self.no_type.setWordWrap(True)
+        self.no_type.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.no_type.setContentsMargins(6, 6, 6, 6)
+        page = QWidget(self)
+        page_layout = QVBoxLayout(page)
+        page_layout.setContentsMargins(0, 0, 0, 0)
+        page_layout.addWidget(self.no_type)
+        page_layout.addWidget(self.form)
+        page_layout.addStretch(1)
         scroll = QScrollArea(self)
-        scroll.setWidget(self.form)
+        scroll.setWidget(page)
         scroll.setWidgetResizable(True)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(top)
@@ -352,6 +367,8 @@ class PalettePanel(QWidget):
         name = self.current_name()
         ftype = next((t for t in self.types if t.name == name), None)
         self.form.set_type(ftype, self.layer_names)
+        self.form.setVisible(ftype is not None)
+        self.no_type.setVisible(ftype is None)
         self.buttons["duplicate"].setEnabled(ftype is not None)
         self.buttons["remove"].setEnabled(ftype is not None)
 

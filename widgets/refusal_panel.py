@@ -19,22 +19,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model.foliage.report import ReasonLine, reason_lines, stroke_sentence
+from model.foliage.report import (
+    EMPTY_STROKE,
+    PLACED_COLOUR,
+    REASON_COLOURS,
+    REASON_TITLES,
+    BrushTally,
+    ReasonLine,
+    plural,
+    reason_lines,
+    stroke_sentence,
+    tally_sentence,
+)
 from model.foliage.scatter import Refusal, StrokeResult
 
-# Overlay colours per reason (RGBA 0..1), so the bars and the viewport marks agree.
-REASON_COLOURS = {
-    Refusal.NO_GROUND: (0.5, 0.5, 0.5, 1.0),
-    Refusal.SLOPE: (0.9, 0.3, 0.2, 1.0),
-    Refusal.ALTITUDE: (0.6, 0.3, 0.9, 1.0),
-    Refusal.LAYER: (0.95, 0.6, 0.1, 1.0),
-    Refusal.SPACING: (0.2, 0.6, 0.95, 1.0),
-    Refusal.BRUSH: (0.75, 0.75, 0.75, 1.0),
-}
-REASON_TITLES = {
-    Refusal.NO_GROUND: "No ground", Refusal.SLOPE: "Slope", Refusal.ALTITUDE: "Altitude",
-    Refusal.LAYER: "Layer", Refusal.SPACING: "Spacing", Refusal.BRUSH: "Brush",
-}
 BAR_HEIGHT = 7
 COLUMNS = 4  # reasons per row: two rows keep the strip short
 
@@ -77,8 +75,8 @@ class RefusalPanel(QWidget):
             bar.setRange(0, 1)
             bar.setValue(0)
             bar.setFormat("%v")
-            rgb = ",".join(str(int(c * 255)) for c in (REASON_COLOURS[reason][:3] if reason is not None
-                                                         else (0.3, 0.65, 0.3)))
+            rgb = ",".join(str(round(c * 255)) for c in (REASON_COLOURS[reason] if reason is not None
+                                                           else PLACED_COLOUR)[:3])
             bar.setStyleSheet("QProgressBar { border: 1px solid palette(mid); border-radius: 2px; "
                               "background: palette(base) } "
                               f"QProgressBar::chunk {{ background: rgb({rgb}) }}")
@@ -113,17 +111,22 @@ class RefusalPanel(QWidget):
     def text(self) -> str:
         return self.sentence.text()
 
-    def set_result(self, result: StrokeResult | None, terrain, palette=None, erased: int = 0) -> None:
-        """Show a stroke's outcome (None with `erased`: an erase stroke)."""
+    def set_result(self, result: StrokeResult | None, terrain, palette=None, tally: BrushTally | None = None,
+                   erased: int | None = None) -> None:
+        """Show a stroke's outcome: its candidates, or (an Erase or Reapply drag) what its brush met."""
         self.result = result
         self.highlighted = None
         for button in self.buttons.values():
             button.setChecked(False)
         if result is None or not result.candidates:
             self.lines = []
-            erased_text = f"Erased {erased} instance{'s' if erased != 1 else ''}."
-            self.sentence.setText(erased_text if erased or result is None
-                                  else "No candidates: the brush strength or the type's density is zero.")
+            if tally is not None:
+                text = tally_sentence(tally)
+            elif erased is not None:
+                text = f"Erased {plural(erased, 'instance')}"
+            else:
+                text = EMPTY_STROKE if result is not None else ""
+            self.sentence.setText(text)
             for bar in self.bars.values():
                 bar.setRange(0, 1)
                 bar.setValue(0)
@@ -131,7 +134,10 @@ class RefusalPanel(QWidget):
             self.reason_clicked.emit(None)
             return
         self.lines = reason_lines(result, terrain, palette)
-        self.sentence.setText(stroke_sentence(result, terrain, palette))
+        text = stroke_sentence(result, terrain, palette)
+        if tally is not None and tally.total:  # a Paint drag that erased with Ctrl part of the way
+            text += " · " + tally_sentence(tally)
+        self.sentence.setText(text)
         total = max(1, result.candidates)
         self.bars[None].setRange(0, total)
         self.bars[None].setValue(result.placed)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from model.brush import Brush
 from widgets.brush_panel import BrushPanel
+from widgets.hint_label import hint_label
 
 
 class TerrainToolPanel(QWidget):
@@ -69,10 +70,9 @@ class TerrainToolPanel(QWidget):
         layout.addLayout(grid)
         layout.addWidget(self.brush_panel)
         layout.addLayout(form)
-        hint = QLabel("Left drag: apply · Ctrl: lower / erase · [ ]: radius · Shift+[ ]: strength", self)
-        hint.setWordWrap(True)
-        hint.setEnabled(False)
-        layout.addWidget(hint)
+        self.hint = hint_label("Left drag: apply · Ctrl: lower / erase · [ ]: radius · Shift+[ ]: strength",
+                               self)
+        layout.addWidget(self.hint)
         layout.addStretch(1)
         self.amount.valueChanged.connect(self.amount_edited.emit)
         self.seed.valueChanged.connect(self.seed_edited.emit)

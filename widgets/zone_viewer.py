@@ -33,6 +33,7 @@ from model.errors import FormatError
 from model.zones import Zone, read_zone
 from model.zones.names import plant_names_from_rules
 from model.zones.readout import tile_report
+from widgets.error_dialog import file_message
 from widgets.zone_layers import (
     CATALOGUE,
     OVERLAYS,
@@ -422,4 +423,4 @@ class ZoneViewer(QWidget):
             try:
                 self.export_png(path)
             except OSError as e:
-                QMessageBox.critical(self, "Export failed", str(e))
+                QMessageBox.critical(self, "Export failed", file_message(e, path))

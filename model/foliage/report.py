@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,6 +25,23 @@ class ReasonLine:
     xz: np.ndarray  # (count, 2) positions of the refused candidates
 
 
+# Reason → colour (RGBA 0..1), the one table the Refusals panel's bars and the viewport's markers
+# both draw with. Picked to stay apart on green, brown and grey ground: the alarming rules warm,
+# spacing cool, the brush's own thinning (the usual reason) a quiet light grey.
+REASON_COLOURS: dict[Refusal, tuple[float, float, float, float]] = {
+    Refusal.NO_GROUND: (0.40, 0.40, 0.40, 1.0),
+    Refusal.SLOPE: (0.90, 0.30, 0.20, 1.0),
+    Refusal.ALTITUDE: (0.65, 0.35, 0.95, 1.0),
+    Refusal.LAYER: (0.95, 0.60, 0.10, 1.0),
+    Refusal.SPACING: (0.20, 0.60, 0.95, 1.0),
+    Refusal.BRUSH: (0.72, 0.72, 0.72, 1.0),
+}
+PLACED_COLOUR = (0.30, 0.65, 0.30, 1.0)
+REASON_TITLES = {
+    Refusal.NO_GROUND: "No ground", Refusal.SLOPE: "Slope", Refusal.ALTITUDE: "Altitude",
+    Refusal.LAYER: "Layer", Refusal.SPACING: "Spacing", Refusal.BRUSH: "Brush",
+}
+
 GENERIC = {Refusal.NO_GROUND: "off the terrain", Refusal.SLOPE: "on the wrong slope",
            Refusal.ALTITUDE: "outside the altitude band", Refusal.LAYER: "not on the layer",
            Refusal.SPACING: "too close", Refusal.BRUSH: "outside the brush"}
@@ -37,7 +54,7 @@ def _phrase(reason: Refusal, result: StrokeResult, terrain: Terrain, palette: Pa
     parts = [(name, xz) for name, xz in parts if len(xz)]
     if len(parts) == 1 or reason in (Refusal.NO_GROUND, Refusal.BRUSH):  # the same words for every type
         return _type_phrase(reason, parts[0][0], parts[0][1], terrain, palette)
-    own = [f"{name}: {len(xz)} {_type_phrase(reason, name, xz, terrain, palette)}" for name, xz in parts]
+    own = [f"{name}: {len(xz):,} {_type_phrase(reason, name, xz, terrain, palette)}" for name, xz in parts]
     return f"{GENERIC[reason]} ({'; '.join(own)})"
 
 
@@ -95,14 +112,127 @@ def reason_lines(result: StrokeResult, terrain: Terrain, palette: Palette | None
     return lines
 
 
+def plural(count: int, noun: str) -> str:
+    """'1 candidate', '2 candidates', '1,200 instances'."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def stroke_sentence(result: StrokeResult, terrain: Terrain, palette: Palette | None = None) -> str:
     """'40 candidates: 31 too steep (slope 38° > 30°), 4 too close, 5 placed'."""
+    if not result.candidates:
+        return EMPTY_STROKE
     lines = reason_lines(result, terrain, palette)
-    parts = [f"{line.count} {line.phrase}" for line in lines if line.count]
-    parts.append(f"{result.placed} placed")
-    text = f"{result.candidates} candidates: " + ", ".join(parts)
+    parts = [f"{line.count:,} {line.phrase}" for line in lines if line.count]
+    parts.append(f"{result.placed:,} placed")
+    text = plural(result.candidates, "candidate") + ": " + ", ".join(parts)
     missing = result.missing_layers
     if missing:
         text += ". Missing layer: " + "; ".join(f"'{layer}' (needed by {name})"
                                                   for name, layer in missing.items())
     return text
+
+
+EMPTY_STROKE = ("No candidates: brush area × strength × the type's density rounds to none here "
+                "(raise the strength, the radius or the density)")
+
+
+def _positions(xz) -> np.ndarray:
+    """(n,) one value per (x, z) float32 pair, so instances can be told apart by where they stand."""
+    return np.ascontiguousarray(np.asarray(xz, np.float32).reshape(-1, 2)).view(np.complex64).ravel()
+
+
+@dataclass
+class BrushTally:
+    """What an Erase or Reapply stroke met under its brush, per type; each instance counts once
+    however many stamps of the drag covered it (an instance is known by its position)."""
+
+    action: str  # "erase" or "reapply"
+    targets: tuple[str, ...] | None = None  # the types the stroke acts on; None: every type
+    seen: dict[str, list[np.ndarray]] = field(default_factory=dict)  # under the brush
+    taken: dict[str, list[np.ndarray]] = field(default_factory=dict)  # erased, or removed by reapply
+    redone: dict[str, list[np.ndarray]] = field(default_factory=dict)  # reapply: rewritten in place
+
+    def saw(self, name: str, xz) -> None:
+        self.seen.setdefault(name, []).append(_positions(xz))
+
+    def took(self, name: str, xz) -> None:
+        self.taken.setdefault(name, []).append(_positions(xz))
+
+    def rewrote(self, name: str, xz) -> None:
+        self.redone.setdefault(name, []).append(_positions(xz))
+
+    @staticmethod
+    def _unique(table: dict[str, list[np.ndarray]], name: str) -> np.ndarray:
+        parts = table.get(name)
+        return np.unique(np.concatenate(parts)) if parts else np.empty(0, np.complex64)
+
+    def targeted(self, name: str) -> bool:
+        return self.targets is None or name in self.targets
+
+    def removed(self, name: str) -> int:
+        return len(self._unique(self.taken, name))
+
+    def refreshed(self, name: str) -> int:
+        """Reapply: instances kept, with fresh height, rotation and scale."""
+        return len(np.setdiff1d(self._unique(self.redone, name), self._unique(self.taken, name)))
+
+    def acted_on(self, name: str) -> int:
+        """Erased, or (reapply) removed or refreshed."""
+        return self.removed(name) + (self.refreshed(name) if self.action == "reapply" else 0)
+
+    def untouched(self, name: str) -> int:
+        """Under the brush at some stamp, yet neither removed nor rewritten."""
+        done = np.union1d(self._unique(self.taken, name), self._unique(self.redone, name))
+        return len(np.setdiff1d(self._unique(self.seen, name), done))
+
+    def names(self) -> list[str]:
+        out = list(self.targets or [])
+        out += [n for n in (*self.seen, *self.taken, *self.redone) if n not in out]
+        return out
+
+    @property
+    def total(self) -> int:
+        return sum(self.acted_on(n) for n in self.names() if self.targeted(n))
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{name} {n:,}" for name, n in counts.items())
+
+
+def tally_sentence(tally: BrushTally) -> str:
+    """'Erased 0 conifer: none under the brush (broadleaf 12 left alone)', 'Reapplied 24 conifer:
+    20 kept with fresh height, rotation and scale, 4 removed (the filters now refuse them)'."""
+    names = tally.names()
+    mine = [n for n in names if tally.targeted(n)]
+    left = {n: tally.untouched(n) for n in names if not tally.targeted(n) and tally.untouched(n)}
+    verb = "Erased" if tally.action == "erase" else "Reapplied"
+    done = {n: tally.acted_on(n) for n in mine if tally.acted_on(n)}
+    total = sum(done.values())
+    if tally.targets is not None and len(tally.targets) == 1:
+        head = f"{verb} {total:,} {tally.targets[0]}"
+    elif tally.targets is None and len(done) == 1:
+        head = f"{verb} {total:,} {next(iter(done))}"
+    elif tally.targets is not None and not total:
+        head = f"{verb} 0 {' or '.join(tally.targets)}"
+    else:
+        head = f"{verb} {plural(total, 'instance')}" + (f" ({_counts(done)})" if len(done) > 1 else "")
+    spared = sum(tally.untouched(n) for n in mine)
+    notes = []
+    if not total and not spared:
+        text = f"{head}: {'nothing' if tally.targets is None else 'none'} under the brush"
+    elif tally.action == "erase":
+        text = head
+        if spared and not total:
+            every = "all " if spared > 1 else ""
+            text += f": {spared:,} under the brush, {every}spared by its strength and falloff"
+        elif spared:
+            notes.append(f"{spared:,} more under the brush spared by its strength and falloff")
+    else:
+        removed = sum(tally.removed(n) for n in mine)
+        parts = [f"{total - removed:,} kept with fresh height, rotation and scale"]
+        if removed:
+            parts.append(f"{removed:,} removed (the filters now refuse {'it' if removed == 1 else 'them'})")
+        text = f"{head}: " + ", ".join(parts)
+    if left:
+        notes.append(f"{_counts(left)} left alone")
+    return text + (f" ({'; '.join(notes)})" if notes else "")

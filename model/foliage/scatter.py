@@ -297,7 +297,7 @@ class StrokeResult:
         """'40 candidates: 31 too steep, 4 too close, 5 placed' (both sides counted when mixed)."""
         parts = [f"{n} {self._words(r, n)}" for r, n in self.counts.items() if n]
         parts.append(f"{self.placed} placed")
-        text = f"{self.candidates} candidates: " + ", ".join(parts)
+        text = f"{self.candidates} candidate{'' if self.candidates == 1 else 's'}: " + ", ".join(parts)
         if self.missing_layers:
             text += "".join(f" (no terrain layer named '{layer}' for {name})"
                             for name, layer in self.missing_layers.items())

@@ -47,10 +47,12 @@ class Touch(QUndoCommand):
 
 @pytest.fixture
 def errors(monkeypatch):
-    """Error dialogs are recorded instead of shown."""
-    shown: list[tuple[str, str]] = []
+    """Error dialogs are recorded instead of shown (title, text[, the details of an unexpected error])."""
+    shown: list[tuple[str, ...]] = []
     monkeypatch.setattr(mw_module.QMessageBox, "critical",
                         lambda parent, title, text, *a, **k: shown.append((title, text)))
+    monkeypatch.setattr(mw_module.QMessageBox, "open",
+                        lambda box: shown.append((box.windowTitle(), box.text(), box.detailedText())))
     return shown
 
 
@@ -288,7 +290,7 @@ def test_a_failing_tool_window_reports_instead_of_crashing(qtbot, monkeypatch, e
     window = MainWindow(make_small_scene())
     qtbot.addWidget(window)
     window.actions_by_key["tool_bad"].trigger()
-    assert errors and "no data" in errors[0][1]
+    assert errors and "Bad" in errors[0][1] and "no data" in errors[0][2]  # the Python text under details
     assert not window.actions_by_key["tool_bad"].isChecked()
 
 
@@ -338,7 +340,10 @@ def test_a_failing_importer_reports_and_keeps_the_scene(qtbot, monkeypatch, erro
     scene = window.document.scene
     window.findChild(type(window.actions_by_key["new"]), "action_import_x").trigger()
     assert window.document.scene is scene
-    assert errors == [("X… failed", "ValueError: no terrain in file")]
+    (title, text, details), = errors
+    assert (title, text) == ("X… failed",
+                             "X stopped on a problem Boscage did not expect; the open scene is unchanged.")
+    assert details.endswith("ValueError: no terrain in file")  # the Python account, under Show Details
 
 
 def test_new_asks_about_unsaved_changes_first(main_window, monkeypatch) -> None:
@@ -477,7 +482,8 @@ def test_an_unexpected_failure_while_opening_is_one_dialog_too(main_window, tmp_
     monkeypatch.setattr(document_module, "load_scene", broken)
     scene = main_window.document.scene
     assert main_window.open_file(path) is False
-    assert len(errors) == 1 and "odd.boscage" in errors[0][1] and "a section reader slipped" in errors[0][1]
+    assert len(errors) == 1 and "odd.boscage" in errors[0][1] and "ValueError" not in errors[0][1]
+    assert "a section reader slipped" in errors[0][2]  # under Show Details
     assert main_window.document.scene is scene
 
 

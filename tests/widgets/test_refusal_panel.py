@@ -73,4 +73,4 @@ def test_a_missing_layer_is_named(panel) -> None:
 
 def test_an_erase_stroke_says_how_many_went(panel) -> None:
     panel.set_result(None, make_small_scene().terrain, None, erased=12)
-    assert panel.text() == "Erased 12 instances."
+    assert panel.text() == "Erased 12 instances"

@@ -73,12 +73,12 @@ def test_refusals_are_coloured_by_reason_and_highlight_dims_the_rest(viewport, q
     t = scene.terrain
     pos = np.array([[-12.0, 0, 0.0], [12.0, 0, 0.0]])
     pos[:, 1] = t.height_at(pos[:, 0], pos[:, 2])
-    viewport.overlays.refusals.set(pos, [2, 5])  # slope (orange), spacing (red)
+    viewport.overlays.refusals.set(pos, [2, 5])  # slope (red), spacing (blue)
     img = render(viewport, qtbot).astype(int)
     (ax, ay), (bx, by) = viewport.world_to_screen(pos).round().astype(int)
     slope, spacing = img[ay, ax], img[by, bx]
-    assert slope[0] > 200 and 100 < slope[1] < 180 and slope[2] < 80
-    assert spacing[0] > 200 and spacing[1] < 80
+    assert slope[0] > 200 and slope[1] < 100 and slope[2] < 80
+    assert spacing[2] > 200 and spacing[0] < 80
     viewport.overlays.refusals.set(pos, [2, 5], highlight=5)
     img = render(viewport, qtbot).astype(int)
     assert img[ay, ax].sum() < slope.sum() - 60  # slope markers dimmed

@@ -111,4 +111,24 @@ def test_model_summary_names_the_slope_side_like_the_panel() -> None:
     assert f"({s} too steep, {f} too flat)" in merged.summary()
     # a single placement says its side too
     one = scatter.single("pine", 60.0, 0.0)
-    assert one.summary() == "1 candidates: 1 too steep, 0 placed"
+    assert one.summary() == "1 candidate: 1 too steep, 0 placed"
+
+
+def test_tally_sentences_count_each_instance_once_and_use_the_right_number() -> None:
+    from model.foliage.report import BrushTally, plural, tally_sentence
+
+    assert plural(1, "candidate") == "1 candidate" and plural(1200, "instance") == "1,200 instances"
+    tally = BrushTally("erase", ("pine",))
+    spot = np.array([[1.0, 2.0], [3.0, 4.0]])
+    for _ in range(3):  # three stamps over the same two oaks
+        tally.saw("oak", spot)
+    assert tally_sentence(tally) == "Erased 0 pine: none under the brush (oak 2 left alone)"
+    tally.saw("pine", [[5.0, 5.0]])
+    tally.took("pine", [[5.0, 5.0]])
+    tally.saw("pine", [[5.0, 5.0], [6.0, 6.0]])  # seen again by a later stamp before it went
+    assert tally_sentence(tally) == ("Erased 1 pine (1 more under the brush spared by its strength and "
+                                     "falloff; oak 2 left alone)")
+    every = BrushTally("erase", None)
+    every.took("pine", [[0.0, 0.0]])
+    every.took("oak", [[1.0, 0.0], [2.0, 0.0]])
+    assert tally_sentence(every) == "Erased 3 instances (pine 1, oak 2)"
