@@ -107,7 +107,9 @@ def test_saving_where_it_cannot_write_names_the_file_and_the_reason(main_window,
     where = tmp_path / "notes.txt" / "scene.boscage"
     assert main_window._save_to(where) is False
     (box,) = dialogs
-    assert box["text"].startswith(str(tmp_path / "notes.txt") + ": ")  # the OS's reason for that path
+    # names what it was writing and what stood in the way, in words
+    assert box["text"].startswith(str(tmp_path / "notes.txt") + "/")
+    assert box["text"].endswith(f"{tmp_path / 'notes.txt'} is a file, not a folder")
     assert readable(box["text"].replace(str(tmp_path / "notes.txt"), "FILE"))
 
 
