@@ -34,8 +34,8 @@ def zone_with_field(zone: Zone, field: GrowthField) -> Zone:
     field.plants_into(layers["plants"])
     field.blocks_into(layers["blocks"])
     layers["control"][...] = field.control
-    out = Zone(zone.zone_id, zone.width, zone.height, layers, dict(zone.plant_names))
-    return out
+    return Zone(zone.zone_id, zone.width, zone.height, layers, dict(zone.plant_names),
+                folder=zone.folder, warnings=list(zone.warnings))
 
 
 def grow_zone(zone: Zone, rules: Mapping[int, PlantRule] | RuleTables, passes: int, seed: int,

@@ -162,7 +162,7 @@ def test_layers_subfolder_and_partial_layers(tmp_path: Path) -> None:
     assert zone_ids(tmp_path) == [4]
     zone = read_zone(tmp_path, 4, layers=("altitude", "control"))
     assert sorted(zone.layers) == ["altitude", "control"]
-    with pytest.raises(FormatError, match="no altitude_blend.0004.bin"):
+    with pytest.raises(FormatError, match=r"no altitude_blend layer \(altitude_blend.0004.bin"):
         read_zone(tmp_path, 4, layers=("altitude_blend",))
 
 
@@ -172,8 +172,12 @@ def test_short_file_reports_expected_and_actual(tmp_path: Path) -> None:
     write_zone(sample_zone(1, 16), tmp_path)
     path = tmp_path / "plants.0001.bin"
     path.write_bytes(path.read_bytes()[:-3])
+    zone = read_zone(tmp_path, 1)  # left out with a warning: the other layers still open
+    assert "plants" not in zone.layers and zone.has("altitude")
+    assert zone.warnings == [f"{path}: holds 1789 bytes, expected 1792 (16x16 tiles x 7 bytes); "
+                             "layer left out"]
     with pytest.raises(FormatError) as e:
-        read_zone(tmp_path, 1)
+        read_zone(tmp_path, 1, require=("plants",))
     assert e.value.path == str(path)
     assert "holds 1789 bytes, expected 1792" in str(e.value)
 
