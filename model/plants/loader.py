@@ -203,9 +203,21 @@ def load_folder(folder: str | Path) -> FolderLoad:
     return result
 
 
+def no_rules_error(folder: Path) -> FormatError:
+    """A folder with no rule in it: growing with it would remove every plant, so it is refused."""
+    entries = sorted(p.name for p in folder.iterdir())
+    shown = ", ".join(entries[:3]) + (", …" if len(entries) > 3 else "")
+    held = f"it holds {len(entries)} other entries ({shown})" if entries else "it is empty"
+    return FormatError(folder, None, f"no plant rules here: a rules folder holds GenXY rule files "
+                                     f"(*{RULE_SUFFIX}); {held}")
+
+
 def load_rules(folder: str | Path) -> dict[int, PlantRule]:
-    """The folder's rules by plant type; any bad file raises its FormatError."""
+    """The folder's rules by plant type; any bad file raises its FormatError, and so does a folder
+    without any rule."""
     result = load_folder(folder)
     if result.errors:
         raise next(iter(result.errors.values()))
+    if not result.rules:
+        raise no_rules_error(result.folder)
     return result.by_index()

@@ -38,6 +38,16 @@ def zone_with_field(zone: Zone, field: GrowthField) -> Zone:
                 folder=zone.folder, warnings=list(zone.warnings))
 
 
+def missing_rules(zone: Zone, rules: Mapping[int, PlantRule] | RuleTables) -> dict[int, int]:
+    """Plant types standing on the zone's tiles that have no rule in `rules` → their tile counts
+    (growth keeps them as they are unless `GrowthOptions.drop_unknown`)."""
+    if not zone.has("plants"):
+        return {}
+    counts = np.bincount(zone.plants["type"].reshape(-1), minlength=256)
+    known = {int(i) for i in np.flatnonzero(rules.known)} if isinstance(rules, RuleTables) else set(rules)
+    return {int(k): int(counts[k]) for k in np.flatnonzero(counts) if k and int(k) not in known}
+
+
 def grow_zone(zone: Zone, rules: Mapping[int, PlantRule] | RuleTables, passes: int, seed: int,
               options: GrowthOptions | None = None, progress: Progress | None = None,
               cancelled: Callable[[], bool] | None = None) -> Zone:

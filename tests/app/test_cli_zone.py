@@ -126,3 +126,10 @@ def test_a_layer_of_the_wrong_size_is_left_out_with_a_warning(zone_dir: Path, tm
     assert run_cli(["zone", "to-scene", str(zone_dir), "--id", "106", "--out", str(out), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert out.exists() and doc["warnings"] and str(blend) in doc["warnings"][0]
+
+
+def test_naming_plants_from_a_folder_without_rules_is_an_error(zone_dir: Path, tmp_path: Path,
+                                                               capsys) -> None:
+    (tmp_path / "empty").mkdir()
+    assert run_cli(["zone", "info", str(zone_dir), "--id", "106", "--rules", str(tmp_path / "empty")]) == 1
+    assert "no plant rules here" in capsys.readouterr().err

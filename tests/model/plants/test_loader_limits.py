@@ -55,3 +55,18 @@ def test_a_broken_root_fails_every_rule_that_inherits_it(tmp_path: Path) -> None
     load = load_folder(folder)
     assert len(load.errors) == 50 and not load.rules
     assert all("r0000.txt: line 1" in str(e) for e in load.errors.values())
+
+
+def test_a_folder_without_rules_is_an_error(tmp_path: Path) -> None:
+    from model.zones.names import plant_names_from_rules
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(FormatError, match=r"no plant rules here: .*\(\*\.txt\); it is empty") as e:
+        load_rules(empty)
+    assert e.value.path == str(empty)
+    with pytest.raises(FormatError, match="no plant rules here"):
+        plant_names_from_rules(empty)
+    (empty / "altitude.0001.bin").write_bytes(b"\0\0")
+    with pytest.raises(FormatError, match=r"it holds 1 other entries \(altitude.0001.bin\)"):
+        load_rules(empty)
