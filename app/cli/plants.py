@@ -162,8 +162,9 @@ def _counts(types: Any, names: dict[int, str]) -> dict[str, int]:
 
 def _missing_text(rules: Path, missing: dict[str, int], dropped: bool) -> str:
     """'no rule in RULES for 2 plant types on the zone: GrassB 1,200 tiles, Reed 40 tiles; kept …'."""
-    kinds = ", ".join(f"{name} {count:,} tiles" for name, count in
-                      sorted(missing.items(), key=lambda kv: (-kv[1], kv[0])))
+    from model.plants.zone_growth import missing_rules_text
+
+    kinds = missing_rules_text(missing)
     what = ("removed (--drop-unknown-plants)" if dropped
             else "kept as they are (--drop-unknown-plants removes them)")
     return (f"{rules}: no rule for {len(missing)} plant type{'s' if len(missing) != 1 else ''} "

@@ -48,6 +48,12 @@ def missing_rules(zone: Zone, rules: Mapping[int, PlantRule] | RuleTables) -> di
     return {int(k): int(counts[k]) for k in np.flatnonzero(counts) if k and int(k) not in known}
 
 
+def missing_rules_text(missing: Mapping[str, int]) -> str:
+    """'GrassB 1,200 tiles, Reed 40 tiles': the most common first."""
+    return ", ".join(f"{name} {count:,} tile{'s' if count != 1 else ''}"
+                     for name, count in sorted(missing.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def grow_zone(zone: Zone, rules: Mapping[int, PlantRule] | RuleTables, passes: int, seed: int,
               options: GrowthOptions | None = None, progress: Progress | None = None,
               cancelled: Callable[[], bool] | None = None) -> Zone:

@@ -36,15 +36,32 @@ def layer_folder(folder: str | Path) -> Path:
     return folder
 
 
-def zone_ids(folder: str | Path) -> list[int]:
-    """Zone ids that have at least one correctly named layer file in `folder`."""
-    ids = set()
+def zone_layers(folder: str | Path) -> dict[int, set[str]]:
+    """Zone id → the layers it has a correctly named file for, in `folder`."""
+    found: dict[int, set[str]] = {}
     for p in layer_folder(folder).iterdir():
         try:
-            ids.add(parse_layer_filename(p.name)[1])
+            layer, zone_id, _ = parse_layer_filename(p.name)
         except FormatError:
             continue
-    return sorted(ids)
+        found.setdefault(zone_id, set()).add(layer)
+    return dict(sorted(found.items()))
+
+
+def zone_ids(folder: str | Path, needs: tuple[str, ...] = ()) -> list[int]:
+    """Zone ids that have at least one correctly named layer file in `folder` (and a file for each
+    layer in `needs`)."""
+    return [i for i, layers in zone_layers(folder).items() if set(needs) <= layers]
+
+
+def no_zone_with(folder: str | Path, needs: tuple[str, ...]) -> FormatError:
+    """The error for a folder where no zone has every layer in `needs`: says what each zone has."""
+    found = zone_layers(folder)
+    if not found:
+        return FormatError(folder, None, "no zone layer files ({layer}.{zoneId:04d}.bin[.gz]) here")
+    have = "; ".join(f"zone {i} has {', '.join(sorted(layers))}" for i, layers in list(found.items())[:5])
+    return FormatError(folder, None, f"no zone here has a layer file for {' and '.join(needs)} "
+                                     f"({', '.join(n + '.{zoneId:04d}.bin[.gz]' for n in needs)}): {have}")
 
 
 def layer_paths(folder: Path, zone_id: int) -> dict[str, Path]:
