@@ -130,3 +130,18 @@ def test_a_missing_layer_names_the_folder_and_the_file(tmp_path: Path) -> None:
                             "it has blocks, control, plants")
     with pytest.raises(FormatError, match=r"zone 7 has no altitude layer \(altitude.0007.bin\[.gz\]\)"):
         read_zone(tmp_path, 7, require=("altitude",))
+
+
+def test_zone_ids_can_ask_for_the_layers_a_use_needs(tmp_path: Path) -> None:
+    from model.zones import no_zone_with, zone_ids
+
+    flat = sample_zone(1, 16)
+    del flat.layers["altitude"]
+    write_zone(flat, tmp_path)
+    write_zone(sample_zone(2, 16), tmp_path)
+    assert zone_ids(tmp_path) == [1, 2]
+    assert zone_ids(tmp_path, ("altitude",)) == [2]
+    assert zone_ids(tmp_path, ("altitude", "altitude_blend")) == []
+    error = no_zone_with(tmp_path, ("altitude", "altitude_blend"))
+    assert error.path == str(tmp_path)
+    assert "zone 1 has blocks, control, plants; zone 2 has altitude, blocks, control, plants" in error.reason
