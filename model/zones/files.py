@@ -164,8 +164,8 @@ def read_layer(path: str | Path, layer: str, width: int, height: int
         stored, limit = path.stat().st_size, expected + expected // 64 + (1 << 20)
         if stored > limit:
             raise LayerSizeError(path, layer, None, expected,
-                                 f"{stored} compressed bytes cannot hold {expected} bytes "
-                                 f"({what}); expected at most {limit}")
+                                 f"{stored} compressed bytes (its trailer says {_stored_bytes(path)}) "
+                                 f"cannot hold {expected} bytes ({what}); expected at most {limit}")
         blob = path.read_bytes()
         try:
             # Inflating stops one byte past `expected`: a lying trailer or a bomb allocates nothing more.
