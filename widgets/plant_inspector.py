@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from model.errors import FormatError
 from model.plants.genxy import plain
 from model.plants.lints import ERROR, Lint, lint_folder
-from model.plants.loader import FolderLoad, load_folder
+from model.plants.loader import FolderLoad, load_folder, no_rules_error
 from model.plants.markov import figures, survival_curve
 from model.plants.rule import FIELDS, PlantRule, field_spec
 from widgets.plant_graph import StateGraphView
@@ -204,7 +204,8 @@ class PlantInspector(QWidget):
             item.setToolTip("\n".join(str(lint) for lint in lints) or "no lints")
             self.rule_list.addItem(item)
         self.rule_list.blockSignals(False)
-        self.status.setText(f"{len(names)} rules, {n_err} errors, {n_warn} warnings")
+        self.status.setText(f"{len(names)} rules, {n_err} errors, {n_warn} warnings" if names
+                            else f"✖ {no_rules_error(self.load.folder)}")
         if names:
             self.rule_list.setCurrentRow(0)
         else:

@@ -9,15 +9,15 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageB
 
 from model.errors import FormatError
 from model.scene import Scene
-from model.zones import Zone, read_zone, zone_ids
+from model.zones import Zone, no_zone_with, read_zone, zone_ids
 
 
-def ask_zone(parent: QWidget | None, folder: str | Path) -> Zone | None:
-    """The zone in `folder` (asking which when there are several); None if the user cancels.
-    Bad files raise FormatError."""
-    ids = zone_ids(folder)
+def ask_zone(parent: QWidget | None, folder: str | Path, needs: tuple[str, ...] = ()) -> Zone | None:
+    """The zone in `folder` (asking which when there are several); None if the user cancels. Only
+    zones with a file for every layer in `needs` are offered. Bad files raise FormatError."""
+    ids = zone_ids(folder, needs)
     if not ids:
-        raise FormatError(folder, None, "no zone layer files ({layer}.{zoneId:04d}.bin[.gz]) here")
+        raise no_zone_with(folder, needs)
     zone_id = ids[0]
     if len(ids) > 1:
         choices = [str(i) for i in ids]
@@ -26,14 +26,21 @@ def ask_zone(parent: QWidget | None, folder: str | Path) -> Zone | None:
             return None
         zone_id = int(text)
     try:
-        return read_zone(folder, zone_id)
+        return read_zone(folder, zone_id, require=needs)
     except FormatError as e:
         if "give the zone size" not in e.reason:
             raise
         text, ok = QInputDialog.getText(parent, "Zone size", f"{e.reason}\n\nZone size (W or WxH):")
         if not ok:
             return None
-        return read_zone(folder, zone_id, size=text)
+        return read_zone(folder, zone_id, size=text, require=needs)
+
+
+def warn_left_out(parent: QWidget | None, zone: Zone) -> None:
+    """Say which layer files were left out (and why) before going on with the rest of the zone."""
+    if zone.warnings:
+        QMessageBox.warning(parent, f"Zone {zone.zone_id}: layers left out",
+                            "\n\n".join(zone.warnings) + "\n\nThe rest of the zone is used.")
 
 
 def import_zone_scene(parent: QWidget | None, folder: str | Path | None = None,
@@ -46,9 +53,10 @@ def import_zone_scene(parent: QWidget | None, folder: str | Path | None = None,
         if not folder:
             return None
     try:
-        zone = ask_zone(parent, folder)
+        zone = ask_zone(parent, folder, needs=("altitude",))  # a scene needs its terrain
         if zone is None:
             return None
+        warn_left_out(parent, zone)
         if tile_size is None:
             tile_size, ok = QInputDialog.getDouble(parent, "Import zone", "Tile size (metres):", 1.0,
                                                    0.01, 100.0, 3)

@@ -78,8 +78,7 @@ class ZoneViewer(QWidget):
         self.open_button = QToolButton(text="Open…", toolTip="Open a zone folder")
         self.open_button.clicked.connect(self.open_dialog)
         self.layer_combo = QComboBox(toolTip="Layer to show (PgUp / PgDown)")
-        for key, layer in CATALOGUE.items():
-            self.layer_combo.addItem(layer.title, key)
+        self._fill_layer_combo(None)
         self.layer_combo.currentIndexChanged.connect(
             lambda i: self.set_layer(self.layer_combo.itemData(i)) if i >= 0 else None)
         self.overlay_button = QToolButton(text="Overlays", toolTip="Lay block flags, control bits or masks "
@@ -101,6 +100,10 @@ class ZoneViewer(QWidget):
                                         toolTip="Name plant types from a plant rules folder")
         self.rules_button.clicked.connect(self.rules_dialog)
         self.title = QLabel("No zone open")
+        # Layer files the zone's reader left out (sized for another zone…): said, not hidden.
+        self.warning = QLabel(wordWrap=True, textInteractionFlags=Qt.TextSelectableByMouse)
+        self.warning.setStyleSheet("QLabel { color: #e0b040; }")
+        self.warning.hide()
 
         bar = QHBoxLayout()
         for w in (self.open_button, self.layer_combo, self.overlay_button, self.fit_button,
@@ -154,6 +157,7 @@ class ZoneViewer(QWidget):
         split.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
+        layout.addWidget(self.warning)
         layout.addWidget(split, 1)
 
         # Plain keys, handled here rather than as window shortcuts: the viewer lives in a dock of the
@@ -169,19 +173,21 @@ class ZoneViewer(QWidget):
         self._ranges.clear()
         self._counts.clear()
         self.hovered = None
-        model = self.layer_combo.model()
-        for i in range(self.layer_combo.count()):
-            available = CATALOGUE[self.layer_combo.itemData(i)].available(zone)
-            model.item(i).setEnabled(available)
+        # Only the layers this zone has are offered (many real zones lack plants or altitude).
         for key, action in self.overlay_actions.items():
-            action.setEnabled(zone.has(OVERLAYS[key][0]))
+            present = zone.has(OVERLAYS[key][0])
+            action.setVisible(present)
+            if not present and action.isChecked():
+                action.blockSignals(True)
+                action.setChecked(False)
+                action.blockSignals(False)
+        self.overlays = [k for k in self.overlays if zone.has(OVERLAYS[k][0])]
         self.title.setText(f"zone {zone.zone_id}: {zone.width} x {zone.height} tiles")
+        self._show_warnings(zone.warnings)
         first = self.layer if self.layer.available(zone) else next(
             v for v in CATALOGUE.values() if v.available(zone))
         self.layer = first
-        self.layer_combo.blockSignals(True)
-        self.layer_combo.setCurrentIndex(self.layer_combo.findData(first.key))
-        self.layer_combo.blockSignals(False)
+        self._fill_layer_combo(zone)
         self.view_box.setLimits(xMin=-zone.width * 0.5, xMax=zone.width * 1.5,
                                 yMin=-zone.height * 0.5, yMax=zone.height * 1.5, minXRange=4, minYRange=4)
         self.view_box.setRange(QRectF(0, 0, zone.width, zone.height), padding=0.02)
@@ -190,6 +196,25 @@ class ZoneViewer(QWidget):
         self.render()
         self._fill_legend(None)
         self._stats_timer.start()
+
+    def _fill_layer_combo(self, zone: Zone | None) -> None:
+        """The combo lists the view layers `zone` can show (every layer when no zone is open)."""
+        self.layer_combo.blockSignals(True)
+        self.layer_combo.clear()
+        for key, layer in CATALOGUE.items():
+            if zone is None or layer.available(zone):
+                self.layer_combo.addItem(layer.title, key)
+        self.layer_combo.setCurrentIndex(max(0, self.layer_combo.findData(self.layer.key)))
+        self.layer_combo.blockSignals(False)
+
+    def _show_warnings(self, warnings: list[str]) -> None:
+        if not warnings:
+            self.warning.hide()
+            self.warning.clear()
+            return
+        self.warning.setText("⚠ " + "\n⚠ ".join(warnings))
+        self.warning.setToolTip("Layer files that do not fit this zone were left out; the rest is shown")
+        self.warning.show()
 
     def clear(self) -> None:
         """Show nothing and let go of the zone's arrays."""
@@ -203,6 +228,7 @@ class ZoneViewer(QWidget):
         self.histogram_curve.setData([], [])
         self.readout.setText("Hover a tile")
         self.title.setText("No zone open")
+        self._show_warnings([])
 
     def set_plant_names(self, names: dict[int, str]) -> None:
         """Plant type names, e.g. from a rules folder."""
@@ -243,12 +269,8 @@ class ZoneViewer(QWidget):
 
     def _step_layer(self, step: int) -> None:
         n = self.layer_combo.count()
-        i = self.layer_combo.currentIndex()
-        for _ in range(n):
-            i = (i + step) % n
-            if self.layer_combo.model().item(i).isEnabled():
-                self.layer_combo.setCurrentIndex(i)
-                return
+        if n:
+            self.layer_combo.setCurrentIndex((self.layer_combo.currentIndex() + step) % n)
 
     # ---- drawing ---------------------------------------------------------------------------
     def _schedule_render(self, *_: object) -> None:
@@ -404,7 +426,12 @@ class ZoneViewer(QWidget):
     def rules_dialog(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Plant rules folder")
         if folder and self.zone is not None:
-            self.set_plant_names(plant_names_from_rules(folder))
+            try:
+                names = plant_names_from_rules(folder)
+            except FormatError as e:
+                QMessageBox.critical(self, "Cannot name plant types", str(e))
+                return
+            self.set_plant_names(names)
 
     def export_png(self, path: str | Path) -> None:
         """Save the view as shown (zoom, pan, overlays) as a PNG, atomically."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from app.cli import UsageError, add_json_flag, emit
@@ -106,6 +107,13 @@ def info_text(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def warn(args: argparse.Namespace, warnings: list[str]) -> None:
+    """Layer files left out (and other warnings) on stderr; with --json they are in the document."""
+    if not getattr(args, "json", False):
+        for warning in warnings:
+            print(f"boscage: warning: {warning}", file=sys.stderr)
+
+
 def _rules_folder(args: argparse.Namespace) -> Path | None:
     if args.rules is not None and not args.rules.is_dir():
         raise FormatError(args.rules, None, "plant rules folder not found")
@@ -117,6 +125,8 @@ def run_info(args: argparse.Namespace) -> int:
     names = plant_names_from_rules(rules) if rules is not None else None
     zone = read_zone(args.folder, args.zone_id, size=args.size, plant_names=names)
     doc = zone_statistics(zone)
+    doc["warnings"] = list(zone.warnings)
+    warn(args, zone.warnings)
     emit(args, lambda: info_text(doc), doc)
     return 0
 
@@ -141,14 +151,16 @@ def run_to_scene(args: argparse.Namespace) -> int:
         raise UsageError(f"--tile must be positive, got {args.tile}")
     rules_folder = _rules_folder(args)
     rules = load_rules(rules_folder) if rules_folder is not None else None
-    zone = read_zone(args.folder, args.zone_id, size=args.size)
+    zone = read_zone(args.folder, args.zone_id, size=args.size, require=("altitude",))
+    warn(args, zone.warnings)
     scene = zone_to_scene(zone, tile_size=args.tile, rules=rules, name=args.out.stem)
     save_scene(scene, args.out)
     foliage = scene.sections.get("foliage")
     doc = {"out": str(args.out), "columns": scene.terrain.columns, "rows": scene.terrain.rows,
            "spacing": scene.terrain.spacing, "layers": [layer.name for layer in scene.terrain.layers],
            "stored": foliage.volume.counts() if foliage else {},
-           "derived": [t.name for t in foliage.palette if t.derived] if foliage else []}
+           "derived": [t.name for t in foliage.palette if t.derived] if foliage else [],
+           "warnings": list(zone.warnings)}
     emit(args, lambda: (f"wrote {args.out}: {doc['columns']} x {doc['rows']} terrain, "
                         f"{len(doc['layers'])} layers, {sum(doc['stored'].values()):,} stored plants "
                         f"({len(doc['stored'])} types), {len(doc['derived'])} derived types"), doc)

@@ -68,10 +68,13 @@ _READ_ONLY = ("altitude", "slope", "spawn", "ground")
 
 @dataclass(frozen=True)
 class GrowthOptions:
-    """Zone settings growth needs: fertility percentage and whether walls decay (not on alpha zones)."""
+    """Zone settings growth needs: fertility percentage, whether walls decay (not on alpha zones), and
+    whether plants of a type the rule set has no rule for are removed (the game's validation) or, by
+    default, left as they are (a rule set that does not cover a zone must not wipe its plants)."""
 
     fertility: float = 10.0
     damage_walls: bool = True
+    drop_unknown: bool = False
 
 
 def _offsets(kd: int) -> tuple[np.ndarray, np.ndarray]:
@@ -230,7 +233,9 @@ class Grower:
         empty = ty == 0
         drop = (empty & ((mat > 0) | bit)) | (v["spawn"][idx] == 0)
         known = (code & STATE_KNOWN) != 0
-        drop |= ~empty & ~known
+        if self.options.drop_unknown:
+            drop |= ~empty & ~known
+        # else a plant without a rule is neither validated nor grown: it stays as it is
         bad = (v["control"][idx] & t.forbid[ty]) != 0
         bad |= (code & STATE_VALID) == 0
         bad |= ~t.band_ok.reshape(-1)[(base << 1) + (v["altitude"][idx] >> 7)]
@@ -881,10 +886,11 @@ def _rank_in_segments(mask: np.ndarray, seg: np.ndarray, start: np.ndarray) -> n
 
 
 
-def validate_field(f: GrowthField, rules: Mapping[int, PlantRule] | RuleTables) -> None:
+def validate_field(f: GrowthField, rules: Mapping[int, PlantRule] | RuleTables,
+                   options: GrowthOptions | None = None) -> None:
     """Full validation only, in place: clears every plant the rules forbid where it stands."""
     tables = rules if isinstance(rules, RuleTables) else RuleTables(dict(rules))
-    Grower(f, tables).validate()
+    Grower(f, tables, options).validate()
 
 
 def run_growth(f: GrowthField, rules: Mapping[int, PlantRule] | RuleTables, passes: int, seed: int,

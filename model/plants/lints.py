@@ -83,23 +83,31 @@ def reachable_states(rule: PlantRule, entries: set[int] | None = None) -> set[in
     return seen
 
 
-def entry_states(rule: PlantRule, others: list[PlantRule]) -> set[int]:
-    """State 0 (spawned or planted) plus states other species turn into this one at."""
-    entries = {0}
-    for other in others:
-        if other is rule:
-            continue
+def entry_table(rules: list[PlantRule]) -> dict[int, set[int]]:
+    """Plant type → the states other species turn into it at (one pass over the folder's rules)."""
+    into: dict[int, set[int]] = {}
+    for other in rules:
         for s in range(other.state_count):
             nexts, actions = other.choices(s)
-            if rule.index in actions and other.index != rule.index:
-                entries.update(nexts)
-    return entries
+            for target in set(actions):
+                if target != other.index:
+                    into.setdefault(target, set()).update(nexts)
+    return into
 
 
-def lint_rule(rule: PlantRule, settings: dict[str, Setting], others: list[PlantRule]) -> list[Lint]:
-    """Semantic lints of a merged rule in the context of its folder's other rules."""
+def entry_states(rule: PlantRule, others: list[PlantRule],
+                 table: dict[int, set[int]] | None = None) -> set[int]:
+    """State 0 (spawned or planted) plus states other species turn into this one at."""
+    table = entry_table(others) if table is None else table
+    return {0} | table.get(rule.index, set())
+
+
+def lint_rule(rule: PlantRule, settings: dict[str, Setting], others: list[PlantRule],
+              table: dict[int, set[int]] | None = None, indices: set[int] | None = None) -> list[Lint]:
+    """Semantic lints of a merged rule in the context of its folder's other rules (`table` and
+    `indices`: the folder's entry table and plant types, when the caller has them at hand)."""
     out: list[Lint] = []
-    known = {r.index for r in others} | {rule.index}
+    known = (indices if indices is not None else {r.index for r in others}) | {rule.index}
     n = rule.state_count
     if rule.index == 0:
         out.append(Lint(*_at(settings, "index", rule), "index", WARNING,
@@ -136,7 +144,7 @@ def lint_rule(rule: PlantRule, settings: dict[str, Setting], others: list[PlantR
             names = ", ".join(f"{a} ({PLANT_TYPES[a] if a < len(PLANT_TYPES) else '?'})" for a in unknown)
             out.append(Lint(*_at(settings, f"action_{s}", rule), f"action_{s}", ERROR,
                             f"action names plant type {names} that no rule in the folder defines"))
-    reach = reachable_states(rule, entry_states(rule, others))
+    reach = reachable_states(rule, entry_states(rule, others, table))
     for s in sorted(set(range(n)) - reach):
         out.append(Lint(*_at(settings, f"state_{s}", rule), f"state_{s}", WARNING,
                         "state can never be reached"))
@@ -168,6 +176,7 @@ def lint_rule(rule: PlantRule, settings: dict[str, Setting], others: list[PlantR
 def lint_folder(load: FolderLoad) -> dict[str, list[Lint]]:
     """Every rule's lints: its own lines, load errors, and semantic lints of the merged rule."""
     others = list(load.rules.values())
+    table, indices = entry_table(others), {r.index for r in others}  # once per folder, not per rule
     out: dict[str, list[Lint]] = {}
     by_index: dict[int, list[str]] = {}
     for name, rule in load.rules.items():
@@ -184,11 +193,14 @@ def lint_folder(load: FolderLoad) -> dict[str, list[Lint]]:
                               err.reason))
         rule = load.rules.get(name)
         if rule is not None:
-            lints += lint_rule(rule, load.settings[name], others)
-            twins = [n for n in by_index[rule.index] if n != name]
-            if twins and rule.index:
+            lints += lint_rule(rule, load.settings[name], others, table, indices)
+            claims = by_index[rule.index]
+            if len(claims) > 1 and rule.index:
+                twins = [n for n in claims[:6] if n != name][:5]
+                more = len(claims) - 1 - len(twins)
                 lints.append(Lint(*_at(load.settings[name], "index", rule), "index", WARNING,
-                                  f"index {rule.index} is also claimed by {', '.join(twins)}; "
+                                  f"index {rule.index} is also claimed by {', '.join(twins)}"
+                                  f"{f' and {more} more' if more else ''}; "
                                   "a zone's rule set uses only one of them"))
         out[name] = lints
     return out

@@ -51,7 +51,11 @@ def rule_name_of(name: str) -> str:
 
 
 class RuleFolder:
-    """A rules folder: cached file reads and inheritance resolution that never leaves the folder."""
+    """A rules folder: cached file reads and inheritance resolution that never leaves the folder.
+
+    Each file is read once and each chain resolved once: a file's merged settings are its parent's
+    (memoised) plus its own keys, so a folder of long `source=` chains loads in linear time.
+    """
 
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
@@ -59,21 +63,30 @@ class RuleFolder:
             raise FormatError(self.folder, None, "not a folder of rule files")
         self._root = self.folder.resolve()
         self._files: dict[str, RuleFile] = {}
+        self._chains: dict[str, tuple[str, ...]] = {}
+        self._failed: dict[str, FormatError] = {}
+        self._merged: dict[str, dict[str, Setting]] = {}
 
     def names(self) -> list[str]:
         """Every rule file's name (stem), sorted."""
         return sorted(rule_name_of(p.name) for p in self.folder.iterdir()
                       if p.is_file() and p.name.lower().endswith(RULE_SUFFIX))
 
-    def path_of(self, name: str, chain: list[str] | None = None) -> Path:
-        """The file for `name`; names with folders or that resolve outside the folder are refused."""
-        chain_text = " → ".join([*(chain or []), name])
+    def path_of(self, name: str, chain: list[str] | None = None, place: str | None = None) -> Path:
+        """The file for `name`; names with folders or that resolve outside the folder are refused.
+        `place` is where the name was read (e.g. "line 3" of the chain's last file)."""
+        def chain_text() -> str:
+            return " → ".join([*(chain or []), name])
+
         file_name = name if name.lower().endswith(RULE_SUFFIX) else name + RULE_SUFFIX
         candidate = self.folder / file_name
+        where = self.folder / (chain[-1] + RULE_SUFFIX) if chain else candidate
+        if any(ord(c) < 32 for c in name):  # a NUL would reach the OS as "embedded null byte"
+            raise FormatError(where, place, f"{name!r} is not a file name: it holds a control character "
+                              f"(chain: {chain_text()})")
         if ("/" in name or "\\" in name or name in ("", ".", "..")
                 or not candidate.resolve().is_relative_to(self._root)):
-            raise FormatError(self.folder / (chain[-1] + RULE_SUFFIX) if chain else candidate, None,
-                              f"{name!r} leaves the rules folder (chain: {chain_text})")
+            raise FormatError(where, place, f"{name!r} leaves the rules folder (chain: {chain_text()})")
         if not candidate.is_file():
             # Rule sets come from a case-insensitive file system: `source=$IronTree_lo.txt` may name
             # `irontree_lo.txt`. An exact name wins; otherwise one file matching but for case.
@@ -81,8 +94,7 @@ class RuleFolder:
                       if p.name.lower() == file_name.lower() and p.is_file()]
             if len(folded) == 1 and folded[0].resolve().is_relative_to(self._root):
                 return folded[0]
-            where = self.folder / (chain[-1] + RULE_SUFFIX) if chain else candidate
-            raise FormatError(where, None, f"missing rule file {file_name!r} (chain: {chain_text})")
+            raise FormatError(where, place, f"missing rule file {file_name!r} (chain: {chain_text()})")
         return candidate
 
     def file(self, name: str, chain: list[str] | None = None) -> RuleFile:
@@ -91,39 +103,64 @@ class RuleFolder:
             self._files[key] = read_rule_file(self.path_of(name, chain))
         return self._files[key]
 
+    def _parent(self, rf: RuleFile, walked: list[str]) -> str | None:
+        """The rule `rf` inherits from (its last `source=`), named as its file is named."""
+        source = next((e for e in reversed(rf.entries) if e.key == "source"), None)
+        if source is None:
+            return None
+        if source.value.kind != "string" or not isinstance(source.value.data, str):
+            raise FormatError(rf.path, f"line {source.line}", "source must be a string ($name.txt)")
+        parent = rule_name_of(source.value.data.strip())
+        if not parent:
+            raise FormatError(rf.path, f"line {source.line}", "source names no file")
+        # Refuse escapes and missing files with the chain; name the link as its file is named.
+        return rule_name_of(self.path_of(parent, walked, f"line {source.line}").name)
+
     def chain(self, name: str) -> list[str]:
         """The inheritance chain from `name` to its root, e.g. ['irontree_t2', 'irontree_lo']."""
-        chain: list[str] = []
-        current: str | None = rule_name_of(name)
-        while current is not None:
-            if current in chain:
-                raise FormatError(self.folder / (chain[-1] + RULE_SUFFIX), None,
-                                  f"inheritance cycle: {' → '.join([*chain, current])}")
-            rf = self.file(current, chain)
-            chain.append(current)
-            if rf.errors:
-                raise rf.errors[0]
-            source = next((e for e in reversed(rf.entries) if e.key == "source"), None)
-            if source is None:
-                current = None
-            elif source.value.kind != "string" or not isinstance(source.value.data, str):
-                raise FormatError(rf.path, f"line {source.line}", "source must be a string ($name.txt)")
-            else:
-                current = rule_name_of(source.value.data.strip())
-                if not current:
-                    raise FormatError(rf.path, f"line {source.line}", "source names no file")
-                # Refuse escapes and missing files with the chain; name the link as its file is named.
-                current = rule_name_of(self.path_of(current, chain).name)
-        return chain
+        start = rule_name_of(name)
+        walked: list[str] = []
+        seen: set[str] = set()
+        tail: tuple[str, ...] = ()
+        current: str | None = start
+        try:
+            while current is not None:
+                if current in self._chains:
+                    tail = self._chains[current]
+                    break
+                if current in self._failed:
+                    raise self._failed[current]
+                if current in seen:
+                    raise FormatError(self.folder / (walked[-1] + RULE_SUFFIX), None,
+                                      f"inheritance cycle: {' → '.join([*walked, current])}")
+                rf = self.file(current, walked)
+                walked.append(current)
+                seen.add(current)
+                if rf.errors:
+                    raise rf.errors[0]
+                current = self._parent(rf, walked)
+        except FormatError as e:
+            for link in walked:  # every file on the way inherits the broken link
+                self._failed[link] = e
+            raise
+        for link in reversed(walked):
+            tail = (link, *tail)
+            self._chains[link] = tail
+        return list(self._chains[start])
 
     def settings(self, name: str) -> dict[str, Setting]:
         """Merged settings: the root of the chain first, each inheriting file's keys override."""
-        merged: dict[str, Setting] = {}
-        for link in reversed(self.chain(name)):
-            rf = self.file(link)
-            for e in rf.entries:  # duplicate keys: the last one wins
-                merged[e.key] = Setting(e.value, rf.path, e.line)
-        return merged
+        key = rule_name_of(name)
+        if key not in self._merged:
+            chain = self.chain(key)
+            known = next((i for i, link in enumerate(chain) if link in self._merged), len(chain))
+            merged = dict(self._merged[chain[known]]) if known < len(chain) else {}
+            for link in reversed(chain[:known]):
+                rf = self.file(link)
+                for e in rf.entries:  # duplicate keys: the last one wins
+                    merged[e.key] = Setting(e.value, rf.path, e.line)
+                self._merged[link] = dict(merged)
+        return dict(self._merged[key])
 
     def rule(self, name: str) -> PlantRule:
         key = rule_name_of(name)
@@ -166,9 +203,21 @@ def load_folder(folder: str | Path) -> FolderLoad:
     return result
 
 
+def no_rules_error(folder: Path) -> FormatError:
+    """A folder with no rule in it: growing with it would remove every plant, so it is refused."""
+    entries = sorted(p.name for p in folder.iterdir())
+    shown = ", ".join(entries[:3]) + (", …" if len(entries) > 3 else "")
+    held = f"it holds {len(entries)} other entries ({shown})" if entries else "it is empty"
+    return FormatError(folder, None, f"no plant rules here: a rules folder holds GenXY rule files "
+                                     f"(*{RULE_SUFFIX}); {held}")
+
+
 def load_rules(folder: str | Path) -> dict[int, PlantRule]:
-    """The folder's rules by plant type; any bad file raises its FormatError."""
+    """The folder's rules by plant type; any bad file raises its FormatError, and so does a folder
+    without any rule."""
     result = load_folder(folder)
     if result.errors:
         raise next(iter(result.errors.values()))
+    if not result.rules:
+        raise no_rules_error(result.folder)
     return result.by_index()

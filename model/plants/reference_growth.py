@@ -133,7 +133,8 @@ class Cube:
             return
         rule = self.rule(ty)
         if rule is None:
-            self.clean(i)
+            if self.z.options.drop_unknown:
+                self.clean(i)
             return
         if not rule.allowed_on_non_natural:
             forbidding = DEVRINOL_FORBIDDING if rule.places_concrete else PLANT_FORBIDDING
@@ -342,9 +343,10 @@ def reference_growth(f: GrowthField, rules: dict[int, PlantRule], passes: int, s
     return zone.field(f)
 
 
-def reference_validate(f: GrowthField, rules: dict[int, PlantRule]) -> GrowthField:
+def reference_validate(f: GrowthField, rules: dict[int, PlantRule],
+                       options: GrowthOptions | None = None) -> GrowthField:
     """Full validation only, tile by tile (deterministic: no random draws)."""
-    zone = ReferenceZone(f, rules, GrowthOptions(), 0)
+    zone = ReferenceZone(f, rules, options or GrowthOptions(), 0)
     for y0 in range(0, zone.h, CUBE):
         for x0 in range(0, zone.w, CUBE):
             cube = Cube(zone, x0, y0)

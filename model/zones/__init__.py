@@ -4,7 +4,7 @@
 `devrinol_allowed`, `zone_statistics`.
 """
 
-from model.zones.files import layer_folder, read_layer, read_zone, write_zone, zone_ids
+from model.zones.files import layer_folder, no_zone_with, read_layer, read_zone, write_zone, zone_ids
 from model.zones.layers import (
     BLOCK_INFO,
     LAYER_NAMES,
@@ -24,5 +24,5 @@ __all__ = [
     "BLOCK_FLAGS", "BLOCK_INFO", "CONTROL_BITS", "GROUND_TYPES", "LAYERS", "LAYER_NAMES", "PLANT_INFO",
     "PLANT_TYPES", "Zone", "derive_slope", "devrinol_allowed", "layer_filename", "layer_folder",
     "parse_layer_filename", "parse_size", "plant_allowed", "read_layer", "read_zone", "slope_at",
-    "write_zone", "zone_ids", "zone_statistics",
+    "write_zone", "zone_ids", "zone_statistics", "no_zone_with",
 ]

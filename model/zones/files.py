@@ -36,15 +36,32 @@ def layer_folder(folder: str | Path) -> Path:
     return folder
 
 
-def zone_ids(folder: str | Path) -> list[int]:
-    """Zone ids that have at least one correctly named layer file in `folder`."""
-    ids = set()
+def zone_layers(folder: str | Path) -> dict[int, set[str]]:
+    """Zone id → the layers it has a correctly named file for, in `folder`."""
+    found: dict[int, set[str]] = {}
     for p in layer_folder(folder).iterdir():
         try:
-            ids.add(parse_layer_filename(p.name)[1])
+            layer, zone_id, _ = parse_layer_filename(p.name)
         except FormatError:
             continue
-    return sorted(ids)
+        found.setdefault(zone_id, set()).add(layer)
+    return dict(sorted(found.items()))
+
+
+def zone_ids(folder: str | Path, needs: tuple[str, ...] = ()) -> list[int]:
+    """Zone ids that have at least one correctly named layer file in `folder` (and a file for each
+    layer in `needs`)."""
+    return [i for i, layers in zone_layers(folder).items() if set(needs) <= layers]
+
+
+def no_zone_with(folder: str | Path, needs: tuple[str, ...]) -> FormatError:
+    """The error for a folder where no zone has every layer in `needs`: says what each zone has."""
+    found = zone_layers(folder)
+    if not found:
+        return FormatError(folder, None, "no zone layer files ({layer}.{zoneId:04d}.bin[.gz]) here")
+    have = "; ".join(f"zone {i} has {', '.join(sorted(layers))}" for i, layers in list(found.items())[:5])
+    return FormatError(folder, None, f"no zone here has a layer file for {' and '.join(needs)} "
+                                     f"({', '.join(n + '.{zoneId:04d}.bin[.gz]' for n in needs)}): {have}")
 
 
 def layer_paths(folder: Path, zone_id: int) -> dict[str, Path]:
@@ -125,9 +142,18 @@ def _normal_size(size: Size) -> tuple[int, int] | None:
     return w, h
 
 
+class LayerSizeError(FormatError):
+    """A layer file whose content is not the size its zone needs (`size` None: larger than `expected`,
+    by how much is not known without inflating it all)."""
+
+    def __init__(self, path: Path, layer: str, size: int | None, expected: int, reason: str) -> None:
+        super().__init__(path, None, reason)
+        self.layer, self.size, self.expected = layer, size, expected
+
+
 def read_layer(path: str | Path, layer: str, width: int, height: int
                ) -> tuple[np.ndarray, gzip_codec.GzipSource | None]:
-    """One layer as a (height, width) array; refuses a file whose length does not match."""
+    """One layer as a (height, width) array; a file whose length does not match raises LayerSizeError."""
     path = Path(path)
     kind = LAYERS[layer]
     expected = width * height * kind.tile_bytes
@@ -137,56 +163,84 @@ def read_layer(path: str | Path, layer: str, width: int, height: int
         # larger than its content could be is refused before it is read into memory.
         stored, limit = path.stat().st_size, expected + expected // 64 + (1 << 20)
         if stored > limit:
-            raise FormatError(path, None, f"{stored} compressed bytes cannot hold {expected} bytes "
-                              f"({what}); expected at most {limit}")
+            raise LayerSizeError(path, layer, None, expected,
+                                 f"{stored} compressed bytes (its trailer says {_stored_bytes(path)}) "
+                                 f"cannot hold {expected} bytes ({what}); expected at most {limit}")
         blob = path.read_bytes()
-        # Inflating stops one byte past `expected`, so a lying trailer or a bomb allocates nothing more.
-        content = gzip_codec.decompress(path, blob, expected)
+        try:
+            # Inflating stops one byte past `expected`: a lying trailer or a bomb allocates nothing more.
+            content = gzip_codec.decompress(path, blob, expected)
+        except gzip_codec.TooLong as e:
+            raise LayerSizeError(path, layer, None, expected, f"{e.reason} ({what})") from None
         if len(content) != expected:
-            raise FormatError(path, None, f"decompresses to {len(content)} bytes, "
-                              f"expected {expected} ({what})")
-        array = np.frombuffer(content, kind.dtype).reshape(height, width).copy()
+            raise LayerSizeError(path, layer, len(content), expected,
+                                 f"decompresses to {len(content)} bytes, expected {expected} ({what})")
+        array = np.frombuffer(content, kind.dtype).reshape(height, width)  # owns its bytearray
         return array, gzip_codec.read_source(path, blob, content)
     actual = path.stat().st_size
     if actual != expected:
-        raise FormatError(path, None, f"holds {actual} bytes, expected {expected} ({what})")
+        raise LayerSizeError(path, layer, actual, expected,
+                             f"holds {actual} bytes, expected {expected} ({what})")
     return np.fromfile(path, kind.dtype).reshape(height, width), None
 
 
 def read_zone(folder: str | Path, zone_id: int, size: Size = None,
               layers: tuple[str, ...] | None = None,
-              plant_names: dict[int, str] | None = None) -> Zone:
+              plant_names: dict[int, str] | None = None,
+              require: tuple[str, ...] = ()) -> Zone:
     """Every layer file of `zone_id` in `folder` (or only `layers`). Without `size` the zone must be
-    square and its size comes from the altitude file (or the first layer present)."""
+    square and its size comes from the altitude file (or the first layer present).
+
+    A layer file whose size does not fit the zone is left out, with a warning in `zone.warnings`
+    (real data ships such files), unless it is in `layers` or `require`, which must all be read."""
     if isinstance(zone_id, bool) or not isinstance(zone_id, int) or zone_id < 0:
         raise FormatError(folder, None, f"zone id must be a non-negative integer, got {zone_id!r}")
     where = layer_folder(folder)
     paths = layer_paths(where, zone_id)
     if not paths:
         raise _unknown_zone(where, zone_id)
+    needed = tuple(require) + tuple(layers or ())
+    unknown = [n for n in needed if n not in LAYERS]
+    if unknown:
+        raise ValueError(f"unknown zone layers {unknown}")
+    missing = [n for n in needed if n not in paths]
+    if missing:
+        raise missing_layers_error(where, zone_id, missing, sorted(paths))
     if layers is not None:
-        unknown = [n for n in layers if n not in LAYERS]
-        if unknown:
-            raise ValueError(f"unknown zone layers {unknown}")
-        missing = [n for n in layers if n not in paths]
-        if missing:
-            raise FormatError(where, None, f"zone {zone_id} has no "
-                              f"{', '.join(layer_filename(n, zone_id) + '[.gz]' for n in missing)}")
         paths = {n: paths[n] for n in layers}
     wh = _normal_size(size)
     if wh is None:
         first = "altitude" if "altitude" in paths else next(iter(paths))
         wh = infer_size(paths[first], first)
     width, height = wh
-    zone = Zone(zone_id, width, height)
+    zone = Zone(zone_id, width, height, folder=where)
     if plant_names is not None:
         zone.plant_names = dict(plant_names)
+    left_out: list[LayerSizeError] = []
     for name, path in paths.items():
-        array, source = read_layer(path, name, width, height)
+        try:
+            array, source = read_layer(path, name, width, height)
+        except LayerSizeError as e:
+            if name in needed:
+                raise
+            left_out.append(e)
+            continue
         zone.layers[name] = array
         if source is not None:
             zone.sources[name] = source
+    if not zone.layers:
+        raise left_out[0]
+    zone.warnings = [f"{e.message}; layer left out" for e in left_out]
     return zone
+
+
+def missing_layers_error(folder: Path | None, zone_id: int, missing: list[str],
+                         present: list[str]) -> FormatError:
+    """'zone 3 has no altitude layer (altitude.0003.bin[.gz]); it has plants, control'."""
+    files = ", ".join(layer_filename(n, zone_id) + "[.gz]" for n in missing)
+    names = " or ".join(missing)
+    has = f"; it has {', '.join(present)}" if present else ""
+    return FormatError(folder, None, f"zone {zone_id} has no {names} layer ({files}){has}")
 
 
 def layer_bytes(array: np.ndarray, layer: str) -> memoryview:

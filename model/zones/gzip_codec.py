@@ -21,6 +21,10 @@ DEFAULT_HEADER = b"\x1f\x8b\x08\x00" + b"\x00\x00\x00\x00" + b"\x00\xff"
 DEFAULT_LEVEL = 6
 
 
+class TooLong(FormatError):
+    """The content runs past the size the reader expects (inflating stopped there)."""
+
+
 @dataclass(frozen=True)
 class GzipSource:
     """How a layer was stored: its gzip header, deflate level, and the file's bytes and content digest."""
@@ -70,21 +74,55 @@ def claimed_size(blob: bytes) -> int:
     return struct.unpack_from("<I", blob, len(blob) - 4)[0] if len(blob) >= 4 else 0
 
 
-def decompress(path: object, blob: bytes, expected: int) -> bytes:
-    """The content of every member, refusing (without inflating it all) content longer than `expected`."""
+# Inflating runs in steps of this many output bytes, so no step allocates more than this at once.
+STEP = 1 << 20
+# Any real zone layer fits in this (a 2048² plant layer is 28 MiB), whatever its ratio: an all-empty
+# layer deflates about 1000:1, so the ratio alone cannot tell a bomb from an empty zone.
+GRACE = 32 << 20
+# Past GRACE the content may be at most this many times the compressed bytes read so far.
+MAX_RATIO = 100
+
+
+def ratio_error(path: object, content: int, compressed: int, where: str) -> FormatError | None:
+    """The refusal for `content` bytes from `compressed` bytes when that is past the ratio bound."""
+    if content > GRACE and content > MAX_RATIO * max(compressed, 1):
+        return FormatError(path, None, f"{where} {content} bytes from {compressed} compressed bytes: "
+                           f"more than {MAX_RATIO}:1 past {GRACE >> 20} MiB, refused as a gzip bomb")
+    return None
+
+
+def decompress(path: object, blob: bytes, expected: int) -> bytearray:
+    """The content of every member, refusing content longer than `expected` (inflating stops one byte
+    past it) and content that inflates past the ratio bound, before it is all inflated."""
     parse_header(path, blob)
+    # An honest trailer gives a bomb away before anything is inflated (inflating would stop at
+    # `expected` + 1 anyway, so only that much counts).
+    error = ratio_error(path, min(claimed_size(blob), expected + 1), len(blob), "would inflate to")
+    if error is not None:
+        raise error
     out = bytearray()
-    rest = blob
+    view = memoryview(blob)
     offset = 0
-    while rest:
+    while offset < len(blob):
         d = zlib.decompressobj(wbits=31)
-        try:
-            out += d.decompress(rest, expected + 1 - len(out))
-        except zlib.error as e:
-            raise FormatError(path, offset, f"damaged gzip data: {e}") from None
-        if len(out) > expected:
-            raise FormatError(path, None, f"decompresses to more than the expected {expected} bytes "
-                              f"(its trailer says {claimed_size(blob)})")
+        data = view[offset:]
+        while not d.eof:
+            want = min(STEP, expected + 1 - len(out))
+            try:
+                piece = d.decompress(data, want)
+            except zlib.error as e:
+                raise FormatError(path, offset, f"damaged gzip data: {e}") from None
+            out += piece
+            if len(out) > expected:
+                raise TooLong(path, None, f"decompresses to more than the expected {expected} bytes "
+                                  f"(its trailer says {claimed_size(blob)})")
+            used = len(blob) - len(d.unconsumed_tail) - len(d.unused_data)
+            error = ratio_error(path, len(out), used, "inflates to")
+            if error is not None:
+                raise error
+            data = d.unconsumed_tail
+            if not data and len(piece) < want:
+                break  # the input is used up
         if not d.eof:
             raise FormatError(path, len(blob), f"gzip data ends early: decompressed {len(out)} bytes, "
                               f"expected {expected}")
@@ -94,7 +132,7 @@ def decompress(path: object, blob: bytes, expected: int) -> bytes:
             if rest.strip(b"\x00"):
                 raise FormatError(path, offset, "trailing bytes after the gzip data")
             break
-    return bytes(out)
+    return out
 
 
 def read_source(path: object, blob: bytes, content: bytes) -> GzipSource:

@@ -60,9 +60,12 @@ def flag_names(value: int, bits: dict[str, int]) -> list[str]:
 def plant_names_from_rules(folder: str | Path) -> dict[int, str]:
     """Plant type names from a rules folder: each rule's `name` (or its type's name) by `index`.
     Rule files that do not load are skipped; built-in names fill the rest."""
-    from model.plants.loader import load_folder  # plants use zones too: import on demand
+    from model.plants.loader import load_folder, no_rules_error  # plants use zones too: on demand
 
     names = dict(PLANT_TYPES)
-    for index, rule in load_folder(folder).by_index().items():
+    load = load_folder(folder)
+    if not load.rules:  # naming from a folder that names nothing is a mistake worth saying
+        raise next(iter(load.errors.values())) if load.errors else no_rules_error(load.folder)
+    for index, rule in load.by_index().items():
         names[int(index)] = rule.name or names.get(int(index), f"#{index}")
     return names

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from model.foliage.section import SceneFoliage
 from model.scene import Scene
 from model.terrain import Terrain
 from model.zones.names import BLOCK_FLAGS, GROUND_TYPES, PLANT_TYPES, type_name
@@ -116,9 +117,13 @@ def zone_to_scene(zone: Zone, tile_size: float = 1.0, rules: Mapping[int, Any] |
         if progress is not None and progress(fraction, what) is False:
             raise ImportCancelled(what)
 
+    zone.require("altitude")  # names the folder and the missing file
     step(0.0, "terrain")
     terrain = terrain_of(zone, tile_size)
     scene = Scene(terrain=terrain, name=name or f"zone {zone.zone_id:04d}")
+    # The palette is made from the zone's data only: a zone without plants gets an empty one (the
+    # editor would otherwise give it the sample types, which name layers the zone does not have).
+    scene.sections["foliage"] = SceneFoliage()
     if zone.has("plants"):
         step(0.4, "plants")
         _add_plants(scene, zone, tile_size, rules, step)
@@ -128,9 +133,9 @@ def zone_to_scene(zone: Zone, tile_size: float = 1.0, rules: Mapping[int, Any] |
 
 def _add_plants(scene: Scene, zone: Zone, tile_size: float, rules: Mapping[int, Any] | None,
                 step: Callable[[float, str], None]) -> None:
-    from model.foliage import FoliageType, LayerFilter, SceneFoliage
+    from model.foliage import FoliageType, LayerFilter
 
-    foliage = SceneFoliage()
+    foliage = scene.sections["foliage"]
     names = _names(zone, rules)
     kinds = zone.plants["type"]
     blocking = blocking_types(zone, rules)
@@ -159,4 +164,3 @@ def _add_plants(scene: Scene, zone: Zone, tile_size: float, rules: Mapping[int, 
             top = h.max() if h.size else 0.0
             scale = np.clip(h / top, 0.3, 1.0) if top > 0 else scale
         foliage.volume.add(label, plant_records(terrain, x, z, tile, scale), copy=False)
-    scene.sections["foliage"] = foliage

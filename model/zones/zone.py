@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
+from model.errors import FormatError
 from model.zones.gzip_codec import GzipSource
-from model.zones.layers import LAYERS
+from model.zones.layers import LAYERS, layer_filename
 from model.zones.names import PLANT_TYPES
 
 
@@ -23,6 +25,9 @@ class Zone:
     plant_names: dict[int, str] = field(default_factory=lambda: dict(PLANT_TYPES))
     # How each layer was stored when read (gzip header and bytes), so a write can reproduce it.
     sources: dict[str, GzipSource] = field(default_factory=dict, repr=False)
+    # The folder the layers were read from (errors name it), and what reading left out and why.
+    folder: Path | None = None
+    warnings: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         for name, array in self.layers.items():
@@ -56,7 +61,13 @@ class Zone:
         try:
             return self.layers[name]
         except KeyError:
-            raise KeyError(f"zone {self.zone_id} has no {name} layer") from None
+            raise MissingLayer(self, name) from None
+
+    def require(self, *names: str) -> None:
+        """Raise MissingLayer (a FormatError naming the folder and the files) unless every layer is here."""
+        missing = [n for n in names if n not in self.layers]
+        if missing:
+            raise MissingLayer(self, *missing)
 
     @property
     def altitude(self) -> np.ndarray:
@@ -85,3 +96,19 @@ class Zone:
     def invalidate(self) -> None:
         """Call after editing `altitude` in place."""
         self._slope = None
+
+
+class MissingLayer(FormatError, KeyError):
+    """A layer the zone does not have: names the folder and the file names it would have."""
+
+    def __init__(self, zone: Zone, *names: str) -> None:
+        files = ", ".join(layer_filename(n, zone.zone_id) + "[.gz]" for n in names)
+        has = f"; it has {', '.join(sorted(zone.layers))}" if zone.layers else ""
+        left_out = [w for w in zone.warnings if any(layer_filename(n, zone.zone_id) in w for n in names)]
+        why = f" ({'; '.join(left_out)})" if left_out else ""
+        super().__init__(zone.folder, None, f"zone {zone.zone_id} has no {' or '.join(names)} layer "
+                                            f"({files}){has}{why}")
+        self.names = names
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return self.message

@@ -121,3 +121,47 @@ def test_grow_cancelled_with_ctrl_c_writes_nothing(zone_dir: Path, tmp_path: Pat
     assert run_cli(["plants", "grow", "--zone", str(zone_dir), "--id", "5", "--rules", str(SAMPLE),
                     "--passes", "3", "--seed", "1", "--out", str(tmp_path / "o")]) == 130
     assert "nothing written" in capsys.readouterr().err and not (tmp_path / "o").exists()
+
+
+def test_grow_refuses_a_rules_folder_without_rules(zone_dir: Path, tmp_path: Path, capsys) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    base = ["plants", "grow", "--zone", str(zone_dir), "--id", "5", "--passes", "1", "--seed", "1",
+            "--out", str(tmp_path / "o")]
+    assert run_cli([*base, "--rules", str(empty)]) == 1
+    assert f"{empty}: no plant rules here" in capsys.readouterr().err
+    # A zone folder given as the rules folder: no rule files in it either.
+    assert run_cli([*base, "--rules", str(zone_dir), "--json"]) == 1
+    assert "no plant rules here" in json.loads(capsys.readouterr().out)["error"]
+    assert not (tmp_path / "o").exists()
+
+
+def test_grow_reports_plants_without_a_rule_and_keeps_them(zone_dir: Path, tmp_path: Path,
+                                                          capsys) -> None:
+    from tests.model.plants.conftest import simple_rule, write_rules
+
+    rules = write_rules(tmp_path / "one", {"grass.txt": simple_rule(1)})
+    zone = read_zone(zone_dir, 5)
+    kinds = zone.plants["type"]
+    others = {int(k): int((kinds == k).sum()) for k in np.unique(kinds) if k not in (0, 1)}
+    base = ["plants", "grow", "--zone", str(zone_dir), "--id", "5", "--rules", str(rules),
+            "--passes", "3", "--seed", "2"]
+    assert run_cli([*base, "--out", str(tmp_path / "kept")]) == 0
+    err = capsys.readouterr().err
+    assert f"{rules}: no rule for {len(others)} plant types on the zone: " in err
+    assert "kept as they are (--drop-unknown-plants removes them)" in err
+    grown = read_zone(tmp_path / "kept", 5).plants
+    # Every such plant is untouched, but where no plant may stand at all (Obstacle, Decor, Island
+    # tiles, sterile tiles): those checks need no rule.
+    natural = ((zone.blocks["flags"] & 13) == 0) & (zone.plants["spawn"] > 0)
+    missing = np.isin(kinds, list(others)) & natural
+    assert missing.sum() > 1000
+    assert np.array_equal(grown[missing], zone.plants[missing])
+    assert run_cli([*base, "--out", str(tmp_path / "dropped"), "--drop-unknown-plants", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    from model.zones.names import PLANT_TYPES
+
+    assert doc["missing_rules"] == {PLANT_TYPES[k]: n for k, n in others.items()}
+    assert doc["unknown_plants"] == "dropped" and "removed" in doc["warnings"][0]
+    dropped = read_zone(tmp_path / "dropped", 5).plants["type"]
+    assert not np.isin(dropped, list(others)).any()

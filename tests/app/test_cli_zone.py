@@ -85,3 +85,51 @@ def test_to_scene_writes_an_openable_scene(zone_dir: Path, tmp_path: Path, capsy
     assert scene.sections["foliage"].volume.counts() == doc["stored"]
     assert "Pine" in doc["stored"] and "Grass A" in doc["derived"]
     assert run_cli(["zone", "to-scene", str(zone_dir), "--id", "106", "--out", str(out), "--tile", "0"]) == 2
+
+
+def test_to_scene_without_altitude_names_the_missing_layer(tmp_path: Path, capsys) -> None:
+    zone = sample_zone(9, 32)
+    del zone.layers["altitude"]
+    write_zone(zone, tmp_path / "zone")
+    out = tmp_path / "z.boscage"
+    assert run_cli(["zone", "to-scene", str(tmp_path / "zone"), "--id", "9", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "KeyError" not in err
+    assert "zone 9 has no altitude layer (altitude.0009.bin[.gz]); it has blocks, control, plants" in err
+    assert not out.exists()
+    args = ["zone", "to-scene", str(tmp_path / "zone"), "--id", "9", "--out", str(out), "--json"]
+    assert run_cli(args) == 1
+    assert "has no altitude layer" in json.loads(capsys.readouterr().out)["error"]
+
+
+def off_size_blend(folder: Path, zone_id: int, side: int) -> Path:
+    """An altitude blend sized for a zone twice as wide, as Perpetuum's zone 45 ships it."""
+    path = folder / f"altitude_blend.{zone_id:04d}.bin"
+    path.write_bytes(np.zeros(4 * side * side, "<u2").tobytes())
+    return path
+
+
+def test_a_layer_of_the_wrong_size_is_left_out_with_a_warning(zone_dir: Path, tmp_path: Path,
+                                                              capsys) -> None:
+    blend = off_size_blend(zone_dir, 106, 64)
+    assert run_cli(["zone", "info", str(zone_dir), "--id", "106"]) == 0
+    captured = capsys.readouterr()
+    warning = (f"boscage: warning: {blend}: holds 32768 bytes, expected 8192 (64x64 tiles x 2 bytes); "
+               "layer left out")
+    assert captured.err.strip() == warning
+    assert "zone 106: 64 x 64 tiles" in captured.out and "altitude_blend" not in captured.out
+    assert run_cli(["zone", "info", str(zone_dir), "--id", "106", "--json"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert doc["warnings"] == [warning.removeprefix("boscage: warning: ")] and not captured.err
+    out = tmp_path / "z.boscage"
+    assert run_cli(["zone", "to-scene", str(zone_dir), "--id", "106", "--out", str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert out.exists() and doc["warnings"] and str(blend) in doc["warnings"][0]
+
+
+def test_naming_plants_from_a_folder_without_rules_is_an_error(zone_dir: Path, tmp_path: Path,
+                                                               capsys) -> None:
+    (tmp_path / "empty").mkdir()
+    assert run_cli(["zone", "info", str(zone_dir), "--id", "106", "--rules", str(tmp_path / "empty")]) == 1
+    assert "no plant rules here" in capsys.readouterr().err

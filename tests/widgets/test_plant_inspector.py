@@ -98,6 +98,8 @@ def test_grow_a_forest_returns_a_scene_with_stored_and_derived_plants(qtbot, tmp
 
     errors: list[str] = []
     monkeypatch.setattr("widgets.plant_grow.QMessageBox.critical", lambda p, t, text: errors.append(text))
+    monkeypatch.setattr("widgets.plant_grow.QMessageBox.warning",  # the sample set has no GrassB rule
+                        lambda *a: widgets_ok())
     write_zone(sample_zone(2, 64, seed=3), tmp_path / "zone")
     scene = grow_forest_scene(None, tmp_path / "zone", SAMPLE, passes=3, seed=2, fertility=15)
     assert scene is not None and not errors
@@ -124,3 +126,122 @@ def test_grow_a_forest_on_the_open_scene(qtbot, monkeypatch) -> None:
     scene = grow_forest_on_scene(window, SAMPLE, passes=4, seed=2, fertility=15)
     assert scene is not None and scene is not window.document.scene
     assert scene.sections["foliage"].volume.count() > 0 and "foliage" not in window.document.scene.sections
+
+
+def widgets_ok():
+    from PySide6.QtWidgets import QMessageBox
+
+    return QMessageBox.StandardButton.Ok
+
+
+def test_an_empty_rules_folder_says_it_holds_no_rules(qtbot, tmp_path: Path) -> None:
+    widget = PlantInspector()
+    qtbot.addWidget(widget)
+    assert widget.open_folder(tmp_path)
+    assert widget.status.text() == f"✖ {tmp_path}: no plant rules here: a rules folder holds GenXY rule " \
+                                   "files (*.txt); it is empty"
+
+
+def _grow_setup(tmp_path: Path, monkeypatch, answer):
+    from tests.model.plants.conftest import simple_rule, write_rules
+
+    write_zone(sample_zone(2, 64, seed=3), tmp_path / "zone")
+    rules = write_rules(tmp_path / "rules", {"grass.txt": simple_rule(1)})
+    seen: dict[str, list] = {"warnings": [], "errors": []}
+    monkeypatch.setattr("widgets.plant_grow.QMessageBox.critical",
+                        lambda p, t, text: seen["errors"].append(text))
+
+    def warning(parent, title, text, *rest):
+        seen["warnings"].append((title, text))
+        return answer()
+
+    monkeypatch.setattr("widgets.plant_grow.QMessageBox.warning", warning)
+    return rules, seen
+
+
+def _fill_and_accept(qtbot, zone: Path, rules: Path, drop: bool) -> None:
+    """Drive the real Grow dialog once it is up: folders, passes, the drop choice, OK."""
+    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtWidgets import QApplication, QDialogButtonBox
+
+    from widgets.plant_grow import GrowForestDialog
+
+    def act() -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, GrowForestDialog):
+            QTimer.singleShot(20, act)
+            return
+        try:
+            assert not dialog.drop_unknown.isChecked() and dialog.drop_unknown.isVisibleTo(dialog)
+            dialog.zone_edit.setText(str(zone))
+            dialog.rules_edit.setText(str(rules))
+            dialog.passes.setValue(2)
+            if drop:
+                qtbot.mouseClick(dialog.drop_unknown, Qt.MouseButton.LeftButton)
+                assert dialog.drop_unknown.isChecked()
+        except Exception:
+            dialog.reject()  # the test fails on the missing scene instead of waiting forever
+            raise
+        dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok).click()
+
+    QTimer.singleShot(0, act)
+
+
+def test_growing_reports_plants_without_a_rule_and_keeps_them(qtbot, tmp_path: Path, monkeypatch) -> None:
+    from model.zones import read_zone
+    from widgets.plant_grow import grow_forest_scene
+
+    rules, seen = _grow_setup(tmp_path, monkeypatch, widgets_ok)
+    zone = read_zone(tmp_path / "zone", 2)
+    kinds = zone.plants["type"]
+    others = sorted(int(k) for k in np.unique(kinds) if k not in (0, 1))
+    _fill_and_accept(qtbot, tmp_path / "zone", rules, drop=False)
+    scene = grow_forest_scene(None)
+    assert scene is not None and not seen["errors"]
+    [(title, text)] = seen["warnings"]
+    assert title == "Plants without a rule"
+    assert f"{rules} has no rule for {len(others)} plant types on zone 2: " in text
+    assert "They will be kept as they are" in text
+    from model.zones.names import PLANT_TYPES
+
+    assert {PLANT_TYPES[k] for k in others} <= set(scene.sections["foliage"].palette.names())
+    # Ticking the choice removes them.
+    seen["warnings"].clear()
+    _fill_and_accept(qtbot, tmp_path / "zone", rules, drop=True)
+    scene = grow_forest_scene(None)
+    assert "They will be removed" in seen["warnings"][0][1]
+    assert not {PLANT_TYPES[k] for k in others} & set(scene.sections["foliage"].palette.names())
+
+
+def test_growing_can_be_stopped_at_the_report(qtbot, tmp_path: Path, monkeypatch) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    from widgets.plant_grow import grow_forest_scene
+
+    rules, seen = _grow_setup(tmp_path, monkeypatch, lambda: QMessageBox.StandardButton.Cancel)
+    assert grow_forest_scene(None, tmp_path / "zone", rules, passes=1) is None
+    assert len(seen["warnings"]) == 1 and not seen["errors"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert grow_forest_scene(None, tmp_path / "zone", empty, passes=1) is None
+    assert "no plant rules here" in seen["errors"][0]
+
+
+def test_growing_offers_only_zones_with_altitude_and_plants(qtbot, tmp_path: Path, monkeypatch) -> None:
+    from model.zones import write_zone as write
+    from widgets.plant_grow import grow_forest_scene
+
+    rules, seen = _grow_setup(tmp_path, monkeypatch, widgets_ok)
+    bare = sample_zone(9, 32)
+    del bare.layers["plants"]
+    write(bare, tmp_path / "zone")
+    asked = []
+    monkeypatch.setattr("widgets.zone_open.QInputDialog.getItem",
+                        lambda *a: asked.append(a[3]) or ("2", True))
+    assert grow_forest_scene(None, tmp_path / "zone", rules, passes=1) is not None
+    assert asked == []  # zone 9 has no plants to grow: only zone 2 is left, nothing to ask
+    for p in (tmp_path / "zone").glob("*.0002.*"):
+        p.unlink()
+    assert grow_forest_scene(None, tmp_path / "zone", rules, passes=1) is None
+    assert "no zone here has a layer file for altitude and plants" in seen["errors"][-1]
+    assert "KeyError" not in seen["errors"][-1] and "ValueError" not in seen["errors"][-1]

@@ -116,9 +116,9 @@ def test_layers_colour_tiles_and_legends_use_names(viewer: ZoneViewer, qtbot) ->
 def test_every_layer_present_can_be_shown(viewer: ZoneViewer) -> None:
     shown = []
     for key, layer in CATALOGUE.items():
-        enabled = viewer.layer_combo.model().item(viewer.layer_combo.findData(key)).isEnabled()
-        assert enabled == layer.available(viewer.zone)
-        if enabled:
+        offered = viewer.layer_combo.findData(key) >= 0
+        assert offered == layer.available(viewer.zone)
+        if offered:
             viewer.set_layer(key)
             assert viewer.image.image is not None and viewer.image.image.shape[2] == 4
             shown.append(key)
@@ -197,8 +197,16 @@ def test_open_folder_reports_bad_input_in_a_dialog(qtbot, tmp_path: Path, monkey
     assert "no zone layer files" in messages[-1]
     write_zone(sample_zone(7, 32), tmp_path)
     (tmp_path / "plants.0007.bin").write_bytes(b"\x00" * 10)
+    zone = w.open_folder(tmp_path)  # the plants are left out, the rest opens, the window says why
+    assert zone is not None and not zone.has("plants") and len(messages) == 1
+    assert "holds 10 bytes, expected 7168" in w.warning.text()
+    (tmp_path / "altitude.0007.bin").write_bytes(b"\x00" * 10)
+    (tmp_path / "plants.0007.bin").unlink()
+    for name in ("blocks", "control"):
+        (tmp_path / f"{name}.0007.bin").unlink()
+    monkeypatch.setattr("widgets.zone_open.QInputDialog.getText", lambda *a: ("4x4", True))
     assert w.open_folder(tmp_path) is None
-    assert "holds 10 bytes, expected 7168" in messages[-1]
+    assert "holds 10 bytes, expected 32" in messages[-1]
     write_zone(sample_zone(7, 32), tmp_path)
     zone = w.open_folder(tmp_path)
     assert zone is not None and w.zone is zone and "zone 7: 32 x 32" in w.title.text()
@@ -237,3 +245,72 @@ def test_plant_names_from_rules_reach_legend_and_read_out(viewer: ZoneViewer, qt
     assert readout(viewer)["plant type"] == "Pine (3)"
     qtbot.waitUntil(lambda: any(viewer.legend.item(i).text().startswith("Pine (3) — ")
                                 for i in range(viewer.legend.count())))
+
+
+def _offered(viewer: ZoneViewer) -> list[str]:
+    return [viewer.layer_combo.itemData(i) for i in range(viewer.layer_combo.count())]
+
+
+def test_a_zone_without_plants_or_altitude_offers_only_what_it_has(qtbot, capfd) -> None:
+    zone = sample_zone(3, 64, seed=1)
+    del zone.layers["plants"]
+    w = ZoneViewer()
+    qtbot.addWidget(w)
+    w.resize(900, 600)
+    w.show()
+    qtbot.waitExposed(w)
+    w.set_zone(zone)
+    offered = _offered(w)
+    assert "altitude" in offered and "slope" in offered
+    assert not [k for k in offered if k.startswith("plants.")]  # no "Plant type" to pick
+    assert w.layer_combo.findText("Plant type") == -1
+    # Every layer offered shows, stepping through all of them with the page keys.
+    for _ in offered:
+        qtbot.keyClick(w.view, Qt.Key.Key_PageDown)
+        QApplication.processEvents()
+        assert w.image.image is not None
+    without_altitude = sample_zone(4, 64, seed=1)
+    del without_altitude.layers["altitude"]
+    w.set_layer("control.Highway")
+    w.set_overlays(["control.Highway"])
+    w.set_zone(without_altitude)
+    offered = _offered(w)
+    assert "altitude" not in offered and "slope" not in offered and "plants.type" in offered
+    assert w.layer.key == "control.Highway" and w.layer_combo.currentData() == "control.Highway"
+    hover(w, 5, 5)
+    assert "plant type" in readout(w) and "slope" not in readout(w)
+    w.set_zone(zone)  # back to a zone without plants: nothing left pointing at a missing layer
+    assert not [k for k in _offered(w) if k.startswith("plants.")]
+    assert [k for k, a in w.overlay_actions.items() if a.isVisible()] == list(w.overlay_actions)
+    QApplication.processEvents()
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_layer_sized_for_another_zone_is_left_out_and_said(qtbot, tmp_path: Path, monkeypatch) -> None:
+    errors = []
+    monkeypatch.setattr("widgets.zone_viewer.QMessageBox.critical", lambda p, t, text: errors.append(text))
+    write_zone(sample_zone(45, 64, seed=2), tmp_path)
+    blend = tmp_path / "altitude_blend.0045.bin"
+    blend.write_bytes(bytes(2 * 128 * 128))  # sized for a 128² zone
+    w = ZoneViewer()
+    qtbot.addWidget(w)
+    w.resize(900, 600)
+    w.show()
+    qtbot.waitExposed(w)
+    zone = w.open_folder(tmp_path)
+    assert zone is not None and not errors and "zone 45: 64 x 64" in w.title.text()
+    assert w.warning.isVisible()
+    assert str(blend) in w.warning.text() and "32768" in w.warning.text() and "8192" in w.warning.text()
+    assert "altitude_blend" not in _offered(w) and "plants.type" in _offered(w)
+    w.set_zone(sample_zone(1, 16))
+    assert not w.warning.isVisible()
+
+
+def test_naming_plants_from_a_folder_without_rules_says_so(viewer: ZoneViewer, tmp_path: Path,
+                                                          monkeypatch) -> None:
+    messages = []
+    monkeypatch.setattr("widgets.zone_viewer.QMessageBox.critical", lambda p, t, text: messages.append(text))
+    monkeypatch.setattr("widgets.zone_viewer.QFileDialog.getExistingDirectory", lambda *a: str(tmp_path))
+    viewer.rules_dialog()
+    assert messages and "no plant rules here" in messages[0]
+    assert viewer.zone.plant_names[3] == "PineTree"

@@ -69,3 +69,16 @@ def test_forest_saves_and_opens(rules: dict, tmp_path: Path) -> None:
     save_scene(out, tmp_path / "forest.boscage")
     back = load_scene(tmp_path / "forest.boscage")
     assert back.sections["foliage"].volume.counts() == out.sections["foliage"].volume.counts()
+
+
+def test_a_grown_forest_has_the_palette_of_its_plants_only(rules: dict) -> None:
+    from model.foliage import builtin_palette, foliage_of
+
+    scene = _scene()
+    foliage_of(scene, builtin_palette())  # the open scene carries the sample types
+    out = grow_forest(scene, rules, passes=4, seed=2, options=GrowthOptions(fertility=15))
+    palette = out.sections["foliage"].palette.names()
+    assert palette and not set(palette) & set(builtin_palette().names())
+    grown = set(out.sections["foliage"].volume.counts()) | {t.name for t in out.sections["foliage"].palette
+                                                              if t.derived}
+    assert set(palette) == grown

@@ -193,7 +193,7 @@ def _forbidden_cases(rules: dict) -> tuple[GrowthField, np.ndarray]:
 def test_validation_clears_exactly_the_tiles_the_rules_forbid(rules: dict) -> None:
     f, forbidden = _forbidden_cases(rules)
     before = f.copy()
-    validate_field(f, rules)
+    validate_field(f, rules, GrowthOptions(drop_unknown=True))  # the game's validation
     assert np.array_equal(f.type == 0, forbidden)
     assert np.all(f.state[forbidden] == 0) and np.all(f.health[forbidden] == 0)
     kept = ~forbidden
@@ -349,3 +349,39 @@ def test_an_empty_choice_list_keeps_the_plant_as_it_is(tmp_path: Path) -> None:
     for grown in (run_growth(f, rules, 3, seed=1, options=opts),
                   reference_growth(f, rules, 3, seed=1, options=opts)):
         assert np.all(grown.type == 5) and np.all(grown.state == 1) and np.all(grown.height == 2)
+
+
+def test_plants_without_a_rule_are_kept_unless_asked(rules: dict) -> None:
+    f, forbidden = _forbidden_cases(rules)
+    unknown = f.type == 2  # GrassB: the sample set has no rule for it
+    assert unknown.sum() == 1
+    kept = f.copy()
+    validate_field(kept, rules)
+    assert np.array_equal(kept.type == 0, forbidden & ~unknown)
+    for name in ("type", "state", "time", "health", "material", "flags", "height"):
+        assert np.array_equal(getattr(kept, name)[unknown], getattr(f, name)[unknown]), name
+    expected = reference_validate(f, rules)
+    assert _same(kept, expected)
+
+
+def test_growing_with_a_partial_rule_set_keeps_the_other_plants_like_the_reference(rules: dict) -> None:
+    rng = np.random.default_rng(5)
+    n = 64
+    f = flat_field(n)
+    f.type[...] = rng.choice([0, 0, 0, 1, 2, 5, 7, 9, 13], (n, n))
+    f.state[...] = rng.integers(0, 3, (n, n))
+    f.health[...] = rng.integers(1, 30, (n, n))
+    subset = {i: rules[i] for i in (1, 5)}  # no rule for 2, 7, 9 or 13
+    missing = np.isin(f.type, (2, 7, 9, 13))
+    for seed in range(3):
+        for options in (GrowthOptions(fertility=8), GrowthOptions(fertility=8, drop_unknown=True)):
+            vec = run_growth(f, subset, 3, seed, options)
+            ref = reference_growth(f, subset, 3, seed, options)
+            if options.drop_unknown:
+                assert not np.isin(vec.type, (2, 7, 9, 13)).any()
+                assert not np.isin(ref.type, (2, 7, 9, 13)).any()
+            else:
+                for out in (vec, ref):
+                    assert np.array_equal(out.type[missing], f.type[missing])
+                    assert np.array_equal(out.state[missing], f.state[missing])
+                    assert np.array_equal(out.health[missing], f.health[missing])

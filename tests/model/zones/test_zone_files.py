@@ -162,7 +162,7 @@ def test_layers_subfolder_and_partial_layers(tmp_path: Path) -> None:
     assert zone_ids(tmp_path) == [4]
     zone = read_zone(tmp_path, 4, layers=("altitude", "control"))
     assert sorted(zone.layers) == ["altitude", "control"]
-    with pytest.raises(FormatError, match="no altitude_blend.0004.bin"):
+    with pytest.raises(FormatError, match=r"no altitude_blend layer \(altitude_blend.0004.bin"):
         read_zone(tmp_path, 4, layers=("altitude_blend",))
 
 
@@ -172,8 +172,12 @@ def test_short_file_reports_expected_and_actual(tmp_path: Path) -> None:
     write_zone(sample_zone(1, 16), tmp_path)
     path = tmp_path / "plants.0001.bin"
     path.write_bytes(path.read_bytes()[:-3])
+    zone = read_zone(tmp_path, 1)  # left out with a warning: the other layers still open
+    assert "plants" not in zone.layers and zone.has("altitude")
+    assert zone.warnings == [f"{path}: holds 1789 bytes, expected 1792 (16x16 tiles x 7 bytes); "
+                             "layer left out"]
     with pytest.raises(FormatError) as e:
-        read_zone(tmp_path, 1)
+        read_zone(tmp_path, 1, require=("plants",))
     assert e.value.path == str(path)
     assert "holds 1789 bytes, expected 1792" in str(e.value)
 
@@ -262,5 +266,5 @@ def test_a_gzip_file_too_large_for_its_content_is_refused_before_reading(tmp_pat
     # 16x16 altitude = 512 bytes of content; 2 MiB of gzip cannot be that (deflate barely grows data).
     blob = gzip_bytes(bytes(512), 6) + bytes(2 << 20)
     (tmp_path / "altitude.0003.bin.gz").write_bytes(blob)
-    with pytest.raises(FormatError, match="compressed bytes cannot hold 512 bytes"):
+    with pytest.raises(FormatError, match=r"compressed bytes \(its trailer says 0\) cannot hold 512 bytes"):
         read_zone(tmp_path, 3, size=16)

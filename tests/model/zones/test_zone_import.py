@@ -104,3 +104,33 @@ def test_progress_can_cancel(zone) -> None:
     with pytest.raises(ImportCancelled):
         zone_to_scene(zone, progress=progress)
     assert seen[:2] == ["terrain", "plants"]
+
+
+def test_a_zone_without_altitude_says_which_layer_is_missing(tmp_path: Path) -> None:
+    from model.errors import FormatError
+    from model.zones import read_zone, write_zone
+
+    zone = sample_zone(3, 16)
+    del zone.layers["altitude"]
+    write_zone(zone, tmp_path)
+    with pytest.raises(FormatError) as e:
+        zone_to_scene(read_zone(tmp_path, 3))
+    assert e.value.path == str(tmp_path)
+    assert "zone 3 has no altitude layer (altitude.0003.bin[.gz])" in str(e.value)
+
+
+def test_a_zone_without_plants_gets_an_empty_palette_that_survives_save(tmp_path: Path) -> None:
+    zone = sample_zone(4, 16)
+    del zone.layers["plants"]
+    scene = zone_to_scene(zone)
+    foliage = scene.sections["foliage"]
+    assert list(foliage.palette) == [] and foliage.volume.count() == 0
+    save_scene(scene, tmp_path / "z.boscage")
+    again = load_scene(tmp_path / "z.boscage")
+    assert "foliage" in again.sections and list(again.sections["foliage"].palette) == []
+
+
+def test_the_palette_holds_only_the_zones_plant_types(zone) -> None:
+    palette = zone_to_scene(zone).sections["foliage"].palette
+    present = {int(v) for v in np.unique(zone.plants["type"]) if v}
+    assert sorted(t.name for t in palette) == sorted(PLANT_TYPES[v] for v in present)
