@@ -76,7 +76,7 @@ def _write_mesh(mesh: IndexedMesh, folder: Path, name: str) -> Path:
     return target
 
 
-def _new_type(name: str, imported: ImportedFoliage, folder: Path | None,
+def _new_type(name: str, imported: ImportedFoliage, folder: Path | None, write_meshes: bool,
               result: MergeResult) -> FoliageType:
     doc = imported.extras.get(name)
     ftype = FoliageType(name, STAND_IN)
@@ -89,7 +89,10 @@ def _new_type(name: str, imported: ImportedFoliage, folder: Path | None,
     if isinstance(mesh, str) and mesh.startswith("builtin:"):
         ftype = replace(ftype, mesh=mesh)
     elif isinstance(mesh, IndexedMesh) and mesh.triangle_count:
-        if folder is None:
+        if not write_meshes:
+            ftype = replace(ftype, mesh=STAND_IN)
+            result.warnings.append(f"{name}: the file's mesh is written beside the scene when it is saved")
+        elif folder is None:
             ftype = replace(ftype, mesh=STAND_IN)
             result.warnings.append(f"{name}: the scene has no folder yet, so its mesh stands in as "
                                    f"{STAND_IN}; save the scene and import again to keep the file's mesh")
@@ -105,9 +108,11 @@ def _new_type(name: str, imported: ImportedFoliage, folder: Path | None,
     return ftype
 
 
-def add_to_scene(scene: Scene, imported: ImportedFoliage, folder: str | Path | None = None) -> MergeResult:
+def add_to_scene(scene: Scene, imported: ImportedFoliage, folder: str | Path | None = None,
+                 write_meshes: bool = True) -> MergeResult:
     """Add every imported record to the scene's volume (creating the foliage section and new types
-    as needed). `folder` is where new mesh files go: the scene's folder by default."""
+    as needed). `folder` is where new mesh files go: the scene's folder by default; with
+    `write_meshes=False` (a dry run) none is written and such types stand in as a built-in mesh."""
     foliage = foliage_of(scene)
     palette, volume = foliage.palette, foliage.volume
     if folder is None and scene.path is not None:
@@ -129,7 +134,7 @@ def add_to_scene(scene: Scene, imported: ImportedFoliage, folder: str | Path | N
                                    f"{len(rec)} instances left out")
             continue
         if existing is None:
-            ftype = _new_type(name, imported, folder, result)
+            ftype = _new_type(name, imported, folder, write_meshes, result)
             palette.add(ftype)
             result.new_types.append(ftype)
         sel = volume.add(name, rec)

@@ -272,6 +272,8 @@ def _read_csv(path: Path, progress: Progress | None) -> ImportedFoliage:
                     unknown = [h for h in header if h not in COLUMNS + MATRIX_COLUMNS]
                     if unknown:
                         raise FormatError(path, f"line {line_no}", f"unknown columns {', '.join(unknown)}")
+                    if not ({"x", "y", "z"} <= set(header) or set(MATRIX_COLUMNS) <= set(header)):
+                        raise FormatError(path, f"line {line_no}", "header needs x, y, z (or m00..m33)")
                     ti = header.index("type")
                     names = [h for h in header if h != "type"]
                     continue
