@@ -51,7 +51,7 @@ FLOAT, UBYTE, USHORT, UINT = 5126, 5121, 5123, 5125
 ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
 GLB_MAGIC, JSON_CHUNK, BIN_CHUNK = 0x46546C67, 0x4E4F534A, 0x004E4942
 INSTANCE_BYTES = 4 * (3 + 4 + 3 + 3)  # translation, rotation, scale, yaw/pitch/roll
-BATCH = 65536  # instances converted at once (bounded memory, few numpy calls)
+BATCH = 16384  # instances converted at once: bounded memory, and temporaries small enough to be reused
 
 
 def json_safe(value):
