@@ -415,5 +415,6 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
             atomic_write(bin_path, stream)
         atomic_write(path, text)
         size = path.stat().st_size + (bin_path.stat().st_size if bin_size else 0)
-    check_progress(progress, work, work)
+    if progress is not None:
+        progress(work, work)  # done: the files are in place, so this report cannot cancel
     return ExportReport(path, total_instances, type_counts, t_vertices, size)
