@@ -1,12 +1,9 @@
-"""Options every batch command shares (--workers, --scheduler, --tile, --resume) and a terminal
-progress bar with tiles done, rate and time left (a helper: the leading underscore keeps it out of
-the command list)."""
+"""Options every batch command shares: --workers, --scheduler, --tile, --tiles-dir, --resume (a
+helper: the leading underscore keeps it out of the command list)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,36 +58,3 @@ def batch_options(args: argparse.Namespace) -> Batch | None:
 
         raise UsageError("--workers and --scheduler exclude each other (a cluster has its own workers)")
     return Batch(args.workers, args.scheduler)
-
-
-class TerminalProgress:
-    """`[#####.....] 12/40 tiles  3.1/s  9 s left` on stderr when it is a terminal; a callable for
-    `progress(done, total)`."""
-
-    def __init__(self, label: str, unit: str = "tiles") -> None:
-        self.label, self.unit = label, unit
-        self.live = sys.stderr.isatty()
-        self.start = time.perf_counter()
-        self.first: int | None = None
-
-    def __call__(self, done: int, total: int) -> bool:
-        if self.first is None:
-            self.first, self.start = done, time.perf_counter()
-        if self.live:
-            width = 30
-            filled = int(width * done / max(total, 1))
-            elapsed = time.perf_counter() - self.start
-            rate = (done - self.first) / elapsed if elapsed > 0 and done > self.first else 0.0
-            left = f"  {(total - done) / rate:.0f} s left" if rate > 0 and done < total else ""
-            sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
-                             f"{self.unit}  {rate:.1f}/s{left}   ")
-            sys.stderr.flush()
-        return True
-
-    def __enter__(self) -> TerminalProgress:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.live:
-            sys.stderr.write("\n")
-            sys.stderr.flush()

@@ -7,7 +7,8 @@ import tomllib
 from pathlib import Path
 
 from app.cli import UsageError, add_json_flag, emit
-from app.cli._batch import TerminalProgress, add_batch_flags, batch_options
+from app.cli._batch import add_batch_flags, batch_options
+from app.cli._progress import TerminalProgress
 from model.errors import FormatError, read_text_file
 
 
@@ -88,9 +89,9 @@ def run(args: argparse.Namespace) -> int:
                 result, change = run_and_apply(scene, spawner, args.region)
             else:
                 folder = args.tiles_dir or args.scene.with_name(f".{args.scene.stem}.spawn-{spawner.name}")
-                with TerminalProgress(f"spawning {spawner.name}", "tiles") as progress:
+                with TerminalProgress(0, f"spawning {spawner.name}", "tiles") as bar:
                     result, change = spawn_in_tiles(scene, spawner, args.tile or DEFAULT_TILE, batch.workers,
-                                                    batch.scheduler, folder, args.resume, progress)
+                                                    batch.scheduler, folder, args.resume, bar.step)
         except SpawnError as e:
             raise FormatError(args.scene, f"spawners.{spawner.name}", str(e)) from None
         reports.append({

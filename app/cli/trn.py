@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from app.cli import UsageError, add_json_flag, emit, number_text, parse_xz
-from app.cli._batch import TerminalProgress, add_batch_flags, batch_options
+from app.cli._batch import add_batch_flags, batch_options
+from app.cli._progress import TerminalProgress
 from model.atomic import atomic_write, atomic_write_text, make_folder
 from model.formats.heightmap import write_heightmap
 from model.formats.png import write_png
@@ -277,9 +278,9 @@ def run_bake(args: argparse.Namespace) -> int:
     else:
         tile = int(args.tile) if args.tile else DEFAULT_BAKE_TILE
         folder = args.tiles_dir or args.out.parent / f".{args.out.name}.tiles"
-        with TerminalProgress("evaluating", "tiles") as progress:
+        with TerminalProgress(0, "evaluating", "tiles") as bar:
             ev = evaluate_in_tiles(doc, region, bitmaps, tile, batch.workers, batch.scheduler, folder,
-                                   args.resume, progress, file_id=_file_id(args.file))
+                                   args.resume, bar.step, file_id=_file_id(args.file))
     ev.warnings[:0] = missing
     out: Path = args.out
     make_folder(out)

@@ -1,0 +1,100 @@
+"""A real client: Blender 4.5 (as a Python module, in .venv-blender) imports our .glb with its own
+glTF importer and sees every instance with its transform, in Blender's Z-up frame.
+
+Blender 4.5's importer (io_scene_gltf2 4.5) reads EXT_mesh_gpu_instancing: each instance becomes
+a mesh object sharing the type's mesh data under the chunk's empty, as plain nodes do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from model.interchange import ExportOptions, export_scene
+from model.interchange.conventions import ENGINE_PRESETS, to_target
+from tests.blender import run_in_blender
+
+from .conftest import small_scene
+
+SCRIPT = """
+import sys
+import bpy
+
+out = {}
+for path in sys.argv[1:]:
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.import_scene.gltf(filepath=path)
+    objects = {}
+    terrain = 0
+    for o in bpy.data.objects:
+        if o.type != "MESH":
+            continue
+        if o.data.name.startswith("terrain"):
+            terrain += len(o.data.vertices)
+            continue
+        objects.setdefault(o.data.name, []).append([list(row) for row in o.matrix_world])
+    out[path] = {"objects": objects, "terrain_vertices": terrain, "version": bpy.app.version_string}
+emit(out)
+"""
+
+
+def test_blender_imports_every_instance_with_its_transform(tmp_path) -> None:
+    scene = small_scene({"conifer": 30, "rock": 20, "bush": 15})
+    files, reports = {}, {}
+    for label, opts in {"instanced": ExportOptions(), "plain": ExportOptions(gpu_instancing=False),
+                        "bare": ExportOptions(terrain=False)}.items():
+        files[label] = tmp_path / f"{label}.glb"
+        reports[label] = export_scene(scene, files[label], opts)
+    seen = run_in_blender(SCRIPT, *(str(p) for p in files.values()))
+    volume = scene.sections["foliage"].volume
+    blender = ENGINE_PRESETS["Blender"]
+    for label, path in files.items():
+        got = seen[str(path)]
+        assert got["version"].startswith("4.5")
+        assert sorted(got["objects"]) == ["bush", "conifer", "rock"], label
+        for name, matrices in got["objects"].items():
+            want = to_target(volume.all_records(name), blender).matrices()
+            m = np.array(matrices)
+            assert m.shape == want.shape, (label, name)
+            # match each Blender object to its record by position, then compare whole transforms
+            order = np.lexsort(np.round(m[:, :3, 3], 3).T)
+            expect = np.lexsort(np.round(want[:, :3, 3], 3).T)
+            assert np.abs(m[order] - want[expect]).max() <= 1e-4, (label, name)
+        terrain = reports[label].terrain_vertices
+        assert got["terrain_vertices"] == terrain == (0 if label == "bare" else 41 * 41)
+
+
+
+ROUND_TRIP = """
+import sys
+import bpy
+
+bpy.ops.wm.read_factory_settings(use_empty=True)
+bpy.ops.import_scene.gltf(filepath=sys.argv[1])
+bpy.ops.export_scene.gltf(filepath=sys.argv[2], export_format="GLB", export_gpu_instances=True,
+                          export_extras=sys.argv[3] == "extras")
+emit({"exported": sys.argv[2]})
+"""
+
+
+@pytest.mark.parametrize("extras", ["extras", "bare"])
+def test_what_blender_writes_back_imports_as_the_same_foliage(tmp_path, extras) -> None:
+    from model.interchange import read_foliage
+    from model.interchange.conventions import rotation_matrices
+
+    scene = small_scene({"conifer": 30, "rock": 20})
+    ours, theirs = tmp_path / "ours.glb", tmp_path / "blender.glb"
+    export_scene(scene, ours)
+    run_in_blender(ROUND_TRIP, str(ours), str(theirs), extras)
+    imported = read_foliage(theirs)  # Blender's own EXT_mesh_gpu_instancing, types by mesh name
+    assert imported.counts() == {"conifer": 30, "rock": 20}
+    volume = scene.sections["foliage"].volume
+    for name, rec in imported.records.items():
+        want = volume.all_records(name)
+        got = rec[np.lexsort(np.round(rec[:, :3], 3).T)]
+        want = want[np.lexsort(np.round(want[:, :3], 3).T)]
+        assert np.abs(got[:, :3] - want[:, :3]).max() <= 1e-4
+        assert np.abs(got[:, 6] - want[:, 6]).max() <= 1e-5
+        assert np.abs(rotation_matrices(got) - rotation_matrices(want)).max() <= 1e-5
+    if extras == "extras":
+        assert imported.extras["rock"]["name"] == "rock"  # palette keys survive Blender
