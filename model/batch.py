@@ -149,12 +149,17 @@ def _run_on_dask(func, todo: list[Task], shared: tuple, workers: int | None, sch
                  finished: Callable[[Task, Arrays], None]) -> None:
     import logging
 
+    import dask
     from dask.distributed import Client, LocalCluster, as_completed
 
+    # Dask reports its own shutdown chatter (heartbeats to a closed scheduler) with tracebacks: a
+    # failed task still arrives here as an exception, so its log says nothing a user needs
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
     cluster = None
     if scheduler is None:
-        cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+        with dask.config.set({"distributed.worker.profile.enabled": False}):  # its sampling costs the GIL
+            cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
+                                   processes=True, dashboard_address=None, silence_logs=logging.CRITICAL)
         client = Client(cluster)
     else:
         try:

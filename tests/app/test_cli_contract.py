@@ -22,6 +22,7 @@ from app.cli import build_parser, run_cli
 
 SKIP = {("bench",)}  # measures speed; takes no input file
 OUTPUT_DESTS = {"out"}  # a Path argument with this dest is written, not read
+OUTPUT_SUFFIXES = {("export",): ".glb"}  # commands whose output's suffix names its format
 # Values tried, in order, for a required argument that is not a path: the first its type accepts.
 PLAIN_VALUES = ["1", "0,0", "0,0,8,8", "8x8"]
 INPUT_KINDS = ["missing", "empty_file", "garbage_file", "folder", "folder_of_garbage", "name_too_long",
@@ -181,7 +182,7 @@ def test_bad_input_is_exit_1_and_one_line_naming_the_file(tmp_path: Path, capsys
     (tmp_path / "out").mkdir()
     if kind in INPUT_KINDS:
         bad = _make_bad_input(kind, tmp_path)
-        argv, _ = _argv(path, parser, bad, tmp_path / "out" / "result.out")
+        argv, _ = _argv(path, parser, bad, tmp_path / "out" / f"result{OUTPUT_SUFFIXES.get(path, '.out')}")
     else:
         bad = _make_bad_output(kind, tmp_path)
         argv, _ = _argv(path, parser, None, bad)
