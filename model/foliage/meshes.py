@@ -1,0 +1,196 @@
+"""Foliage meshes: the built-in low-poly set generated in code, and OBJ/glTF files through trimesh.
+
+A mesh is flat-shaded triangles, not indexed: float32 (n, 9) rows of position, normal and colour,
+three rows per triangle, +Y up, standing on y = 0 at the origin. Numpy only (no GL), so tests and
+the command line can use it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from model.errors import FormatError
+
+VERTEX_FLOATS = 9
+BARK = (0.36, 0.25, 0.16)
+NEEDLES = (0.16, 0.33, 0.17)
+LEAVES = (0.28, 0.47, 0.18)
+SHRUB = (0.30, 0.44, 0.20)
+STONE = (0.52, 0.50, 0.47)
+BLADES = (0.42, 0.62, 0.22)
+FILE_COLOUR = (0.55, 0.60, 0.45)  # a mesh file without colours
+
+
+@dataclass(frozen=True)
+class Mesh:
+    """Triangle soup (n, 9) float32 and its bounding box."""
+
+    name: str
+    vertices: np.ndarray
+
+    @property
+    def triangles(self) -> int:
+        return len(self.vertices) // 3
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        p = self.vertices[:, :3]
+        return p.min(axis=0), p.max(axis=0)
+
+
+def triangles(positions: np.ndarray, colour) -> np.ndarray:
+    """Flat-shaded rows from (m, 3, 3) triangle corners (counter-clockwise seen from outside)."""
+    p = np.asarray(positions, np.float64).reshape(-1, 3, 3)
+    n = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+    length = np.linalg.norm(n, axis=1, keepdims=True)
+    n = n / np.where(length > 0, length, 1.0)
+    out = np.empty((len(p), 3, VERTEX_FLOATS), np.float32)
+    out[..., :3] = p
+    out[..., 3:6] = n[:, None, :]
+    out[..., 6:9] = np.broadcast_to(np.asarray(colour, np.float64).reshape(-1, 1, 3), (len(p), 3, 3))
+    return out.reshape(-1, VERTEX_FLOATS)
+
+
+def ring(radius: float, y: float, sides: int, phase: float = 0.0) -> np.ndarray:
+    a = phase + np.arange(sides) * 2.0 * np.pi / sides
+    return np.stack([radius * np.cos(a), np.full(sides, y), -radius * np.sin(a)], axis=1)
+
+
+def frustum(r0: float, y0: float, r1: float, y1: float, sides: int, colour, phase: float = 0.0,
+            cap: bool = True) -> np.ndarray:
+    """A cone or truncated cone between two rings; r1 = 0 is a point on top."""
+    lo, hi = ring(r0, y0, sides, phase), ring(r1, y1, sides, phase)
+    nxt = np.roll(np.arange(sides), -1)
+    tris = [np.stack([lo, lo[nxt], hi[nxt]], axis=1)]
+    if r1 > 0:
+        tris.append(np.stack([lo, hi[nxt], hi], axis=1))
+    if cap:
+        centre = np.broadcast_to([0.0, y0, 0.0], lo.shape)
+        tris.append(np.stack([centre, lo[nxt], lo], axis=1))
+    return triangles(np.concatenate(tris), colour)
+
+
+def blob(rx: float, ry: float, cy: float, colour, seed: int, roughness: float = 0.12,
+         rings: int = 5, sides: int = 8) -> np.ndarray:
+    """A lumpy ellipsoid: a UV sphere whose vertices are pushed in and out by a fixed hash."""
+    lat = np.linspace(0.0, np.pi, rings + 1)
+    lon = np.arange(sides) * 2.0 * np.pi / sides
+    la, lo = np.meshgrid(lat, lon, indexing="ij")
+    idx = np.arange(la.size, dtype=np.uint32).reshape(la.shape)
+    with np.errstate(over="ignore"):
+        h = (idx * np.uint32(2654435761)) ^ np.uint32(seed * 40503 + 1)
+        h = (h ^ (h >> np.uint32(13))) * np.uint32(1274126177)
+    bump = 1.0 + roughness * ((h >> np.uint32(8)).astype(np.float64) / 2.0**24 - 0.5) * 2.0
+    bump[0, :] = bump[0, 0]
+    bump[-1, :] = bump[-1, 0]  # the poles stay single points
+    x = rx * np.sin(la) * np.cos(lo) * bump
+    y = np.maximum(cy + ry * np.cos(la) * bump, 0.0)  # a flat underside sits on the ground
+    z = -rx * np.sin(la) * np.sin(lo) * bump
+    p = np.stack([x, y, z], axis=-1)
+    nxt = np.roll(np.arange(sides), -1)
+    a, b = p[:-1], p[:-1][:, nxt]
+    c, d = p[1:], p[1:][:, nxt]
+    tris = np.concatenate([np.stack([a, c, d], axis=2).reshape(-1, 3, 3),
+                           np.stack([a, d, b], axis=2).reshape(-1, 3, 3)])
+    area = np.linalg.norm(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]), axis=1)
+    return triangles(tris[area > 1e-9], colour)
+
+
+def conifer() -> np.ndarray:
+    """Trunk and three stacked cones: 2.5 m wide, 14 m tall (the built-in extent)."""
+    parts = [frustum(0.28, 0.0, 0.18, 3.0, 6, BARK)]
+    for r, y0, y1, shade in ((2.5, 2.2, 8.0, 0.92), (2.0, 5.5, 11.0, 1.0), (1.35, 8.8, 14.0, 1.08)):
+        parts.append(frustum(r, y0, 0.0, y1, 8, tuple(c * shade for c in NEEDLES), phase=y0))
+    return np.concatenate(parts)
+
+
+def broadleaf() -> np.ndarray:
+    """Trunk and a lumpy round crown: 4.5 m wide, 11 m tall."""
+    return np.concatenate([frustum(0.38, 0.0, 0.24, 5.0, 6, BARK),
+                           blob(4.3, 3.4, 7.4, LEAVES, seed=11, roughness=0.1, rings=6, sides=10)])
+
+
+def bush() -> np.ndarray:
+    """A low lumpy dome: 1.2 m wide, 1.4 m tall."""
+    return blob(1.15, 0.72, 0.66, SHRUB, seed=5, roughness=0.15, rings=5, sides=8)
+
+
+def rock() -> np.ndarray:
+    """A squat faceted boulder: 1.5 m wide, 1.2 m tall."""
+    return blob(1.45, 0.75, 0.42, STONE, seed=3, roughness=0.3, rings=4, sides=7)
+
+
+def grass() -> np.ndarray:
+    """Three crossed blades (single triangles, lit from either side): 0.25 m wide, 0.5 m tall."""
+    tris = []
+    for k in range(3):
+        a = k * np.pi / 3.0
+        dx, dz = 0.22 * np.cos(a), 0.22 * np.sin(a)
+        lean = 0.08 * np.array([np.sin(a + 1.0), 0.0, np.cos(a + 1.0)])
+        left, right, tip = np.array([-dx, 0, -dz]), np.array([dx, 0, dz]), np.array([0, 0.5, 0]) + lean
+        tris.append([left, right, tip])
+    out = triangles(np.array(tris), BLADES)
+    # Blades lit like the ground they cover: normals bent up, or they go dark under a high sun.
+    n = out[:, 3:6] * 0.35 + np.array([0.0, 1.0, 0.0], np.float32)
+    out[:, 3:6] = n / np.linalg.norm(n, axis=1, keepdims=True)
+    return out
+
+
+BUILTIN = {"conifer": conifer, "broadleaf": broadleaf, "bush": bush, "rock": rock, "grass": grass}
+
+
+@cache
+def builtin_mesh(name: str) -> Mesh:
+    """One of `conifer`, `broadleaf`, `bush`, `rock`, `grass` (generated once)."""
+    if name not in BUILTIN:
+        raise KeyError(f"no built-in mesh {name!r} (known: {', '.join(BUILTIN)})")
+    return Mesh(f"builtin:{name}", BUILTIN[name]())
+
+
+MAX_FILE_TRIANGLES = 200_000
+
+
+def load_mesh_file(path: str | Path) -> Mesh:
+    """An OBJ or glTF/GLB file through trimesh; FormatError naming the file when it cannot be read."""
+    path = Path(path)
+    if not path.is_file():
+        raise FormatError(path, None, "mesh file not found")
+    try:
+        import trimesh
+    except ImportError:  # pragma: no cover - trimesh is a dependency
+        raise FormatError(path, None, "reading mesh files needs the 'trimesh' package") from None
+    try:
+        loaded = trimesh.load(str(path), force="mesh", process=False)
+    except Exception as e:  # trimesh raises many kinds for a bad file; all mean "cannot read it"
+        raise FormatError(path, None, f"cannot read mesh: {type(e).__name__}: {e}") from None
+    faces = np.asarray(getattr(loaded, "faces", np.empty((0, 3))), np.int64)
+    verts = np.asarray(getattr(loaded, "vertices", np.empty((0, 3))), np.float64)
+    if faces.ndim != 2 or faces.shape[1] != 3 or len(faces) == 0:
+        raise FormatError(path, None, "the file holds no triangles")
+    if len(faces) > MAX_FILE_TRIANGLES:
+        raise FormatError(path, None,
+                          f"{len(faces)} triangles; at most {MAX_FILE_TRIANGLES} per foliage mesh")
+    if faces.min() < 0 or faces.max() >= len(verts) or not np.all(np.isfinite(verts)):
+        raise FormatError(path, None, "faces refer to missing or non-finite vertices")
+    colour = np.broadcast_to(np.asarray(FILE_COLOUR), (len(faces), 3))
+    try:
+        fc = np.asarray(loaded.visual.face_colors, np.float64)
+        if fc.shape == (len(faces), 4):
+            colour = fc[:, :3] / 255.0
+    except Exception:  # no per-face colours: keep the default
+        pass
+    return Mesh(str(path), triangles(verts[faces], colour))
+
+
+def mesh_for(mesh: str, folder: str | Path | None = None) -> Mesh:
+    """The mesh a FoliageType names: `builtin:<name>` or a file relative to `folder`."""
+    if mesh.startswith("builtin:"):
+        return builtin_mesh(mesh.removeprefix("builtin:"))
+    base = Path(folder) if folder is not None else Path.cwd()
+    target = (base / mesh).resolve()
+    if base.resolve() not in target.parents:
+        raise FormatError(target, None, "mesh path leaves the folder the type was opened from")
+    return load_mesh_file(target)
