@@ -1,0 +1,528 @@
+"""USD out and foliage back in, through Pixar's `usd-core` (`pxr`): `.usda`, `.usdc`, `.usdz`.
+
+Layout of what we write (the stage's `defaultPrim` is `/World`):
+
+- `/World/Terrain`: one UsdGeomMesh (the terrain tiles of `geometry.terrain_tiles` joined; tile
+  edges repeat their vertices), vertex `normals`, `primvars:displayColor` (the viewport's blend)
+  and one float primvar `primvars:weight_<layer>` (0..1) per paint layer; `boscage:layerNames`
+  holds the layers' real names in primvar order.
+- `/World/Foliage/<type>`: a UsdGeomPointInstancer whose one prototype is the type's mesh
+  (`Prototypes/<mesh>`), with `positions`, `orientations` (quath), `orientationsf` (quatf),
+  `scales`, `protoIndices` (all 0) and `ids` (0…n-1 in export order: the same scene exports the
+  same ids). `boscage:typeName` holds the real name; every palette key of the type is a custom
+  attribute `boscage:palette:<key>`; `primvars:boscage:yawPitchRoll` keeps the record's exact
+  angles so our own importer restores records bit for bit.
+
+Precision: quath has an 11-bit significand, so a half-precision quaternion is only good to about
+5e-4 per component (≈1e-3 rad): 1e-5 cannot hold. The schema's `orientationsf` (quatf, preferred
+by USD readers over `orientations` when both are authored) carries full float precision; the
+quath `orientations` stay for older readers.
+
+Conventions: USD space is right-handed by definition, so `upAxis` and `metersPerUnit` follow the
+export's conventions and a left-handed target (Unity, Unreal) gets the right-handed frame with the
+same up axis and unit: those engines' USD importers do the handedness change themselves.
+Reading honours the stage's `upAxis` and `metersPerUnit` and each instancer's world transform.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from model.atomic import atomic_write
+from model.errors import FormatError
+from model.foliage.foliage_type import FoliageType, foliage_type_to_dict
+from model.interchange.conventions import (
+    Conventions,
+    from_target,
+    quaternion_matrices,
+    quaternions,
+    rotation_matrices,
+)
+from model.interchange.geometry import IndexedMesh, terrain_tiles, terrain_vertex_count, type_mesh
+from model.interchange.instances import instance_chunks, instance_counts, selected_types, volume_of
+from model.interchange.options import (
+    DEFAULT_OPTIONS,
+    ExportOptions,
+    ExportReport,
+    ImportedFoliage,
+    Progress,
+    check_progress,
+)
+from model.scene import Scene
+
+SUFFIXES = (".usda", ".usdc", ".usdz")
+NS = "boscage:"
+YPR_PRIMVAR = "boscage:yawPitchRoll"
+PALETTE_NS = NS + "palette:"
+_YPR_TOLERANCE = 1e-4  # |q·q'| ≥ 1 − this: the kept angles still describe the file's orientations
+
+
+def _pxr():
+    from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt
+
+    return Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt
+
+
+def usd_frame(conventions: Conventions) -> Conventions:
+    """The frame a USD file is written in: the conventions' up axis and unit, right-handed."""
+    return Conventions(conventions.up, "right", conventions.units)
+
+
+def record_quaternions(records: np.ndarray, frame: Conventions) -> np.ndarray:
+    """(n, 4) float32 unit quaternions x y z w (w ≥ 0) of Ry·Rx·Rz in a right-handed target frame.
+
+    Straight from the half angles (no matrices): the basis change M is a proper rotation, so
+    M·R·Mᵀ is the quaternion with its vector part turned by M."""
+    half = records[:, 3:6].astype(np.float32) * np.float32(0.5)
+    sy, cy = np.sin(half[:, 0]), np.cos(half[:, 0])
+    sp, cp = np.sin(half[:, 1]), np.cos(half[:, 1])
+    sr, cr = np.sin(half[:, 2]), np.cos(half[:, 2])
+    q = np.empty((len(records), 4), np.float32)
+    q[:, 0] = cy * sp * cr + sy * cp * sr
+    q[:, 1] = sy * cp * cr - cy * sp * sr
+    q[:, 2] = cy * cp * sr - sy * sp * cr
+    q[:, 3] = cy * cp * cr + sy * sp * sr
+    if not frame.is_identity:
+        q[:, :3] = q[:, :3] @ frame.basis.T.astype(np.float32)
+    np.negative(q, out=q, where=q[:, 3:4] < 0)
+    return q
+
+
+def safe_name(name: str) -> str:
+    """A valid USD prim name for any type or layer name (the real name travels in an attribute)."""
+    from pxr import Tf
+
+    return Tf.MakeValidIdentifier(name) or "_"
+
+
+# ---- writing --------------------------------------------------------------------------------
+def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_OPTIONS,
+              progress: Progress | None = None) -> ExportReport:
+    """Write the scene's terrain and foliage as USD (format from the suffix), atomically; a
+    cancelled export raises Cancelled and leaves any previous file untouched."""
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ValueError(f"{path.name}: not a USD file name (use {', '.join(SUFFIXES)})")
+    frame = usd_frame(options.conventions)
+    layout = instance_counts(scene, options)
+    names = selected_types(scene, options)
+    per_type = {name: 0 for name in names}
+    for type_name, _, n in layout:
+        per_type[type_name] += n
+    instances = sum(per_type.values())
+    t = scene.terrain
+    terrain_vertices = terrain_vertex_count(t, options.terrain_step, options.region) if options.terrain else 0
+    total = instances + terrain_vertices + 1
+    done = 0
+    check_progress(progress, done, total)
+    with tempfile.TemporaryDirectory(prefix="boscage-usd-") as tmp:
+        layer_path = Path(tmp) / ("scene.usda" if suffix == ".usda" else "scene.usdc")
+        stage = Usd.Stage.CreateNew(str(layer_path))
+        UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z if frame.up == "z" else UsdGeom.Tokens.y)
+        UsdGeom.SetStageMetersPerUnit(stage, 1.0 / frame.unit_scale)
+        world = UsdGeom.Xform.Define(stage, "/World")
+        stage.SetDefaultPrim(world.GetPrim())
+        stage.GetRootLayer().customLayerData = {
+            "boscage": {"handedness": options.conventions.handedness, "units": frame.units,
+                        "source": scene.name}}
+        if options.terrain and terrain_vertices:
+            _write_terrain(stage, scene, options, frame)
+            done += terrain_vertices
+            check_progress(progress, done, total)
+        if names:
+            UsdGeom.Scope.Define(stage, "/World/Foliage")
+        volume = volume_of(scene)
+        folder = scene.path.parent if scene.path is not None else None
+        chunks = instance_chunks(scene, options)
+        used: set[str] = set()
+        for type_name in names:
+            ftype = volume.palette.get(type_name) if volume is not None else None
+            ftype = ftype or FoliageType(type_name)
+            prim_name = safe_name(type_name)
+            while prim_name in used:
+                prim_name += "_"
+            used.add(prim_name)
+            done = _write_instancer(stage, f"/World/Foliage/{prim_name}", ftype, folder, frame,
+                                    per_type[type_name], chunks, progress, done, total)
+        stage.GetRootLayer().Save()
+        del stage
+        check_progress(progress, total - 1, total)
+        if suffix == ".usdz":
+            package = Path(tmp) / "scene.usdz"
+            if not UsdUtils.CreateNewUsdzPackage(Sdf.AssetPath(str(layer_path)), str(package)):
+                raise OSError(f"{path}: could not write the USDZ package")
+            layer_path = package
+
+        def copy(f) -> None:
+            with open(layer_path, "rb") as src:
+                shutil.copyfileobj(src, f, 1 << 22)
+
+        atomic_write(path, copy)
+    check_progress(progress, total, total)
+    return ExportReport(path, instances, per_type, terrain_vertices if options.terrain else 0,
+                        path.stat().st_size)
+
+
+def _write_terrain(stage, scene: Scene, options: ExportOptions, frame: Conventions) -> None:
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    tiles = list(terrain_tiles(scene.terrain, options.terrain_step, options.region, frame))
+    points, normals, colours, weights, indices = [], [], [], [], []
+    base = 0
+    for tile in tiles:
+        points.append(tile.positions)
+        normals.append(tile.normals)
+        colours.append(tile.colours)
+        weights.append(tile.weights)
+        indices.append(tile.indices.astype(np.int32) + base)
+        base += tile.vertex_count
+    p = np.concatenate(points)
+    mesh = UsdGeom.Mesh.Define(stage, "/World/Terrain")
+    mesh.CreatePointsAttr(Vt.Vec3fArray.FromNumpy(np.ascontiguousarray(p, np.float32)))
+    idx = np.concatenate(indices)
+    mesh.CreateFaceVertexIndicesAttr(Vt.IntArray.FromNumpy(idx))
+    mesh.CreateFaceVertexCountsAttr(Vt.IntArray.FromNumpy(np.full(len(idx) // 3, 3, np.int32)))
+    mesh.CreateNormalsAttr(Vt.Vec3fArray.FromNumpy(np.concatenate(normals).astype(np.float32)))
+    mesh.SetNormalsInterpolation(UsdGeom.Tokens.vertex)
+    mesh.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
+    box = np.stack([p.min(axis=0), p.max(axis=0)]).astype(np.float32)
+    mesh.CreateExtentAttr(Vt.Vec3fArray.FromNumpy(box))
+    api = UsdGeom.PrimvarsAPI(mesh)
+    api.CreatePrimvar("displayColor", Sdf.ValueTypeNames.Color3fArray, UsdGeom.Tokens.vertex).Set(
+        Vt.Vec3fArray.FromNumpy(np.concatenate(colours).astype(np.float32)))
+    layer_names = list(tiles[0].weight_names) if tiles else []
+    w = np.concatenate(weights) if layer_names else None
+    prim_names: list[str] = []
+    for k, name in enumerate(layer_names):
+        pv_name = "weight_" + safe_name(name)
+        while pv_name in prim_names:
+            pv_name += "_"
+        prim_names.append(pv_name)
+        api.CreatePrimvar(pv_name, Sdf.ValueTypeNames.FloatArray, UsdGeom.Tokens.vertex).Set(
+            Vt.FloatArray.FromNumpy(w[:, k].astype(np.float32) / np.float32(255)))
+    prim = mesh.GetPrim()
+    prim.CreateAttribute(NS + "layerNames", Sdf.ValueTypeNames.StringArray, custom=True).Set(layer_names)
+    step = prim.CreateAttribute(NS + "terrainStep", Sdf.ValueTypeNames.Int, custom=True)
+    step.Set(int(options.terrain_step))
+
+
+def _write_mesh(stage, path: str, mesh: IndexedMesh) -> None:
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    usd_mesh = UsdGeom.Mesh.Define(stage, path)
+    p = np.ascontiguousarray(mesh.positions, np.float32)
+    usd_mesh.CreatePointsAttr(Vt.Vec3fArray.FromNumpy(p))
+    usd_mesh.CreateFaceVertexIndicesAttr(Vt.IntArray.FromNumpy(mesh.indices.astype(np.int32)))
+    usd_mesh.CreateFaceVertexCountsAttr(Vt.IntArray.FromNumpy(np.full(mesh.triangle_count, 3, np.int32)))
+    usd_mesh.CreateNormalsAttr(Vt.Vec3fArray.FromNumpy(np.ascontiguousarray(mesh.normals, np.float32)))
+    usd_mesh.SetNormalsInterpolation(UsdGeom.Tokens.vertex)
+    usd_mesh.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
+    usd_mesh.CreateExtentAttr(Vt.Vec3fArray.FromNumpy(np.stack([p.min(axis=0), p.max(axis=0)])))
+    if mesh.colours is not None:
+        UsdGeom.PrimvarsAPI(usd_mesh).CreatePrimvar(
+            "displayColor", Sdf.ValueTypeNames.Color3fArray, UsdGeom.Tokens.vertex).Set(
+            Vt.Vec3fArray.FromNumpy(np.ascontiguousarray(mesh.colours, np.float32)))
+
+
+def _write_palette_keys(prim, ftype: FoliageType) -> None:
+    """Each palette key as a custom attribute: strings, numbers, ranges (double[]), tables nested."""
+    from pxr import Sdf
+
+    def put(name: str, value) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                put(f"{name}:{k}", v)
+        elif isinstance(value, str):
+            prim.CreateAttribute(name, Sdf.ValueTypeNames.String, custom=True).Set(value)
+        elif isinstance(value, bool):
+            prim.CreateAttribute(name, Sdf.ValueTypeNames.Bool, custom=True).Set(value)
+        elif isinstance(value, int | float):
+            prim.CreateAttribute(name, Sdf.ValueTypeNames.Double, custom=True).Set(float(value))
+        elif isinstance(value, list | tuple):
+            prim.CreateAttribute(name, Sdf.ValueTypeNames.DoubleArray, custom=True).Set(
+                [float(v) for v in value])
+
+    for key, value in foliage_type_to_dict(ftype).items():
+        if key != "name":
+            put(PALETTE_NS + key, value)
+
+
+def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conventions, n: int,
+                     chunks, progress, done: int, total: int) -> int:
+    """One type's instancer, filled chunk by chunk from `chunks` (the shared, ordered iterator)."""
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    inst = UsdGeom.PointInstancer.Define(stage, path)
+    prim = inst.GetPrim()
+    prim.CreateAttribute(NS + "typeName", Sdf.ValueTypeNames.String, custom=True).Set(ftype.name)
+    prim.CreateAttribute(NS + "mesh", Sdf.ValueTypeNames.String, custom=True).Set(ftype.mesh)
+    _write_palette_keys(prim, ftype)
+    UsdGeom.Scope.Define(stage, f"{path}/Prototypes")
+    mesh = type_mesh(ftype, folder, frame)
+    proto_path = f"{path}/Prototypes/{safe_name(mesh.name or 'mesh')}"
+    _write_mesh(stage, proto_path, mesh)
+    inst.CreatePrototypesRel().SetTargets([Sdf.Path(proto_path)])
+    positions = np.empty((n, 3), np.float32)
+    quats = np.empty((n, 4), np.float32)
+    scales = np.empty((n, 3), np.float32)
+    ypr = np.empty((n, 3), np.float32)
+    m, s = frame.basis.T, frame.unit_scale
+    offset = 0
+    while offset < n:
+        chunk = next(chunks)
+        rec = chunk.records
+        k = len(rec)
+        end = offset + k
+        if frame.is_identity:
+            positions[offset:end] = rec[:, :3]
+        else:  # a signed permutation (exact) times the unit, rounded once
+            positions[offset:end] = rec[:, :3].astype(np.float64) @ m * s
+        quats[offset:end] = record_quaternions(rec, frame)
+        scales[offset:end] = rec[:, 6:7]
+        ypr[offset:end] = rec[:, 3:6]
+        offset = end
+        done += k
+        check_progress(progress, done, total)
+    inst.CreatePositionsAttr(Vt.Vec3fArray.FromNumpy(positions))
+    inst.CreateOrientationsfAttr(Vt.QuatfArray.FromNumpy(quats))
+    inst.CreateOrientationsAttr(Vt.QuathArray.FromNumpy(quats.astype(np.float16)))
+    inst.CreateScalesAttr(Vt.Vec3fArray.FromNumpy(scales))
+    inst.CreateProtoIndicesAttr(Vt.IntArray.FromNumpy(np.zeros(n, np.int32)))
+    inst.CreateIdsAttr(Vt.Int64Array.FromNumpy(np.arange(n, dtype=np.int64)))
+    UsdGeom.PrimvarsAPI(inst).CreatePrimvar(YPR_PRIMVAR, Sdf.ValueTypeNames.Float3Array,
+                                             UsdGeom.Tokens.vertex).Set(Vt.Vec3fArray.FromNumpy(ypr))
+    if n:  # a conservative box: every instance's position ± its scale × the prototype's reach
+        reach = float(np.abs(mesh.positions).max()) if mesh.vertex_count else 0.0
+        reach *= float(np.abs(scales[:, 0]).max())
+        lo, hi = positions.min(axis=0) - reach, positions.max(axis=0) + reach
+        inst.CreateExtentAttr(Vt.Vec3fArray.FromNumpy(np.stack([lo, hi]).astype(np.float32)))
+    return done
+
+
+# ---- reading --------------------------------------------------------------------------------
+def _open_stage(path: Path):
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    if not path.is_file():
+        raise FormatError(path, None, "file not found")
+    try:
+        stage = Usd.Stage.Open(str(path), Usd.Stage.LoadAll)
+    except Tf.ErrorException as e:
+        reason = str(e).strip().splitlines()[-1].strip() if str(e).strip() else "unreadable"
+        raise FormatError(path, None, f"not a readable USD file: {reason}") from None
+    if stage is None:
+        raise FormatError(path, None, "not a readable USD file")
+    return stage
+
+
+def _array(attr, dtype, width: int | None, prim_path: str, path: Path, n: int | None = None):
+    """An authored array attribute as numpy (None when not authored); a wrong length is a FormatError."""
+    if not attr or not attr.HasAuthoredValue():
+        return None
+    value = attr.Get()
+    if value is None:
+        return None
+    a = np.asarray(value, dtype=dtype)
+    if width is not None:
+        a = a.reshape(-1, width) if a.size else np.empty((0, width), dtype)
+    if n is not None and len(a) != n:
+        raise FormatError(path, f"{prim_path}.{attr.GetName()}",
+                          f"holds {len(a)} values, expected {n} (one per instance)")
+    return a
+
+
+def _type_name(prim, fallback: str) -> str:
+    attr = prim.GetAttribute(NS + "typeName")
+    value = attr.Get() if attr and attr.HasAuthoredValue() else None
+    return str(value) if value else fallback
+
+
+def _palette_keys(prim) -> dict:
+    out: dict = {}
+    for attr in prim.GetAttributes():
+        name = attr.GetName()
+        if not name.startswith(PALETTE_NS):
+            continue
+        value = attr.Get()
+        if value is None:
+            continue
+        if hasattr(value, "__len__") and not isinstance(value, str):
+            value = [float(v) for v in value]
+        keys = name[len(PALETTE_NS):].split(":")
+        target = out
+        for k in keys[:-1]:
+            target = target.setdefault(k, {})
+        target[keys[-1]] = value
+    return out
+
+
+def _prototype_mesh(stage, proto_path) -> IndexedMesh | None:
+    """The first UsdGeomMesh at or under a prototype, triangulated (fans), in its own units."""
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    root = stage.GetPrimAtPath(proto_path)
+    if not root:
+        return None
+    for prim in Usd.PrimRange(root):
+        if not prim.IsA(UsdGeom.Mesh):
+            continue
+        m = UsdGeom.Mesh(prim)
+        points = np.asarray(m.GetPointsAttr().Get() or [], np.float32).reshape(-1, 3)
+        counts = np.asarray(m.GetFaceVertexCountsAttr().Get() or [], np.int64)
+        idx = np.asarray(m.GetFaceVertexIndicesAttr().Get() or [], np.int64)
+        in_range = not len(idx) or 0 <= idx.min() <= idx.max() < len(points)
+        if not len(points) or counts.sum() != len(idx) or not in_range:
+            return None
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        tris = []
+        for j in range(1, int(counts.max(initial=0)) - 1):  # fan triangles: (0, j, j+1) of each polygon
+            s = starts[counts > j + 1]
+            tris.append(np.stack([idx[s], idx[s + j], idx[s + j + 1]], 1))
+        faces = np.concatenate(tris) if tris else np.empty((0, 3), np.int64)
+        normals = np.zeros_like(points)
+        if len(faces):
+            p0 = points[faces[:, 0]]
+            fn = np.cross(points[faces[:, 1]] - p0, points[faces[:, 2]] - p0)
+            for c in range(3):
+                np.add.at(normals, faces[:, c], fn)
+        length = np.linalg.norm(normals, axis=1, keepdims=True)
+        normals = np.where(length > 0, normals / np.maximum(length, 1e-30), np.array([0, 1, 0], np.float32))
+        return IndexedMesh(prim.GetName(), points, normals.astype(np.float32),
+                           faces.reshape(-1).astype(np.uint32))
+    return None
+
+
+def _world(xform) -> tuple[np.ndarray, np.ndarray, float, bool]:
+    """(3x3 column-vector rotation·scale, translation, uniform scale, is identity) of a prim's world."""
+    from pxr import Usd
+
+    g = np.array(xform.ComputeLocalToWorldTransform(Usd.TimeCode.Default()), np.float64)
+    a, t = g[:3, :3].T, g[3, :3]  # Gf is row-vector: p' = p·G
+    return a, t, float(np.cbrt(np.linalg.det(a))) if np.linalg.det(a) > 0 else 0.0, \
+        bool(np.array_equal(g, np.eye(4)))
+
+
+def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> ImportedFoliage:
+    """Every UsdGeomPointInstancer on the stage as records in the scene frame (metres, +Y up);
+    FormatError on a file pxr cannot read or an instancer whose arrays disagree."""
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    path = Path(path)
+    stage = _open_stage(path)
+    up = str(UsdGeom.GetStageUpAxis(stage)).lower()
+    meters = float(UsdGeom.GetStageMetersPerUnit(stage))
+    if up not in ("y", "z"):
+        raise FormatError(path, "upAxis", f"unknown up axis {up!r}")
+    if not (math.isfinite(meters) and meters > 0):
+        raise FormatError(path, "metersPerUnit", f"must be positive, got {meters}")
+    frame = Conventions(up, "right", "m")
+    instancers = [p for p in stage.Traverse() if p.IsA(UsdGeom.PointInstancer)]
+    result = ImportedFoliage()
+    sizes = []
+    for prim in instancers:
+        attr = UsdGeom.PointInstancer(prim).GetProtoIndicesAttr()
+        value = attr.Get() if attr else None
+        sizes.append(len(value) if value is not None else 0)
+    total = sum(sizes) or 1
+    done = 0
+    check_progress(progress, 0, total)
+    for prim, n in zip(instancers, sizes, strict=True):
+        where = str(prim.GetPath())
+        inst = UsdGeom.PointInstancer(prim)
+        protos = list(inst.GetPrototypesRel().GetTargets())
+        proto_idx = _array(inst.GetProtoIndicesAttr(), np.int64, None, where, path, n)
+        positions = _array(inst.GetPositionsAttr(), np.float64, 3, where, path, n)
+        if positions is None:
+            if n:
+                raise FormatError(path, f"{where}.positions", "missing (it is required)")
+            continue
+        quats = _array(inst.GetOrientationsfAttr(), np.float64, 4, where, path)
+        if quats is None or not len(quats):
+            quats = _array(inst.GetOrientationsAttr(), np.float64, 4, where, path)
+        if quats is None or not len(quats):
+            quats = np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
+        elif len(quats) != n:
+            raise FormatError(path, f"{where}.orientations", f"holds {len(quats)} values, expected {n}")
+        scales = _array(inst.GetScalesAttr(), np.float64, 3, where, path)
+        if scales is None or not len(scales):
+            scales = np.ones((n, 3))
+        elif len(scales) != n:
+            raise FormatError(path, f"{where}.scales", f"holds {len(scales)} values, expected {n}")
+        if proto_idx is not None and n and not 0 <= proto_idx.min() <= proto_idx.max() < len(protos):
+            bad = int(np.argmax((proto_idx < 0) | (proto_idx >= len(protos))))
+            raise FormatError(path, f"{where}.protoIndices[{bad}]",
+                              f"index {int(proto_idx[bad])}, but {len(protos)} prototypes")
+        zero = np.linalg.norm(np.nan_to_num(quats), axis=1) == 0
+        for bad, label in ((~np.isfinite(positions).all(axis=1), "positions"),
+                           (~np.isfinite(quats).all(axis=1) | zero, "orientations"),
+                           (~np.isfinite(scales).all(axis=1), "scales")):
+            if bad.any():
+                raise FormatError(path, f"{where}.{label}[{int(np.argmax(bad))}]", "not a finite value")
+        uniform = scales.mean(axis=1)
+        if n and np.abs(scales - uniform[:, None]).max() > 1e-6 * max(1.0, np.abs(uniform).max()):
+            result.warnings.append(f"{where}: non-uniform scales became their mean (records hold one scale)")
+        a, t, s, identity = _world(UsdGeom.Xformable(prim))
+        if not identity:
+            if s <= 0 or not np.allclose(a / s @ (a / s).T, np.eye(3), atol=1e-6):
+                result.warnings.append(f"{where}: its transform shears or mirrors; instances placed by "
+                                       "its rotation and mean scale only")
+                s = abs(float(np.cbrt(abs(np.linalg.det(a))))) or 1.0
+            rot = a / s
+            positions = positions @ a.T + t
+            mats = rot @ quaternion_matrices(quats)
+            quats = quaternions(mats)
+            uniform = uniform * s
+        positions = positions * meters
+        records = from_target(positions, quats, uniform, frame)
+        primvars = UsdGeom.PrimvarsAPI(inst)
+        kept = primvars.GetPrimvar(YPR_PRIMVAR).GetAttr() if primvars.HasPrimvar(YPR_PRIMVAR) else None
+        ypr = _array(kept, np.float32, 3, where, path)
+        if ypr is not None and len(ypr) == n and n:
+            probe = np.zeros((n, 7), np.float32)
+            probe[:, 3:6] = ypr
+            file_q = quaternions(frame.basis.T @ quaternion_matrices(quats) @ frame.basis)
+            kept_q = quaternions(rotation_matrices(probe))
+            agree = np.abs(np.sum(file_q * kept_q, axis=1)) >= 1.0 - _YPR_TOLERANCE
+            records[agree, 3:6] = ypr[agree]
+            if not agree.all():
+                result.warnings.append(f"{where}: {int((~agree).sum())} orientations were changed after "
+                                       "export; their angles come from the orientations")
+        base = _type_name(prim, prim.GetName())
+        keys = _palette_keys(prim)
+        mesh_attr = prim.GetAttribute(NS + "mesh")
+        own_mesh = mesh_attr.Get() if mesh_attr and mesh_attr.HasAuthoredValue() else None
+        groups = [(0, np.arange(n))] if len(protos) <= 1 else \
+            [(k, np.flatnonzero(proto_idx == k)) for k in range(len(protos))]
+        for k, rows in groups:
+            if not len(rows) and len(protos) > 1:
+                continue
+            name = base if len(protos) <= 1 else _type_name(stage.GetPrimAtPath(protos[k]),
+                                                            f"{base}_{protos[k].name}")
+            rec = records[rows] if len(groups) > 1 else records
+            if name in result.records:
+                result.records[name] = np.concatenate([result.records[name], rec])
+            else:
+                result.records[name] = np.ascontiguousarray(rec)
+            if keys:
+                result.extras.setdefault(name, keys)
+            if name not in result.meshes:
+                if own_mesh and len(protos) <= 1:
+                    result.meshes[name] = str(own_mesh)
+                elif protos:
+                    geometry = _prototype_mesh(stage, protos[k])
+                    if geometry is not None:
+                        result.meshes[name] = _to_scene_mesh(geometry, frame, meters)
+        done += n
+        check_progress(progress, done, total)
+    return result
+
+
+def _to_scene_mesh(mesh: IndexedMesh, frame: Conventions, meters: float) -> IndexedMesh:
+    """A prototype's geometry in the scene frame (metres, +Y up)."""
+    if frame.is_identity and meters == 1.0:
+        return mesh
+    m = frame.basis
+    positions = (mesh.positions.astype(np.float64) @ m * meters).astype(np.float32)
+    normals = (mesh.normals.astype(np.float64) @ m).astype(np.float32)
+    return IndexedMesh(mesh.name, positions, normals, mesh.indices, mesh.colours)
