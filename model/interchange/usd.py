@@ -27,13 +27,12 @@ Reading honours the stage's `upAxis` and `metersPerUnit` and each instancer's wo
 from __future__ import annotations
 
 import math
-import shutil
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from model.atomic import atomic_write
+from model.atomic import atomic_write_path
 from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType, foliage_type_to_dict
 from model.interchange.conventions import (
@@ -59,6 +58,7 @@ SUFFIXES = (".usda", ".usdc", ".usdz")
 NS = "boscage:"
 YPR_PRIMVAR = "boscage:yawPitchRoll"
 PALETTE_NS = NS + "palette:"
+BLOCK = 1 << 16  # instances converted at a time
 _YPR_TOLERANCE = 1e-4  # |q·q'| ≥ 1 − this: the kept angles still describe the file's orientations
 
 
@@ -73,23 +73,25 @@ def usd_frame(conventions: Conventions) -> Conventions:
     return Conventions(conventions.up, "right", conventions.units)
 
 
-def record_quaternions(records: np.ndarray, frame: Conventions) -> np.ndarray:
-    """(n, 4) float32 unit quaternions x y z w (w ≥ 0) of Ry·Rx·Rz in a right-handed target frame.
+def ypr_quaternions(ypr: np.ndarray, frame: Conventions) -> np.ndarray:
+    """(n, 4) float32 unit quaternions x y z w (w ≥ 0) of Ry·Rx·Rz (yaw, pitch, roll in radians)
+    in a right-handed target frame.
 
     Straight from the half angles (no matrices): the basis change M is a proper rotation, so
     M·R·Mᵀ is the quaternion with its vector part turned by M."""
-    half = records[:, 3:6].astype(np.float32) * np.float32(0.5)
-    sy, cy = np.sin(half[:, 0]), np.cos(half[:, 0])
-    sp, cp = np.sin(half[:, 1]), np.cos(half[:, 1])
-    sr, cr = np.sin(half[:, 2]), np.cos(half[:, 2])
-    q = np.empty((len(records), 4), np.float32)
-    q[:, 0] = cy * sp * cr + sy * cp * sr
-    q[:, 1] = sy * cp * cr - cy * sp * sr
-    q[:, 2] = cy * cp * sr - sy * sp * cr
-    q[:, 3] = cy * cp * cr + sy * sp * sr
+    half = np.ascontiguousarray(np.asarray(ypr, np.float32).T) * np.float32(0.5)  # rows: sin/cos vectorise
+    sy, cy = np.sin(half[0]), np.cos(half[0])
+    sp, cp = np.sin(half[1]), np.cos(half[1])
+    sr, cr = np.sin(half[2]), np.cos(half[2])
+    cycp, sysp, sycp, cysp = cy * cp, sy * sp, sy * cp, cy * sp
+    w = cycp * cr + sysp * sr
+    sign = np.where(w < 0, np.float32(-1), np.float32(1))  # w ≥ 0, as conventions.quaternions
+    x, y, z = (cysp * cr + sycp * sr) * sign, (sycp * cr - cysp * sr) * sign, (cycp * sr - sysp * cr) * sign
     if not frame.is_identity:
-        q[:, :3] = q[:, :3] @ frame.basis.T.astype(np.float32)
-    np.negative(q, out=q, where=q[:, 3:4] < 0)
+        x, y, z = frame.basis.astype(np.float32) @ np.stack([x, y, z])
+    q = np.empty((len(w), 4), np.float32)
+    for c, v in enumerate((x, y, z, w * sign)):
+        q[:, c] = v
     return q
 
 
@@ -123,8 +125,7 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
     done = 0
     check_progress(progress, done, total)
     with tempfile.TemporaryDirectory(prefix="boscage-usd-") as tmp:
-        layer_path = Path(tmp) / ("scene.usda" if suffix == ".usda" else "scene.usdc")
-        stage = Usd.Stage.CreateNew(str(layer_path))
+        stage = Usd.Stage.CreateInMemory("scene" + (".usda" if suffix == ".usda" else ".usdc"))
         UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z if frame.up == "z" else UsdGeom.Tokens.y)
         UsdGeom.SetStageMetersPerUnit(stage, 1.0 / frame.unit_scale)
         world = UsdGeom.Xform.Define(stage, "/World")
@@ -151,20 +152,20 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
             used.add(prim_name)
             done = _write_instancer(stage, f"/World/Foliage/{prim_name}", ftype, folder, frame,
                                     per_type[type_name], chunks, progress, done, total)
-        stage.GetRootLayer().Save()
-        del stage
         check_progress(progress, total - 1, total)
-        if suffix == ".usdz":
-            package = Path(tmp) / "scene.usdz"
-            if not UsdUtils.CreateNewUsdzPackage(Sdf.AssetPath(str(layer_path)), str(package)):
-                raise OSError(f"{path}: could not write the USDZ package")
-            layer_path = package
+        layer = stage.GetRootLayer()
 
-        def copy(f) -> None:
-            with open(layer_path, "rb") as src:
-                shutil.copyfileobj(src, f, 1 << 22)
+        def export(target: Path) -> None:
+            if suffix == ".usdz":  # a package of the crate layer
+                inner = Path(tmp) / "scene.usdc"
+                if not layer.Export(str(inner)) or not UsdUtils.CreateNewUsdzPackage(
+                        Sdf.AssetPath(str(inner)), str(target)):
+                    raise OSError(f"{path}: could not write the USDZ package")
+            elif not layer.Export(str(target)):
+                raise OSError(f"{path}: could not write the USD layer")
 
-        atomic_write(path, copy)
+        atomic_write_path(path, export, suffix)  # the library writes by name: no copy through Python
+        del stage
     check_progress(progress, total, total)
     return ExportReport(path, instances, per_type, terrain_vertices if options.terrain else 0,
                         path.stat().st_size)
@@ -270,35 +271,45 @@ def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conven
     quats = np.empty((n, 4), np.float32)
     scales = np.empty((n, 3), np.float32)
     ypr = np.empty((n, 3), np.float32)
-    m, s = frame.basis.T, frame.unit_scale
+    m, s, identity = frame.basis.T, frame.unit_scale, frame.is_identity
     offset = 0
-    while offset < n:
-        chunk = next(chunks)
-        rec = chunk.records
-        k = len(rec)
-        end = offset + k
-        if frame.is_identity:
-            positions[offset:end] = rec[:, :3]
+    pending: list[np.ndarray] = []
+    gathered = 0
+    while offset < n:  # chunks gathered into blocks: one chunk is too small to vectorise well
+        if offset + gathered < n:
+            rec = next(chunks).records
+            pending.append(rec)
+            gathered += len(rec)
+            done += len(rec)
+            check_progress(progress, done, total)
+            if gathered < BLOCK and offset + gathered < n:
+                continue
+        block = np.concatenate(pending) if len(pending) > 1 else pending[0]
+        pending, gathered = [], 0
+        end = offset + len(block)
+        if identity:
+            positions[offset:end] = block[:, :3]
         else:  # a signed permutation (exact) times the unit, rounded once
-            positions[offset:end] = rec[:, :3].astype(np.float64) @ m * s
-        quats[offset:end] = record_quaternions(rec, frame)
-        scales[offset:end] = rec[:, 6:7]
-        ypr[offset:end] = rec[:, 3:6]
+            positions[offset:end] = block[:, :3].astype(np.float64) @ m * s
+        scales[offset:end] = block[:, 6:7]
+        ypr[offset:end] = block[:, 3:6]
+        quats[offset:end] = ypr_quaternions(ypr[offset:end], frame)
         offset = end
-        done += k
-        check_progress(progress, done, total)
     inst.CreatePositionsAttr(Vt.Vec3fArray.FromNumpy(positions))
     inst.CreateOrientationsfAttr(Vt.QuatfArray.FromNumpy(quats))
     inst.CreateOrientationsAttr(Vt.QuathArray.FromNumpy(quats.astype(np.float16)))
+    del quats
     inst.CreateScalesAttr(Vt.Vec3fArray.FromNumpy(scales))
-    inst.CreateProtoIndicesAttr(Vt.IntArray.FromNumpy(np.zeros(n, np.int32)))
+    inst.CreateProtoIndicesAttr(Vt.IntArray(n))  # zeros: the one prototype
     inst.CreateIdsAttr(Vt.Int64Array.FromNumpy(np.arange(n, dtype=np.int64)))
     UsdGeom.PrimvarsAPI(inst).CreatePrimvar(YPR_PRIMVAR, Sdf.ValueTypeNames.Float3Array,
                                              UsdGeom.Tokens.vertex).Set(Vt.Vec3fArray.FromNumpy(ypr))
     if n:  # a conservative box: every instance's position ± its scale × the prototype's reach
         reach = float(np.abs(mesh.positions).max()) if mesh.vertex_count else 0.0
         reach *= float(np.abs(scales[:, 0]).max())
-        lo, hi = positions.min(axis=0) - reach, positions.max(axis=0) + reach
+        # column by column: a reduction over axis 0 of an (n, 3) array is many times slower
+        lo = np.array([positions[:, c].min() for c in range(3)]) - reach
+        hi = np.array([positions[:, c].max() for c in range(3)]) + reach
         inst.CreateExtentAttr(Vt.Vec3fArray.FromNumpy(np.stack([lo, hi]).astype(np.float32)))
     return done
 
