@@ -19,7 +19,9 @@ EXIT_OK, EXIT_BAD_INPUT, EXIT_USAGE = 0, 1, 2
 
 
 def family_names() -> list[str]:
-    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+    # module import_foliage is the command import-foliage
+    return sorted(m.name.replace("_", "-") for m in pkgutil.iter_modules(__path__)
+                  if not m.name.startswith("_"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="family", metavar="COMMAND", required=True)
     for name in family_names():
-        importlib.import_module(f"{__name__}.{name}").register(sub)
+        importlib.import_module(f"{__name__}.{name.replace('-', '_')}").register(sub)
     return parser
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli import UsageError, add_json_flag, emit
+from app.cli._progress import TerminalProgress as _TerminalProgress
 from model.errors import FormatError
 
 
@@ -131,25 +132,6 @@ def run_inspect(args: argparse.Namespace) -> int:
 
 
 # ---- grow ----------------------------------------------------------------------------------------
-class _TerminalProgress:
-    """A one-line progress bar on stderr when it is a terminal."""
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.live = sys.stderr.isatty()
-
-    def __call__(self, fraction: float) -> None:
-        if self.live:
-            done = int(fraction * 30)
-            sys.stderr.write(f"\rgrowing [{'#' * done}{'.' * (30 - done)}] "
-                             f"{round(fraction * self.total)}/{self.total} passes")
-            sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.live:
-            sys.stderr.write("\n")
-
-
 def _counts(types: Any, names: dict[int, str]) -> dict[str, int]:
     import numpy as np
 

@@ -68,7 +68,7 @@ def read_foliage(path: str | Path, progress: Progress | None = None) -> Imported
     if not path.is_file():
         raise FormatError(path, None, "file not found")
     if suffix in (".glb", ".gltf"):
-        from model.interchange.gltf import read_gltf_foliage
+        from model.interchange.gltf_reader import read_gltf_foliage
         return read_gltf_foliage(path, progress)
     if suffix in (".usda", ".usdc", ".usdz"):
         from model.interchange.usd import read_usd_foliage

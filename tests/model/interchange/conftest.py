@@ -52,3 +52,16 @@ def small_scene(counts: dict[str, int] | None = None, size: int = 41, spacing: f
 @pytest.fixture
 def scene() -> Scene:
     return small_scene()
+
+
+@pytest.fixture(autouse=True)
+def every_gltf_is_valid(tmp_path):
+    """After each test: the Khronos glTF Validator finds no error and no warning in any .glb/.gltf
+    it left in tmp_path (files named `bad*` are broken on purpose)."""
+    yield
+    written = sorted(p for p in tmp_path.rglob("*") if p.suffix in (".glb", ".gltf")
+                     and not p.name.startswith("bad"))
+    if written:
+        from tests.gltf_validator import assert_valid
+
+        assert_valid(written)

@@ -1,0 +1,413 @@
+"""glTF 2.0 foliage in: instances of `EXT_mesh_gpu_instancing` nodes, or meshes placed by two or
+more plain nodes, with node transforms composed through the hierarchy, back in the scene frame.
+
+Read with json and numpy rather than pygltflib, whose dataclass JSON took 15 s to parse the
+30,000 accessors of a million-instance file; every index, count and offset is checked against what
+the file holds before anything is allocated.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from model.errors import FormatError
+from model.interchange.conventions import (
+    Conventions,
+    Transforms,
+    from_target,
+    quaternion_matrices,
+    quaternions,
+)
+from model.interchange.geometry import IndexedMesh
+from model.interchange.gltf import BIN_CHUNK, EXT, FLOAT, JSON_CHUNK, KEY, UBYTE, UINT, USHORT, YPR
+from model.interchange.options import ImportedFoliage, Progress, check_progress
+
+MAX_JSON_BYTES = 256 << 20
+COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
+DTYPES = {FLOAT: np.float32, UBYTE: np.uint8, USHORT: np.uint16, UINT: np.uint32,
+          5120: np.int8, 5122: np.int16}
+
+
+def _load(path: Path) -> tuple[dict, bytes | None]:
+    """The JSON document and the GLB binary chunk (None for .gltf)."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise FormatError(path, None, e.strerror or str(e)) from None
+    if data[:4] == b"glTF":
+        if len(data) < 20:
+            raise FormatError(path, 0, "truncated GLB header")
+        magic, version, length = struct.unpack_from("<III", data, 0)
+        if version != 2:
+            raise FormatError(path, 4, f"GLB version {version}; only glTF 2.0 is read")
+        if length > len(data):
+            raise FormatError(path, 8, f"GLB claims {length} bytes but the file has {len(data)}")
+        pos, doc_bytes, blob = 12, None, None
+        while pos + 8 <= length:
+            n, kind = struct.unpack_from("<II", data, pos)
+            if pos + 8 + n > length:
+                raise FormatError(path, pos, f"chunk claims {n} bytes but only {length - pos - 8} remain")
+            if kind == JSON_CHUNK and doc_bytes is None:
+                doc_bytes = data[pos + 8:pos + 8 + n]
+            elif kind == BIN_CHUNK and blob is None:
+                blob = data[pos + 8:pos + 8 + n]
+            pos += 8 + ((n + 3) & ~3)
+        if doc_bytes is None:
+            raise FormatError(path, 12, "GLB has no JSON chunk")
+    else:
+        doc_bytes, blob = data, None
+    if len(doc_bytes) > MAX_JSON_BYTES:
+        raise FormatError(path, None, f"glTF JSON of {len(doc_bytes)} bytes is over the limit")
+    try:
+        doc = json.loads(doc_bytes.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise FormatError(path, getattr(e, "pos", None), f"not glTF JSON: {e}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("asset"), dict):
+        raise FormatError(path, "asset", "missing: not a glTF document")
+    version = str(doc["asset"].get("version", ""))
+    if not version.startswith("2."):
+        raise FormatError(path, "asset.version", f"{version!r}; only glTF 2.0 is read")
+    return doc, blob
+
+
+class _Reader:
+    def __init__(self, path: Path, doc: dict, blob: bytes | None) -> None:
+        self.path, self.doc, self.blob = path, doc, blob
+        self.buffers: dict[int, bytes] = {}
+
+    def _list(self, key: str) -> list:
+        value = self.doc.get(key, [])
+        if not isinstance(value, list):
+            raise FormatError(self.path, key, "must be an array")
+        return value
+
+    def item(self, key: str, index, where: str) -> dict:
+        items = self._list(key)
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(items):
+            raise FormatError(self.path, where, f"refers to {key}[{index}], which does not exist")
+        if not isinstance(items[index], dict):
+            raise FormatError(self.path, f"{key}[{index}]", "must be an object")
+        return items[index]
+
+    def buffer(self, index: int, where: str) -> bytes:
+        if index in self.buffers:
+            return self.buffers[index]
+        b = self.item("buffers", index, where)
+        uri = b.get("uri")
+        if uri is None:
+            if index != 0 or self.blob is None:
+                raise FormatError(self.path, f"buffers[{index}]", "has no uri and the file no binary chunk")
+            data = self.blob
+        elif not isinstance(uri, str):
+            raise FormatError(self.path, f"buffers[{index}].uri", "must be a string")
+        elif uri.startswith("data:"):
+            import base64
+            try:
+                data = base64.b64decode(uri.split(",", 1)[1], validate=True)
+            except (IndexError, ValueError):
+                raise FormatError(self.path, f"buffers[{index}].uri", "bad data URI") from None
+        else:
+            from urllib.parse import unquote
+            target = (self.path.parent / unquote(uri)).resolve()
+            if self.path.parent.resolve() not in target.parents:
+                raise FormatError(self.path, f"buffers[{index}].uri", "leaves the file's folder")
+            try:
+                data = target.read_bytes()
+            except OSError as e:
+                raise FormatError(target, None, f"buffer file: {e.strerror or e}") from None
+        length = b.get("byteLength")
+        if not isinstance(length, int) or length < 0 or length > len(data):
+            raise FormatError(self.path, f"buffers[{index}].byteLength",
+                              f"{length!r} but the data holds {len(data)} bytes")
+        self.buffers[index] = data
+        return data
+
+    def accessor(self, index, where: str, kinds: tuple[str, ...]) -> np.ndarray:
+        """Accessor data as float64 (n, components); normalized integers scaled to 0..1."""
+        place = f"accessors[{index}]"
+        a = self.item("accessors", index, where)
+        kind, component, count = a.get("type"), a.get("componentType"), a.get("count")
+        if kind not in kinds:
+            raise FormatError(self.path, place, f"type {kind!r}; expected {' or '.join(kinds)}")
+        if component not in DTYPES:
+            raise FormatError(self.path, place, f"componentType {component!r} is not supported")
+        if not isinstance(count, int) or count < 0:
+            raise FormatError(self.path, place, f"count {count!r} must be a whole number ≥ 0")
+        dtype = np.dtype(DTYPES[component]).newbyteorder("<")
+        width = COMPONENTS[kind]
+        if "bufferView" not in a:
+            return np.zeros((count, width))  # all zeros by definition (sparse is not used for foliage)
+        view = self.item("bufferViews", a["bufferView"], place)
+        data = self.buffer(view.get("buffer"), f"bufferViews[{a['bufferView']}]")
+        v_off, v_len = view.get("byteOffset", 0), view.get("byteLength")
+        a_off = a.get("byteOffset", 0)
+        if not all(isinstance(x, int) and x >= 0 for x in (v_off, v_len, a_off)) or v_off + v_len > len(data):
+            raise FormatError(self.path, f"bufferViews[{a['bufferView']}]", "lies outside its buffer")
+        elem = dtype.itemsize * width
+        stride = view.get("byteStride", elem) or elem
+        if not isinstance(stride, int) or stride < elem:
+            raise FormatError(self.path, f"bufferViews[{a['bufferView']}].byteStride",
+                              f"{stride!r} is too small")
+        needed = a_off + (stride * (count - 1) + elem if count else 0)
+        if needed > v_len:
+            raise FormatError(self.path, place, f"needs {needed} bytes but its view holds {v_len}")
+        raw = np.ndarray((count, width), dtype, buffer=data, offset=v_off + a_off,
+                         strides=(stride, dtype.itemsize))
+        out = raw.astype(np.float64)
+        if a.get("normalized") and component != FLOAT:
+            out /= float(np.iinfo(dtype).max)
+        return out
+
+    def raw_float32(self, index, width: int) -> np.ndarray | None:
+        """Float32 accessor data exactly as stored, or None when it is not tight float32."""
+        a = self.item("accessors", index, "accessors")
+        if a.get("componentType") != FLOAT or COMPONENTS.get(a.get("type")) != width or "bufferView" not in a:
+            return None
+        return self.accessor(index, "accessors", (a["type"],)).astype(np.float32)
+
+
+def _local_matrix(node: dict, path: Path, where: str) -> np.ndarray:
+    if "matrix" in node:
+        m = np.asarray(node["matrix"], np.float64)
+        if m.shape != (16,) or not np.all(np.isfinite(m)):
+            raise FormatError(path, f"{where}.matrix", "must be 16 finite numbers")
+        return m.reshape(4, 4).T  # column-major
+    out = np.eye(4)
+    try:
+        t = np.asarray(node.get("translation", [0, 0, 0]), np.float64).reshape(3)
+        q = np.asarray(node.get("rotation", [0, 0, 0, 1]), np.float64).reshape(4)
+        s = np.asarray(node.get("scale", [1, 1, 1]), np.float64).reshape(3)
+    except (ValueError, TypeError):
+        raise FormatError(path, where, "translation, rotation or scale of the wrong size") from None
+    if not (np.all(np.isfinite(t)) and np.all(np.isfinite(q)) and np.all(np.isfinite(s))) or not q.any():
+        raise FormatError(path, where, "non-finite or zero transform")
+    out[:3, :3] = quaternion_matrices(q)[0] * s
+    out[:3, 3] = t
+    return out
+
+
+def _decompose(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """(n, 4, 4) → translations (n, 3), quaternions (n, 4), uniform scales (n,), any non-uniform."""
+    lin = m[:, :3, :3]
+    s3 = np.linalg.norm(lin, axis=1)  # column norms
+    scale = s3.mean(axis=1)
+    uneven = bool(np.any(np.abs(s3 - scale[:, None]) > 1e-4 * np.maximum(scale[:, None], 1e-12)))
+    rot = lin / np.where(s3 > 0, s3, 1.0)[:, None, :]
+    det = np.linalg.det(rot)
+    mirrored = det < 0
+    rot[mirrored] *= -1.0  # a mirrored instance: flip it back, scale turns negative
+    scale = np.where(mirrored, -scale, scale)
+    return m[:, :3, 3].copy(), quaternions(rot), scale, uneven
+
+
+def _conventions_of(doc: dict) -> Conventions:
+    extras = doc["asset"].get("extras")
+    conv = extras.get(KEY, {}).get("conventions") if isinstance(extras, dict) else None
+    if isinstance(conv, dict):
+        try:
+            return Conventions(conv.get("up", "y"), conv.get("handedness", "right"), conv.get("units", "m"))
+        except ValueError:
+            pass
+    return Conventions()  # glTF's own frame: +Y up, right-handed, metres
+
+
+def _ours(obj: dict) -> dict:
+    extras = obj.get("extras")
+    value = extras.get(KEY) if isinstance(extras, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> ImportedFoliage:
+    """Foliage instances of a glTF file: nodes with EXT_mesh_gpu_instancing, or meshes placed by two
+    or more plain nodes; transforms composed through the node hierarchy, in the scene frame. Types
+    are named by our extras, else the mesh's name. Meshes placed once (a terrain, a building) and
+    the terrain we write are not foliage."""
+    path = Path(path)
+    doc, blob = _load(path)
+    r = _Reader(path, doc, blob)
+    conv = _conventions_of(doc)
+    nodes = r._list("nodes")
+    meshes = r._list("meshes")
+    scenes = r._list("scenes")
+    if scenes:
+        si = doc.get("scene", 0)
+        roots = r.item("scenes", si, "scene").get("nodes", [])
+    else:
+        children = {c for n in nodes if isinstance(n, dict) for c in n.get("children", [])}
+        roots = [i for i in range(len(nodes)) if i not in children]
+    result = ImportedFoliage()
+
+    # walk the hierarchy once: world matrix, and the nearest type name from our extras
+    instanced: list[tuple[int, np.ndarray, str | None, dict]] = []  # node, world, type, extras
+    plain: dict[int, list[tuple]] = {}
+    type_extras: dict[str, dict] = {}
+    terrain_meshes: set[int] = set()
+    stack = [(i, np.eye(4), None, False, 0) for i in reversed(roots)]
+    seen = 0
+    while stack:
+        index, parent, type_name, terrain, depth = stack.pop()
+        where = f"nodes[{index}]"
+        node = r.item("nodes", index, "scene")
+        seen += 1
+        if depth > 64 or seen > 10 * len(nodes) + 1:
+            raise FormatError(path, where, "node hierarchy is cyclic or too deep")
+        world = parent @ _local_matrix(node, path, where)
+        ours = _ours(node)
+        if ours.get("terrain"):
+            terrain = True
+        if isinstance(ours.get("type"), str):
+            type_name = ours["type"]
+            if isinstance(ours.get("palette"), dict):
+                type_extras[type_name] = ours["palette"]
+        mesh = node.get("mesh")
+        if mesh is not None:
+            m = r.item("meshes", mesh, where)
+            if terrain or _ours(m).get("terrain"):
+                terrain_meshes.add(mesh)
+            else:
+                extensions = node.get("extensions")
+                ext = extensions.get(EXT) if isinstance(extensions, dict) else None
+                if isinstance(ext, dict):
+                    instanced.append((index, world, type_name, ext))
+                else:
+                    ypr = ours.get("ypr")
+                    if np.array_equal(parent, np.eye(4)) and "matrix" not in node:
+                        trs = (node.get("translation", [0.0, 0.0, 0.0]),
+                               node.get("rotation", [0.0, 0.0, 0.0, 1.0]), node.get("scale", [1.0, 1.0, 1.0]))
+                    else:
+                        trs = None
+                    plain.setdefault(mesh, []).append((world, type_name, ypr, trs))
+        for c in reversed(node.get("children", []) if isinstance(node.get("children"), list) else []):
+            stack.append((c, world, type_name, terrain, depth + 1))
+
+    def name_of(mesh_index: int, type_name: str | None) -> str:
+        m = meshes[mesh_index]
+        mo = _ours(m)
+        if isinstance(mo.get("type"), str):
+            if isinstance(mo.get("palette"), dict):
+                type_extras.setdefault(mo["type"], mo["palette"])
+            return type_name or mo["type"]
+        if type_name:
+            return type_name
+        return m.get("name") if isinstance(m.get("name"), str) and m.get("name") else f"mesh_{mesh_index}"
+
+    parts: dict[str, list[np.ndarray]] = {}
+    mesh_of_type: dict[str, int] = {}
+    total = sum(1 for _ in instanced) + sum(len(v) for v in plain.values())
+    done = 0
+    uneven = False
+    for index, world, type_name, ext in instanced:
+        node = nodes[index]
+        name = name_of(node["mesh"], type_name)
+        mesh_of_type.setdefault(name, node["mesh"])
+        attrs = ext.get("attributes")
+        where = f"nodes[{index}].extensions.{EXT}.attributes"
+        if not isinstance(attrs, dict) or not attrs:
+            raise FormatError(path, where, "missing")
+        count = None
+        data = {}
+        for key, kinds in (("TRANSLATION", ("VEC3",)), ("ROTATION", ("VEC4",)), ("SCALE", ("VEC3",)),
+                           (YPR, ("VEC3",))):
+            if key in attrs:
+                data[key] = r.accessor(attrs[key], f"{where}.{key}", kinds)
+                if count is not None and len(data[key]) != count:
+                    raise FormatError(path, f"{where}.{key}", "count differs from the other attributes")
+                count = len(data[key])
+        if count is None:
+            raise FormatError(path, where, "no TRANSLATION, ROTATION or SCALE")
+        t = data.get("TRANSLATION", np.zeros((count, 3)))
+        q = data.get("ROTATION", np.tile([0.0, 0.0, 0.0, 1.0], (count, 1)))
+        s = data.get("SCALE", np.ones((count, 3)))
+        exact = bool(np.array_equal(world, np.eye(4)))
+        if exact:
+            pos, rot, scl = t, q, s
+            uneven |= bool(np.any(np.abs(s - s[:, :1]) > 1e-6 * np.abs(s[:, :1])))
+            scl = s[:, 0]
+        else:
+            local = Transforms(t, q, np.ones(count)).matrices()
+            local[:, :3, :3] *= s[:, None, :]
+            pos, rot, scl, u = _decompose(world[None] @ local)
+            uneven |= u
+        records = from_target(pos, rot, scl, conv)
+        if exact:
+            raw_t = r.raw_float32(attrs["TRANSLATION"], 3) if "TRANSLATION" in attrs else None
+            raw_s = r.raw_float32(attrs["SCALE"], 3) if "SCALE" in attrs else None
+            if conv.is_identity and raw_t is not None:
+                records[:, :3] = raw_t
+            if raw_s is not None:
+                records[:, 6] = raw_s[:, 0]
+        if YPR in data and exact:
+            raw = r.raw_float32(attrs[YPR], 3)
+            if raw is not None:
+                records[:, 3:6] = raw
+        parts.setdefault(name, []).append(records)
+        done += 1
+        check_progress(progress, done, total)
+    for mesh_index, placed in plain.items():
+        by_name: dict[str, list] = {}
+        for world, type_name, ypr, trs in placed:
+            by_name.setdefault(name_of(mesh_index, type_name), []).append((world, ypr, trs))
+        for name, items in by_name.items():
+            if len(items) < 2 and not _ours(meshes[mesh_index]).get("type"):
+                result.warnings.append(f"mesh {name!r} is placed once: not taken as foliage")
+                continue
+            mesh_of_type.setdefault(name, mesh_index)
+            if all(trs is not None for *_, trs in items):  # as written: no composition needed
+                pos = np.asarray([trs[0] for *_, trs in items], np.float64)
+                rot = np.asarray([trs[1] for *_, trs in items], np.float64)
+                s3 = np.asarray([trs[2] for *_, trs in items], np.float64)
+                uneven |= bool(np.any(np.abs(s3 - s3[:, :1]) > 1e-6 * np.abs(s3[:, :1])))
+                scl = s3[:, 0]
+            else:
+                pos, rot, scl, u = _decompose(np.stack([w for w, *_ in items]))
+                uneven |= u
+            records = from_target(pos, rot, scl, conv)
+            ypr = [y for _, y, _ in items]
+            if all(isinstance(y, list) and len(y) == 3 for y in ypr):
+                records[:, 3:6] = np.asarray(ypr, np.float64).astype(np.float32)
+            parts.setdefault(name, []).append(records)
+            done += len(items)
+            check_progress(progress, done, total)
+    if uneven:
+        result.warnings.append("some instances are scaled unevenly: their mean scale is used")
+    for name in sorted(parts):
+        result.records[name] = np.concatenate(parts[name]).astype(np.float32)
+        palette = type_extras.get(name)
+        if palette is not None:
+            result.extras[name] = palette
+        mesh = palette.get("mesh", "builtin:conifer") if palette is not None else None
+        if isinstance(mesh, str) and mesh.startswith("builtin:"):
+            result.meshes[name] = mesh
+        else:
+            result.meshes[name] = mesh_geometry(r, mesh_of_type[name])
+    return result
+
+
+def mesh_geometry(r: _Reader, mesh_index: int) -> IndexedMesh | None:
+    """The first triangle primitive of a mesh as an IndexedMesh (None when it has none)."""
+    m = r.item("meshes", mesh_index, "meshes")
+    where = f"meshes[{mesh_index}]"
+    for k, prim in enumerate(m.get("primitives", [])):
+        if not isinstance(prim, dict) or prim.get("mode", 4) != 4:
+            continue
+        attrs = prim.get("attributes", {})
+        if not isinstance(attrs, dict) or "POSITION" not in attrs:
+            continue
+        pos = r.accessor(attrs["POSITION"], f"{where}.primitives[{k}]", ("VEC3",)).astype(np.float32)
+        normals = (r.accessor(attrs["NORMAL"], f"{where}.primitives[{k}]", ("VEC3",)).astype(np.float32)
+                   if "NORMAL" in attrs else np.zeros_like(pos))
+        colours = (r.accessor(attrs["COLOR_0"], f"{where}.primitives[{k}]", ("VEC3", "VEC4"))[:, :3]
+                   .astype(np.float32) if "COLOR_0" in attrs else None)
+        if "indices" in prim:
+            idx = r.accessor(prim["indices"], f"{where}.primitives[{k}].indices", ("SCALAR",))[:, 0]
+            indices = idx.astype(np.uint32)
+        else:
+            indices = np.arange(len(pos), dtype=np.uint32)
+        if len(indices) % 3 or (len(indices) and indices.max() >= len(pos)):
+            raise FormatError(r.path, f"{where}.primitives[{k}].indices", "refer to missing vertices")
+        return IndexedMesh(str(m.get("name", f"mesh_{mesh_index}")), pos, normals, indices, colours)
+    return None

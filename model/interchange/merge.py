@@ -1,0 +1,162 @@
+"""Imported foliage into a scene's volume, as one step an undo command can revert exactly.
+
+Types are matched by name first; a new name becomes a new palette type built from the palette
+keys the file carried (its extras), with its mesh: a built-in name as such, geometry from the file
+written as a `.glb` beside the scene (when the scene has a folder; a stand-in otherwise).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from model.errors import FormatError
+from model.foliage.foliage_type import FoliageType, foliage_type_from_dict
+from model.foliage.section import foliage_of
+from model.foliage.volume import Removed, Selection
+from model.interchange.geometry import IndexedMesh
+from model.interchange.options import ImportedFoliage
+from model.scene import Scene
+
+STAND_IN = "builtin:bush"
+
+
+@dataclass
+class MergeResult:
+    """Exactly what `add_to_scene` changed."""
+
+    added: Selection = field(default_factory=dict)        # chunk -> indices of the new records
+    new_types: list[FoliageType] = field(default_factory=list)  # appended to the palette, in order
+    counts: dict[str, int] = field(default_factory=dict)  # type -> records added
+    mesh_files: list[Path] = field(default_factory=list)  # mesh files written beside the scene
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+def _from_json(value):
+    """Palette values back from JSON: "inf" / "-inf" strings (open ranges) as floats."""
+    if value in ("inf", "-inf"):
+        return math.inf if value == "inf" else -math.inf
+    if isinstance(value, dict):
+        return {k: _from_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_json(v) for v in value]
+    return value
+
+
+def _safe_file_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "mesh"
+
+
+def _write_mesh(mesh: IndexedMesh, folder: Path, name: str) -> Path:
+    """The geometry as `<folder>/<name>.glb` (a new name when one exists), through trimesh."""
+    import trimesh
+
+    from model.atomic import atomic_write
+
+    stem = _safe_file_name(name)
+    target = folder / f"{stem}.glb"
+    k = 2
+    while target.exists():
+        target = folder / f"{stem}_{k}.glb"
+        k += 1
+    faces = np.asarray(mesh.indices, np.int64).reshape(-1, 3)
+    tm = trimesh.Trimesh(np.asarray(mesh.positions, np.float64), faces, process=False)
+    if mesh.colours is not None:
+        rgba = np.concatenate([np.clip(mesh.colours, 0, 1), np.ones((len(mesh.colours), 1))], axis=1)
+        tm.visual.vertex_colors = (rgba * 255).round().astype(np.uint8)
+    atomic_write(target, tm.export(file_type="glb"))
+    return target
+
+
+def _new_type(name: str, imported: ImportedFoliage, folder: Path | None, write_meshes: bool,
+              result: MergeResult) -> FoliageType:
+    doc = imported.extras.get(name)
+    ftype = FoliageType(name, STAND_IN)
+    if isinstance(doc, dict):
+        try:
+            ftype = foliage_type_from_dict({**_from_json(doc), "name": name}, None, f"type {name!r}")
+        except FormatError as e:
+            result.warnings.append(f"{name}: palette keys in the file ignored ({e.reason})")
+    mesh = imported.meshes.get(name)
+    if isinstance(mesh, str) and mesh.startswith("builtin:"):
+        ftype = replace(ftype, mesh=mesh)
+    elif isinstance(mesh, IndexedMesh) and mesh.triangle_count:
+        if not write_meshes:
+            ftype = replace(ftype, mesh=STAND_IN)
+            result.warnings.append(f"{name}: the file's mesh is written beside the scene when it is saved")
+        elif folder is None:
+            ftype = replace(ftype, mesh=STAND_IN)
+            result.warnings.append(f"{name}: the scene has no folder yet, so its mesh stands in as "
+                                   f"{STAND_IN}; save the scene and import again to keep the file's mesh")
+        else:
+            path = _write_mesh(mesh, folder, name)
+            result.mesh_files.append(path)
+            ftype = replace(ftype, mesh=path.name)
+    elif not ftype.mesh.startswith("builtin:"):
+        ftype = replace(ftype, mesh=STAND_IN)  # a mesh file of the exporting scene, not ours
+        result.warnings.append(f"{name}: its mesh file did not travel with the data; stands in as {STAND_IN}")
+    if ftype.derived:
+        ftype = replace(ftype, storage="stored")
+    return ftype
+
+
+def add_to_scene(scene: Scene, imported: ImportedFoliage, folder: str | Path | None = None,
+                 write_meshes: bool = True) -> MergeResult:
+    """Add every imported record to the scene's volume (creating the foliage section and new types
+    as needed). `folder` is where new mesh files go: the scene's folder by default; with
+    `write_meshes=False` (a dry run) none is written and such types stand in as a built-in mesh."""
+    foliage = foliage_of(scene)
+    palette, volume = foliage.palette, foliage.volume
+    if folder is None and scene.path is not None:
+        folder = Path(scene.path).parent
+    folder = Path(folder) if folder is not None else None
+    result = MergeResult(warnings=list(imported.warnings))
+    for name in imported.records:
+        rec = np.ascontiguousarray(imported.records[name], np.float32).reshape(-1, 7)
+        good = np.all(np.isfinite(rec), axis=1) & (rec[:, 6] > 0)
+        if not good.all():
+            result.warnings.append(f"{name}: {int((~good).sum())} instances with non-finite values or "
+                                   "a scale ≤ 0 left out")
+            rec = rec[good]
+        if not len(rec):
+            continue
+        existing = palette.get(name)
+        if existing is not None and existing.derived:
+            result.warnings.append(f"{name}: a derived type in this palette (never stored); "
+                                   f"{len(rec)} instances left out")
+            continue
+        if existing is None:
+            ftype = _new_type(name, imported, folder, write_meshes, result)
+            palette.add(ftype)
+            result.new_types.append(ftype)
+        sel = volume.add(name, rec)
+        for key, idx in sel.items():
+            result.added[key] = idx
+        result.counts[name] = result.counts.get(name, 0) + len(rec)
+    return result
+
+
+def revert(scene: Scene, result: MergeResult) -> Removed:
+    """Undo `add_to_scene`: the added records and the new types go; returns what was removed
+    (give it to `reapply` to redo the step exactly). Mesh files written stay on disk."""
+    foliage = foliage_of(scene)
+    removed = foliage.volume.remove(result.added)
+    for ftype in reversed(result.new_types):
+        foliage.palette.remove(ftype.name)
+    return removed
+
+
+def reapply(scene: Scene, result: MergeResult, removed: Removed) -> None:
+    """Redo after `revert`: the same types and the same records at the same addresses."""
+    foliage = foliage_of(scene)
+    for ftype in result.new_types:
+        foliage.palette.add(ftype)
+    foliage.volume.restore(removed)

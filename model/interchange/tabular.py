@@ -1,0 +1,355 @@
+"""Instances as CSV or JSON for engine-side import scripts, written and read back.
+
+One row (CSV) or object (JSON) per instance: type, position and quaternion in the target frame
+(the export's conventions), the record's yaw/pitch/roll in degrees (in the scene frame: yaw about
+up, pitch about right, roll about forward, R = Ry·Rx·Rz), the uniform scale, and optionally the
+4×4 matrix. The CSV's leading `#` lines and the JSON's top-level keys state these conventions;
+our reader takes the angles when present (exact) and the quaternion otherwise.
+
+Written chunk by chunk, each chunk formatted by one `%` over the whole batch (no per-value Python
+loop); float32 values with 9 significant digits, which restores them bit for bit.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+
+from model.atomic import atomic_write
+from model.errors import FormatError
+from model.foliage.foliage_type import foliage_type_to_dict
+from model.interchange.conventions import Conventions, from_target, quaternions, to_target
+from model.interchange.gltf import json_safe
+from model.interchange.instances import instance_chunks, instance_counts, selected_types, volume_of
+from model.interchange.options import (
+    DEFAULT_OPTIONS,
+    ExportOptions,
+    ExportReport,
+    ImportedFoliage,
+    Progress,
+    check_progress,
+)
+from model.scene import Scene
+
+FORMAT = "boscage-instances"
+VERSION = 1
+COLUMNS = ("type", "x", "y", "z", "yaw_deg", "pitch_deg", "roll_deg", "qx", "qy", "qz", "qw", "scale")
+MATRIX_COLUMNS = tuple(f"m{r}{c}" for r in range(4) for c in range(4))
+ROTATION_NOTE = ("yaw_deg/pitch_deg/roll_deg: the scene's angles in degrees, applied yaw (about up) "
+                 "then pitch (about right) then roll (about forward), R = Ry*Rx*Rz in Boscage's "
+                 "right-handed +Y-up frame; qx,qy,qz,qw: the same rotation as a unit quaternion in "
+                 "the target frame")
+MATRIX_NOTE = ("4x4 transform T*R*S in the target frame for column vectors, written row by row "
+               "(m00 m01 m02 m03 m10 ...; the translation is m03 m13 m23)")
+F32 = "%.9g"   # enough digits to restore any float32
+DEG = "%.12g"
+BATCH = 65536
+MAX_JSON_BYTES = 1 << 30
+
+
+def _metadata(conv: Conventions) -> dict:
+    return {"format": FORMAT, "version": VERSION,
+            "conventions": {"up": conv.up, "handedness": conv.handedness, "units": conv.units},
+            "position": f"target frame: +{conv.up.upper()} up, {conv.handedness}-handed, {conv.units}",
+            "rotation": ROTATION_NOTE, "scale": "uniform"}
+
+
+def _columns(records: np.ndarray, conv: Conventions, matrix: bool) -> np.ndarray:
+    """(n, 11 or 27) float64 of x y z, yaw pitch roll (degrees), qx qy qz qw, scale[, matrix]."""
+    t = to_target(records, conv)
+    parts = [t.positions.astype(np.float32).astype(np.float64),
+             np.degrees(records[:, 3:6].astype(np.float64)),
+             t.rotations.astype(np.float32).astype(np.float64), records[:, 6:7].astype(np.float64)]
+    if matrix:
+        parts.append(t.matrices().reshape(-1, 16))
+    return np.concatenate(parts, axis=1)
+
+
+def _row_format(matrix: bool) -> str:
+    return ",".join([F32] * 3 + [DEG] * 3 + [F32] * 5 + ([F32] * 16 if matrix else []))
+
+
+def _csv_field(text: str) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="").writerow([text])
+    return buf.getvalue()
+
+
+def _batches(scene: Scene, options: ExportOptions):
+    """(type name, records) in batches of up to BATCH instances, chunk order kept."""
+    name, parts, n = None, [], 0
+    for chunk in instance_chunks(scene, options):
+        if parts and (chunk.type_name != name or n >= BATCH):
+            yield name, np.concatenate(parts)
+            parts, n = [], 0
+        name = chunk.type_name
+        parts.append(chunk.records)
+        n += len(chunk.records)
+    if parts:
+        yield name, np.concatenate(parts)
+
+
+def write_tabular(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_OPTIONS,
+                  progress: Progress | None = None) -> ExportReport:
+    """Write `.csv` or `.json` of the selected instances (atomic, cancellable)."""
+    path = Path(path)
+    as_json = path.suffix.lower() == ".json"
+    conv = options.conventions
+    counts = instance_counts(scene, options)
+    total = sum(n for *_, n in counts)
+    types: dict[str, int] = {}
+    for name, _, n in counts:
+        types[name] = types.get(name, 0) + n
+    check_progress(progress, 0, total)
+    meta = _metadata(conv)
+    if options.matrix:
+        meta["matrix"] = MATRIX_NOTE
+    volume = volume_of(scene)
+
+    def write(f) -> None:
+        done = 0
+        if as_json:
+            palette = {}
+            for name in selected_types(scene, options):
+                ftype = volume.palette.get(name) if volume is not None else None
+                palette[name] = {"count": types.get(name, 0),
+                                 "palette": json_safe(foliage_type_to_dict(ftype)) if ftype else None}
+            head = json.dumps({**meta, "types": palette}, ensure_ascii=False, indent=1)[:-2]
+            f.write((head + ',\n "instances": [').encode("utf-8"))
+            first = True
+            for name, records in _batches(scene, options):
+                cols = _columns(records, conv, options.matrix)
+                quoted = json.dumps(name, ensure_ascii=False).replace("%", "%%")
+                fmt = (f'\n  {{"type": {quoted}, "position": [{F32}, {F32}, {F32}], '
+                       f'"rotation_deg": [{DEG}, {DEG}, {DEG}], '
+                       f'"quaternion": [{F32}, {F32}, {F32}, {F32}], "scale": {F32}')
+                if options.matrix:
+                    fmt += ', "matrix": [' + ", ".join([F32] * 16) + "]"
+                fmt += "},"
+                text = (fmt * len(cols)) % tuple(cols.ravel().tolist())
+                first = False
+                f.write(text.encode("utf-8"))
+                done += len(cols)
+                check_progress(progress, done, total)
+            # the last object's trailing comma is overwritten: seek back one byte
+            if not first:
+                f.seek(-1, io.SEEK_CUR)
+            f.write(b"\n ]\n}\n")
+            f.truncate()
+        else:
+            lines = [f"# {FORMAT} v{VERSION}: one row per instance"]
+            for key in ("position", "rotation", "scale", "matrix"):
+                if key in meta:
+                    lines.append(f"# {key}: {meta[key]}")
+            c = meta["conventions"]
+            lines.append(f"# conventions: up={c['up']} handedness={c['handedness']} units={c['units']}")
+            lines.append(",".join(COLUMNS + (MATRIX_COLUMNS if options.matrix else ())))
+            f.write(("\n".join(lines) + "\n").encode("utf-8"))
+            row = _row_format(options.matrix)
+            for name, records in _batches(scene, options):
+                cols = _columns(records, conv, options.matrix)
+                fmt = _csv_field(name).replace("%", "%%") + "," + row + "\n"
+                f.write(((fmt * len(cols)) % tuple(cols.ravel().tolist())).encode("utf-8"))
+                done += len(cols)
+                check_progress(progress, done, total)
+
+    atomic_write(path, write)
+    return ExportReport(path, total, types, 0, path.stat().st_size)
+
+
+# ---- reading ------------------------------------------------------------------------------------
+def _conventions(path: Path, where: str, doc) -> Conventions:
+    if not isinstance(doc, dict):
+        return Conventions()
+    try:
+        return Conventions(doc.get("up", "y"), doc.get("handedness", "right"), doc.get("units", "m"))
+    except ValueError as e:
+        raise FormatError(path, where, str(e)) from None
+
+
+def _records(path: Path, place: str, values: np.ndarray, names: list[str], conv: Conventions) -> np.ndarray:
+    """Records from columns named `names` (see COLUMNS / MATRIX_COLUMNS) of float64 `values`."""
+    col = {n: i for i, n in enumerate(names)}
+    if not np.all(np.isfinite(values)):
+        raise FormatError(path, place, "a number is not finite")
+
+    def get(*keys):
+        return values[:, [col[k] for k in keys]]
+
+    have = set(names)
+    if not {"x", "y", "z"} <= have and not set(MATRIX_COLUMNS) <= have:
+        raise FormatError(path, place, "needs x, y, z (or the matrix columns)")
+    if {"x", "y", "z"} <= have:
+        pos = get("x", "y", "z")
+    else:
+        pos = get("m03", "m13", "m23")
+    scale = get("scale")[:, 0] if "scale" in have else None
+    if {"qx", "qy", "qz", "qw"} <= have:
+        q = get("qx", "qy", "qz", "qw")
+        if np.any(np.linalg.norm(q, axis=1) < 1e-6):
+            raise FormatError(path, place, "a quaternion is zero")
+    elif set(MATRIX_COLUMNS) <= have:
+        m = get(*MATRIX_COLUMNS).reshape(-1, 4, 4)
+        s3 = np.linalg.norm(m[:, :3, :3], axis=1)
+        if np.any(s3 < 1e-12):
+            raise FormatError(path, place, "a matrix has a zero scale")
+        q = quaternions(m[:, :3, :3] / s3[:, None, :])
+        scale = s3.mean(axis=1) if scale is None else scale
+    else:
+        q = np.tile([0.0, 0.0, 0.0, 1.0], (len(values), 1))
+    if scale is None:
+        scale = np.ones(len(values))
+    out = from_target(pos, q, scale, conv)
+    if conv.is_identity:
+        out[:, :3] = pos.astype(np.float32)  # as written: no conversion, bit for bit
+    if {"yaw_deg", "pitch_deg", "roll_deg"} <= have:
+        out[:, 3:6] = np.radians(get("yaw_deg", "pitch_deg", "roll_deg")).astype(np.float32)
+    return out
+
+
+def read_tabular(path: str | Path, progress: Progress | None = None) -> ImportedFoliage:
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        return _read_json(path, progress)
+    return _read_csv(path, progress)
+
+
+def _read_csv(path: Path, progress: Progress | None) -> ImportedFoliage:
+    conv = Conventions()
+    result = ImportedFoliage()
+    parts: dict[str, list[np.ndarray]] = {}
+    try:
+        f = path.open("r", encoding="utf-8", newline="")
+    except OSError as e:
+        raise FormatError(path, None, e.strerror or str(e)) from None
+    total = max(path.stat().st_size, 1)
+    with f:
+        header: list[str] | None = None
+        names: list[str] = []
+        line_no = 0
+        rows: list[list[str]] = []
+        types: list[str] = []
+        start_line = 0
+
+        def flush() -> None:
+            if not rows:
+                return
+            place = f"lines {start_line}-{line_no}"
+            try:
+                values = np.array(rows, np.float64)
+            except ValueError:
+                for k, r in enumerate(rows):
+                    try:
+                        [float(v) for v in r]
+                    except ValueError:
+                        raise FormatError(path, f"line {start_line + k}", f"not a number in {r!r}") from None
+                raise
+            rec = _records(path, place, values, names, conv)
+            names_arr = np.array(types)
+            for t in dict.fromkeys(types):
+                parts.setdefault(t, []).append(rec[names_arr == t])
+            rows.clear()
+            types.clear()
+
+        try:
+            reader = csv.reader(f)
+            for line in reader:
+                line_no = reader.line_num
+                if not line or (line[0].startswith("#") and header is None):
+                    if line and line[0].startswith("# conventions:"):
+                        text = ",".join(line)[len("# conventions:"):]
+                        kv = dict(p.split("=", 1) for p in text.split() if "=" in p)
+                        conv = _conventions(path, f"line {line_no}", kv)
+                    continue
+                if header is None:
+                    header = [h.strip() for h in line]
+                    if "type" not in header:
+                        raise FormatError(path, f"line {line_no}", "header has no 'type' column")
+                    unknown = [h for h in header if h not in COLUMNS + MATRIX_COLUMNS]
+                    if unknown:
+                        raise FormatError(path, f"line {line_no}", f"unknown columns {', '.join(unknown)}")
+                    if not ({"x", "y", "z"} <= set(header) or set(MATRIX_COLUMNS) <= set(header)):
+                        raise FormatError(path, f"line {line_no}", "header needs x, y, z (or m00..m33)")
+                    ti = header.index("type")
+                    names = [h for h in header if h != "type"]
+                    continue
+                if len(line) != len(header):
+                    raise FormatError(path, f"line {line_no}",
+                                      f"{len(line)} fields; the header has {len(header)}")
+                if not rows:
+                    start_line = line_no
+                types.append(line[ti])
+                rows.append(line[:ti] + line[ti + 1:])
+                if len(rows) >= BATCH:
+                    flush()
+                    check_progress(progress, min(f.tell(), total), total)
+            flush()
+        except UnicodeDecodeError as e:
+            raise FormatError(path, None, f"not UTF-8 text: {e.reason}") from None
+        except csv.Error as e:
+            raise FormatError(path, f"line {line_no}", str(e)) from None
+        if header is None:
+            raise FormatError(path, None, "no header line")
+    for name in parts:
+        result.records[name] = np.concatenate(parts[name])
+    check_progress(progress, total, total)
+    return result
+
+
+def _read_json(path: Path, progress: Progress | None) -> ImportedFoliage:
+    size = path.stat().st_size
+    if size > MAX_JSON_BYTES:
+        raise FormatError(path, None, f"{size} bytes is over the {MAX_JSON_BYTES}-byte limit for JSON")
+    try:
+        doc = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise FormatError(path, e.start, "not UTF-8 text") from None
+    except json.JSONDecodeError as e:
+        raise FormatError(path, f"line {e.lineno}", e.msg) from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("instances"), list):
+        raise FormatError(path, "instances", "missing: expected an object with an 'instances' array")
+    conv = _conventions(path, "conventions", doc.get("conventions"))
+    result = ImportedFoliage()
+    types = doc.get("types") if isinstance(doc.get("types"), dict) else {}
+    for name, info in types.items():
+        if isinstance(info, dict) and isinstance(info.get("palette"), dict):
+            result.extras[name] = info["palette"]
+            mesh = info["palette"].get("mesh", "builtin:conifer")
+            if isinstance(mesh, str) and mesh.startswith("builtin:"):
+                result.meshes[name] = mesh
+    instances = doc["instances"]
+    by_type: dict[str, list[int]] = {}
+    for i, item in enumerate(instances):
+        if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+            raise FormatError(path, f"instances[{i}]", "must be an object with a 'type' string")
+        by_type.setdefault(item["type"], []).append(i)
+    done = 0
+    for name, idx in by_type.items():
+        first = instances[idx[0]]
+        keys = [k for k in ("position", "rotation_deg", "quaternion", "scale", "matrix") if k in first]
+        if "position" not in keys and "matrix" not in keys:
+            raise FormatError(path, f"instances[{idx[0]}]", "needs 'position' (or 'matrix')")
+        widths = {"position": 3, "rotation_deg": 3, "quaternion": 4, "scale": 1, "matrix": 16}
+        cols = {"position": ["x", "y", "z"], "rotation_deg": ["yaw_deg", "pitch_deg", "roll_deg"],
+                "quaternion": ["qx", "qy", "qz", "qw"], "scale": ["scale"], "matrix": list(MATRIX_COLUMNS)}
+        values = np.empty((len(idx), sum(widths[k] for k in keys)))
+        for row, i in enumerate(idx):
+            item = instances[i]
+            at = 0
+            for k in keys:
+                v = item.get(k)
+                v = [v] if k == "scale" else v
+                if (not isinstance(v, list) or len(v) != widths[k]
+                        or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)):
+                    raise FormatError(path, f"instances[{i}].{k}", f"must be {widths[k]} number(s)")
+                values[row, at:at + widths[k]] = v
+                at += widths[k]
+        names = [c for k in keys for c in cols[k]]
+        result.records[name] = _records(path, f"instances[{idx[0]}]", values, names, conv)
+        done += len(idx)
+        check_progress(progress, done, len(instances))
+    return result
