@@ -125,7 +125,12 @@ class ExportOptionsDialog(QDialog):
         self.plain.setToolTip("One node per instance, for importers without the instancing extension")
         self.matrix = QCheckBox("Add a 4×4 matrix per instance", content)
         self.matrix.setToolTip("A column of the full transform for engine-side import scripts")
-        if kind == "gltf":
+        if kind == "usd":
+            self.plain.setText("One prim per instance (no PointInstancer)")
+            self.plain.setToolTip("An instanceable Xform per instance with full-precision transforms, for "
+                                  "importers that read instancer rotations at half precision (Blender "
+                                  "4.5); for thousands of instances, not millions")
+        if kind in ("gltf", "usd"):
             cform.addRow(self.plain)
         if kind == "csv":
             cform.addRow(self.matrix)

@@ -57,6 +57,7 @@ from model.scene import Scene
 SUFFIXES = (".usda", ".usdc", ".usdz")
 NS = "boscage:"
 YPR_PRIMVAR = "boscage:yawPitchRoll"
+YPR_ATTR = NS + "yawPitchRoll"  # on each prim of the plain-prims layout
 PALETTE_NS = NS + "palette:"
 BLOCK = 1 << 16  # instances converted at a time
 _YPR_TOLERANCE = 1e-4  # |q·q'| ≥ 1 − this: the kept angles still describe the file's orientations
@@ -150,8 +151,9 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
             while prim_name in used:
                 prim_name += "_"
             used.add(prim_name)
-            done = _write_instancer(stage, f"/World/Foliage/{prim_name}", ftype, folder, frame,
-                                    per_type[type_name], chunks, progress, done, total)
+            write = _write_instancer if options.gpu_instancing else _write_prims
+            done = write(stage, f"/World/Foliage/{prim_name}", ftype, folder, frame, per_type[type_name],
+                         chunks, progress, done, total)
         check_progress(progress, total - 1, total)
         layer = stage.GetRootLayer()
 
@@ -253,15 +255,68 @@ def _write_palette_keys(prim, ftype: FoliageType) -> None:
             put(PALETTE_NS + key, value)
 
 
+def _type_attributes(prim, ftype: FoliageType) -> None:
+    from pxr import Sdf
+
+    prim.CreateAttribute(NS + "typeName", Sdf.ValueTypeNames.String, custom=True).Set(ftype.name)
+    prim.CreateAttribute(NS + "mesh", Sdf.ValueTypeNames.String, custom=True).Set(ftype.mesh)
+    _write_palette_keys(prim, ftype)
+
+
+def _write_prims(stage, path: str, ftype: FoliageType, folder, frame: Conventions, n: int,
+                 chunks, progress, done: int, total: int) -> int:
+    """One type as plain prims: an Xform per instance, instanceable, referencing the type's mesh
+    (an abstract class prim, never drawn itself), with translate / orient (quatf) / scale ops.
+
+    For importers that read PointInstancer orientations at half precision only (Blender 4.5):
+    each transform here is full float precision. Slower and larger than an instancer: meant for
+    thousands of instances, not millions."""
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    group = UsdGeom.Xform.Define(stage, path)
+    _type_attributes(group.GetPrim(), ftype)
+    group.GetPrim().CreateAttribute(NS + "layout", Sdf.ValueTypeNames.Token, custom=True).Set("prims")
+    mesh = type_mesh(ftype, folder, frame)
+    proto = f"/Prototypes/{path.rsplit('/', 1)[1]}"
+    stage.CreateClassPrim("/Prototypes")
+    stage.CreateClassPrim(proto)
+    _write_mesh(stage, f"{proto}/{safe_name(mesh.name or 'mesh')}", mesh)
+    layer = stage.GetRootLayer()
+    parent = layer.GetPrimAtPath(path)
+    order = Vt.TokenArray(["xformOp:translate", "xformOp:orient", "xformOp:scale"])
+    m, s = frame.basis.T, frame.unit_scale
+    index = 0
+    while index < n:
+        rec = next(chunks).records
+        positions = rec[:, :3].astype(np.float64) @ m * s if not frame.is_identity else rec[:, :3]
+        quats = ypr_quaternions(rec[:, 3:6], frame)
+        with Sdf.ChangeBlock():
+            for k in range(len(rec)):
+                spec = Sdf.PrimSpec(parent, f"i{index}", Sdf.SpecifierDef, "Xform")
+                spec.instanceable = True
+                spec.referenceList.Prepend(Sdf.Reference(primPath=Sdf.Path(proto)))
+                x, y, z = (float(v) for v in positions[k])
+                qx, qy, qz, qw = (float(v) for v in quats[k])
+                scale = float(rec[k, 6])
+                for name, kind, value in (
+                        ("xformOp:translate", Sdf.ValueTypeNames.Float3, Gf.Vec3f(x, y, z)),
+                        ("xformOp:orient", Sdf.ValueTypeNames.Quatf, Gf.Quatf(qw, qx, qy, qz)),
+                        ("xformOp:scale", Sdf.ValueTypeNames.Float3, Gf.Vec3f(scale, scale, scale)),
+                        (YPR_ATTR, Sdf.ValueTypeNames.Float3, Gf.Vec3f(*(float(v) for v in rec[k, 3:6])))):
+                    Sdf.AttributeSpec(spec, name, kind).default = value
+                Sdf.AttributeSpec(spec, "xformOpOrder", Sdf.ValueTypeNames.TokenArray,
+                                  Sdf.VariabilityUniform).default = order
+                index += 1
+        done += len(rec)
+        check_progress(progress, done, total)
+    return done
+
+
 def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conventions, n: int,
                      chunks, progress, done: int, total: int) -> int:
     """One type's instancer, filled chunk by chunk from `chunks` (the shared, ordered iterator)."""
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
     inst = UsdGeom.PointInstancer.Define(stage, path)
-    prim = inst.GetPrim()
-    prim.CreateAttribute(NS + "typeName", Sdf.ValueTypeNames.String, custom=True).Set(ftype.name)
-    prim.CreateAttribute(NS + "mesh", Sdf.ValueTypeNames.String, custom=True).Set(ftype.mesh)
-    _write_palette_keys(prim, ftype)
+    _type_attributes(inst.GetPrim(), ftype)
     UsdGeom.Scope.Define(stage, f"{path}/Prototypes")
     mesh = type_mesh(ftype, folder, frame)
     proto_path = f"{path}/Prototypes/{safe_name(mesh.name or 'mesh')}"
@@ -526,7 +581,50 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
                         result.meshes[name] = _to_scene_mesh(geometry, frame, meters)
         done += n
         check_progress(progress, done, total)
+    _read_prims(stage, path, frame, meters, result)
+    check_progress(progress, total, total)
     return result
+
+
+def _read_prims(stage, path: Path, frame: Conventions, meters: float, result: ImportedFoliage) -> None:
+    """Types written as plain prims (`boscage:layout = "prims"`): each child Xform is an instance."""
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    cache = UsdGeom.XformCache(Usd.TimeCode.Default())
+    for group in stage.Traverse():
+        layout = group.GetAttribute(NS + "layout")
+        if not layout or layout.Get() != "prims":
+            continue
+        children = [c for c in group.GetChildren() if c.IsA(UsdGeom.Xformable)]
+        name = _type_name(group, group.GetName())
+        if not children:
+            continue
+        g = np.array([np.array(cache.GetLocalToWorldTransform(c), np.float64) for c in children])
+        a = np.transpose(g[:, :3, :3], (0, 2, 1))  # column-vector rotation·scale
+        det = np.linalg.det(a)
+        if (det <= 0).any():
+            bad = int(np.argmax(det <= 0))
+            raise FormatError(path, str(children[bad].GetPath()),
+                              "transform mirrors or collapses the instance")
+        scale = np.cbrt(det)
+        rot = a / scale[:, None, None]
+        records = from_target(g[:, 3, :3] * meters, quaternions(rot), scale, frame)
+        kept = [c.GetAttribute(YPR_ATTR) for c in children]
+        if all(k and k.HasAuthoredValue() for k in kept):
+            ypr = np.array([k.Get() for k in kept], np.float32).reshape(-1, 3)
+            probe = np.zeros((len(ypr), 7), np.float32)
+            probe[:, 3:6] = ypr
+            file_q = quaternions(frame.basis.T @ rot @ frame.basis)
+            kept_q = quaternions(rotation_matrices(probe))
+            agree = np.abs(np.sum(file_q * kept_q, axis=1)) >= 1.0 - _YPR_TOLERANCE
+            records[agree, 3:6] = ypr[agree]
+        result.records[name] = np.concatenate([result.records[name], records]) if name in result.records \
+            else records
+        keys = _palette_keys(group)
+        if keys:
+            result.extras.setdefault(name, keys)
+        mesh_attr = group.GetAttribute(NS + "mesh")
+        if mesh_attr and mesh_attr.HasAuthoredValue():
+            result.meshes.setdefault(name, str(mesh_attr.Get()))
 
 
 def _to_scene_mesh(mesh: IndexedMesh, frame: Conventions, meters: float) -> IndexedMesh:

@@ -311,3 +311,35 @@ def test_quath_precision_is_what_the_docstring_says() -> None:
     h /= np.linalg.norm(h, axis=1, keepdims=True)
     angle = 2 * np.arccos(np.clip(np.abs(np.sum(h * q, axis=1)), 0, 1))
     assert 1e-4 < angle.max() < 2e-3  # radians: up to ~0.1°
+
+
+@pytest.mark.parametrize("preset", ["glTF", "Blender", "Unreal"])
+def test_plain_prims_carry_full_precision_transforms(tmp_path, preset: str) -> None:
+    scene = small_scene({"conifer": 25, "rock": 10})
+    conv = FRAMES[preset]
+    frame = Conventions(conv.up, "right", conv.units)
+    path = tmp_path / "p.usdc"
+    report = write_usd(scene, path, ExportOptions(conventions=conv, gpu_instancing=False))
+    assert report.instances == 35
+    stage = Usd.Stage.Open(str(path))
+    cache = UsdGeom.XformCache(Usd.TimeCode.Default())
+    assert not [p for p in stage.Traverse() if p.IsA(UsdGeom.PointInstancer)]
+    class_prim = stage.GetPrimAtPath("/Prototypes/conifer")
+    assert class_prim.IsAbstract() and class_prim not in list(stage.Traverse())
+    for name, records in volume_records(scene).items():
+        group = stage.GetPrimAtPath(f"/World/Foliage/{name}")
+        children = group.GetChildren()
+        assert len(children) == len(records) and all(c.IsInstanceable() for c in children)
+        assert children[0].GetPrototype().GetChildren()[0].IsA(UsdGeom.Mesh)  # the type's mesh, shared
+        m = np.array([np.array(cache.GetLocalToWorldTransform(c)) for c in children]).transpose(0, 2, 1)
+        want = to_target(records, frame).matrices()
+        m[:, :3, 3] /= frame.unit_scale
+        want[:, :3, 3] /= frame.unit_scale
+        assert np.abs(m - want).max() <= 1e-5
+    back = read_usd_foliage(path)
+    assert back.counts() == {"conifer": 25, "rock": 10} and back.meshes["rock"] == "builtin:rock"
+    for name, records in volume_records(scene).items():
+        if preset == "Unreal":
+            assert np.abs(back.records[name] - records).max() <= 1e-5 * 60
+        else:
+            np.testing.assert_array_equal(back.records[name].view(np.uint32), records.view(np.uint32))
