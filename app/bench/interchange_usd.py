@@ -46,9 +46,14 @@ def usdc_export_ratio(quick: bool) -> float:
     n = 100_000 if quick else 1_000_000
     scene = _scene(n)
     options = ExportOptions(terrain=False)
-    arrays = [np.zeros((n, 3), np.float32), np.zeros((n, 4), np.float32), np.zeros((n, 4), np.float16),
-              np.zeros((n, 3), np.float32), np.zeros(n, np.int32), np.zeros(n, np.int64),
-              np.zeros((n, 3), np.float32)]
+    from model.interchange.instances import instance_chunks
+    from model.interchange.usd import ypr_quaternions
+
+    records = np.concatenate([c.records for c in instance_chunks(scene, options)])
+    quats = ypr_quaternions(records[:, 3:6], options.conventions)
+    arrays = [np.ascontiguousarray(records[:, :3]), quats, quats.astype(np.float16),
+              np.repeat(records[:, 6:7], 3, axis=1), np.zeros(n, np.int32), np.arange(n, dtype=np.int64),
+              np.ascontiguousarray(records[:, 3:6])]  # the file's arrays, with their real values
     with tempfile.TemporaryDirectory(prefix="boscage-bench-") as folder:
         usd, raw = Path(folder) / "bench.usdc", Path(folder) / "bench.raw"
 

@@ -350,15 +350,6 @@ def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conven
         ypr[offset:end] = block[:, 3:6]
         quats[offset:end] = ypr_quaternions(ypr[offset:end], frame)
         offset = end
-    inst.CreatePositionsAttr(Vt.Vec3fArray.FromNumpy(positions))
-    inst.CreateOrientationsfAttr(Vt.QuatfArray.FromNumpy(quats))
-    inst.CreateOrientationsAttr(Vt.QuathArray.FromNumpy(quats.astype(np.float16)))
-    del quats
-    inst.CreateScalesAttr(Vt.Vec3fArray.FromNumpy(scales))
-    inst.CreateProtoIndicesAttr(Vt.IntArray(n))  # zeros: the one prototype
-    inst.CreateIdsAttr(Vt.Int64Array.FromNumpy(np.arange(n, dtype=np.int64)))
-    UsdGeom.PrimvarsAPI(inst).CreatePrimvar(YPR_PRIMVAR, Sdf.ValueTypeNames.Float3Array,
-                                             UsdGeom.Tokens.vertex).Set(Vt.Vec3fArray.FromNumpy(ypr))
     if n:  # a conservative box: every instance's position ± its scale × the prototype's reach
         reach = float(np.abs(mesh.positions).max()) if mesh.vertex_count else 0.0
         reach *= float(np.abs(scales[:, 0]).max())
@@ -366,6 +357,19 @@ def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conven
         lo = np.array([positions[:, c].min() for c in range(3)]) - reach
         hi = np.array([positions[:, c].max() for c in range(3)]) + reach
         inst.CreateExtentAttr(Vt.Vec3fArray.FromNumpy(np.stack([lo, hi]).astype(np.float32)))
+    # each array goes to USD and is dropped at once: the peak holds the arrays about once, not twice
+    inst.CreatePositionsAttr(Vt.Vec3fArray.FromNumpy(positions))
+    del positions
+    inst.CreateOrientationsfAttr(Vt.QuatfArray.FromNumpy(quats))
+    inst.CreateOrientationsAttr(Vt.QuathArray.FromNumpy(quats.astype(np.float16)))
+    del quats
+    inst.CreateScalesAttr(Vt.Vec3fArray.FromNumpy(scales))
+    del scales
+    UsdGeom.PrimvarsAPI(inst).CreatePrimvar(YPR_PRIMVAR, Sdf.ValueTypeNames.Float3Array,
+                                             UsdGeom.Tokens.vertex).Set(Vt.Vec3fArray.FromNumpy(ypr))
+    del ypr
+    inst.CreateProtoIndicesAttr(Vt.IntArray(n))  # zeros: the one prototype
+    inst.CreateIdsAttr(Vt.Int64Array.FromNumpy(np.arange(n, dtype=np.int64)))
     return done
 
 
@@ -540,7 +544,12 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
             quats = quaternions(mats)
             uniform = uniform * s
         positions = positions * meters
-        records = from_target(positions, quats, uniform, frame)
+        records = np.empty((n, 7), np.float32)
+        for start in range(0, n, BLOCK):  # in blocks: bounded temporaries, and progress on big files
+            end = min(n, start + BLOCK)
+            part = slice(start, end)
+            records[part] = from_target(positions[part], quats[part], uniform[part], frame)
+            check_progress(progress, done + end // 2, total)
         primvars = UsdGeom.PrimvarsAPI(inst)
         kept = primvars.GetPrimvar(YPR_PRIMVAR).GetAttr() if primvars.HasPrimvar(YPR_PRIMVAR) else None
         ypr = _array(kept, np.float32, 3, where, path)
