@@ -384,7 +384,6 @@ print(json.dumps({"grew_kb": after - before, "bytes": report.bytes, "calls": len
 """
 
 
-@pytest.mark.slow
 def test_a_million_instances_export_in_bounded_memory_with_progress(tmp_path) -> None:
     import json
     import os
