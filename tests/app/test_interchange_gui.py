@@ -278,3 +278,43 @@ def test_a_bad_file_is_one_clear_error_and_changes_nothing(main_window, forest, 
     assert len(texts) == 1 and name in texts[0] and words in texts[0]
     assert "Traceback" not in texts[0]
     assert stack.count() == steps and chunks_bytes(forest.volume) == before
+
+
+def test_usd_plain_prims_and_a_region_from_the_dialog(main_window, forest, choose_file, tmp_path) -> None:
+    from pxr import Usd, UsdGeom
+
+    choose_file["path"] = tmp_path / "part.usda"
+
+    def answer(dialog: ExportOptionsDialog) -> None:
+        assert dialog.plain.isVisibleTo(dialog) and "One prim per instance" in dialog.plain.text()
+        dialog.plain.setChecked(True)
+        dialog.region_on.setChecked(True)
+        for box, value in zip(dialog.region, (-30.0, -30.0, 0.0, 30.0), strict=True):
+            box.setValue(value)
+        dialog.terrain.setChecked(False)
+        assert not dialog.step.isEnabled()
+        press_export(dialog)
+
+    when_modal(ExportOptionsDialog, answer)
+    action(main_window, "action_export_usd").trigger()
+    stage = Usd.Stage.Open(str(tmp_path / "part.usda"))
+    assert not stage.GetPrimAtPath("/World/Terrain")
+    west = {name: int((forest.volume.all_records(name)[:, 0] < 0).sum()) for name in ("conifer", "rock")}
+    for name, count in west.items():
+        group = stage.GetPrimAtPath(f"/World/Foliage/{name}")
+        assert not group.IsA(UsdGeom.PointInstancer) and len(group.GetChildren()) == count
+
+
+def test_an_empty_region_is_refused_in_plain_words(main_window, forest, choose_file, tmp_path) -> None:
+    choose_file["path"] = tmp_path / "none.usdc"
+
+    def answer(dialog: ExportOptionsDialog) -> None:
+        dialog.region_on.setChecked(True)
+        dialog.region[2].setValue(dialog.region[0].value())  # x1 = x0
+        press_export(dialog)
+
+    when_modal(ExportOptionsDialog, answer)
+    texts = error_boxes()
+    action(main_window, "action_export_usd").trigger()
+    assert texts and "is empty: need x0 < x1 and z0 < z1" in texts[0]
+    assert not (tmp_path / "none.usdc").exists()
