@@ -183,7 +183,7 @@ def terrain_tiles(terrain: Terrain, step: int = 1, region=None,
                 f"terrain_{ti}_{tj}", pos.reshape(-1, 3), normal.reshape(-1, 3).astype(np.float32),
                 grid_indices(nr, nc),
                 blended_colours(weights, layer_colours).reshape(-1, 3).astype(np.float32),
-                weights.reshape(-1, len(names)), names,
+                weights.reshape(nr * nc, len(names)), names,
                 {"tile": [ti, tj], "rows": [int(rows[r0]), int(rows[r1])],
                  "columns": [int(cols[c0]), int(cols[c1])], "step": int(step)})
             yield in_frame(tile, conventions)

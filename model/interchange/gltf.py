@@ -25,7 +25,7 @@ import numpy as np
 
 from model.atomic import atomic_write
 from model.foliage.foliage_type import foliage_type_to_dict
-from model.interchange.conventions import Conventions, to_target
+from model.interchange.conventions import Conventions, record_quaternions, target_positions
 from model.interchange.geometry import (
     IndexedMesh,
     terrain_tile_count,
@@ -33,7 +33,7 @@ from model.interchange.geometry import (
     terrain_vertex_count,
     type_mesh,
 )
-from model.interchange.instances import instance_chunks, instance_counts, selected_types, volume_of
+from model.interchange.instances import instance_chunks, selected_types, volume_of
 from model.interchange.options import (
     DEFAULT_OPTIONS,
     ExportOptions,
@@ -66,6 +66,14 @@ def json_safe(value):
 
 
 # ---- writing ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Fragment:
+    """`count` list items already rendered as JSON text (comma-separated)."""
+
+    text: str
+    count: int
+
+
 @dataclass
 class _Document:
     """The JSON document being laid out, and the binary chunk's views in file order."""
@@ -82,7 +90,7 @@ class _Document:
             v["target"] = target
         self.doc["bufferViews"].append(v)
         self.size += int(nbytes)
-        return len(self.doc["bufferViews"]) - 1
+        return self.length("bufferViews") - 1
 
     def accessor(self, view: int, component: int, count: int, kind: str, offset: int = 0,
                  normalized: bool = False, bounds: np.ndarray | None = None) -> int:
@@ -95,11 +103,14 @@ class _Document:
             a["min"] = [float(v) for v in bounds.min(axis=0)]
             a["max"] = [float(v) for v in bounds.max(axis=0)]
         self.doc["accessors"].append(a)
-        return len(self.doc["accessors"]) - 1
+        return self.length("accessors") - 1
 
     def node(self, **fields) -> int:
         self.doc["nodes"].append({k: v for k, v in fields.items() if v is not None and v != []})
-        return len(self.doc["nodes"]) - 1
+        return self.length("nodes") - 1
+
+    def length(self, key: str) -> int:
+        return sum(x.count if isinstance(x, _Fragment) else 1 for x in self.doc[key])
 
     def attribute(self, array: np.ndarray, kind: str, component: int = FLOAT, normalized: bool = False,
                   bounds: bool = False, target: int | None = ARRAY_BUFFER) -> int:
@@ -145,10 +156,29 @@ def _mesh_blocks(mesh: IndexedMesh) -> list[np.ndarray]:
 
 def _instance_arrays(records: np.ndarray, conventions: Conventions) -> tuple[np.ndarray, ...]:
     """float32 translation (n, 3), rotation (n, 4), scale (n, 3), yaw/pitch/roll (n, 3)."""
-    t = to_target(records, conventions)
+    if conventions.is_identity:
+        positions = records[:, :3]  # as stored: bit for bit
+    else:
+        positions = target_positions(records[:, :3], conventions)
+    rotations = np.ascontiguousarray(record_quaternions(records, conventions, single=True), np.float32)
     scale = np.repeat(records[:, 6:7], 3, axis=1)
-    return (t.positions.astype(np.float32), t.rotations.astype(np.float32),
-            np.ascontiguousarray(scale, np.float32), np.ascontiguousarray(records[:, 3:6], np.float32))
+    return (np.ascontiguousarray(positions, np.float32), rotations, scale,
+            np.ascontiguousarray(records[:, 3:6]))
+
+
+def _dumps(doc: dict) -> bytes:
+    """The document as compact JSON, with the pre-rendered fragments spliced into their lists."""
+    def dump(value) -> str:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+    parts = []
+    for key, value in doc.items():
+        if isinstance(value, list) and any(isinstance(v, _Fragment) for v in value):
+            items = ",".join(v.text if isinstance(v, _Fragment) else dump(v) for v in value)
+            parts.append(f"{dump(key)}:[{items}]")
+        else:
+            parts.append(f"{dump(key)}:{dump(value)}")
+    return ("{" + ",".join(parts) + "}").encode("utf-8")
 
 
 def _type_extras(scene: Scene, name: str) -> dict:
@@ -174,7 +204,9 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
     binary = path.suffix.lower() == ".glb"
     conv = options.conventions
     d = _Document()
-    counts = instance_counts(scene, options)
+    # the chunks, once: views of the volume's arrays (copies only of cells the region cuts)
+    chunks = list(instance_chunks(scene, options))
+    counts = [(c.type_name, c.cell, len(c.records)) for c in chunks]
     total_instances = sum(n for *_, n in counts)
     step = options.terrain_step
     tiles = terrain_tile_count(scene.terrain, step, options.region) if options.terrain else 0
@@ -218,22 +250,70 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
 
     # foliage nodes
     type_nodes: dict[str, list[int]] = {name: [] for name in names}
-    if options.gpu_instancing:
-        for type_name, cell, n in counts:
-            view = d.view(n * INSTANCE_BYTES)
-            attrs = {}
-            offset = 0
-            for key, kind, width in (("TRANSLATION", "VEC3", 3), ("ROTATION", "VEC4", 4),
-                                     ("SCALE", "VEC3", 3), (YPR, "VEC3", 3)):
-                attrs[key] = d.accessor(view, FLOAT, n, kind, offset)
-                offset += 4 * width * n
-            type_nodes[type_name].append(d.node(
-                name=f"{type_name} {cell[0]},{cell[1]}", mesh=mesh_index[type_name],
-                extensions={EXT: {"attributes": attrs}}, extras={KEY: {"cell": list(cell)}}))
-        if counts:
-            d.doc["extensionsUsed"] = [EXT]
+    instance_start = (d.size + 3) & ~3  # instance views follow, back to back (52 n bytes each)
+    batches: list[tuple[int, int, int]] = []  # (first chunk, end chunk, instances)
+    if options.gpu_instancing and counts:
+        # Chunks are grouped in batches of about BATCH instances; a batch has four views (all its
+        # translations, rotations, scales, angles) and each chunk's accessors point into them, so
+        # the data streams out as four arrays per batch. The JSON of the ~16,000 chunks of a
+        # million instances is rendered by one `%` per type: dicts through json.dumps cost more
+        # than the binary chunk.
+        n = np.array([c for *_, c in counts], np.int64)
+        start = 0
+        while start < len(counts):
+            end, total = start, 0
+            while end < len(counts) and (total < BATCH or end == start):
+                total += int(n[end])
+                end += 1
+            batches.append((start, end, total))
+            start = end
+        view0, acc0, node0 = d.length("bufferViews"), d.length("accessors"), d.length("nodes")
+        view_of = np.empty(len(counts), np.int64)   # first of the chunk's batch's four views
+        local = np.empty(len(counts), np.int64)     # the chunk's first instance within its batch
+        views_json = []
+        offset = instance_start
+        for b, (first, end, total) in enumerate(batches):
+            view_of[first:end] = view0 + 4 * b
+            local[first:end] = np.concatenate([[0], np.cumsum(n[first:end])[:-1]])
+            for width in (12, 16, 12, 12):
+                views_json.append(f'{{"buffer":0,"byteOffset":{offset},"byteLength":{width * total},'
+                                  f'"byteStride":{width}}}')
+                offset += width * total
+        acc = ('{"bufferView":%d,"byteOffset":%d,"componentType":5126,"count":%d,"type":"VEC3"},'
+               '{"bufferView":%d,"byteOffset":%d,"componentType":5126,"count":%d,"type":"VEC4"},'
+               '{"bufferView":%d,"byteOffset":%d,"componentType":5126,"count":%d,"type":"VEC3"},'
+               '{"bufferView":%d,"byteOffset":%d,"componentType":5126,"count":%d,"type":"VEC3"}')
+        v = view_of
+        acc_text = ",".join([acc] * len(counts)) % tuple(np.column_stack(
+            [v, 12 * local, n, v + 1, 16 * local, n, v + 2, 12 * local, n, v + 3, 12 * local, n]
+        ).ravel().tolist())
+        node_parts = []
+        first = 0
+        groups: dict[str, list[int]] = {}
+        for i, (t, _, _) in enumerate(counts):
+            groups.setdefault(t, []).append(i)
+        for type_name in names:
+            mine = groups.get(type_name)
+            if not mine:
+                continue
+            quoted = json.dumps(type_name, ensure_ascii=False)[:-1].replace("%", "%%")
+            template = (f'{{"name":{quoted} %d,%d","mesh":{mesh_index[type_name]},"extensions":{{"{EXT}":'
+                        f'{{"attributes":{{"TRANSLATION":%d,"ROTATION":%d,"SCALE":%d,"{YPR}":%d}}}}}},'
+                        f'"extras":{{"{KEY}":{{"cell":[%d,%d]}}}}}}')
+            cells = np.array([counts[i][1] for i in mine], np.int64).reshape(-1, 2)
+            a = acc0 + 4 * np.asarray(mine, np.int64)
+            values = np.column_stack([cells[:, 0], cells[:, 1], a, a + 1, a + 2, a + 3, cells[:, 0],
+                                      cells[:, 1]])
+            node_parts.append(",".join([template] * len(mine)) % tuple(values.ravel().tolist()))
+            type_nodes[type_name] = list(range(node0 + first, node0 + first + len(mine)))
+            first += len(mine)
+        d.doc["bufferViews"].append(_Fragment(",".join(views_json), 4 * len(batches)))
+        d.doc["accessors"].append(_Fragment(acc_text, 4 * len(counts)))
+        d.doc["nodes"].append(_Fragment(",".join(node_parts), len(counts)))
+        d.size = offset
+        d.doc["extensionsUsed"] = [EXT]
     else:
-        for chunk in instance_chunks(scene, options):
+        for chunk in chunks:
             t, r, s, ypr = _instance_arrays(chunk.records, conv)
             mesh = mesh_index[chunk.type_name]
             children = [d.node(mesh=mesh, translation=t[i].tolist(), rotation=r[i].tolist(),
@@ -266,9 +346,9 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
     for key in ("meshes", "materials", "nodes"):
         if not d.doc[key]:
             del d.doc[key]
-    text = json.dumps(d.doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+    text = _dumps(d.doc)
     text += b" " * (-len(text) % 4)
-    views = d.doc.get("bufferViews", [])
+    views = [v for v in d.doc.get("bufferViews", []) if isinstance(v, dict)]
 
     def stream(f) -> None:
         nonlocal done
@@ -296,34 +376,21 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
                 emit(block)
             done += tile.vertex_count
             check_progress(progress, done, work)
-        if options.gpu_instancing:
-            batch: list[np.ndarray] = []
-            pending = 0
-
-            def flush() -> None:
-                nonlocal done, pending
-                if not batch:
-                    return
-                records = np.concatenate(batch) if len(batch) > 1 else batch[0]
-                t, r, s, ypr = _instance_arrays(records, conv)
-                a = 0
-                for part in batch:
-                    b = a + len(part)
-                    emit(t[a:b], r[a:b], s[a:b], ypr[a:b])
-                    a = b
-                done += len(records)
-                batch.clear()
-                pending = 0
-                check_progress(progress, done, work)
-
-            for chunk in instance_chunks(scene, options):
-                batch.append(chunk.records)
-                pending += len(chunk.records)
-                if pending >= BATCH:
-                    flush()
-            flush()
         if v != len(views):
             raise RuntimeError(f"{v} of {len(views)} bufferViews written")
+        if batches:
+            f.write(b"\0" * (instance_start - written))
+            written = instance_start
+            for first, end, total in batches:
+                part = [c.records for c in chunks[first:end]]
+                records = np.concatenate(part) if len(part) > 1 else part[0]
+                for array in _instance_arrays(records, conv):
+                    f.write(memoryview(array).cast("B"))
+                    written += array.nbytes
+                done += total
+                check_progress(progress, done, work)
+            if written != d.size:  # the layout and the data disagree: a bug, never a file
+                raise RuntimeError(f"instance data ends at {written}, laid out to end at {d.size}")
         f.write(b"\0" * (bin_size - written))
 
     if binary:

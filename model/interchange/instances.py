@@ -4,7 +4,7 @@ chunk (one 32 m cell × one type) at a time, so a million instances never sit in
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -14,8 +14,7 @@ from model.interchange.options import DEFAULT_OPTIONS, ExportOptions
 from model.scene import Scene
 
 
-@dataclass(frozen=True)
-class InstanceChunk:
+class InstanceChunk(NamedTuple):
     """One cell × one type: its records (n, 7) float32 in the scene frame (a view when unfiltered)."""
 
     type_name: str
@@ -57,24 +56,35 @@ def _in_region(volume: FoliageVolume, cell: Cell, region) -> bool | None:
     return None
 
 
+def _ordered(volume: FoliageVolume, names: list[str]) -> list[tuple[str, Cell]]:
+    """(type, cell) of every chunk of the named types, by type then cell (one sort for all)."""
+    wanted = set(names)
+    return sorted((t, cell) for cell, t in volume.keys() if t in wanted)
+
+
 def instance_chunks(scene: Scene, options: ExportOptions = DEFAULT_OPTIONS) -> Iterator[InstanceChunk]:
     """Every non-empty chunk of the selected types inside the region (x0 ≤ x < x1, z0 ≤ z < z1),
     type by type, cells in sorted order: the order every writer uses."""
     volume = volume_of(scene)
     if volume is None:
         return
-    for type_name in selected_types(scene, options):
-        for (cell, _), chunk in volume.chunks(type_name):
-            inside = _in_region(volume, cell, options.region)
-            rec = chunk.records
-            if inside is False:
-                continue
-            if inside is None:
-                x0, z0, x1, z1 = options.region
-                x, z = rec[:, 0].astype(np.float64), rec[:, 2].astype(np.float64)
-                rec = rec[(x >= x0) & (x < x1) & (z >= z0) & (z < z1)]
-            if len(rec):
-                yield InstanceChunk(type_name, cell, rec)
+    keys = _ordered(volume, selected_types(scene, options))
+    if options.region is None:
+        for type_name, cell in keys:
+            yield InstanceChunk(type_name, cell, volume.chunk(cell, type_name).records)
+        return
+    for type_name, cell in keys:
+        chunk = volume.chunk(cell, type_name)
+        inside = _in_region(volume, cell, options.region)
+        rec = chunk.records
+        if inside is False:
+            continue
+        if inside is None:
+            x0, z0, x1, z1 = options.region
+            x, z = rec[:, 0].astype(np.float64), rec[:, 2].astype(np.float64)
+            rec = rec[(x >= x0) & (x < x1) & (z >= z0) & (z < z1)]
+        if len(rec):
+            yield InstanceChunk(type_name, cell, rec)
 
 
 def instance_counts(scene: Scene, options: ExportOptions = DEFAULT_OPTIONS) -> list[tuple[str, Cell, int]]:
@@ -84,17 +94,17 @@ def instance_counts(scene: Scene, options: ExportOptions = DEFAULT_OPTIONS) -> l
     if volume is None:
         return []
     out = []
-    for type_name in selected_types(scene, options):
-        for (cell, _), chunk in volume.chunks(type_name):
-            inside = _in_region(volume, cell, options.region)
-            if inside is False:
-                continue
-            n = len(chunk)
-            if inside is None:
-                x0, z0, x1, z1 = options.region
-                x = chunk.records[:, 0].astype(np.float64)
-                z = chunk.records[:, 2].astype(np.float64)
-                n = int(np.count_nonzero((x >= x0) & (x < x1) & (z >= z0) & (z < z1)))
-            if n:
-                out.append((type_name, cell, n))
+    for type_name, cell in _ordered(volume, selected_types(scene, options)):
+        chunk = volume.chunk(cell, type_name)
+        inside = _in_region(volume, cell, options.region)
+        if inside is False:
+            continue
+        n = len(chunk)
+        if inside is None:
+            x0, z0, x1, z1 = options.region
+            x = chunk.records[:, 0].astype(np.float64)
+            z = chunk.records[:, 2].astype(np.float64)
+            n = int(np.count_nonzero((x >= x0) & (x < x1) & (z >= z0) & (z < z1)))
+        if n:
+            out.append((type_name, cell, n))
     return out

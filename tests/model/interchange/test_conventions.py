@@ -109,3 +109,22 @@ def test_bad_convention_is_refused():
         Conventions(up="x")
     with pytest.raises(ValueError, match="units"):
         Conventions(units="ft")
+
+
+@pytest.mark.parametrize("name", sorted(ENGINE_PRESETS))
+def test_closed_form_quaternions_match_the_matrix_path(name):
+    from model.interchange.conventions import record_quaternions
+
+    rng = np.random.default_rng(11)
+    rec = np.zeros((2000, 7), np.float32)
+    rec[:, 3:6] = rng.uniform(-4, 4, (2000, 3))
+    rec[:10, 4] = np.float32(np.pi / 2)  # gimbal lock
+    conv = ENGINE_PRESETS[name]
+    m = conv.basis
+    want = quaternions(m @ rotation_matrices(rec) @ m.T)
+    got = record_quaternions(rec, conv)
+    assert np.allclose(got, want, atol=1e-12) or np.allclose(np.abs(got), np.abs(want), atol=1e-12)
+    assert np.allclose(quaternion_matrices(got), m @ rotation_matrices(rec) @ m.T, atol=1e-12)
+    assert (got[:, 3] >= 0).all()
+    fast = record_quaternions(rec, conv, single=True)
+    assert np.abs(quaternion_matrices(fast) - quaternion_matrices(got)).max() < 1e-6

@@ -101,3 +101,10 @@ def test_terrain_in_a_z_up_frame() -> None:
     a = np.concatenate([x.positions for x in geometry.terrain_tiles(t)]).astype(np.float64)
     b = np.concatenate([x.positions for x in geometry.terrain_tiles(t, conventions=conv)])
     assert np.allclose(b, (a @ conv.basis.T) * 100, atol=1e-3)
+
+
+def test_a_terrain_without_layers_has_bare_colour_and_no_weights() -> None:
+    t = Terrain(np.zeros((5, 6), np.float32))
+    (tile,) = geometry.terrain_tiles(t)
+    assert tile.weights.shape == (30, 0) and tile.weight_names == ()
+    assert np.allclose(tile.colours, geometry.BARE_COLOUR)
