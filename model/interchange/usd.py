@@ -388,11 +388,19 @@ def _open_stage(path: Path):
     return stage
 
 
+def _when(attr):
+    """The time to read an attribute at: its default, or its first sample when it is animated
+    (as Blender's importer does); an export of a still forest has no samples at all."""
+    from pxr import Usd
+
+    return Usd.TimeCode.EarliestTime() if attr.GetNumTimeSamples() else Usd.TimeCode.Default()
+
+
 def _array(attr, dtype, width: int | None, prim_path: str, path: Path, n: int | None = None):
     """An authored array attribute as numpy (None when not authored); a wrong length is a FormatError."""
     if not attr or not attr.HasAuthoredValue():
         return None
-    value = attr.Get()
+    value = attr.Get(_when(attr))
     if value is None:
         return None
     a = np.asarray(value, dtype=dtype)
@@ -492,7 +500,7 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
     sizes = []
     for prim in instancers:
         attr = UsdGeom.PointInstancer(prim).GetProtoIndicesAttr()
-        value = attr.Get() if attr else None
+        value = attr.Get(_when(attr)) if attr else None
         sizes.append(len(value) if value is not None else 0)
     total = sum(sizes) or 1
     done = 0
@@ -529,6 +537,15 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
                            (~np.isfinite(scales).all(axis=1), "scales")):
             if bad.any():
                 raise FormatError(path, f"{where}.{label}[{int(np.argmax(bad))}]", "not a finite value")
+        mask = inst.ComputeMaskAtTime(_when(inst.GetPositionsAttr()))
+        if mask is not None and len(mask) == n and not all(mask):  # inactive ids: deleted instances
+            keep = np.asarray(mask, bool)
+            result.warnings.append(f"{where}: {int((~keep).sum())} inactive instances left out")
+            positions, quats, scales = positions[keep], quats[keep], scales[keep]
+            proto_idx = proto_idx[keep] if proto_idx is not None else None
+            kept_rows = keep
+        else:
+            kept_rows = None
         uniform = scales.mean(axis=1)
         if n and np.abs(scales - uniform[:, None]).max() > 1e-6 * max(1.0, np.abs(uniform).max()):
             result.warnings.append(f"{where}: non-uniform scales became their mean (records hold one scale)")
@@ -544,17 +561,20 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
             quats = quaternions(mats)
             uniform = uniform * s
         positions = positions * meters
-        records = np.empty((n, 7), np.float32)
-        for start in range(0, n, BLOCK):  # in blocks: bounded temporaries, and progress on big files
-            end = min(n, start + BLOCK)
+        count = len(positions)
+        records = np.empty((count, 7), np.float32)
+        for start in range(0, count, BLOCK):  # in blocks: bounded temporaries, and progress on big files
+            end = min(count, start + BLOCK)
             part = slice(start, end)
             records[part] = from_target(positions[part], quats[part], uniform[part], frame)
             check_progress(progress, done + end // 2, total)
         primvars = UsdGeom.PrimvarsAPI(inst)
         kept = primvars.GetPrimvar(YPR_PRIMVAR).GetAttr() if primvars.HasPrimvar(YPR_PRIMVAR) else None
         ypr = _array(kept, np.float32, 3, where, path)
-        if ypr is not None and len(ypr) == n and n:
-            probe = np.zeros((n, 7), np.float32)
+        if ypr is not None and len(ypr) == n and count:
+            if kept_rows is not None:
+                ypr = ypr[kept_rows]
+            probe = np.zeros((count, 7), np.float32)
             probe[:, 3:6] = ypr
             file_q = quaternions(frame.basis.T @ quaternion_matrices(quats) @ frame.basis)
             kept_q = quaternions(rotation_matrices(probe))
@@ -567,7 +587,7 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
         keys = _palette_keys(prim)
         mesh_attr = prim.GetAttribute(NS + "mesh")
         own_mesh = mesh_attr.Get() if mesh_attr and mesh_attr.HasAuthoredValue() else None
-        groups = [(0, np.arange(n))] if len(protos) <= 1 else \
+        groups = [(0, np.arange(count))] if len(protos) <= 1 else \
             [(k, np.flatnonzero(proto_idx == k)) for k in range(len(protos))]
         for k, rows in groups:
             if not len(rows) and len(protos) > 1:

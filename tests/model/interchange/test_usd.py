@@ -401,3 +401,22 @@ def test_a_million_instances_export_in_bounded_memory_with_progress(tmp_path) ->
     stage = Usd.Stage.Open(str(out))
     inst = UsdGeom.PointInstancer(stage.GetPrimAtPath("/World/Foliage/tree"))
     assert len(inst.GetPositionsAttr().Get()) == 1_000_000 == len(inst.GetIdsAttr().Get())
+
+
+def test_animated_and_deactivated_instances(tmp_path) -> None:
+    """Positions only as time samples are read at the first sample; inactive ids are left out."""
+    stage = Usd.Stage.CreateNew(str(tmp_path / "anim.usda"))
+    inst = UsdGeom.PointInstancer.Define(stage, "/Trees")
+    UsdGeom.Mesh.Define(stage, "/Trees/Protos/Pine")
+    inst.CreatePrototypesRel().SetTargets([Sdf.Path("/Trees/Protos/Pine")])
+    attr = inst.CreatePositionsAttr()
+    attr.Set(Vt.Vec3fArray([(1, 0, 0), (2, 0, 0), (3, 0, 0)]), 10.0)
+    attr.Set(Vt.Vec3fArray([(9, 0, 0), (9, 0, 0), (9, 0, 0)]), 20.0)
+    inst.CreateProtoIndicesAttr(Vt.IntArray([0, 0, 0]))
+    inst.CreateIdsAttr(Vt.Int64Array([10, 11, 12]))
+    inst.DeactivateId(11)
+    stage.GetRootLayer().Save()
+    imported = read_usd_foliage(tmp_path / "anim.usda")
+    # no metersPerUnit authored: USD's fallback is centimetres
+    np.testing.assert_allclose(imported.records["Trees"][:, 0], [0.01, 0.03], rtol=1e-6)
+    assert imported.warnings == ["/Trees: 1 inactive instances left out"]
