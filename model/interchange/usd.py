@@ -158,17 +158,22 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
         layer = stage.GetRootLayer()
 
         def export(target: Path) -> None:
-            if suffix == ".usdz":  # a package of the crate layer
-                inner = Path(tmp) / "scene.usdc"
-                if not layer.Export(str(inner)) or not UsdUtils.CreateNewUsdzPackage(
-                        Sdf.AssetPath(str(inner)), str(target)):
-                    raise OSError(f"{path}: could not write the USDZ package")
-            elif not layer.Export(str(target)):
-                raise OSError(f"{path}: could not write the USD layer")
+            try:
+                if suffix == ".usdz":  # a package of the crate layer
+                    inner = Path(tmp) / "scene.usdc"
+                    ok = layer.Export(str(inner)) and UsdUtils.CreateNewUsdzPackage(
+                        Sdf.AssetPath(str(inner)), str(target))
+                else:
+                    ok = layer.Export(str(target))
+            except Tf.ErrorException as e:
+                raise OSError(f"could not write the USD file: {str(e).strip().splitlines()[-1]}") from None
+            if not ok:
+                raise OSError("could not write the USD file")
 
         atomic_write_path(path, export, suffix)  # the library writes by name: no copy through Python
         del stage
-    check_progress(progress, total, total)
+    if progress is not None:
+        progress(total, total)  # done: the file is written, so this can no longer cancel
     return ExportReport(path, instances, per_type, terrain_vertices if options.terrain else 0,
                         path.stat().st_size)
 
