@@ -515,6 +515,8 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
         inst = UsdGeom.PointInstancer(prim)
         protos = list(inst.GetPrototypesRel().GetTargets())
         proto_idx = _array(inst.GetProtoIndicesAttr(), np.int64, None, where, path, n)
+        if proto_idx is None:
+            proto_idx = np.zeros(n, np.int64)
         positions = _array(inst.GetPositionsAttr(), np.float64, 3, where, path, n)
         if positions is None:
             if n:
@@ -532,7 +534,7 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
             scales = np.ones((n, 3))
         elif len(scales) != n:
             raise FormatError(path, f"{where}.scales", f"holds {len(scales)} values, expected {n}")
-        if proto_idx is not None and n and not 0 <= proto_idx.min() <= proto_idx.max() < len(protos):
+        if n and not 0 <= proto_idx.min() <= proto_idx.max() < len(protos):
             bad = int(np.argmax((proto_idx < 0) | (proto_idx >= len(protos))))
             raise FormatError(path, f"{where}.protoIndices[{bad}]",
                               f"index {int(proto_idx[bad])}, but {len(protos)} prototypes")
@@ -541,18 +543,20 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
                            (~np.isfinite(quats).all(axis=1) | zero, "orientations"),
                            (~np.isfinite(scales).all(axis=1), "scales")):
             if bad.any():
-                raise FormatError(path, f"{where}.{label}[{int(np.argmax(bad))}]", "not a finite value")
+                raise FormatError(path, f"{where}.{label}[{int(np.argmax(bad))}]",
+                                  "not a finite value" if label != "orientations" else
+                                  "not a finite, non-zero quaternion")
         mask = inst.ComputeMaskAtTime(_when(inst.GetPositionsAttr()))
         if mask is not None and len(mask) == n and not all(mask):  # inactive ids: deleted instances
             keep = np.asarray(mask, bool)
             result.warnings.append(f"{where}: {int((~keep).sum())} inactive instances left out")
             positions, quats, scales = positions[keep], quats[keep], scales[keep]
-            proto_idx = proto_idx[keep] if proto_idx is not None else None
+            proto_idx = proto_idx[keep]
             kept_rows = keep
         else:
             kept_rows = None
         uniform = scales.mean(axis=1)
-        if n and np.abs(scales - uniform[:, None]).max() > 1e-6 * max(1.0, np.abs(uniform).max()):
+        if len(scales) and np.abs(scales - uniform[:, None]).max() > 1e-6 * max(1.0, np.abs(uniform).max()):
             result.warnings.append(f"{where}: non-uniform scales became their mean (records hold one scale)")
         a, t, s, identity = _world(UsdGeom.Xformable(prim))
         if not identity:
