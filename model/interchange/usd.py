@@ -384,6 +384,9 @@ def _open_stage(path: Path):
     if not path.is_file():
         raise FormatError(path, None, "file not found")
     try:
+        cached = Sdf.Layer.Find(str(path))
+        if cached is not None:  # a layer still open in this process: read what is on disk now
+            cached.Reload(True)
         stage = Usd.Stage.Open(str(path), Usd.Stage.LoadAll)
     except Tf.ErrorException as e:
         reason = str(e).strip().splitlines()[-1].strip() if str(e).strip() else "unreadable"

@@ -420,3 +420,13 @@ def test_animated_and_deactivated_instances(tmp_path) -> None:
     # no metersPerUnit authored: USD's fallback is centimetres
     np.testing.assert_allclose(imported.records["Trees"][:, 0], [0.01, 0.03], rtol=1e-6)
     assert imported.warnings == ["/Trees: 1 inactive instances left out"]
+
+
+def test_reading_again_after_an_overwrite_sees_the_new_file(tmp_path) -> None:
+    """pxr keeps open layers in a registry: a stage still alive must not hide the file's new content."""
+    path = tmp_path / "again.usdc"
+    write_usd(small_scene({"conifer": 5}), path)
+    held = Usd.Stage.Open(str(path))  # e.g. a viewer in the same process
+    write_usd(small_scene({"conifer": 9, "rock": 2}), path, ExportOptions(conventions=FRAMES["Blender"]))
+    assert read_usd_foliage(path).counts() == {"conifer": 9, "rock": 2}
+    assert held.GetPrimAtPath("/World")
