@@ -6,7 +6,8 @@ Software Foundation's own bindings: FLOAT channels straight to numpy, stream I/O
 header attributes; imageio would need a FreeImage binary for EXR), TIFF through `tifffile`.
 
 Reading accepts a FLOAT or HALF EXR channel (`Y`, else `R`, else the only channel: HALF widens
-exactly) and a float16/32/64 TIFF (the first sample of each pixel; float64 rounds to float32).
+exactly) and a float16/32/64 TIFF (the first sample of each pixel; float64 rounds to float32;
+strips or tiles, uncompressed or LZW/Deflate/Zstd with any predictor, through `imagecodecs`).
 Integer EXR/TIFF data, a truncated or unreadable file and a RAW file of the wrong size are one
 `FormatError`. A NaN or infinite height is refused too, naming the first such sample and the
 count: a terrain needs a height everywhere, and filling holes silently would invent ground.

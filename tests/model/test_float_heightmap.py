@@ -85,6 +85,14 @@ def test_files_other_tools_write_are_read(tmp_path) -> None:
     assert hm.spacing is None
 
 
+@pytest.mark.parametrize(("compression", "predictor"), [("lzw", None), ("lzw", "floatingpoint"),
+                                                      ("zlib", "floatingpoint"), ("zstd", None)])
+def test_compressed_tiffs_from_other_tools_are_read_exactly(tmp_path, compression, predictor) -> None:
+    h = awkward(40, 56)
+    tifffile.imwrite(tmp_path / "gdal.tif", h, compression=compression, predictor=predictor, tile=(16, 16))
+    same_bits(read_heightmap(tmp_path / "gdal.tif").heights, h)
+
+
 def test_writes_are_atomic_and_leave_no_temp_file(tmp_path) -> None:
     path = tmp_path / "h.exr"
     path.write_bytes(b"old")
