@@ -126,7 +126,8 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
     done = 0
     check_progress(progress, done, total)
     with tempfile.TemporaryDirectory(prefix="boscage-usd-") as tmp:
-        stage = Usd.Stage.CreateInMemory("scene" + (".usda" if suffix == ".usda" else ".usdc"))
+        layer = Sdf.Layer.CreateAnonymous("scene" + (".usda" if suffix == ".usda" else ".usdc"))
+        stage = Usd.Stage.Open(layer)  # we hold the layer: it outlives the stage
         UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z if frame.up == "z" else UsdGeom.Tokens.y)
         UsdGeom.SetStageMetersPerUnit(stage, 1.0 / frame.unit_scale)
         world = UsdGeom.Xform.Define(stage, "/World")
@@ -144,6 +145,7 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
         folder = scene.path.parent if scene.path is not None else None
         chunks = instance_chunks(scene, options)
         used: set[str] = set()
+        plain: list[tuple[str, str, int]] = []  # plain-prims types: path, class path, count
         for type_name in names:
             ftype = volume.palette.get(type_name) if volume is not None else None
             ftype = ftype or FoliageType(type_name)
@@ -151,11 +153,17 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
             while prim_name in used:
                 prim_name += "_"
             used.add(prim_name)
-            write = _write_instancer if options.gpu_instancing else _write_prims
-            done = write(stage, f"/World/Foliage/{prim_name}", ftype, folder, frame, per_type[type_name],
-                         chunks, progress, done, total)
+            type_path = f"/World/Foliage/{prim_name}"
+            if options.gpu_instancing:
+                done = _write_instancer(stage, type_path, ftype, folder, frame, per_type[type_name], chunks,
+                                        progress, done, total)
+            else:
+                plain.append((type_path, _define_prims(stage, type_path, ftype, folder, frame),
+                              per_type[type_name]))
+        del stage  # the layer lives on; plain prims are authored with no stage recomposing them
+        for type_path, proto, count in plain:
+            done = _write_prims(layer, type_path, proto, frame, count, chunks, progress, done, total)
         check_progress(progress, total - 1, total)
-        layer = stage.GetRootLayer()
 
         def export(target: Path) -> None:
             try:
@@ -171,7 +179,6 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
                 raise OSError("could not write the USD file")
 
         atomic_write_path(path, export, suffix)  # the library writes by name: no copy through Python
-        del stage
     if progress is not None:
         progress(total, total)  # done: the file is written, so this can no longer cancel
     return ExportReport(path, instances, per_type, terrain_vertices if options.terrain else 0,
@@ -268,15 +275,11 @@ def _type_attributes(prim, ftype: FoliageType) -> None:
     _write_palette_keys(prim, ftype)
 
 
-def _write_prims(stage, path: str, ftype: FoliageType, folder, frame: Conventions, n: int,
-                 chunks, progress, done: int, total: int) -> int:
-    """One type as plain prims: an Xform per instance, instanceable, referencing the type's mesh
-    (an abstract class prim, never drawn itself), with translate / orient (quatf) / scale ops.
+def _define_prims(stage, path: str, ftype: FoliageType, folder, frame: Conventions) -> str:
+    """The group prim of a plain-prims type and its mesh as an abstract class prim (never drawn
+    itself); returns the class's path, which each instance references."""
+    from pxr import Sdf, UsdGeom
 
-    For importers that read PointInstancer orientations at half precision only (Blender 4.5):
-    each transform here is full float precision. Slower and larger than an instancer: meant for
-    thousands of instances, not millions."""
-    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
     group = UsdGeom.Xform.Define(stage, path)
     _type_attributes(group.GetPrim(), ftype)
     group.GetPrim().CreateAttribute(NS + "layout", Sdf.ValueTypeNames.Token, custom=True).Set("prims")
@@ -285,34 +288,48 @@ def _write_prims(stage, path: str, ftype: FoliageType, folder, frame: Convention
     stage.CreateClassPrim("/Prototypes")
     stage.CreateClassPrim(proto)
     _write_mesh(stage, f"{proto}/{safe_name(mesh.name or 'mesh')}", mesh)
-    layer = stage.GetRootLayer()
+    return proto
+
+
+def _write_prims(layer, path: str, proto: str, frame: Conventions, n: int,
+                 chunks, progress, done: int, total: int) -> int:
+    """One type as plain prims: an Xform per instance, instanceable, referencing the type's mesh,
+    with translate / orient (quatf) / scale ops.
+
+    For importers that read PointInstancer orientations at half precision only (Blender 4.5):
+    each transform here is full float precision. Slower and larger than an instancer: meant for
+    thousands of instances, not millions. Authored on the layer with no stage open on it (a stage
+    would recompose its instancing as the prims arrive)."""
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
     parent = layer.GetPrimAtPath(path)
     order = Vt.TokenArray(["xformOp:translate", "xformOp:orient", "xformOp:scale"])
+    reference = Sdf.Reference(primPath=Sdf.Path(proto))
+    float3 = Sdf.ValueTypeNames.Float3
     m, s = frame.basis.T, frame.unit_scale
     index = 0
-    while index < n:
-        rec = next(chunks).records
-        positions = rec[:, :3].astype(np.float64) @ m * s if not frame.is_identity else rec[:, :3]
-        quats = ypr_quaternions(rec[:, 3:6], frame)
-        with Sdf.ChangeBlock():
-            for k in range(len(rec)):
+    with Sdf.ChangeBlock():
+        while index < n:
+            rec = next(chunks).records
+            positions = rec[:, :3].astype(np.float64) @ m * s if not frame.is_identity else rec[:, :3]
+            quats = ypr_quaternions(rec[:, 3:6], frame).tolist()
+            scales = rec[:, 6].tolist()
+            angles = rec[:, 3:6].tolist()
+            for k, (x, y, z) in enumerate(positions.tolist()):
                 spec = Sdf.PrimSpec(parent, f"i{index}", Sdf.SpecifierDef, "Xform")
                 spec.instanceable = True
-                spec.referenceList.Prepend(Sdf.Reference(primPath=Sdf.Path(proto)))
-                x, y, z = (float(v) for v in positions[k])
-                qx, qy, qz, qw = (float(v) for v in quats[k])
-                scale = float(rec[k, 6])
+                spec.referenceList.Prepend(reference)
+                qx, qy, qz, qw = quats[k]
                 for name, kind, value in (
-                        ("xformOp:translate", Sdf.ValueTypeNames.Float3, Gf.Vec3f(x, y, z)),
+                        ("xformOp:translate", float3, Gf.Vec3f(x, y, z)),
                         ("xformOp:orient", Sdf.ValueTypeNames.Quatf, Gf.Quatf(qw, qx, qy, qz)),
-                        ("xformOp:scale", Sdf.ValueTypeNames.Float3, Gf.Vec3f(scale, scale, scale)),
-                        (YPR_ATTR, Sdf.ValueTypeNames.Float3, Gf.Vec3f(*(float(v) for v in rec[k, 3:6])))):
+                        ("xformOp:scale", float3, Gf.Vec3f(scales[k], scales[k], scales[k])),
+                        (YPR_ATTR, float3, Gf.Vec3f(*angles[k]))):
                     Sdf.AttributeSpec(spec, name, kind).default = value
                 Sdf.AttributeSpec(spec, "xformOpOrder", Sdf.ValueTypeNames.TokenArray,
                                   Sdf.VariabilityUniform).default = order
                 index += 1
-        done += len(rec)
-        check_progress(progress, done, total)
+            done += len(rec)
+            check_progress(progress, done, total)
     return done
 
 
