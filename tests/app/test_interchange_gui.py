@@ -62,16 +62,34 @@ def choose_file(monkeypatch):
     return chosen
 
 
-def when_modal(kind, act) -> list:
-    """Run `act(widget)` on the next modal dialog of `kind` once the event loop shows it."""
+_WATCHERS: list[list[int]] = []
+
+
+@pytest.fixture(autouse=True)
+def _stop_watchers():
+    """No dialog watcher of one test may answer another test's dialog."""
+    yield
+    for left in _WATCHERS:
+        left[0] = -1
+    _WATCHERS.clear()
+
+
+def when_modal(kind, act, tries: int = 1000) -> list:
+    """Run `act(widget)` on the next modal dialog of `kind` once the event loop shows it (looking
+    every 10 ms, for at most `tries` looks, so a watcher never outlives its test for long)."""
     seen: list = []
+    left = [tries]
+    _WATCHERS.append(left)
 
     def poll() -> None:
+        if left[0] < 0:  # its test is over
+            return
         w = QApplication.activeModalWidget()
         if isinstance(w, kind) and w.isVisible() and w not in seen:
             seen.append(w)
             act(w)
-        else:
+        elif left[0] > 0:
+            left[0] -= 1
             QTimer.singleShot(10, poll)
 
     QTimer.singleShot(0, poll)
@@ -250,10 +268,8 @@ def test_import_foliage_is_one_undo_step_restoring_the_exact_bytes(main_window, 
 
 
 def test_import_asks_nothing_about_unsaved_changes_and_keeps_the_scene(main_window, forest, choose_file,
-                                                                     tmp_path, monkeypatch) -> None:
-    asked = []
-    monkeypatch.setattr(QMessageBox, "warning",  # would be the "unsaved changes" question
-                        lambda *a, **k: asked.append(a) or QMessageBox.StandardButton.Cancel)
+                                                                     tmp_path) -> None:
+    asked = when_modal(QMessageBox, lambda box: box.reject(), tries=300)  # e.g. "Save your changes?"
     main_window.document.mark_modified()
     scene = main_window.document.scene
     _source_file(main_window, tmp_path / "in.usda")
