@@ -164,26 +164,35 @@ class Transforms:
 
 def record_quaternions(records: np.ndarray, conventions: Conventions = Conventions(),
                        single: bool = False) -> np.ndarray:
-    """(n, 4) unit quaternions (x, y, z, w), w ≥ 0, of the records' rotations in the target frame,
+    """(n, 4) unit quaternions (x, y, z, w), w ≥ 0, of the records' rotations in the target frame;
+    see `angle_quaternions`."""
+    r = np.asarray(records, np.float32).reshape(-1, 7)
+    return angle_quaternions(r[:, 3:6], conventions, single)
+
+
+def angle_quaternions(angles: np.ndarray, conventions: Conventions = Conventions(),
+                      single: bool = False) -> np.ndarray:
+    """(n, 4) unit quaternions (x, y, z, w), w ≥ 0, of (n, 3) yaw, pitch, roll in the target frame,
     in closed form: q = q_yaw ⊗ q_pitch ⊗ q_roll, then the basis change M·R·Mᵀ, which for an
     orthonormal M turns (v, w) into (det(M)·M·v, w). Same as `quaternions(M · R · Mᵀ)`, without
     building matrices (a million instances in a few numpy passes). `single` computes in float32
     (several times faster; within a few float32 ulps, for writers that store float32)."""
-    r = np.asarray(records, np.float32).reshape(-1, 7)
     dtype = np.float32 if single else np.float64
-    half = np.ascontiguousarray(r[:, 3:6].T, dtype) * dtype(0.5)  # rows: yaw, pitch, roll; exact
+    half = np.ascontiguousarray(np.asarray(angles).reshape(-1, 3).T, dtype) * dtype(0.5)  # exact
     (cy, cx, cz), (sy, sx, sz) = np.cos(half), np.sin(half)
     cycx, sysx, cysx, sycx = cy * cx, sy * sx, cy * sx, sy * cx
-    q = np.empty((4, len(r)), dtype)
-    q[0] = cysx * cz + sycx * sz
-    q[1] = sycx * cz - cysx * sz
-    q[2] = cycx * sz - sysx * cz
-    q[3] = cycx * cz + sysx * sz
-    if not conventions.is_identity:
-        m = conventions.basis
-        q[:3] = (m @ q[:3]) * dtype(np.linalg.det(m))
-    q *= np.where(q[3] < 0, dtype(-1), dtype(1))
-    return q.T
+    w = cycx * cz + sysx * sz
+    sign = np.where(w < 0, dtype(-1), dtype(1))  # w ≥ 0: one of the two equal quaternions
+    v = ((cysx * cz + sycx * sz) * sign, (sycx * cz - cysx * sz) * sign, (cycx * sz - sysx * cz) * sign)
+    q = np.empty((len(w), 4), dtype)
+    if conventions.is_identity:
+        q[:, 0], q[:, 1], q[:, 2] = v
+    else:
+        m = conventions.basis * np.linalg.det(conventions.basis)
+        for i in range(3):
+            q[:, i] = sum(v[j] * dtype(m[i, j]) for j in range(3) if m[i, j])
+    q[:, 3] = w * sign
+    return q
 
 
 def to_target(records: np.ndarray, conventions: Conventions = Conventions()) -> Transforms:

@@ -25,7 +25,7 @@ import numpy as np
 
 from model.atomic import atomic_write
 from model.foliage.foliage_type import foliage_type_to_dict
-from model.interchange.conventions import Conventions, record_quaternions, target_positions
+from model.interchange.conventions import Conventions, angle_quaternions, target_positions
 from model.interchange.geometry import (
     IndexedMesh,
     terrain_tile_count,
@@ -51,7 +51,7 @@ FLOAT, UBYTE, USHORT, UINT = 5126, 5121, 5123, 5125
 ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
 GLB_MAGIC, JSON_CHUNK, BIN_CHUNK = 0x46546C67, 0x4E4F534A, 0x004E4942
 INSTANCE_BYTES = 4 * (3 + 4 + 3 + 3)  # translation, rotation, scale, yaw/pitch/roll
-BATCH = 65536  # instances converted at once (bounded memory, few numpy calls)
+BATCH = 16384  # instances converted at once: bounded memory, and temporaries small enough to be reused
 
 
 def json_safe(value):
@@ -154,16 +154,24 @@ def _mesh_blocks(mesh: IndexedMesh) -> list[np.ndarray]:
     return [a[1] for a in attrs] + [indices]
 
 
-def _instance_arrays(records: np.ndarray, conventions: Conventions) -> tuple[np.ndarray, ...]:
-    """float32 translation (n, 3), rotation (n, 4), scale (n, 3), yaw/pitch/roll (n, 3)."""
-    if conventions.is_identity:
-        positions = records[:, :3]  # as stored: bit for bit
-    else:
-        positions = target_positions(records[:, :3], conventions)
-    rotations = np.ascontiguousarray(record_quaternions(records, conventions, single=True), np.float32)
-    scale = np.repeat(records[:, 6:7], 3, axis=1)
-    return (np.ascontiguousarray(positions, np.float32), rotations, scale,
-            np.ascontiguousarray(records[:, 3:6]))
+def _instance_arrays(records: np.ndarray | list[np.ndarray],
+                     conventions: Conventions) -> tuple[np.ndarray, ...]:
+    """float32 translation (n, 3), rotation (n, 4), scale (n, 3), yaw/pitch/roll (n, 3) of one
+    array of records or of several (concatenated first: one C loop, not one slice per chunk)."""
+    if isinstance(records, list):
+        records = np.concatenate(records) if len(records) > 1 else records[0]
+
+    def column(sl: slice) -> np.ndarray:
+        return np.ascontiguousarray(records[:, sl])
+
+    positions = column(slice(0, 3))  # as stored: bit for bit
+    if not conventions.is_identity:
+        positions = target_positions(positions, conventions).astype(np.float32)
+    ypr = column(slice(3, 6))
+    rotations = angle_quaternions(ypr, conventions, single=True)
+    scale = np.empty((len(ypr), 3), np.float32)
+    scale[:] = column(slice(6, 7))
+    return positions, rotations, scale, ypr
 
 
 def _dumps(doc: dict) -> bytes:
@@ -382,9 +390,7 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
             f.write(b"\0" * (instance_start - written))
             written = instance_start
             for first, end, total in batches:
-                part = [c.records for c in chunks[first:end]]
-                records = np.concatenate(part) if len(part) > 1 else part[0]
-                for array in _instance_arrays(records, conv):
+                for array in _instance_arrays([c.records for c in chunks[first:end]], conv):
                     f.write(memoryview(array).cast("B"))
                     written += array.nbytes
                 done += total
@@ -409,5 +415,6 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
             atomic_write(bin_path, stream)
         atomic_write(path, text)
         size = path.stat().st_size + (bin_path.stat().st_size if bin_size else 0)
-    check_progress(progress, work, work)
+    if progress is not None:
+        progress(work, work)  # done: the files are in place, so this report cannot cancel
     return ExportReport(path, total_instances, type_counts, t_vertices, size)

@@ -255,8 +255,16 @@ def _read_csv(path: Path, progress: Progress | None) -> ImportedFoliage:
             rows.clear()
             types.clear()
 
+        read = 0
+
+        def lines():
+            nonlocal read
+            for text in f:
+                read += len(text)  # characters, near enough to bytes for a progress bar
+                yield text
+
         try:
-            reader = csv.reader(f)
+            reader = csv.reader(lines())
             for line in reader:
                 line_no = reader.line_num
                 if not line or (line[0].startswith("#") and header is None):
@@ -286,7 +294,7 @@ def _read_csv(path: Path, progress: Progress | None) -> ImportedFoliage:
                 rows.append(line[:ti] + line[ti + 1:])
                 if len(rows) >= BATCH:
                     flush()
-                    check_progress(progress, min(f.tell(), total), total)
+                    check_progress(progress, min(read, total), total)
             flush()
         except UnicodeDecodeError as e:
             raise FormatError(path, None, f"not UTF-8 text: {e.reason}") from None

@@ -16,6 +16,15 @@ from tests.gltf_validator import assert_valid
 from tests.model.interchange.conftest import small_scene
 
 
+@pytest.fixture(autouse=True)
+def every_gltf_is_valid(tmp_path):
+    """After each test, the Khronos glTF Validator finds no error or warning in any glTF it wrote."""
+    yield
+    written = sorted(p for p in tmp_path.rglob("*") if p.suffix in (".glb", ".gltf"))
+    if written:
+        assert_valid(written)
+
+
 @pytest.fixture
 def scene_path(tmp_path):
     path = tmp_path / "forest.boscage"

@@ -8,6 +8,7 @@ a mesh object sharing the type's mesh data under the chunk's empty, as plain nod
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from model.interchange import ExportOptions, export_scene
 from model.interchange.conventions import ENGINE_PRESETS, to_target
@@ -62,3 +63,38 @@ def test_blender_imports_every_instance_with_its_transform(tmp_path) -> None:
         terrain = reports[label].terrain_vertices
         assert got["terrain_vertices"] == terrain == (0 if label == "bare" else 41 * 41)
 
+
+
+ROUND_TRIP = """
+import sys
+import bpy
+
+bpy.ops.wm.read_factory_settings(use_empty=True)
+bpy.ops.import_scene.gltf(filepath=sys.argv[1])
+bpy.ops.export_scene.gltf(filepath=sys.argv[2], export_format="GLB", export_gpu_instances=True,
+                          export_extras=sys.argv[3] == "extras")
+emit({"exported": sys.argv[2]})
+"""
+
+
+@pytest.mark.parametrize("extras", ["extras", "bare"])
+def test_what_blender_writes_back_imports_as_the_same_foliage(tmp_path, extras) -> None:
+    from model.interchange import read_foliage
+    from model.interchange.conventions import rotation_matrices
+
+    scene = small_scene({"conifer": 30, "rock": 20})
+    ours, theirs = tmp_path / "ours.glb", tmp_path / "blender.glb"
+    export_scene(scene, ours)
+    run_in_blender(ROUND_TRIP, str(ours), str(theirs), extras)
+    imported = read_foliage(theirs)  # Blender's own EXT_mesh_gpu_instancing, types by mesh name
+    assert imported.counts() == {"conifer": 30, "rock": 20}
+    volume = scene.sections["foliage"].volume
+    for name, rec in imported.records.items():
+        want = volume.all_records(name)
+        got = rec[np.lexsort(np.round(rec[:, :3], 3).T)]
+        want = want[np.lexsort(np.round(want[:, :3], 3).T)]
+        assert np.abs(got[:, :3] - want[:, :3]).max() <= 1e-4
+        assert np.abs(got[:, 6] - want[:, 6]).max() <= 1e-5
+        assert np.abs(rotation_matrices(got) - rotation_matrices(want)).max() <= 1e-5
+    if extras == "extras":
+        assert imported.extras["rock"]["name"] == "rock"  # palette keys survive Blender

@@ -345,3 +345,24 @@ def test_conventions_in_the_file_are_applied_on_import(tmp_path) -> None:
     export_scene(scene, out, ExportOptions(conventions=conv))
     rec = read_foliage(out).records["rock"]
     assert np.allclose(rec[:, :3], volume_records(scene, "rock")[:, :3], atol=1e-4)
+
+
+def test_export_memory_does_not_grow_with_the_instances(tmp_path) -> None:
+    import tracemalloc
+
+    peaks, sizes = [], []
+    for n in (50_000, 250_000):  # the same cells, five times the instances
+        scene = small_scene({"conifer": n, "rock": n}, size=201, spacing=5.0)
+        tracemalloc.start()
+        try:
+            report = export_scene(scene, tmp_path / f"big{n}.glb", ExportOptions(terrain=False))
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert report.instances == 2 * n
+        peaks.append(peak)
+        sizes.append(report.bytes)
+    # instances stream out in batches: 20 MB more instance data, well under 2 MB more memory
+    assert sizes[1] - sizes[0] > 20_000_000
+    assert peaks[1] - peaks[0] < 0.1 * (sizes[1] - sizes[0]), (peaks, sizes)
+    assert read_foliage(tmp_path / "big250000.glb").count == 500_000

@@ -58,3 +58,17 @@ def test_bad_options_are_refused() -> None:
         ExportOptions(region=(5.0, 0.0, 1.0, 3.0))
     with pytest.raises(ValueError, match="terrain step"):
         ExportOptions(terrain_step=0)
+
+
+def test_the_suffix_picks_the_format(tmp_path, scene) -> None:
+    from model.errors import FormatError
+    from model.interchange import FORMATS, export_scene, format_of, read_foliage
+
+    assert set(FORMATS) == {".glb", ".gltf", ".usda", ".usdc", ".usdz", ".csv", ".json"}
+    assert format_of("A.GLB") == ".glb"
+    with pytest.raises(ValueError, match="unknown format '.fbx'"):
+        export_scene(scene, tmp_path / "x.fbx")
+    (tmp_path / "x.fbx").write_text("")
+    with pytest.raises(FormatError, match="x.fbx: unknown format"):
+        read_foliage(tmp_path / "x.fbx")
+    assert not any(p.suffix == ".tmp" for p in tmp_path.iterdir())

@@ -119,3 +119,14 @@ def test_cancel_keeps_the_old_table(tmp_path) -> None:
     with pytest.raises(Cancelled):
         export_scene(small_scene(), out, progress=lambda d, t: d == 0)
     assert out.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["t.csv"]
+
+
+def test_reading_a_long_csv_reports_progress_and_can_cancel(tmp_path) -> None:
+    scene = small_scene({"rock": 70_000})
+    out = tmp_path / "long.csv"
+    export_scene(scene, out)
+    seen = []
+    imported = read_foliage(out, lambda d, t: seen.append((d, t)) or True)
+    assert imported.count == 70_000 and len(seen) >= 2 and seen[-1][0] == seen[-1][1]
+    with pytest.raises(Cancelled):
+        read_foliage(out, lambda d, t: False)
