@@ -521,6 +521,10 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
         raise FormatError(path, "metersPerUnit", f"must be positive, got {meters}")
     frame = Conventions(up, "right", "m")
     instancers = [p for p in stage.Traverse() if p.IsA(UsdGeom.PointInstancer)]
+    # an instancer inside another's prototypes is part of that prototype, not foliage of its own
+    paths = {p.GetPath() for p in instancers}
+    instancers = [p for p in instancers if not any(a in paths for a in p.GetPath().GetAncestorsRange()
+                                                   if a != p.GetPath())]
     result = ImportedFoliage()
     sizes = []
     for prim in instancers:

@@ -430,3 +430,19 @@ def test_reading_again_after_an_overwrite_sees_the_new_file(tmp_path) -> None:
     write_usd(small_scene({"conifer": 9, "rock": 2}), path, ExportOptions(conventions=FRAMES["Blender"]))
     assert read_usd_foliage(path).counts() == {"conifer": 9, "rock": 2}
     assert held.GetPrimAtPath("/World")
+
+
+def test_an_instancer_inside_a_prototype_is_not_foliage_of_its_own(tmp_path) -> None:
+    stage = Usd.Stage.CreateNew(str(tmp_path / "nested.usda"))
+    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+    outer = UsdGeom.PointInstancer.Define(stage, "/Forest")
+    inner = UsdGeom.PointInstancer.Define(stage, "/Forest/Protos/Clump")  # a clump of three bushes
+    UsdGeom.Mesh.Define(stage, "/Forest/Protos/Clump/Protos/Bush")
+    inner.CreatePrototypesRel().SetTargets([Sdf.Path("/Forest/Protos/Clump/Protos/Bush")])
+    inner.CreatePositionsAttr(Vt.Vec3fArray([(0, 0, 0), (1, 0, 0), (0, 0, 1)]))
+    inner.CreateProtoIndicesAttr(Vt.IntArray([0, 0, 0]))
+    outer.CreatePrototypesRel().SetTargets([Sdf.Path("/Forest/Protos/Clump")])
+    outer.CreatePositionsAttr(Vt.Vec3fArray([(10, 0, 0), (20, 0, 0)]))
+    outer.CreateProtoIndicesAttr(Vt.IntArray([0, 0]))
+    stage.GetRootLayer().Save()
+    assert read_usd_foliage(tmp_path / "nested.usda").counts() == {"Forest": 2}
