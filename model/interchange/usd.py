@@ -13,10 +13,15 @@ Layout of what we write (the stage's `defaultPrim` is `/World`):
   attribute `boscage:palette:<key>`; `primvars:boscage:yawPitchRoll` keeps the record's exact
   angles so our own importer restores records bit for bit.
 
-Precision: quath has an 11-bit significand, so a half-precision quaternion is only good to about
-5e-4 per component (≈1e-3 rad): 1e-5 cannot hold. The schema's `orientationsf` (quatf, preferred
-by USD readers over `orientations` when both are authored) carries full float precision; the
-quath `orientations` stay for older readers.
+Precision: quath has an 11-bit significand: components in [0.5, 1) step by 2^-11, so a
+half-precision quaternion is off by up to 2.4e-4 per component (measured; about 5e-4 rad): 1e-5
+cannot hold. The schema's `orientationsf` (quatf, which USD readers prefer when both are
+authored) carries float precision (1.4e-7 measured); `orientations` stay for readers that know
+only them (Blender 4.5 among them).
+
+With `gpu_instancing=False` a type is plain prims instead: `/World/Foliage/<type>` is an Xform
+(`boscage:layout = "prims"`) whose children are instanceable Xforms referencing the type's mesh
+under the abstract class prim `/Prototypes/<type>`, each with translate / orient (quatf) / scale.
 
 Conventions: USD space is right-handed by definition, so `upAxis` and `metersPerUnit` follow the
 export's conventions and a left-handed target (Unity, Unreal) gets the right-handed frame with the
