@@ -536,7 +536,8 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
         attr = UsdGeom.PointInstancer(prim).GetProtoIndicesAttr()
         value = attr.Get(_when(attr)) if attr else None
         sizes.append(len(value) if value is not None else 0)
-    total = sum(sizes) or 1
+    plain = _prims_groups(stage)
+    total = sum(sizes) + sum(len(children) for _, children in plain) or 1
     done = 0
     check_progress(progress, 0, total)
     for prim, n in zip(instancers, sizes, strict=True):
@@ -648,50 +649,64 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
                         result.meshes[name] = _to_scene_mesh(geometry, frame, meters)
         done += n
         check_progress(progress, done, total)
-    _read_prims(stage, path, frame, meters, result)
-    check_progress(progress, total, total)
+    for group, children in plain:
+        _read_prims(group, children, path, frame, meters, result)
+        done += len(children)
+        check_progress(progress, done, total)
     return result
 
 
-def _read_prims(stage, path: Path, frame: Conventions, meters: float, result: ImportedFoliage) -> None:
-    """Types written as plain prims (`boscage:layout = "prims"`): each child Xform is an instance."""
-    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
-    cache = UsdGeom.XformCache(Usd.TimeCode.Default())
+def _prims_groups(stage) -> list:
+    """(group, instance prims) of each type written as plain prims (`boscage:layout = "prims"`)."""
+    from pxr import UsdGeom
+
+    found = []
     for group in stage.Traverse():
         layout = group.GetAttribute(NS + "layout")
-        if not layout or layout.Get() != "prims":
-            continue
-        children = [c for c in group.GetChildren() if c.IsA(UsdGeom.Xformable)]
-        name = _type_name(group, group.GetName())
-        if not children:
-            continue
-        g = np.array([np.array(cache.GetLocalToWorldTransform(c), np.float64) for c in children])
-        a = np.transpose(g[:, :3, :3], (0, 2, 1))  # column-vector rotation·scale
-        det = np.linalg.det(a)
-        if (det <= 0).any():
-            bad = int(np.argmax(det <= 0))
-            raise FormatError(path, str(children[bad].GetPath()),
-                              "transform mirrors or collapses the instance")
-        scale = np.cbrt(det)
-        rot = a / scale[:, None, None]
-        records = from_target(g[:, 3, :3] * meters, quaternions(rot), scale, frame)
-        kept = [c.GetAttribute(YPR_ATTR) for c in children]
-        if all(k and k.HasAuthoredValue() for k in kept):
-            ypr = np.array([k.Get() for k in kept], np.float32).reshape(-1, 3)
-            probe = np.zeros((len(ypr), 7), np.float32)
-            probe[:, 3:6] = ypr
-            file_q = quaternions(frame.basis.T @ rot @ frame.basis)
-            kept_q = quaternions(rotation_matrices(probe))
-            agree = np.abs(np.sum(file_q * kept_q, axis=1)) >= 1.0 - _YPR_TOLERANCE
-            records[agree, 3:6] = ypr[agree]
-        result.records[name] = np.concatenate([result.records[name], records]) if name in result.records \
-            else records
-        keys = _palette_keys(group)
-        if keys:
-            result.extras.setdefault(name, keys)
-        mesh_attr = group.GetAttribute(NS + "mesh")
-        if mesh_attr and mesh_attr.HasAuthoredValue():
-            result.meshes.setdefault(name, str(mesh_attr.Get()))
+        if layout and layout.Get() == "prims":
+            found.append((group, [c for c in group.GetChildren() if c.IsA(UsdGeom.Xformable)]))
+    return found
+
+
+def _read_prims(group, children: list, path: Path, frame: Conventions, meters: float,
+                result: ImportedFoliage) -> None:
+    """A type written as plain prims: each child Xform is an instance."""
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    cache = UsdGeom.XformCache(Usd.TimeCode.Default())
+    name = _type_name(group, group.GetName())
+    if not children:
+        return
+    g = np.array([np.array(cache.GetLocalToWorldTransform(c), np.float64) for c in children])
+    a = np.transpose(g[:, :3, :3], (0, 2, 1))  # column-vector rotation·scale
+    det = np.linalg.det(a)
+    if (det <= 0).any():
+        bad = int(np.argmax(det <= 0))
+        raise FormatError(path, str(children[bad].GetPath()),
+                          "transform mirrors or collapses the instance")
+    scale = np.cbrt(det)
+    rot = a / scale[:, None, None]
+    skew = np.abs(rot @ np.transpose(rot, (0, 2, 1)) - np.eye(3)).max(axis=(1, 2)) > 1e-5
+    if skew.any():
+        result.warnings.append(f"{group.GetPath()}: {int(skew.sum())} instances scaled unevenly or sheared; "
+                               "placed by their rotation and mean scale")
+    records = from_target(g[:, 3, :3] * meters, quaternions(rot), scale, frame)
+    kept = [c.GetAttribute(YPR_ATTR) for c in children]
+    if all(k and k.HasAuthoredValue() for k in kept):
+        ypr = np.array([k.Get() for k in kept], np.float32).reshape(-1, 3)
+        probe = np.zeros((len(ypr), 7), np.float32)
+        probe[:, 3:6] = ypr
+        file_q = quaternions(frame.basis.T @ rot @ frame.basis)
+        kept_q = quaternions(rotation_matrices(probe))
+        agree = np.abs(np.sum(file_q * kept_q, axis=1)) >= 1.0 - _YPR_TOLERANCE
+        records[agree, 3:6] = ypr[agree]
+    result.records[name] = np.concatenate([result.records[name], records]) if name in result.records \
+        else records
+    keys = _palette_keys(group)
+    if keys:
+        result.extras.setdefault(name, keys)
+    mesh_attr = group.GetAttribute(NS + "mesh")
+    if mesh_attr and mesh_attr.HasAuthoredValue():
+        result.meshes.setdefault(name, str(mesh_attr.Get()))
 
 
 def _to_scene_mesh(mesh: IndexedMesh, frame: Conventions, meters: float) -> IndexedMesh:
