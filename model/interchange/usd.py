@@ -601,27 +601,30 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
             uniform = uniform * s
         positions = positions * meters
         count = len(positions)
-        records = np.empty((count, 7), np.float32)
-        for start in range(0, count, BLOCK):  # in blocks: bounded temporaries, and progress on big files
-            end = min(count, start + BLOCK)
-            part = slice(start, end)
-            records[part] = from_target(positions[part], quats[part], uniform[part], frame)
-            check_progress(progress, done + end // 2, total)
         primvars = UsdGeom.PrimvarsAPI(inst)
         kept = primvars.GetPrimvar(YPR_PRIMVAR).GetAttr() if primvars.HasPrimvar(YPR_PRIMVAR) else None
         ypr = _array(kept, np.float32, 3, where, path)
-        if ypr is not None and len(ypr) == n and count:
-            if kept_rows is not None:
-                ypr = ypr[kept_rows]
-            probe = np.zeros((count, 7), np.float32)
-            probe[:, 3:6] = ypr
-            file_q = quaternions(frame.basis.T @ quaternion_matrices(quats) @ frame.basis)
-            kept_q = quaternions(rotation_matrices(probe))
-            agree = np.abs(np.sum(file_q * kept_q, axis=1)) >= 1.0 - _YPR_TOLERANCE
-            records[agree, 3:6] = ypr[agree]
-            if not agree.all():
-                result.warnings.append(f"{where}: {int((~agree).sum())} orientations were changed after "
-                                       "export; their angles come from the orientations")
+        if ypr is not None and len(ypr) != n:
+            ypr = None  # not ours, or edited beyond recognition: the orientations say it all
+        elif ypr is not None and kept_rows is not None:
+            ypr = ypr[kept_rows]
+        records = np.empty((count, 7), np.float32)
+        changed = 0
+        for start in range(0, count, BLOCK):  # in blocks: bounded temporaries, and progress on big files
+            part = slice(start, min(count, start + BLOCK))
+            rec = from_target(positions[part], quats[part], uniform[part], frame)
+            if ypr is not None:  # our exact angles, where they still describe the file's orientation
+                probe = np.zeros((len(rec), 7), np.float32)
+                probe[:, 3:6] = ypr[part]
+                file_q, kept_q = quaternions(rotation_matrices(rec)), quaternions(rotation_matrices(probe))
+                agree = np.abs(np.sum(file_q * kept_q, axis=1)) >= 1.0 - _YPR_TOLERANCE
+                rec[agree, 3:6] = ypr[part][agree]
+                changed += int((~agree).sum())
+            records[part] = rec
+            check_progress(progress, done + part.stop // 2, total)
+        if changed:
+            result.warnings.append(f"{where}: {changed} orientations were changed after export; their "
+                                   "angles come from the orientations")
         base = _type_name(prim, prim.GetName())
         keys = _palette_keys(prim)
         mesh_attr = prim.GetAttribute(NS + "mesh")
