@@ -79,6 +79,7 @@ class ExportOptionsDialog(QDialog):
         if kind == "gltf":  # glTF fixes its frame: +Y up, right-handed, metres
             for w in (self.preset, self.up, self.handedness, self.units):
                 w.setEnabled(False)
+        self._note = notes.get(kind, "")
         if kind in notes:
             self.note = QLabel(notes[kind], target)
             self.note.setWordWrap(True)
@@ -146,6 +147,7 @@ class ExportOptionsDialog(QDialog):
 
         self._syncing = False
         self.preset.currentTextChanged.connect(self._apply_preset)
+        self.preset.currentTextChanged.connect(self._sync)
         for w in (self.up, self.handedness, self.units):
             w.currentIndexChanged.connect(self._match_preset)
         self.region_on.toggled.connect(self._sync)
@@ -181,8 +183,14 @@ class ExportOptionsDialog(QDialog):
         self.preset.blockSignals(True)
         self.preset.setCurrentText(match)
         self.preset.blockSignals(False)
+        self._sync()
 
-    def _sync(self) -> None:
+    def _sync(self, *_) -> None:
+        if self.kind == "usd":
+            hint = (" Blender 4.5 reads an instancer's rotations at half precision (about 0.05°): tick "
+                    "One prim per instance for exact transforms." if self.preset.currentText() == "Blender"
+                    else "")
+            self.note.setText(self._note + hint)
         for box in self.region:
             box.setEnabled(self.region_on.isChecked())
         self.step.setEnabled(self.terrain.isChecked())

@@ -303,6 +303,10 @@ def test_usd_plain_prims_and_a_region_from_the_dialog(main_window, forest, choos
 
     def answer(dialog: ExportOptionsDialog) -> None:
         assert dialog.plain.isVisibleTo(dialog) and "One prim per instance" in dialog.plain.text()
+        dialog.preset.setCurrentText("Blender")
+        assert "half precision" in dialog.note.text() and dialog.up.currentText() == "Z"
+        dialog.preset.setCurrentText("Omniverse")
+        assert "half precision" not in dialog.note.text()
         dialog.plain.setChecked(True)
         dialog.region_on.setChecked(True)
         for box, value in zip(dialog.region, (-30.0, -30.0, 0.0, 30.0), strict=True):
