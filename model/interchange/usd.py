@@ -551,21 +551,22 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
         proto_idx = _array(inst.GetProtoIndicesAttr(), np.int64, None, where, path, n)
         if proto_idx is None:
             proto_idx = np.zeros(n, np.int64)
-        positions = _array(inst.GetPositionsAttr(), np.float64, 3, where, path, n)
+        # float32 as stored (half the memory of float64); each block is widened as it is converted
+        positions = _array(inst.GetPositionsAttr(), np.float32, 3, where, path, n)
         if positions is None:
             if n:
                 raise FormatError(path, f"{where}.positions", "missing (it is required)")
             continue
-        quats = _array(inst.GetOrientationsfAttr(), np.float64, 4, where, path)
+        quats = _array(inst.GetOrientationsfAttr(), np.float32, 4, where, path)
         if quats is None or not len(quats):
-            quats = _array(inst.GetOrientationsAttr(), np.float64, 4, where, path)
+            quats = _array(inst.GetOrientationsAttr(), np.float32, 4, where, path)
         if quats is None or not len(quats):
-            quats = np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
+            quats = np.tile(np.array([0.0, 0.0, 0.0, 1.0], np.float32), (n, 1))
         elif len(quats) != n:
             raise FormatError(path, f"{where}.orientations", f"holds {len(quats)} values, expected {n}")
-        scales = _array(inst.GetScalesAttr(), np.float64, 3, where, path)
+        scales = _array(inst.GetScalesAttr(), np.float32, 3, where, path)
         if scales is None or not len(scales):
-            scales = np.ones((n, 3))
+            scales = np.ones((n, 3), np.float32)
         elif len(scales) != n:
             raise FormatError(path, f"{where}.scales", f"holds {len(scales)} values, expected {n}")
         if n and not 0 <= proto_idx.min() <= proto_idx.max() < len(protos):
@@ -589,7 +590,7 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
             kept_rows = keep
         else:
             kept_rows = None
-        uniform = scales.mean(axis=1)
+        uniform = scales.mean(axis=1, dtype=np.float64)  # exact for (s, s, s)
         if len(scales) and np.abs(scales - uniform[:, None]).max() > 1e-6 * max(1.0, np.abs(uniform).max()):
             result.warnings.append(f"{where}: non-uniform scales became their mean (records hold one scale)")
         a, t, s, identity = _world(UsdGeom.Xformable(prim))
@@ -599,11 +600,6 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
                                        "its rotation and mean scale only")
                 s = abs(float(np.cbrt(abs(np.linalg.det(a))))) or 1.0
             rot = a / s
-            positions = positions @ a.T + t
-            mats = rot @ quaternion_matrices(quats)
-            quats = quaternions(mats)
-            uniform = uniform * s
-        positions = positions * meters
         count = len(positions)
         primvars = UsdGeom.PrimvarsAPI(inst)
         kept = primvars.GetPrimvar(YPR_PRIMVAR).GetAttr() if primvars.HasPrimvar(YPR_PRIMVAR) else None
@@ -616,7 +612,10 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
         changed = 0
         for start in range(0, count, BLOCK):  # in blocks: bounded temporaries, and progress on big files
             part = slice(start, min(count, start + BLOCK))
-            rec = from_target(positions[part], quats[part], uniform[part], frame)
+            p, q, u = positions[part].astype(np.float64), quats[part].astype(np.float64), uniform[part]
+            if not identity:  # the instancer's own world transform
+                p, q, u = p @ a.T + t, quaternions(rot @ quaternion_matrices(q)), u * s
+            rec = from_target(p * meters, q, u, frame)
             if ypr is not None:  # our exact angles, where they still describe the file's orientation
                 probe = np.zeros((len(rec), 7), np.float32)
                 probe[:, 3:6] = ypr[part]
