@@ -82,6 +82,7 @@ class _Document:
         "asset": {"version": "2.0", "generator": "Boscage"}, "scene": 0, "scenes": [], "nodes": [],
         "meshes": [], "materials": [], "accessors": [], "bufferViews": [], "buffers": []})
     size: int = 0
+    _counted: dict = field(default_factory=dict)  # list -> (items looked at, their count)
 
     def view(self, nbytes: int, target: int | None = None) -> int:
         self.size = (self.size + 3) & ~3  # every view starts 4-byte aligned
@@ -110,7 +111,14 @@ class _Document:
         return self.length("nodes") - 1
 
     def length(self, key: str) -> int:
-        return sum(x.count if isinstance(x, _Fragment) else 1 for x in self.doc[key])
+        """Items in the list `key`, fragments counted by what they hold (kept, not recounted:
+        plain-node exports append one node per instance)."""
+        items = self.doc[key]
+        seen, total = self._counted.get(key, (0, 0))
+        for x in items[seen:]:
+            total += x.count if isinstance(x, _Fragment) else 1
+        self._counted[key] = (len(items), total)
+        return total
 
     def attribute(self, array: np.ndarray, kind: str, component: int = FLOAT, normalized: bool = False,
                   bounds: bool = False, target: int | None = ARRAY_BUFFER) -> int:

@@ -126,8 +126,9 @@ class _Reader:
         self.buffers[index] = data
         return data
 
-    def accessor(self, index, where: str, kinds: tuple[str, ...]) -> np.ndarray:
-        """Accessor data as float64 (n, components); normalized integers scaled to 0..1."""
+    def accessor(self, index, where: str, kinds: tuple[str, ...], raw: bool = False) -> np.ndarray:
+        """Accessor data as float64 (n, components), normalized integers scaled to 0..1; with
+        `raw`, a copy in the stored type."""
         place = f"accessors[{index}]"
         a = self.item("accessors", index, where)
         kind, component, count = a.get("type"), a.get("componentType"), a.get("count")
@@ -155,9 +156,11 @@ class _Reader:
         needed = a_off + (stride * (count - 1) + elem if count else 0)
         if needed > v_len:
             raise FormatError(self.path, place, f"needs {needed} bytes but its view holds {v_len}")
-        raw = np.ndarray((count, width), dtype, buffer=data, offset=v_off + a_off,
-                         strides=(stride, dtype.itemsize))
-        out = raw.astype(np.float64)
+        data_raw = np.ndarray((count, width), dtype, buffer=data, offset=v_off + a_off,
+                              strides=(stride, dtype.itemsize))
+        if raw:
+            return data_raw.astype(dtype.newbyteorder("="))
+        out = data_raw.astype(np.float64)
         if a.get("normalized") and component != FLOAT:
             out /= float(np.iinfo(dtype).max)
         return out
@@ -167,7 +170,7 @@ class _Reader:
         a = self.item("accessors", index, "accessors")
         if a.get("componentType") != FLOAT or COMPONENTS.get(a.get("type")) != width or "bufferView" not in a:
             return None
-        return self.accessor(index, "accessors", (a["type"],)).astype(np.float32)
+        return self.accessor(index, "accessors", (a["type"],), raw=True)
 
 
 def _local_matrix(node: dict, path: Path, where: str) -> np.ndarray:
@@ -177,6 +180,8 @@ def _local_matrix(node: dict, path: Path, where: str) -> np.ndarray:
             raise FormatError(path, f"{where}.matrix", "must be 16 finite numbers")
         return m.reshape(4, 4).T  # column-major
     out = np.eye(4)
+    if "translation" not in node and "rotation" not in node and "scale" not in node:
+        return out  # most nodes: no transform of their own
     try:
         t = np.asarray(node.get("translation", [0, 0, 0]), np.float64).reshape(3)
         q = np.asarray(node.get("rotation", [0, 0, 0, 1]), np.float64).reshape(4)
@@ -308,6 +313,19 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
         where = f"nodes[{index}].extensions.{EXT}.attributes"
         if not isinstance(attrs, dict) or not attrs:
             raise FormatError(path, where, "missing")
+        if conv.is_identity and {"TRANSLATION", "SCALE", YPR} <= set(attrs) and \
+                np.array_equal(world, np.eye(4)):
+            raw = [r.raw_float32(attrs[k], 3) for k in ("TRANSLATION", YPR, "SCALE")]
+            counts = {len(x) for x in raw if x is not None}
+            if "ROTATION" in attrs:
+                counts.add(r.item("accessors", attrs["ROTATION"], where).get("count"))
+            if all(x is not None for x in raw) and len(counts) == 1:  # ours: the records as written
+                s3 = raw[2]
+                uneven |= bool(np.any(np.abs(s3 - s3[:, :1]) > 1e-6 * np.abs(s3[:, :1])))
+                parts.setdefault(name, []).append(np.concatenate([raw[0], raw[1], s3[:, :1]], axis=1))
+                done += 1
+                check_progress(progress, done, total)
+                continue
         count = None
         data = {}
         for key, kinds in (("TRANSLATION", ("VEC3",)), ("ROTATION", ("VEC4",)), ("SCALE", ("VEC3",)),

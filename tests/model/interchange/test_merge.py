@@ -94,3 +94,17 @@ def test_bad_records_are_left_out_with_a_warning() -> None:
     target = Scene(Terrain(np.zeros((8, 8), np.float32)))
     result = add_to_scene(target, ImportedFoliage({"a": rec}))
     assert result.counts == {"a": 1} and "2 instances" in result.warnings[0]
+
+
+def test_open_ranges_survive_json_extras(tmp_path) -> None:
+    import math
+
+    source = small_scene({"reed": 3})
+    reed = FoliageType("reed", "builtin:grass", altitude=(-math.inf, 40.0), cull=(10.0, 20.0))
+    foliage_of(source).palette.replace(reed)
+    for suffix in (".glb", ".json"):
+        out = tmp_path / f"reed{suffix}"
+        export_scene(source, out, ExportOptions(terrain=False))
+        target = Scene(Terrain(np.zeros((8, 8), np.float32)))
+        add_to_scene(target, read_foliage(out))
+        assert foliage_of(target).palette["reed"] == reed, suffix
