@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from app.autosave import AutoSaver, Recovery, ask_restore, orphaned_recoveries
 from app.document import SceneDocument, new_scene
-from app.extensions import Importer, ToolWindow, importers, tool_windows
+from app.extensions import Exporter, Importer, ToolWindow, exporters, importers, tool_windows
 from app.file_watch import FileWatcher
 from app.settings import Settings
 from model.errors import FormatError
@@ -268,6 +268,9 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self.import_menu = file_menu.addMenu("&Import")
         self._fill_import_menu()
+        self.export_menu = file_menu.addMenu("&Export")
+        self.export_menu.setObjectName("menu_export")
+        self._fill_export_menu()
         file_menu.addSeparator()
         file_menu.addAction(self.actions_by_key["quit"])
 
@@ -324,6 +327,25 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda checked=False, i=imp: self.run_importer(i))
         if not found:
             self.import_menu.addAction("(no importers)").setEnabled(False)
+
+    def _fill_export_menu(self) -> None:
+        for exp in exporters():
+            action = self.export_menu.addAction(exp.title)
+            action.setObjectName(f"action_export_{exp.key}")
+            action.setToolTip(exp.tooltip)
+            action.setStatusTip(exp.tooltip)
+            if exp.shortcut:
+                action.setShortcut(QKeySequence(exp.shortcut))
+            action.triggered.connect(lambda checked=False, e=exp: self.run_exporter(e))
+        self.export_menu.setEnabled(bool(self.export_menu.actions()))
+
+    def run_exporter(self, exporter: Exporter) -> None:
+        try:
+            exporter.run(self)
+        except FormatError as e:
+            self.show_error(f"{exporter.title} failed", str(e))
+        except Exception as e:  # a broken extension reports, it does not take the editor down
+            self.show_error(f"{exporter.title} failed", f"{type(e).__name__}: {e}")
 
     def _fill_tools_menu(self) -> None:
         self.tool_window_specs = {w.key: w for w in tool_windows()}
@@ -540,7 +562,7 @@ class MainWindow(QMainWindow):
         q.setValue("new_scene/base_height", options.base_height)
 
     def run_importer(self, importer: Importer) -> None:
-        if not self.maybe_save():
+        if not importer.into_open_scene and not self.maybe_save():
             return
         try:
             scene = importer.run(self)

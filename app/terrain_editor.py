@@ -41,7 +41,7 @@ from model.layer_ops import LayerError, types_using_layer
 from model.scene import Scene
 from model.sculpt import HEIGHTS
 from widgets.error_dialog import file_message
-from widgets.heightmap_dialog import HeightmapOptionsDialog
+from widgets.heightmap_dialog import RAW_FORMATS, HeightmapOptionsDialog
 from widgets.layers_panel import LayersPanel
 from widgets.terrain_tool_panel import TerrainToolPanel
 
@@ -352,14 +352,15 @@ def new_scene_from_heightmap_dialog(main_window) -> Scene | None:
         fmt = format_of(path)
     except ValueError as e:
         raise FormatError(path, None, str(e)) from None
-    if fmt == "r16":  # RAW files say nothing of their size: offer the square the byte count makes
+    if fmt in RAW_FORMATS:  # RAW files say nothing of their size: offer the square the byte count makes
         try:
             nbytes = Path(path).stat().st_size
         except OSError as e:
             raise FormatError(path, None, e.strerror or str(e)) from None
-        side = math.isqrt(nbytes // 2)
+        sample = RAW_FORMATS[fmt]
+        side = math.isqrt(nbytes // sample)
         note = f"{nbytes:,} bytes"
-        if side >= 2 and side * side * 2 == nbytes:
+        if side >= 2 and side * side * sample == nbytes:
             size = (side, side)
             note += f": {side} × {side} samples if square"
     else:

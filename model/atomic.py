@@ -128,3 +128,29 @@ def _fsync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def atomic_write_path(path: str | Path, write: Callable[[Path], None], suffix: str = ".tmp") -> None:
+    """As `atomic_write`, for writers that want a file name rather than an open file (a library
+    that writes by path, such as USD): `write(temp_path)` fills a temp file beside `path` (ending
+    in `suffix`, so a library that picks its format from the name sees the right one)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.chmod(tmp, _mode_for(path))
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_dir(path.parent)

@@ -20,7 +20,9 @@ from PySide6.QtWidgets import (
 from model.formats.heightmap import DEFAULT_SCALE
 
 FORMAT_TITLES = {"png16": "16-bit greyscale PNG", "r16": "RAW R16 (16-bit little-endian, no header)",
-                 "npy": "float32 NumPy .npy"}
+                 "npy": "float32 NumPy .npy", "exr": "32-bit float OpenEXR", "tif": "32-bit float TIFF",
+                 "r32": "RAW R32 (32-bit float little-endian, no header)"}
+RAW_FORMATS = {"r16": 2, "r32": 4}  # bytes per sample of the headerless formats
 
 
 class HeightmapOptionsDialog(QDialog):
@@ -72,7 +74,8 @@ class HeightmapOptionsDialog(QDialog):
             box.setRange(2, 16384)
             box.setValue(value)
             box.setSuffix(" samples")
-        self.columns.setToolTip("Samples per row (X); the file must hold columns × rows × 2 bytes")
+        self.columns.setToolTip(f"Samples per row (X); the file must hold columns × rows × "
+                                f"{RAW_FORMATS.get(fmt, 2)} bytes")
         self.rows.setToolTip("Rows of samples (Z)")
         shown: set = set()
         if sixteen:
@@ -88,7 +91,7 @@ class HeightmapOptionsDialog(QDialog):
         if importing and ask_spacing:
             form.addRow("Spacing", self.spacing)
             shown.add(self.spacing)
-        if importing and fmt == "r16":
+        if importing and fmt in RAW_FORMATS:
             form.addRow("Columns", self.columns)
             form.addRow("Rows", self.rows)
             shown |= {self.columns, self.rows}
@@ -118,5 +121,5 @@ class HeightmapOptionsDialog(QDialog):
             "offset": self.offset.value() if manual else None,
             "scale": self.scale.value() if manual else None,
             "spacing": self.spacing.value() if self._importing and self._ask_spacing else None,
-            "size": (self.columns.value(), self.rows.value()) if self.fmt == "r16" else None,
+            "size": (self.columns.value(), self.rows.value()) if self.fmt in RAW_FORMATS else None,
         }

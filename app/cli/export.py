@@ -57,7 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--terrain-step", type=int, default=1, metavar="N",
                    help="keep every Nth terrain sample (default 1: full resolution)")
     p.add_argument("--plain-nodes", action="store_true",
-                   help="glTF: one plain node per instance instead of EXT_mesh_gpu_instancing")
+                   help="glTF: one plain node per instance instead of EXT_mesh_gpu_instancing; "
+                        "USD: one instanceable prim per instance instead of a PointInstancer")
     p.add_argument("--matrix", action="store_true", help="CSV/JSON: add a 4x4 matrix per instance")
     add_json_flag(p)
     p.set_defaults(func=run)

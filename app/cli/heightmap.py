@@ -17,26 +17,28 @@ from model.formats.scene_file import load_scene, save_scene
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("heightmap", help="export and import heightmaps (16-bit PNG, RAW R16, .npy)")
+    p = sub.add_parser("heightmap", help="export and import heightmaps (PNG16, R16, .npy, EXR, TIFF, R32)")
     hm_sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     ex = hm_sub.add_parser("export", help="write a scene's heights as a heightmap file")
     ex.add_argument("scene", type=Path, metavar="SCENE", help="a .boscage file")
-    ex.add_argument("out", type=Path, metavar="OUT", help=".png (16-bit), .r16/.raw or .npy")
+    ex.add_argument("out", type=Path, metavar="OUT",
+                    help=".png (16-bit), .r16/.raw, .npy, .exr, .tif or .r32 (float32)")
     ex.add_argument("--format", choices=FORMATS, help="override the format the suffix implies")
     _mapping_options(ex, "default: the terrain's lowest height", "default: its height range")
     add_json_flag(ex)
     ex.set_defaults(func=run_export)
 
     im = hm_sub.add_parser("import", help="make a new scene from a heightmap file")
-    im.add_argument("heightmap", type=Path, metavar="HEIGHTMAP", help=".png, .r16/.raw or .npy")
+    im.add_argument("heightmap", type=Path, metavar="HEIGHTMAP",
+                    help=".png, .r16/.raw, .npy, .exr, .tif/.tiff or .r32")
     im.add_argument("out", type=Path, metavar="OUT", help="the .boscage scene to write")
     im.add_argument("--format", choices=FORMATS, help="override the format the suffix implies")
     im.add_argument("--size", type=_size, metavar="COLSxROWS",
-                    help="grid size of a RAW file (default: a square inferred from the file size)")
+                    help="grid size of a RAW R16/R32 file (default: a square inferred from the file size)")
     _mapping_options(im, "default: the PNG's own, else 0", "default: the PNG's own, else 100")
     im.add_argument("--spacing", type=float, metavar="M",
-                    help="metres between samples (default: the PNG's own, else 1)")
+                    help="metres between samples (default: the PNG/EXR/TIFF's own, else 1)")
     im.add_argument("--name", help="scene name (default: the file's stem)")
     add_json_flag(im)
     im.set_defaults(func=run_import)

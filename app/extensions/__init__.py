@@ -1,7 +1,8 @@
 """Tool windows and importers that subsystems add to the editor.
 
-Each module in this package may expose `WINDOWS: list[ToolWindow]` and
-`IMPORTERS: list[Importer]`; the main window builds its Tools menu and File ▸ Import ▸ from them.
+Each module in this package may expose `WINDOWS: list[ToolWindow]`, `IMPORTERS: list[Importer]`
+and `EXPORTERS: list[Exporter]`; the main window builds its Tools menu, File ▸ Import ▸ and
+File ▸ Export ▸ from them.
 """
 
 from __future__ import annotations
@@ -32,6 +33,18 @@ class Importer:
     title: str
     run: Callable[[Any], Any]
     tooltip: str = ""
+    into_open_scene: bool = False  # adds to the open scene (one undo step) instead of replacing it
+
+
+@dataclass(frozen=True)
+class Exporter:
+    """`run(main_window)` asks where and how, and writes the open scene (with progress)."""
+
+    key: str
+    title: str
+    run: Callable[[Any], Any]
+    tooltip: str = ""
+    shortcut: str | None = None
 
 
 def _modules():
@@ -45,3 +58,7 @@ def tool_windows() -> list[ToolWindow]:
 
 def importers() -> list[Importer]:
     return [i for m in _modules() for i in getattr(m, "IMPORTERS", [])]
+
+
+def exporters() -> list[Exporter]:
+    return [e for m in _modules() for e in getattr(m, "EXPORTERS", [])]

@@ -31,5 +31,5 @@ WINDOWS = [
 
 IMPORTERS = [
     Importer("heightmap", "Heightmap as Scene…", _heightmap_scene,
-             tooltip="A new scene from a 16-bit PNG, RAW R16 or float32 .npy heightmap"),
+             tooltip="A new scene from a 16-bit PNG, RAW R16, float32 .npy, EXR, TIFF or RAW R32 heightmap"),
 ]

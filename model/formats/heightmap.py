@@ -1,5 +1,7 @@
 """Heightmaps in and out: 16-bit PNG, RAW R16 (little-endian), float32 `.npy`; layer weights as 8-bit PNG.
 
+Float EXR, TIFF and RAW R32 live in `model.formats.float_heightmap`; this module dispatches to it.
+
 16-bit formats store `value = round((height - offset) / scale * 65535)`, so a height comes back
 as `offset + scale * value / 65535`: exact within one 16-bit step (float32 resolves every step
 while |height| stays below about 64 × scale, which the default mapping, min to max, ensures).
@@ -17,13 +19,19 @@ import numpy as np
 
 from model.atomic import atomic_write
 from model.errors import FormatError
+from model.formats.float_heightmap import (
+    FLOAT_FORMATS,
+    FLOAT_SUFFIXES,
+    read_float_heightmap,
+    write_float_heightmap,
+)
 from model.formats.png import read_png, write_png
 from model.scene import Scene
 from model.terrain import Terrain
 
-FORMATS = ("png16", "r16", "npy")
-SUFFIXES = {".png": "png16", ".r16": "r16", ".raw": "r16", ".npy": "npy"}
-NAME_FILTER = "Heightmaps (*.png *.r16 *.raw *.npy)"
+FORMATS = ("png16", "r16", "npy") + FLOAT_FORMATS
+SUFFIXES = {".png": "png16", ".r16": "r16", ".raw": "r16", ".npy": "npy"} | FLOAT_SUFFIXES
+NAME_FILTER = "Heightmaps (*.png *.r16 *.raw *.npy *.exr *.tif *.tiff *.r32)"
 LAYER_NAME_FILTER = "Layer weights (*.png)"
 MAX_CELLS = 16384 * 16384
 DEFAULT_SCALE = 100.0  # metres for the full 16-bit range, when a file does not say
@@ -93,6 +101,9 @@ def write_heightmap(path: str | Path, heights: np.ndarray, fmt: str | None = Non
     if fmt == "npy":
         atomic_write(path, lambda f: np.save(f, np.ascontiguousarray(heights), allow_pickle=False))
         return None
+    if fmt in FLOAT_FORMATS:  # float32 as is: no mapping
+        write_float_heightmap(path, heights, fmt, spacing)
+        return None
     mapping = mapping_for(heights, offset, scale)
     values = quantise(heights, mapping)
     if fmt == "r16":
@@ -125,6 +136,9 @@ def read_heightmap(path: str | Path, fmt: str | None = None, size: tuple[int, in
         raise FormatError(path, None, str(e)) from None
     if fmt == "npy":
         result = _read_npy(path)
+    elif fmt in FLOAT_FORMATS:
+        heights, stored_spacing = read_float_heightmap(path, fmt, size)
+        result = Heightmap(heights, None, stored_spacing)
     elif fmt == "r16":
         mapping = _mapping(None, offset, scale, path)
         result = Heightmap(dequantise(_read_r16(path, size), mapping), mapping, None)

@@ -63,7 +63,7 @@ def test_wrong_raw_size_exits_1_naming_expected_and_actual(scene_path: Path, tmp
 
 
 def test_usage_errors_exit_2(scene_path: Path, tmp_path: Path) -> None:
-    assert run_cli(["heightmap", "export", str(scene_path), str(tmp_path / "h.tif")]) == 2
+    assert run_cli(["heightmap", "export", str(scene_path), str(tmp_path / "h.bmp")]) == 2  # .tif: float TIFF
     assert run_cli(["heightmap", "import", "x.png", "y.boscage", "--size", "big"]) == 2
     assert run_cli(["heightmap", "import", "x.png", "y.boscage", "--spacing", "0"]) == 2
 

@@ -90,7 +90,7 @@ def test_menus_hold_the_standard_entries_with_standard_shortcuts(main_window) ->
     assert [a.text().replace("&", "") for a in main_window.menuBar().actions()] == [
         "File", "Edit", "View", "Terrain", "Foliage", "Tools", "Help"]
     assert menu_titles(menu(main_window, "File")) == [
-        "New…", "Open…", "Open Recent", "Save", "Save As…", "Import", "Quit"]
+        "New…", "Open…", "Open Recent", "Save", "Save As…", "Import", "Export", "Quit"]
     assert menu_titles(menu(main_window, "Edit"))[:2] == ["Undo", "Redo"]
     view = menu_titles(menu(main_window, "View"))
     for title in ["Palette", "Tool Settings", "Refusals", "History", "Layers", "Inspector", "Reset Layout"]:

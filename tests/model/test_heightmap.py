@@ -281,7 +281,7 @@ def test_not_a_heightmap(tmp_path) -> None:
     with pytest.raises(FormatError, match="file not found"):
         read_heightmap(tmp_path / "missing.r16")
     with pytest.raises(FormatError, match="cannot tell"):
-        read_heightmap(tmp_path / "x.tif")
+        read_heightmap(tmp_path / "x.bmp")  # .tif is float TIFF now
     (tmp_path / "x.npy").write_bytes(b"junk junk junk")
     with pytest.raises(FormatError, match="not a NumPy"):
         read_heightmap(tmp_path / "x.npy")

@@ -1,0 +1,234 @@
+"""Float heightmaps in and out: 32-bit float OpenEXR, float32 TIFF and RAW R32 (little-endian).
+
+What Gaea, World Machine, World Creator and Houdini write. Heights travel as float32 with no
+mapping, so a round trip is bit-for-bit. EXR goes through the `openexr` package (the Academy
+Software Foundation's own bindings: FLOAT channels straight to numpy, stream I/O, custom
+header attributes; imageio would need a FreeImage binary for EXR), TIFF through `tifffile`.
+
+Reading accepts a FLOAT or HALF EXR channel (`Y`, else `R`, else the only channel: HALF widens
+exactly) and a float16/32/64 TIFF (the first sample of each pixel; float64 rounds to float32;
+strips or tiles, uncompressed or LZW/Deflate/Zstd with any predictor, through `imagecodecs`).
+Integer EXR/TIFF data, a truncated or unreadable file and a RAW file of the wrong size are one
+`FormatError`. A NaN or infinite height is refused too, naming the first such sample and the
+count: a terrain needs a height everywhere, and filling holes silently would invent ground.
+
+EXR and TIFF files written here carry the terrain's spacing (EXR header attribute
+`boscage.spacing`, TIFF ImageDescription JSON `{"boscage.spacing": …}`); RAW files carry nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from model.atomic import atomic_write
+from model.errors import FormatError
+
+FLOAT_FORMATS = ("exr", "tif", "r32")
+FLOAT_SUFFIXES = {".exr": "exr", ".tif": "tif", ".tiff": "tif", ".r32": "r32"}
+MAX_CELLS = 16384 * 16384
+SPACING_KEY = "boscage.spacing"
+_EXR_CHANNELS = ("Y", "R", "Z", "height")
+
+
+def write_float_heightmap(path: str | Path, heights: np.ndarray, fmt: str,
+                          spacing: float | None = None) -> None:
+    """Write float32 heights (rows = Z) atomically as `fmt` ("exr", "tif" or "r32")."""
+    heights = np.ascontiguousarray(heights, dtype=np.float32)
+    if heights.ndim != 2:
+        raise ValueError("heights must be a 2-D grid")
+    if fmt == "r32":
+        atomic_write(path, heights.astype("<f4", copy=False).tobytes())
+    elif fmt == "exr":
+        atomic_write(path, lambda f: _write_exr(f, heights, spacing))
+    elif fmt == "tif":
+        atomic_write(path, lambda f: _write_tif(f, heights, spacing))
+    else:
+        raise ValueError(f"not a float heightmap format: {fmt!r}")
+
+
+def read_float_heightmap(path: str | Path, fmt: str,
+                         size: tuple[int, int] | None = None) -> tuple[np.ndarray, float | None]:
+    """(float32 heights, spacing the file stores or None). `size` = (columns, rows) for RAW R32."""
+    path = Path(path)
+    if fmt == "r32":
+        heights, spacing = _read_r32(path, size), None
+    elif fmt == "exr":
+        heights, spacing = _read_exr(path)
+    elif fmt == "tif":
+        heights, spacing = _read_tif(path)
+    else:
+        raise ValueError(f"not a float heightmap format: {fmt!r}")
+    check_finite(path, heights)
+    return heights, spacing
+
+
+def check_finite(path: str | Path, heights: np.ndarray) -> None:
+    """Refuse NaN and infinite heights, naming the first one (row, column) and how many there are."""
+    finite = np.isfinite(heights)
+    if not finite.all():
+        bad = np.argwhere(~finite)
+        row, column = (int(v) for v in bad[0])
+        raise FormatError(path, f"row {row}, column {column}",
+                          f"height is {heights[row, column]} ({len(bad)} NaN or infinite samples); "
+                          "fill the holes in the tool that wrote the file")
+
+
+# ---- RAW R32 -------------------------------------------------------------------------------
+def _file_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        raise FormatError(path, None, "file not found") from None
+    except OSError as e:
+        raise FormatError(path, None, e.strerror or str(e)) from None
+
+
+def _read_r32(path: Path, size: tuple[int, int] | None) -> np.ndarray:
+    actual = _file_size(path)
+    if size is None:
+        side = math.isqrt(actual // 4)
+        if actual % 4 or side * side * 4 != actual or side < 2:
+            raise FormatError(path, None, f"file holds {actual} bytes, which is not a square grid of "
+                              "32-bit float samples; give the size (columns x rows)")
+        size = (side, side)
+    columns, rows = (int(v) for v in size)
+    if columns < 2 or rows < 2 or columns * rows > MAX_CELLS:
+        raise FormatError(path, None, f"impossible grid size {columns} x {rows}")
+    expected = columns * rows * 4
+    if actual != expected:
+        raise FormatError(path, None, f"expected {columns} x {rows} x 4 = {expected} bytes, "
+                          f"file holds {actual}")
+    try:
+        data = np.fromfile(path, dtype="<f4")
+    except OSError as e:
+        raise FormatError(path, None, e.strerror or str(e)) from None
+    return data.reshape(rows, columns).astype(np.float32, copy=False)
+
+
+# ---- OpenEXR -------------------------------------------------------------------------------
+def _write_exr(f, heights: np.ndarray, spacing: float | None) -> None:
+    import OpenEXR
+
+    header = {"compression": OpenEXR.ZIP_COMPRESSION, "type": OpenEXR.scanlineimage}
+    if spacing is not None:
+        header[SPACING_KEY] = float(spacing)
+    with OpenEXR.File(header, {"Y": heights}) as exr:
+        exr.write(f)
+
+
+def _read_exr(path: Path) -> tuple[np.ndarray, float | None]:
+    import OpenEXR
+
+    _file_size(path)
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+    except OSError as e:
+        raise FormatError(path, None, e.strerror or str(e)) from None
+    if magic != b"\x76\x2f\x31\x01":
+        raise FormatError(path, 0, "not an OpenEXR file (bad magic number)")
+    try:  # the header first: refuse an impossible size before any pixel is allocated
+        with OpenEXR.File(str(path), header_only=True) as exr:  # the header dies with the file: copy
+            header = exr.header()
+            window = [np.asarray(v).tolist() for v in header.get("dataWindow", ((0, 0), (-1, -1)))]
+            names = [str(c.name) for c in header.get("channels", [])]
+            stored_spacing = header.get(SPACING_KEY)
+    except Exception as e:  # noqa: BLE001 — the library raises RuntimeError/ValueError/IndexError
+        raise FormatError(path, "header", f"unreadable OpenEXR header: {e}") from None
+    (x0, y0), (x1, y1) = window
+    columns, rows = x1 - x0 + 1, y1 - y0 + 1
+    if columns < 2 or rows < 2 or columns * rows > MAX_CELLS:
+        raise FormatError(path, "dataWindow", f"impossible grid size {columns} x {rows}")
+    name = next((n for n in _EXR_CHANNELS if n in names), names[0] if len(names) == 1 else None)
+    if name is None:
+        found = ", ".join(names) or "none"
+        raise FormatError(path, "channels", f"no height channel: expected one of "
+                          f"{', '.join(_EXR_CHANNELS)} or a single channel, found {found}")
+    try:
+        with OpenEXR.File(str(path), separate_channels=True) as exr:
+            channels = exr.channels()
+            pixels = np.array(channels[name].pixels) if name in channels else None
+    except Exception as e:  # noqa: BLE001
+        raise FormatError(path, f"channel {name}", f"cannot read the pixels (truncated or corrupt?): {e}") \
+            from None
+    if not isinstance(pixels, np.ndarray) or pixels.shape != (rows, columns):
+        raise FormatError(path, f"channel {name}", "cannot read the pixels (truncated or corrupt?)")
+    if pixels.dtype not in (np.float32, np.float16):
+        raise FormatError(path, f"channel {name}", f"holds {pixels.dtype} samples; a heightmap must be "
+                          "a FLOAT (32-bit) or HALF channel")
+    spacing = _spacing(path, stored_spacing, f"header {SPACING_KEY}")
+    return np.ascontiguousarray(pixels, dtype=np.float32), spacing
+
+
+# ---- TIFF ----------------------------------------------------------------------------------
+def _write_tif(f, heights: np.ndarray, spacing: float | None) -> None:
+    import tifffile
+
+    description = json.dumps({SPACING_KEY: float(spacing)}) if spacing is not None else None
+    # Uncompressed, one strip per 64 rows: what every heightmap tool reads.
+    buffer = io.BytesIO()  # tifffile wants a named file; the atomic temp file is an anonymous fd
+    tifffile.imwrite(buffer, heights, photometric="minisblack", description=description, metadata=None,
+                     rowsperstrip=64)
+    f.write(buffer.getbuffer())
+
+
+def _read_tif(path: Path) -> tuple[np.ndarray, float | None]:
+    import tifffile
+
+    actual = _file_size(path)
+    try:
+        with tifffile.TiffFile(path) as tif:
+            if not tif.pages:
+                raise FormatError(path, None, "TIFF holds no image")
+            page = tif.pages.first
+            shape, dtype = tuple(page.shape), np.dtype(page.dtype) if page.dtype is not None else None
+            samples = int(page.samplesperpixel)
+            if dtype is None or dtype.kind != "f":
+                raise FormatError(path, "page 0", f"holds {dtype} samples; a heightmap TIFF must be float "
+                                  "(32-bit floating point, SampleFormat 3)")
+            if samples > 1 and len(shape) == 3 and shape[-1] == samples:
+                rows, columns = shape[0], shape[1]
+            elif len(shape) == 2:
+                rows, columns = shape
+            else:
+                raise FormatError(path, "page 0", f"expected one 2-D image, got shape {shape}")
+            if columns < 2 or rows < 2 or rows * columns > MAX_CELLS:
+                raise FormatError(path, "page 0", f"impossible grid size {columns} x {rows}")
+            ends = [int(o) + int(n) for o, n in zip(page.dataoffsets, page.databytecounts, strict=False)]
+            if not ends or max(ends) > actual:
+                raise FormatError(path, "page 0", f"image data ends at byte {max(ends, default=0)} but the "
+                                  f"file holds {actual} (truncated)")
+            pixels = page.asarray()
+            spacing_text = page.description
+    except FormatError:
+        raise
+    except Exception as e:  # noqa: BLE001 — tifffile raises TiffFileError/ValueError/OSError/…
+        raise FormatError(path, None, f"unreadable TIFF: {e}") from None
+    if pixels.ndim == 3:
+        pixels = pixels[..., 0]
+    spacing = None
+    if spacing_text.startswith("{"):
+        try:
+            meta = json.loads(spacing_text)
+        except ValueError:
+            meta = {}
+        if isinstance(meta, dict):
+            spacing = _spacing(path, meta.get(SPACING_KEY), f"ImageDescription {SPACING_KEY}")
+    return np.ascontiguousarray(pixels, dtype=np.float32), spacing
+
+
+def _spacing(path: Path, value, place: str) -> float | None:
+    if value is None:
+        return None
+    try:
+        spacing = float(value)
+    except (TypeError, ValueError):
+        raise FormatError(path, place, f"not a number: {value!r}") from None
+    if not (math.isfinite(spacing) and spacing > 0):
+        raise FormatError(path, place, f"spacing must be positive and finite, got {spacing}")
+    return spacing

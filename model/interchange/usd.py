@@ -1,0 +1,725 @@
+"""USD out and foliage back in, through Pixar's `usd-core` (`pxr`): `.usda`, `.usdc`, `.usdz`.
+
+Layout of what we write (the stage's `defaultPrim` is `/World`):
+
+- `/World/Terrain`: one UsdGeomMesh (the terrain tiles of `geometry.terrain_tiles` joined; tile
+  edges repeat their vertices), vertex `normals`, `primvars:displayColor` (the viewport's blend)
+  and one float primvar `primvars:weight_<layer>` (0..1) per paint layer; `boscage:layerNames`
+  holds the layers' real names in primvar order.
+- `/World/Foliage/<type>`: a UsdGeomPointInstancer whose one prototype is the type's mesh
+  (`Prototypes/<mesh>`), with `positions`, `orientations` (quath), `orientationsf` (quatf),
+  `scales`, `protoIndices` (all 0) and `ids` (0…n-1 in export order: the same scene exports the
+  same ids). `boscage:typeName` holds the real name; every palette key of the type is a custom
+  attribute `boscage:palette:<key>`; `primvars:boscage:yawPitchRoll` keeps the record's exact
+  angles so our own importer restores records bit for bit.
+
+Precision: quath has an 11-bit significand: components in [0.5, 1) step by 2^-11, so a
+half-precision quaternion is off by up to 2.4e-4 per component (measured; about 5e-4 rad): 1e-5
+cannot hold. The schema's `orientationsf` (quatf, which USD readers prefer when both are
+authored) carries float precision (1.4e-7 measured); `orientations` stay for readers that know
+only them (Blender 4.5 among them).
+
+With `gpu_instancing=False` a type is plain prims instead: `/World/Foliage/<type>` is an Xform
+(`boscage:layout = "prims"`) whose children are instanceable Xforms referencing the type's mesh
+under the abstract class prim `/Prototypes/<type>`, each with translate / orient (quatf) / scale.
+
+Conventions: USD space is right-handed by definition, so `upAxis` and `metersPerUnit` follow the
+export's conventions and a left-handed target (Unity, Unreal) gets the right-handed frame with the
+same up axis and unit: those engines' USD importers do the handedness change themselves.
+Reading honours the stage's `upAxis` and `metersPerUnit` and each instancer's world transform.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from model.atomic import atomic_write_path
+from model.errors import FormatError
+from model.foliage.foliage_type import FoliageType, foliage_type_to_dict
+from model.interchange.conventions import (
+    Conventions,
+    from_target,
+    quaternion_matrices,
+    quaternions,
+    rotation_matrices,
+)
+from model.interchange.geometry import IndexedMesh, terrain_tiles, terrain_vertex_count, type_mesh
+from model.interchange.instances import instance_chunks, instance_counts, selected_types, volume_of
+from model.interchange.options import (
+    DEFAULT_OPTIONS,
+    ExportOptions,
+    ExportReport,
+    ImportedFoliage,
+    Progress,
+    check_progress,
+)
+from model.scene import Scene
+
+SUFFIXES = (".usda", ".usdc", ".usdz")
+NS = "boscage:"
+YPR_PRIMVAR = "boscage:yawPitchRoll"
+YPR_ATTR = NS + "yawPitchRoll"  # on each prim of the plain-prims layout
+PALETTE_NS = NS + "palette:"
+BLOCK = 1 << 16  # instances converted at a time
+_YPR_TOLERANCE = 1e-4  # |q·q'| ≥ 1 − this: the kept angles still describe the file's orientations
+
+
+def _pxr():
+    from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt
+
+    return Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt
+
+
+def usd_frame(conventions: Conventions) -> Conventions:
+    """The frame a USD file is written in: the conventions' up axis and unit, right-handed."""
+    return Conventions(conventions.up, "right", conventions.units)
+
+
+def ypr_quaternions(ypr: np.ndarray, frame: Conventions) -> np.ndarray:
+    """(n, 4) float32 unit quaternions x y z w (w ≥ 0) of Ry·Rx·Rz (yaw, pitch, roll in radians)
+    in a right-handed target frame.
+
+    Straight from the half angles (no matrices): the basis change M is a proper rotation, so
+    M·R·Mᵀ is the quaternion with its vector part turned by M."""
+    half = np.ascontiguousarray(np.asarray(ypr, np.float32).T) * np.float32(0.5)  # rows: sin/cos vectorise
+    sy, cy = np.sin(half[0]), np.cos(half[0])
+    sp, cp = np.sin(half[1]), np.cos(half[1])
+    sr, cr = np.sin(half[2]), np.cos(half[2])
+    cycp, sysp, sycp, cysp = cy * cp, sy * sp, sy * cp, cy * sp
+    w = cycp * cr + sysp * sr
+    sign = np.where(w < 0, np.float32(-1), np.float32(1))  # w ≥ 0, as conventions.quaternions
+    x, y, z = (cysp * cr + sycp * sr) * sign, (sycp * cr - cysp * sr) * sign, (cycp * sr - sysp * cr) * sign
+    if not frame.is_identity:
+        x, y, z = frame.basis.astype(np.float32) @ np.stack([x, y, z])
+    q = np.empty((len(w), 4), np.float32)
+    for c, v in enumerate((x, y, z, w * sign)):
+        q[:, c] = v
+    return q
+
+
+def safe_name(name: str) -> str:
+    """A valid USD prim name for any type or layer name (the real name travels in an attribute)."""
+    from pxr import Tf
+
+    return Tf.MakeValidIdentifier(name) or "_"
+
+
+# ---- writing --------------------------------------------------------------------------------
+def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_OPTIONS,
+              progress: Progress | None = None) -> ExportReport:
+    """Write the scene's terrain and foliage as USD (format from the suffix), atomically; a
+    cancelled export raises Cancelled and leaves any previous file untouched."""
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ValueError(f"{path.name}: not a USD file name (use {', '.join(SUFFIXES)})")
+    frame = usd_frame(options.conventions)
+    layout = instance_counts(scene, options)
+    names = selected_types(scene, options)
+    per_type = {name: 0 for name in names}
+    for type_name, _, n in layout:
+        per_type[type_name] += n
+    instances = sum(per_type.values())
+    t = scene.terrain
+    terrain_vertices = terrain_vertex_count(t, options.terrain_step, options.region) if options.terrain else 0
+    total = instances + terrain_vertices + 1
+    done = 0
+    check_progress(progress, done, total)
+    with tempfile.TemporaryDirectory(prefix="boscage-usd-") as tmp:
+        layer = Sdf.Layer.CreateAnonymous("scene" + (".usda" if suffix == ".usda" else ".usdc"))
+        stage = Usd.Stage.Open(layer)  # we hold the layer: it outlives the stage
+        UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z if frame.up == "z" else UsdGeom.Tokens.y)
+        UsdGeom.SetStageMetersPerUnit(stage, 1.0 / frame.unit_scale)
+        world = UsdGeom.Xform.Define(stage, "/World")
+        stage.SetDefaultPrim(world.GetPrim())
+        stage.GetRootLayer().customLayerData = {
+            "boscage": {"handedness": options.conventions.handedness, "units": frame.units,
+                        "source": scene.name}}
+        if options.terrain and terrain_vertices:
+            _write_terrain(stage, scene, options, frame)
+            done += terrain_vertices
+            check_progress(progress, done, total)
+        if names:
+            UsdGeom.Scope.Define(stage, "/World/Foliage")
+        volume = volume_of(scene)
+        folder = scene.path.parent if scene.path is not None else None
+        chunks = instance_chunks(scene, options)
+        used: set[str] = set()
+        plain: list[tuple[str, str, int]] = []  # plain-prims types: path, class path, count
+        for type_name in names:
+            ftype = volume.palette.get(type_name) if volume is not None else None
+            ftype = ftype or FoliageType(type_name)
+            prim_name = safe_name(type_name)
+            while prim_name in used:
+                prim_name += "_"
+            used.add(prim_name)
+            type_path = f"/World/Foliage/{prim_name}"
+            if options.gpu_instancing:
+                done = _write_instancer(stage, type_path, ftype, folder, frame, per_type[type_name], chunks,
+                                        progress, done, total)
+            else:
+                plain.append((type_path, _define_prims(stage, type_path, ftype, folder, frame),
+                              per_type[type_name]))
+        del stage  # the layer lives on; plain prims are authored with no stage recomposing them
+        for type_path, proto, count in plain:
+            done = _write_prims(layer, type_path, proto, frame, count, chunks, progress, done, total)
+        check_progress(progress, total - 1, total)
+
+        def export(target: Path) -> None:
+            try:
+                if suffix == ".usdz":  # a package of the crate layer
+                    inner = Path(tmp) / "scene.usdc"
+                    ok = layer.Export(str(inner)) and UsdUtils.CreateNewUsdzPackage(
+                        Sdf.AssetPath(str(inner)), str(target))
+                else:
+                    ok = layer.Export(str(target))
+            except Tf.ErrorException as e:
+                raise OSError(f"could not write the USD file: {str(e).strip().splitlines()[-1]}") from None
+            if not ok:
+                raise OSError("could not write the USD file")
+
+        atomic_write_path(path, export, suffix)  # the library writes by name: no copy through Python
+    if progress is not None:
+        progress(total, total)  # done: the file is written, so this can no longer cancel
+    return ExportReport(path, instances, per_type, terrain_vertices if options.terrain else 0,
+                        path.stat().st_size)
+
+
+def _write_terrain(stage, scene: Scene, options: ExportOptions, frame: Conventions) -> None:
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    tiles = list(terrain_tiles(scene.terrain, options.terrain_step, options.region, frame))
+    points, normals, colours, weights, indices = [], [], [], [], []
+    base = 0
+    for tile in tiles:
+        points.append(tile.positions)
+        normals.append(tile.normals)
+        colours.append(tile.colours)
+        weights.append(tile.weights)
+        indices.append(tile.indices.astype(np.int32) + base)
+        base += tile.vertex_count
+    p = np.concatenate(points)
+    mesh = UsdGeom.Mesh.Define(stage, "/World/Terrain")
+    mesh.CreatePointsAttr(Vt.Vec3fArray.FromNumpy(np.ascontiguousarray(p, np.float32)))
+    idx = np.concatenate(indices)
+    mesh.CreateFaceVertexIndicesAttr(Vt.IntArray.FromNumpy(idx))
+    mesh.CreateFaceVertexCountsAttr(Vt.IntArray.FromNumpy(np.full(len(idx) // 3, 3, np.int32)))
+    mesh.CreateNormalsAttr(Vt.Vec3fArray.FromNumpy(np.concatenate(normals).astype(np.float32)))
+    mesh.SetNormalsInterpolation(UsdGeom.Tokens.vertex)
+    mesh.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
+    box = np.stack([p.min(axis=0), p.max(axis=0)]).astype(np.float32)
+    mesh.CreateExtentAttr(Vt.Vec3fArray.FromNumpy(box))
+    api = UsdGeom.PrimvarsAPI(mesh)
+    api.CreatePrimvar("displayColor", Sdf.ValueTypeNames.Color3fArray, UsdGeom.Tokens.vertex).Set(
+        Vt.Vec3fArray.FromNumpy(np.concatenate(colours).astype(np.float32)))
+    layer_names = list(tiles[0].weight_names) if tiles else []
+    w = np.concatenate(weights) if layer_names else None
+    prim_names: list[str] = []
+    for k, name in enumerate(layer_names):
+        pv_name = "weight_" + safe_name(name)
+        while pv_name in prim_names:
+            pv_name += "_"
+        prim_names.append(pv_name)
+        api.CreatePrimvar(pv_name, Sdf.ValueTypeNames.FloatArray, UsdGeom.Tokens.vertex).Set(
+            Vt.FloatArray.FromNumpy(w[:, k].astype(np.float32) / np.float32(255)))
+    prim = mesh.GetPrim()
+    prim.CreateAttribute(NS + "layerNames", Sdf.ValueTypeNames.StringArray, custom=True).Set(layer_names)
+    step = prim.CreateAttribute(NS + "terrainStep", Sdf.ValueTypeNames.Int, custom=True)
+    step.Set(int(options.terrain_step))
+
+
+def _write_mesh(stage, path: str, mesh: IndexedMesh) -> None:
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    usd_mesh = UsdGeom.Mesh.Define(stage, path)
+    p = np.ascontiguousarray(mesh.positions, np.float32)
+    usd_mesh.CreatePointsAttr(Vt.Vec3fArray.FromNumpy(p))
+    usd_mesh.CreateFaceVertexIndicesAttr(Vt.IntArray.FromNumpy(mesh.indices.astype(np.int32)))
+    usd_mesh.CreateFaceVertexCountsAttr(Vt.IntArray.FromNumpy(np.full(mesh.triangle_count, 3, np.int32)))
+    usd_mesh.CreateNormalsAttr(Vt.Vec3fArray.FromNumpy(np.ascontiguousarray(mesh.normals, np.float32)))
+    usd_mesh.SetNormalsInterpolation(UsdGeom.Tokens.vertex)
+    usd_mesh.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
+    usd_mesh.CreateExtentAttr(Vt.Vec3fArray.FromNumpy(np.stack([p.min(axis=0), p.max(axis=0)])))
+    if mesh.colours is not None:
+        UsdGeom.PrimvarsAPI(usd_mesh).CreatePrimvar(
+            "displayColor", Sdf.ValueTypeNames.Color3fArray, UsdGeom.Tokens.vertex).Set(
+            Vt.Vec3fArray.FromNumpy(np.ascontiguousarray(mesh.colours, np.float32)))
+
+
+def _write_palette_keys(prim, ftype: FoliageType) -> None:
+    """Each palette key as a custom attribute: strings, numbers, ranges (double[]), tables nested."""
+    from pxr import Sdf
+
+    def put(name: str, value) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                put(f"{name}:{k}", v)
+        elif isinstance(value, str):
+            prim.CreateAttribute(name, Sdf.ValueTypeNames.String, custom=True).Set(value)
+        elif isinstance(value, bool):
+            prim.CreateAttribute(name, Sdf.ValueTypeNames.Bool, custom=True).Set(value)
+        elif isinstance(value, int | float):
+            prim.CreateAttribute(name, Sdf.ValueTypeNames.Double, custom=True).Set(float(value))
+        elif isinstance(value, list | tuple):
+            prim.CreateAttribute(name, Sdf.ValueTypeNames.DoubleArray, custom=True).Set(
+                [float(v) for v in value])
+
+    for key, value in foliage_type_to_dict(ftype).items():
+        if key != "name":
+            put(PALETTE_NS + key, value)
+
+
+def _type_attributes(prim, ftype: FoliageType) -> None:
+    from pxr import Sdf
+
+    prim.CreateAttribute(NS + "typeName", Sdf.ValueTypeNames.String, custom=True).Set(ftype.name)
+    prim.CreateAttribute(NS + "mesh", Sdf.ValueTypeNames.String, custom=True).Set(ftype.mesh)
+    _write_palette_keys(prim, ftype)
+
+
+def _define_prims(stage, path: str, ftype: FoliageType, folder, frame: Conventions) -> str:
+    """The group prim of a plain-prims type and its mesh as an abstract class prim (never drawn
+    itself); returns the class's path, which each instance references."""
+    from pxr import Sdf, UsdGeom
+
+    group = UsdGeom.Xform.Define(stage, path)
+    _type_attributes(group.GetPrim(), ftype)
+    group.GetPrim().CreateAttribute(NS + "layout", Sdf.ValueTypeNames.Token, custom=True).Set("prims")
+    mesh = type_mesh(ftype, folder, frame)
+    proto = f"/Prototypes/{path.rsplit('/', 1)[1]}"
+    stage.CreateClassPrim("/Prototypes")
+    stage.CreateClassPrim(proto)
+    _write_mesh(stage, f"{proto}/{safe_name(mesh.name or 'mesh')}", mesh)
+    return proto
+
+
+def _write_prims(layer, path: str, proto: str, frame: Conventions, n: int,
+                 chunks, progress, done: int, total: int) -> int:
+    """One type as plain prims: an Xform per instance, instanceable, referencing the type's mesh,
+    with translate / orient (quatf) / scale ops.
+
+    For importers that read PointInstancer orientations at half precision only (Blender 4.5):
+    each transform here is full float precision. Slower and larger than an instancer: meant for
+    thousands of instances, not millions. Authored on the layer with no stage open on it (a stage
+    would recompose its instancing as the prims arrive)."""
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    # One instance's spec made once in a scratch layer, then copied per instance and filled in:
+    # copying a spec costs about half of building it attribute by attribute from Python.
+    scratch = Sdf.Layer.CreateAnonymous("instance.usdc")
+    template = Sdf.CreatePrimInLayer(scratch, "/Instance")
+    template.specifier, template.typeName, template.instanceable = Sdf.SpecifierDef, "Xform", True
+    template.referenceList.Prepend(Sdf.Reference(primPath=Sdf.Path(proto)))
+    float3 = Sdf.ValueTypeNames.Float3
+    names = ("xformOp:translate", "xformOp:orient", "xformOp:scale", YPR_ATTR)
+    for name, kind in zip(names, (float3, Sdf.ValueTypeNames.Quatf, float3, float3), strict=True):
+        Sdf.AttributeSpec(template, name, kind)
+    order = Sdf.AttributeSpec(template, "xformOpOrder", Sdf.ValueTypeNames.TokenArray, Sdf.VariabilityUniform)
+    order.default = Vt.TokenArray(["xformOp:translate", "xformOp:orient", "xformOp:scale"])
+    m, s = frame.basis.T, frame.unit_scale
+    index = 0
+    with Sdf.ChangeBlock():
+        while index < n:
+            rec = next(chunks).records
+            positions = rec[:, :3].astype(np.float64) @ m * s if not frame.is_identity else rec[:, :3]
+            quats = ypr_quaternions(rec[:, 3:6], frame).tolist()
+            scales = rec[:, 6].tolist()
+            angles = rec[:, 3:6].tolist()
+            for k, (x, y, z) in enumerate(positions.tolist()):
+                prim = f"{path}/i{index}"
+                Sdf.CopySpec(scratch, "/Instance", layer, prim)
+                qx, qy, qz, qw = quats[k]
+                scale = scales[k]
+                values = (Gf.Vec3f(x, y, z), Gf.Quatf(qw, qx, qy, qz), Gf.Vec3f(scale, scale, scale),
+                          Gf.Vec3f(*angles[k]))
+                for name, value in zip(names, values, strict=True):
+                    layer.GetAttributeAtPath(f"{prim}.{name}").default = value
+                index += 1
+            done += len(rec)
+            check_progress(progress, done, total)
+    return done
+
+
+def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conventions, n: int,
+                     chunks, progress, done: int, total: int) -> int:
+    """One type's instancer, filled chunk by chunk from `chunks` (the shared, ordered iterator)."""
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    inst = UsdGeom.PointInstancer.Define(stage, path)
+    _type_attributes(inst.GetPrim(), ftype)
+    UsdGeom.Scope.Define(stage, f"{path}/Prototypes")
+    mesh = type_mesh(ftype, folder, frame)
+    proto_path = f"{path}/Prototypes/{safe_name(mesh.name or 'mesh')}"
+    _write_mesh(stage, proto_path, mesh)
+    inst.CreatePrototypesRel().SetTargets([Sdf.Path(proto_path)])
+    positions = np.empty((n, 3), np.float32)
+    quats = np.empty((n, 4), np.float32)
+    scales = np.empty((n, 3), np.float32)
+    ypr = np.empty((n, 3), np.float32)
+    m, s, identity = frame.basis.T, frame.unit_scale, frame.is_identity
+    offset = 0
+    pending: list[np.ndarray] = []
+    gathered = 0
+    while offset < n:  # chunks gathered into blocks: one chunk is too small to vectorise well
+        if offset + gathered < n:
+            rec = next(chunks).records
+            pending.append(rec)
+            gathered += len(rec)
+            done += len(rec)
+            check_progress(progress, done, total)
+            if gathered < BLOCK and offset + gathered < n:
+                continue
+        block = np.concatenate(pending) if len(pending) > 1 else pending[0]
+        pending, gathered = [], 0
+        end = offset + len(block)
+        if identity:
+            positions[offset:end] = block[:, :3]
+        else:  # a signed permutation (exact) times the unit, rounded once
+            positions[offset:end] = block[:, :3].astype(np.float64) @ m * s
+        scales[offset:end] = block[:, 6:7]
+        ypr[offset:end] = block[:, 3:6]
+        quats[offset:end] = ypr_quaternions(ypr[offset:end], frame)
+        offset = end
+    if n:  # a conservative box: every instance's position ± its scale × the prototype's reach
+        reach = float(np.abs(mesh.positions).max()) if mesh.vertex_count else 0.0
+        reach *= float(np.abs(scales[:, 0]).max())
+        # column by column: a reduction over axis 0 of an (n, 3) array is many times slower
+        lo = np.array([positions[:, c].min() for c in range(3)]) - reach
+        hi = np.array([positions[:, c].max() for c in range(3)]) + reach
+        inst.CreateExtentAttr(Vt.Vec3fArray.FromNumpy(np.stack([lo, hi]).astype(np.float32)))
+    # each array goes to USD and is dropped at once: the peak holds the arrays about once, not twice
+    inst.CreatePositionsAttr(Vt.Vec3fArray.FromNumpy(positions))
+    del positions
+    inst.CreateOrientationsfAttr(Vt.QuatfArray.FromNumpy(quats))
+    inst.CreateOrientationsAttr(Vt.QuathArray.FromNumpy(quats.astype(np.float16)))
+    del quats
+    inst.CreateScalesAttr(Vt.Vec3fArray.FromNumpy(scales))
+    del scales
+    UsdGeom.PrimvarsAPI(inst).CreatePrimvar(YPR_PRIMVAR, Sdf.ValueTypeNames.Float3Array,
+                                             UsdGeom.Tokens.vertex).Set(Vt.Vec3fArray.FromNumpy(ypr))
+    del ypr
+    inst.CreateProtoIndicesAttr(Vt.IntArray(n))  # zeros: the one prototype
+    inst.CreateIdsAttr(Vt.Int64Array.FromNumpy(np.arange(n, dtype=np.int64)))
+    return done
+
+
+# ---- reading --------------------------------------------------------------------------------
+def _open_stage(path: Path):
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    if not path.is_file():
+        raise FormatError(path, None, "file not found")
+    try:
+        cached = Sdf.Layer.Find(str(path))
+        if cached is not None:  # a layer still open in this process: read what is on disk now
+            cached.Reload(True)
+        stage = Usd.Stage.Open(str(path), Usd.Stage.LoadAll)
+    except Tf.ErrorException as e:
+        reason = str(e).strip().splitlines()[-1].strip() if str(e).strip() else "unreadable"
+        raise FormatError(path, None, f"not a readable USD file: {reason}") from None
+    if stage is None:
+        raise FormatError(path, None, "not a readable USD file")
+    return stage
+
+
+def _when(attr):
+    """The time to read an attribute at: its default, or its first sample when it is animated
+    (as Blender's importer does); an export of a still forest has no samples at all."""
+    from pxr import Usd
+
+    return Usd.TimeCode.EarliestTime() if attr.GetNumTimeSamples() else Usd.TimeCode.Default()
+
+
+def _array(attr, dtype, width: int | None, prim_path: str, path: Path, n: int | None = None):
+    """An authored array attribute as numpy (None when not authored); a wrong length is a FormatError."""
+    if not attr or not attr.HasAuthoredValue():
+        return None
+    value = attr.Get(_when(attr))
+    if value is None:
+        return None
+    a = np.asarray(value, dtype=dtype)
+    if width is not None:
+        a = a.reshape(-1, width) if a.size else np.empty((0, width), dtype)
+    if n is not None and len(a) != n:
+        raise FormatError(path, f"{prim_path}.{attr.GetName()}",
+                          f"holds {len(a)} values, expected {n} (one per instance)")
+    return a
+
+
+def _type_name(prim, fallback: str) -> str:
+    attr = prim.GetAttribute(NS + "typeName")
+    value = attr.Get() if attr and attr.HasAuthoredValue() else None
+    return str(value) if value else fallback
+
+
+def _palette_keys(prim) -> dict:
+    out: dict = {}
+    for attr in prim.GetAttributes():
+        name = attr.GetName()
+        if not name.startswith(PALETTE_NS):
+            continue
+        value = attr.Get()
+        if value is None:
+            continue
+        if hasattr(value, "__len__") and not isinstance(value, str):
+            value = [float(v) for v in value]
+        keys = name[len(PALETTE_NS):].split(":")
+        target = out
+        for k in keys[:-1]:
+            target = target.setdefault(k, {})
+        target[keys[-1]] = value
+    return out
+
+
+def _prototype_mesh(stage, proto_path) -> IndexedMesh | None:
+    """The first UsdGeomMesh at or under a prototype, triangulated (fans), in its own units."""
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    root = stage.GetPrimAtPath(proto_path)
+    if not root:
+        return None
+    for prim in Usd.PrimRange(root):
+        if not prim.IsA(UsdGeom.Mesh):
+            continue
+        m = UsdGeom.Mesh(prim)
+        points = np.asarray(m.GetPointsAttr().Get() or [], np.float32).reshape(-1, 3)
+        counts = np.asarray(m.GetFaceVertexCountsAttr().Get() or [], np.int64)
+        idx = np.asarray(m.GetFaceVertexIndicesAttr().Get() or [], np.int64)
+        in_range = not len(idx) or 0 <= idx.min() <= idx.max() < len(points)
+        if not len(points) or counts.sum() != len(idx) or not in_range:
+            return None
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        tris = []
+        for j in range(1, int(counts.max(initial=0)) - 1):  # fan triangles: (0, j, j+1) of each polygon
+            s = starts[counts > j + 1]
+            tris.append(np.stack([idx[s], idx[s + j], idx[s + j + 1]], 1))
+        faces = np.concatenate(tris) if tris else np.empty((0, 3), np.int64)
+        normals = np.zeros_like(points)
+        if len(faces):
+            p0 = points[faces[:, 0]]
+            fn = np.cross(points[faces[:, 1]] - p0, points[faces[:, 2]] - p0)
+            for c in range(3):
+                np.add.at(normals, faces[:, c], fn)
+        length = np.linalg.norm(normals, axis=1, keepdims=True)
+        normals = np.where(length > 0, normals / np.maximum(length, 1e-30), np.array([0, 1, 0], np.float32))
+        return IndexedMesh(prim.GetName(), points, normals.astype(np.float32),
+                           faces.reshape(-1).astype(np.uint32))
+    return None
+
+
+def _world(xform) -> tuple[np.ndarray, np.ndarray, float, bool]:
+    """(3x3 column-vector rotation·scale, translation, uniform scale, is identity) of a prim's world."""
+    from pxr import Usd
+
+    g = np.array(xform.ComputeLocalToWorldTransform(Usd.TimeCode.Default()), np.float64)
+    a, t = g[:3, :3].T, g[3, :3]  # Gf is row-vector: p' = p·G
+    return a, t, float(np.cbrt(np.linalg.det(a))) if np.linalg.det(a) > 0 else 0.0, \
+        bool(np.array_equal(g, np.eye(4)))
+
+
+def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> ImportedFoliage:
+    """Every UsdGeomPointInstancer on the stage as records in the scene frame (metres, +Y up);
+    FormatError on a file pxr cannot read or an instancer whose arrays disagree."""
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    path = Path(path)
+    stage = _open_stage(path)
+    up = str(UsdGeom.GetStageUpAxis(stage)).lower()
+    meters = float(UsdGeom.GetStageMetersPerUnit(stage))
+    if up not in ("y", "z"):
+        raise FormatError(path, "upAxis", f"unknown up axis {up!r}")
+    if not (math.isfinite(meters) and meters > 0):
+        raise FormatError(path, "metersPerUnit", f"must be positive, got {meters}")
+    frame = Conventions(up, "right", "m")
+    instancers = [p for p in stage.Traverse() if p.IsA(UsdGeom.PointInstancer)]
+    # an instancer inside another's prototypes is part of that prototype, not foliage of its own
+    paths = {p.GetPath() for p in instancers}
+    instancers = [p for p in instancers if not any(a in paths for a in p.GetPath().GetAncestorsRange()
+                                                   if a != p.GetPath())]
+    result = ImportedFoliage()
+    sizes = []
+    for prim in instancers:
+        attr = UsdGeom.PointInstancer(prim).GetProtoIndicesAttr()
+        value = attr.Get(_when(attr)) if attr else None
+        sizes.append(len(value) if value is not None else 0)
+    plain = _prims_groups(stage)
+    total = sum(sizes) + sum(len(children) for _, children in plain) or 1
+    done = 0
+    check_progress(progress, 0, total)
+    for prim, n in zip(instancers, sizes, strict=True):
+        where = str(prim.GetPath())
+        inst = UsdGeom.PointInstancer(prim)
+        protos = list(inst.GetPrototypesRel().GetTargets())
+        proto_idx = _array(inst.GetProtoIndicesAttr(), np.int64, None, where, path, n)
+        if proto_idx is None:
+            proto_idx = np.zeros(n, np.int64)
+        # float32 as stored (half the memory of float64); each block is widened as it is converted
+        positions = _array(inst.GetPositionsAttr(), np.float32, 3, where, path, n)
+        if positions is None:
+            if n:
+                raise FormatError(path, f"{where}.positions", "missing (it is required)")
+            continue
+        quats = _array(inst.GetOrientationsfAttr(), np.float32, 4, where, path)
+        if quats is None or not len(quats):
+            quats = _array(inst.GetOrientationsAttr(), np.float32, 4, where, path)
+        if quats is None or not len(quats):
+            quats = np.tile(np.array([0.0, 0.0, 0.0, 1.0], np.float32), (n, 1))
+        elif len(quats) != n:
+            raise FormatError(path, f"{where}.orientations", f"holds {len(quats)} values, expected {n}")
+        scales = _array(inst.GetScalesAttr(), np.float32, 3, where, path)
+        if scales is None or not len(scales):
+            scales = np.ones((n, 3), np.float32)
+        elif len(scales) != n:
+            raise FormatError(path, f"{where}.scales", f"holds {len(scales)} values, expected {n}")
+        if n and not 0 <= proto_idx.min() <= proto_idx.max() < len(protos):
+            bad = int(np.argmax((proto_idx < 0) | (proto_idx >= len(protos))))
+            raise FormatError(path, f"{where}.protoIndices[{bad}]",
+                              f"index {int(proto_idx[bad])}, but {len(protos)} prototypes")
+        zero = np.linalg.norm(np.nan_to_num(quats), axis=1) == 0
+        for bad, label in ((~np.isfinite(positions).all(axis=1), "positions"),
+                           (~np.isfinite(quats).all(axis=1) | zero, "orientations"),
+                           (~np.isfinite(scales).all(axis=1), "scales")):
+            if bad.any():
+                raise FormatError(path, f"{where}.{label}[{int(np.argmax(bad))}]",
+                                  "not a finite value" if label != "orientations" else
+                                  "not a finite, non-zero quaternion")
+        mask = inst.ComputeMaskAtTime(_when(inst.GetPositionsAttr()))
+        if mask is not None and len(mask) == n and not all(mask):  # inactive ids: deleted instances
+            keep = np.asarray(mask, bool)
+            result.warnings.append(f"{where}: {int((~keep).sum())} inactive instances left out")
+            positions, quats, scales = positions[keep], quats[keep], scales[keep]
+            proto_idx = proto_idx[keep]
+            kept_rows = keep
+        else:
+            kept_rows = None
+        uniform = scales.mean(axis=1, dtype=np.float64)  # exact for (s, s, s)
+        if len(scales) and np.abs(scales - uniform[:, None]).max() > 1e-6 * max(1.0, np.abs(uniform).max()):
+            result.warnings.append(f"{where}: non-uniform scales became their mean (records hold one scale)")
+        a, t, s, identity = _world(UsdGeom.Xformable(prim))
+        if not identity:
+            if s <= 0 or not np.allclose(a / s @ (a / s).T, np.eye(3), atol=1e-6):
+                result.warnings.append(f"{where}: its transform shears or mirrors; instances placed by "
+                                       "its rotation and mean scale only")
+                s = abs(float(np.cbrt(abs(np.linalg.det(a))))) or 1.0
+            rot = a / s
+        count = len(positions)
+        primvars = UsdGeom.PrimvarsAPI(inst)
+        kept = primvars.GetPrimvar(YPR_PRIMVAR).GetAttr() if primvars.HasPrimvar(YPR_PRIMVAR) else None
+        ypr = _array(kept, np.float32, 3, where, path)
+        if ypr is not None and len(ypr) != n:
+            ypr = None  # not ours, or edited beyond recognition: the orientations say it all
+        elif ypr is not None and kept_rows is not None:
+            ypr = ypr[kept_rows]
+        records = np.empty((count, 7), np.float32)
+        changed = 0
+        for start in range(0, count, BLOCK):  # in blocks: bounded temporaries, and progress on big files
+            part = slice(start, min(count, start + BLOCK))
+            p, q, u = positions[part].astype(np.float64), quats[part].astype(np.float64), uniform[part]
+            if not identity:  # the instancer's own world transform
+                p, q, u = p @ a.T + t, quaternions(rot @ quaternion_matrices(q)), u * s
+            rec = from_target(p * meters, q, u, frame)
+            if ypr is not None:  # our exact angles, where they still describe the file's orientation
+                probe = np.zeros((len(rec), 7), np.float32)
+                probe[:, 3:6] = ypr[part]
+                file_q, kept_q = quaternions(rotation_matrices(rec)), quaternions(rotation_matrices(probe))
+                agree = np.abs(np.sum(file_q * kept_q, axis=1)) >= 1.0 - _YPR_TOLERANCE
+                rec[agree, 3:6] = ypr[part][agree]
+                changed += int((~agree).sum())
+            records[part] = rec
+            check_progress(progress, done + part.stop // 2, total)
+        if changed:
+            result.warnings.append(f"{where}: {changed} orientations were changed after export; their "
+                                   "angles come from the orientations")
+        base = _type_name(prim, prim.GetName())
+        keys = _palette_keys(prim)
+        mesh_attr = prim.GetAttribute(NS + "mesh")
+        own_mesh = mesh_attr.Get() if mesh_attr and mesh_attr.HasAuthoredValue() else None
+        groups = [(0, np.arange(count))] if len(protos) <= 1 else \
+            [(k, np.flatnonzero(proto_idx == k)) for k in range(len(protos))]
+        for k, rows in groups:
+            if not len(rows) and len(protos) > 1:
+                continue
+            name = base if len(protos) <= 1 else _type_name(stage.GetPrimAtPath(protos[k]),
+                                                            f"{base}_{protos[k].name}")
+            rec = records[rows] if len(groups) > 1 else records
+            if name in result.records:
+                result.records[name] = np.concatenate([result.records[name], rec])
+            else:
+                result.records[name] = np.ascontiguousarray(rec)
+            if keys:
+                result.extras.setdefault(name, keys)
+            if name not in result.meshes:
+                if own_mesh and len(protos) <= 1:
+                    result.meshes[name] = str(own_mesh)
+                elif protos:
+                    geometry = _prototype_mesh(stage, protos[k])
+                    if geometry is not None:
+                        result.meshes[name] = _to_scene_mesh(geometry, frame, meters)
+        done += n
+        check_progress(progress, done, total)
+    for group, children in plain:
+        _read_prims(group, children, path, frame, meters, result)
+        done += len(children)
+        check_progress(progress, done, total)
+    return result
+
+
+def _prims_groups(stage) -> list:
+    """(group, instance prims) of each type written as plain prims (`boscage:layout = "prims"`)."""
+    from pxr import UsdGeom
+
+    found = []
+    for group in stage.Traverse():
+        layout = group.GetAttribute(NS + "layout")
+        if layout and layout.Get() == "prims":
+            found.append((group, [c for c in group.GetChildren() if c.IsA(UsdGeom.Xformable)]))
+    return found
+
+
+def _read_prims(group, children: list, path: Path, frame: Conventions, meters: float,
+                result: ImportedFoliage) -> None:
+    """A type written as plain prims: each child Xform is an instance."""
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
+    cache = UsdGeom.XformCache(Usd.TimeCode.Default())
+    name = _type_name(group, group.GetName())
+    if not children:
+        return
+    g = np.array([np.array(cache.GetLocalToWorldTransform(c), np.float64) for c in children])
+    a = np.transpose(g[:, :3, :3], (0, 2, 1))  # column-vector rotation·scale
+    det = np.linalg.det(a)
+    if (det <= 0).any():
+        bad = int(np.argmax(det <= 0))
+        raise FormatError(path, str(children[bad].GetPath()),
+                          "transform mirrors or collapses the instance")
+    scale = np.cbrt(det)
+    rot = a / scale[:, None, None]
+    skew = np.abs(rot @ np.transpose(rot, (0, 2, 1)) - np.eye(3)).max(axis=(1, 2)) > 1e-5
+    if skew.any():
+        result.warnings.append(f"{group.GetPath()}: {int(skew.sum())} instances scaled unevenly or sheared; "
+                               "placed by their rotation and mean scale")
+    records = from_target(g[:, 3, :3] * meters, quaternions(rot), scale, frame)
+    kept = [c.GetAttribute(YPR_ATTR) for c in children]
+    if all(k and k.HasAuthoredValue() for k in kept):
+        ypr = np.array([k.Get() for k in kept], np.float32).reshape(-1, 3)
+        probe = np.zeros((len(ypr), 7), np.float32)
+        probe[:, 3:6] = ypr
+        file_q = quaternions(frame.basis.T @ rot @ frame.basis)
+        kept_q = quaternions(rotation_matrices(probe))
+        agree = np.abs(np.sum(file_q * kept_q, axis=1)) >= 1.0 - _YPR_TOLERANCE
+        records[agree, 3:6] = ypr[agree]
+    result.records[name] = np.concatenate([result.records[name], records]) if name in result.records \
+        else records
+    keys = _palette_keys(group)
+    if keys:
+        result.extras.setdefault(name, keys)
+    mesh_attr = group.GetAttribute(NS + "mesh")
+    if mesh_attr and mesh_attr.HasAuthoredValue():
+        result.meshes.setdefault(name, str(mesh_attr.Get()))
+
+
+def _to_scene_mesh(mesh: IndexedMesh, frame: Conventions, meters: float) -> IndexedMesh:
+    """A prototype's geometry in the scene frame (metres, +Y up)."""
+    if frame.is_identity and meters == 1.0:
+        return mesh
+    m = frame.basis
+    positions = (mesh.positions.astype(np.float64) @ m * meters).astype(np.float32)
+    normals = (mesh.normals.astype(np.float64) @ m).astype(np.float32)
+    return IndexedMesh(mesh.name, positions, normals, mesh.indices, mesh.colours)
