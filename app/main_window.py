@@ -345,7 +345,9 @@ class MainWindow(QMainWindow):
         except FormatError as e:
             self.show_error(f"{exporter.title} failed", str(e))
         except Exception as e:  # a broken extension reports, it does not take the editor down
-            self.show_error(f"{exporter.title} failed", f"{type(e).__name__}: {e}")
+            self.show_error(f"{exporter.title} failed",
+                            unexpected_message(exporter.title.rstrip("…"), "nothing was written"),
+                            error_details(e))
 
     def _fill_tools_menu(self) -> None:
         self.tool_window_specs = {w.key: w for w in tool_windows()}
