@@ -98,6 +98,19 @@ def fail(args: argparse.Namespace, message: str) -> None:
     print(f"boscage: error: {message}", file=sys.stderr)
 
 
+def emit_report(args: argparse.Namespace, human: str | Callable[[], str], document: dict, path: object,
+                errors: int, where: str) -> int:
+    """A report that may have found errors: with errors, the document carries an `error` line like a
+    refused input's, and stderr says it once, naming the input; returns the exit code."""
+    message = f"{path}: {errors:,} error{'s' if errors != 1 else ''} {where}"
+    if errors:
+        document["error"] = message
+    emit(args, human, document)
+    if errors:
+        print(f"boscage: error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT if errors else EXIT_OK
+
+
 def emit(args: argparse.Namespace, human: str | Callable[[], str], document: Any) -> None:
     """Print one JSON document with --json, else the human text."""
     if getattr(args, "json", False):

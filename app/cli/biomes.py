@@ -7,10 +7,19 @@ import json
 import math
 from pathlib import Path
 
-from app.cli import EXIT_BAD_INPUT, EXIT_OK, UsageError, add_json_flag, emit, non_finite_note, number_text
+from app.cli import (
+    EXIT_OK,
+    UsageError,
+    add_json_flag,
+    emit,
+    emit_report,
+    non_finite_note,
+    number_text,
+)
 from model.biomes import export_flattened, format_path, load_biome_set
 from model.biomes.asset import CHAIN_SHOWN
 from model.biomes.summary import set_document
+from model.errors import FormatError
 
 VALUE_WIDTH = 60
 
@@ -40,21 +49,37 @@ def _folders(p: argparse.ArgumentParser) -> None:
                    help="the base folder of *.json biome assets, then overlay folders in order")
 
 
+def _nothing_read(biomes) -> FormatError | None:
+    """Why a set with no readable asset is no set at all (an empty folder, only broken files)."""
+    if any(a.resolved for a in biomes.assets.values()):
+        return None
+    if not biomes.assets:
+        return FormatError(biomes.folders[0], None, "no biome assets (*.json) here")
+    first = biomes.errors[0] if biomes.errors else None
+    why = f"; the first: {first.message}" if first is not None else ""
+    return FormatError(biomes.folders[0], None, f"no biome asset here could be read{why}")
+
+
 def run_info(args: argparse.Namespace) -> int:
     biomes = load_biome_set(args.folders)
+    if not biomes.assets:
+        raise _nothing_read(biomes)
     doc = set_document(biomes)
     unknown = [k for k in args.asset if k not in biomes]
     if unknown:
         raise UsageError(f"no asset named {', '.join(map(repr, unknown))} in this set")
     if args.asset:
         doc["assets"] = [a for a in doc["assets"] if a["key"] in args.asset]
-    emit(args, lambda: info_text(doc), doc)
-    return EXIT_BAD_INPUT if doc["errors"] else EXIT_OK
+    return emit_report(args, lambda: info_text(doc), doc, args.folders[0], len(doc["errors"]),
+                       "in the set (each listed in the report)")
 
 
 def run_export(args: argparse.Namespace) -> int:
     biomes = load_biome_set(args.folders)
     if args.asset not in biomes:
+        broken = _nothing_read(biomes)
+        if broken is not None:  # the folder is the problem, not the name asked for
+            raise broken
         raise UsageError(f"no asset named {args.asset!r} in this set")
     asset = biomes[args.asset]
     export_flattened(asset, args.out)

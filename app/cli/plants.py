@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.cli import UsageError, add_json_flag, emit, non_finite_note
+from app.cli import UsageError, add_json_flag, emit, emit_report, non_finite_note
 from app.cli._progress import TerminalProgress as _TerminalProgress
 from model.errors import FormatError
 
@@ -117,11 +117,13 @@ def _inspect_text(doc: dict) -> str:
 
 def run_inspect(args: argparse.Namespace) -> int:
     from model.plants.lints import ERROR, lint_folder
-    from model.plants.loader import load_folder, rule_name_of
+    from model.plants.loader import load_folder, no_rules_error, rule_name_of
 
     load = load_folder(args.folder)
     lints = lint_folder(load)
     known = set(load.files) | set(load.errors)
+    if not known:
+        raise no_rules_error(load.folder)
     names = [rule_name_of(n) for n in args.names] or sorted(known)
     missing = [n for n in names if n not in known]
     if missing:
@@ -130,8 +132,8 @@ def run_inspect(args: argparse.Namespace) -> int:
     errors = sum(("error" in r) + sum(lint["severity"] == ERROR for lint in r["lints"]) for r in rules)
     warnings = sum(lint["severity"] != ERROR for r in rules for lint in r["lints"])
     doc = {"folder": str(args.folder), "rules": rules, "errors": errors, "warnings": warnings}
-    emit(args, lambda: _inspect_text(doc), doc)
-    return 1 if errors else 0
+    return emit_report(args, lambda: _inspect_text(doc), doc, args.folder, errors,
+                       "in its rules (each listed in the report)")
 
 
 # ---- grow ----------------------------------------------------------------------------------------
@@ -160,7 +162,12 @@ def run_grow(args: argparse.Namespace) -> int:
     from model.zones import read_zone, write_zone
     from model.zones.names import PLANT_TYPES
 
-    if args.out.resolve() == args.zone.resolve():
+    try:
+        same = args.out.resolve() == args.zone.resolve()
+    except (OSError, RuntimeError) as e:  # a link loop, a name the OS refuses
+        raise FormatError(args.zone, None, f"cannot follow this path: {getattr(e, 'strerror', None) or e}") \
+            from None
+    if same:
         raise UsageError("--out must differ from --zone: the grown layers would replace the originals")
     if not args.rules.is_dir():
         raise FormatError(args.rules, None, "plant rules folder not found")

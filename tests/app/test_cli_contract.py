@@ -30,21 +30,8 @@ INPUT_KINDS = ["missing", "empty_file", "garbage_file", "folder", "folder_of_gar
 OUTPUT_KINDS = ["parent_is_a_file", "is_a_folder"]
 
 # Subcommands that break the contract because of a bug in their own subsystem, fixed there (issue 14).
-# Strict: when the subsystem is fixed the case passes, and the mark must go.
-_EMPTY_RULES = "plants: a rules folder with no rules is accepted (exit 0), issue 14 'Real data'"
-_RULE_REPORT = "plants inspect: a folder of unreadable rules exits 1, report on stdout, no stderr line"
-_EMPTY_SET = "biomes info: an empty folder is an empty biome set (exit 0), not an error"
-_SET_REPORT = "biomes info: a folder of unreadable assets exits 1 with the report on stdout, no stderr line"
-_NO_ASSET = "biomes export: a folder without the asset is a usage error (exit 2), not the folder's"
-KNOWN: dict[tuple[str, str], str] = {
-    ("plants inspect", "folder"): _EMPTY_RULES,
-    ("plants inspect", "folder_of_garbage"): _RULE_REPORT,
-    ("biomes info", "folder"): _EMPTY_SET,
-    ("biomes info", "folder_of_garbage"): _SET_REPORT,
-    ("biomes export", "folder"): _NO_ASSET,
-    ("biomes export", "folder_of_garbage"): _NO_ASSET,
-    ("plants grow", "link_loop"): "plants grow: Path.resolve() of a --zone link loop raises RuntimeError",
-}
+# Strict: when the subsystem is fixed the case passes, and the mark must go. None are left.
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _commands() -> list[tuple[tuple[str, ...], argparse.ArgumentParser]]:
