@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli import UsageError, add_json_flag, emit, emit_report, non_finite_note
+from app.cli._batch import add_batch_flags, batch_options
 from app.cli._progress import TerminalProgress as _TerminalProgress
 from model.errors import FormatError
 
@@ -16,6 +17,16 @@ def _nonnegative(text: str) -> int:
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
     return int(text)
+
+
+def _id_list(text: str) -> list[int]:
+    try:
+        ids = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected zone ids like 3,7,12, got {text!r}") from None
+    if not ids or min(ids) < 0:
+        raise argparse.ArgumentTypeError(f"expected zone ids like 3,7,12, got {text!r}")
+    return sorted(set(ids))
 
 
 def _percent(text: str) -> float:
@@ -40,9 +51,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     inspect.set_defaults(func=run_inspect)
 
     grow = plants_sub.add_parser("grow", help="run growth passes over a zone's layers and write the result")
-    grow.add_argument("--zone", type=Path, required=True, metavar="DIR",
-                      help="folder of the zone's layer files")
-    grow.add_argument("--id", dest="zone_id", type=_nonnegative, required=True, metavar="N", help="zone id")
+    grow.add_argument("--zone", "--zones", dest="zone", type=Path, required=True, metavar="DIR",
+                      help="folder of the zones' layer files")
+    which = grow.add_mutually_exclusive_group()
+    which.add_argument("--id", dest="zone_id", type=_nonnegative, metavar="N", help="grow zone N")
+    which.add_argument("--ids", type=_id_list, metavar="A,B,…", help="grow these zones (a batch job)")
+    which.add_argument("--all", action="store_true",
+                       help="grow every zone of the folder that has altitude and plants layers (a batch job)")
     grow.add_argument("--rules", type=Path, required=True, metavar="DIR", help="plant rules folder")
     grow.add_argument("--passes", type=_nonnegative, required=True, metavar="K", help="nature passes to run")
     grow.add_argument("--seed", type=_nonnegative, required=True, metavar="S", help="random seed")
@@ -56,6 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     grow.add_argument("--scene", type=Path, metavar="SCENE.boscage",
                       help="also write the grown zone as a scene: blocking plants as stored foliage, "
                            "the rest as derived grass")
+    add_batch_flags(grow, tile_help="(not used: a zone is one task)")
     add_json_flag(grow)
     grow.set_defaults(func=run_grow)
 
@@ -172,7 +188,11 @@ def run_grow(args: argparse.Namespace) -> int:
     if not args.rules.is_dir():
         raise FormatError(args.rules, None, "plant rules folder not found")
     rules = load_rules(args.rules)
-    zone = read_zone(args.zone, args.zone_id, require=("altitude", "plants"))
+    ids = _zone_ids(args)
+    batch = batch_options(args)
+    if len(ids) > 1 or batch is not None:
+        return _grow_batch(args, ids, batch)
+    zone = read_zone(args.zone, ids[0], require=("altitude", "plants"))
     options = GrowthOptions(fertility=10.0 if args.fertility is None else args.fertility,
                             damage_walls=not args.no_wall_decay, drop_unknown=args.drop_unknown_plants)
     names = dict(PLANT_TYPES) | {i: r.name or r.type_name for i, r in rules.items()}
@@ -222,4 +242,49 @@ def run_grow(args: argparse.Namespace) -> int:
         return "\n".join(lines)
 
     emit(args, text, doc)
+    return 0
+
+
+def _zone_ids(args: argparse.Namespace) -> list[int]:
+    """The zones asked for: --id N, --ids A,B,… or --all (those with altitude and plants)."""
+    from model.plants.grow_batch import NEEDS
+    from model.zones import no_zone_with, zone_ids
+
+    if not args.zone.is_dir():
+        raise FormatError(args.zone, None, "zone folder not found")
+    if args.all:
+        ids = zone_ids(args.zone, needs=NEEDS)
+        if not ids:
+            raise no_zone_with(args.zone, NEEDS)
+        return ids
+    if args.ids:
+        return args.ids
+    if args.zone_id is None:
+        raise UsageError("say which zones to grow: --id N, --ids A,B,… or --all")
+    return [args.zone_id]
+
+
+def _grow_batch(args: argparse.Namespace, ids: list[int], batch) -> int:
+    """Several zones (or one, with batch options) as a batch job: each grown where it runs, written here."""
+    from model.plants.grow_batch import GrowJob, grow_zones
+    from model.plants.growth import GrowthOptions
+
+    if args.scene is not None:
+        raise UsageError("--scene writes one zone's scene: give --id N without batch options")
+    options = GrowthOptions(fertility=10.0 if args.fertility is None else args.fertility,
+                            damage_walls=not args.no_wall_decay, drop_unknown=args.drop_unknown_plants)
+    job = GrowJob(args.zone, args.rules, args.passes, args.seed, options)
+    folder = args.tiles_dir or args.out.parent / f".{args.out.name}.grow"
+    workers = batch.workers if batch is not None else None
+    scheduler = batch.scheduler if batch is not None else None
+    with _TerminalProgress(len(ids), "growing", "zones") as bar:
+        warnings = grow_zones(job, ids, args.out, workers, scheduler, folder, args.resume, bar.step)
+    doc = {"zones": ids, "passes": args.passes, "seed": args.seed, "fertility": options.fertility,
+           "out": str(args.out), "warnings": {str(k): v for k, v in warnings.items() if v}}
+    if not args.json:
+        for zone_id, found in warnings.items():
+            for w in found:
+                print(f"boscage: warning: zone {zone_id}: {w}", file=sys.stderr)
+    emit(args, lambda: f"grew {len(ids)} zone{'s' if len(ids) != 1 else ''} ({', '.join(map(str, ids))}) "
+                       f"for {args.passes} passes, seed {args.seed} → {args.out}", doc)
     return 0

@@ -139,3 +139,35 @@ def test_bake_resumes_after_sigkill(planet, tmp_path):
     assert baked(planet, out, "--workers", "1", "--tile", "40", "--tiles-dir", str(tiles), "--resume",
                  spacing="3") == one
     assert not tiles.exists()
+
+
+# ---- plants grow over many zones ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def zones(tmp_path_factory) -> Path:
+    from model.zones import write_zone
+    from model.zones.sample import sample_zone
+
+    folder = tmp_path_factory.mktemp("zones")
+    for zone_id, seed in ((3, 1), (7, 2), (12, 3)):
+        write_zone(sample_zone(zone_id, 96, seed=seed), folder)
+    return folder
+
+
+def grown(zones: Path, out: Path, *flags: str) -> dict[str, str]:
+    from tests.app.test_cli_plants import SAMPLE
+
+    r = boscage("plants", "grow", "--zones", str(zones), "--rules", str(SAMPLE), "--passes", "3",
+                "--seed", "9", "--out", str(out), *flags)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    return digest(out)
+
+
+def test_grow_many_zones_on_a_real_scheduler_matches_one_process(zones, tmp_path):
+    one = grown(zones, tmp_path / "one", "--all", "--workers", "1")
+    assert sorted(one) == sorted(p.name for p in zones.iterdir())  # every layer of the three zones
+    single = grown(zones, tmp_path / "single", "--id", "7")
+    assert {k: v for k, v in one.items() if ".0007." in k} == single  # a zone grows alike alone
+    assert grown(zones, tmp_path / "two", "--ids", "12,3,7", "--workers", "2") == one
+    with local_cluster(2) as address:
+        assert grown(zones, tmp_path / "cluster", "--all", "--scheduler", address) == one

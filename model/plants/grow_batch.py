@@ -1,0 +1,68 @@
+"""Growing many zones as one batch job: a zone per task, read and grown where it runs, written here.
+
+Workers read the zone folder and the rules folder themselves (on a cluster both must be at the
+same path on every machine); this process writes each grown zone as it arrives. A zone's output
+depends only on its layers, the rules, the passes and the seed, so the files are the same bytes
+whatever runs them and in whatever order they finish.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from model.batch import Task, TileStore, parameters_of, run_tasks
+from model.plants.growth import GrowthOptions
+from model.plants.loader import load_rules
+from model.plants.zone_growth import grow_zone
+from model.zones import read_zone, write_zone
+from model.zones.zone import Zone
+
+NEEDS = ("altitude", "plants")
+
+
+@dataclass(frozen=True)
+class GrowJob:
+    zones: Path
+    rules: Path
+    passes: int
+    seed: int
+    options: GrowthOptions
+
+
+def grow_task(job: GrowJob, zone_id: int) -> dict[str, np.ndarray]:
+    """One zone grown (a batch task): its layers as arrays, and the warnings reading it gave."""
+    zone = read_zone(job.zones, zone_id, require=NEEDS)
+    grown = grow_zone(zone, load_rules(job.rules), job.passes, job.seed, job.options)
+    out = {f"layer_{name}": array for name, array in grown.layers.items()}
+    out["warnings"] = np.array(zone.warnings, dtype=str)
+    return out
+
+
+def grow_zones(job: GrowJob, ids: list[int], out: Path, workers: int | None = 1, scheduler: str | None = None,
+               store_folder: Path | None = None, resume: bool = False, progress=None) -> dict[int, list[str]]:
+    """Grow every zone of `ids` into `out`; returns each zone's reading warnings."""
+    tasks = [Task(f"zone_{i:05d}", (i,)) for i in ids]
+    store = None
+    if store_folder is not None:
+        store = TileStore(store_folder, "plants-grow", parameters_of(
+            zones=str(job.zones), rules=str(job.rules), passes=job.passes, seed=job.seed,
+            options=vars(job.options), ids=ids))
+        store.open(resume)
+    results = run_tasks(grow_task, tasks, shared=(job,), workers=workers, scheduler=scheduler, store=store,
+                        progress=progress)
+    warnings: dict[int, list[str]] = {}
+    for task in tasks:  # written in id order, each from the zone as read (so its encoding is kept)
+        zone_id = task.args[0]
+        arrays = results[task.key]
+        original = read_zone(job.zones, zone_id, require=NEEDS)
+        grown = Zone(zone_id, original.width, original.height,
+                     {k[len("layer_"):]: v for k, v in arrays.items() if k.startswith("layer_")},
+                     original.plant_names, original.sources, original.folder)
+        write_zone(grown, out)
+        warnings[zone_id] = [str(w) for w in arrays["warnings"]]
+    if store is not None:
+        store.clear()
+    return warnings
