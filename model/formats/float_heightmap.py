@@ -27,10 +27,10 @@ import numpy as np
 
 from model.atomic import atomic_write
 from model.errors import FormatError
+from model.formats.raw_grid import MAX_CELLS, file_size, raw_grid_shape
 
 FLOAT_FORMATS = ("exr", "tif", "r32")
 FLOAT_SUFFIXES = {".exr": "exr", ".tif": "tif", ".tiff": "tif", ".r32": "r32"}
-MAX_CELLS = 16384 * 16384
 SPACING_KEY = "boscage.spacing"
 _EXR_CHANNELS = ("Y", "R", "Z", "height")
 
@@ -79,30 +79,8 @@ def check_finite(path: str | Path, heights: np.ndarray) -> None:
 
 
 # ---- RAW R32 -------------------------------------------------------------------------------
-def _file_size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except FileNotFoundError:
-        raise FormatError(path, None, "file not found") from None
-    except OSError as e:
-        raise FormatError(path, None, e.strerror or str(e)) from None
-
-
 def _read_r32(path: Path, size: tuple[int, int] | None) -> np.ndarray:
-    actual = _file_size(path)
-    if size is None:
-        side = math.isqrt(actual // 4)
-        if actual % 4 or side * side * 4 != actual or side < 2:
-            raise FormatError(path, None, f"file holds {actual} bytes, which is not a square grid of "
-                              "32-bit float samples; give the size (columns x rows)")
-        size = (side, side)
-    columns, rows = (int(v) for v in size)
-    if columns < 2 or rows < 2 or columns * rows > MAX_CELLS:
-        raise FormatError(path, None, f"impossible grid size {columns} x {rows}")
-    expected = columns * rows * 4
-    if actual != expected:
-        raise FormatError(path, None, f"expected {columns} x {rows} x 4 = {expected} bytes, "
-                          f"file holds {actual}")
+    columns, rows = raw_grid_shape(path, size, 4, "32-bit float")
     try:
         data = np.fromfile(path, dtype="<f4")
     except OSError as e:
@@ -124,7 +102,7 @@ def _write_exr(f, heights: np.ndarray, spacing: float | None) -> None:
 def _read_exr(path: Path) -> tuple[np.ndarray, float | None]:
     import OpenEXR
 
-    _file_size(path)
+    file_size(path)
     try:
         with open(path, "rb") as f:
             magic = f.read(4)
@@ -180,7 +158,7 @@ def _write_tif(f, heights: np.ndarray, spacing: float | None) -> None:
 def _read_tif(path: Path) -> tuple[np.ndarray, float | None]:
     import tifffile
 
-    actual = _file_size(path)
+    actual = file_size(path)
     try:
         with tifffile.TiffFile(path) as tif:
             if not tif.pages:

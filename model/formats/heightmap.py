@@ -26,6 +26,7 @@ from model.formats.float_heightmap import (
     write_float_heightmap,
 )
 from model.formats.png import read_png, write_png
+from model.formats.raw_grid import MAX_CELLS, file_size, raw_grid_shape
 from model.scene import Scene
 from model.terrain import Terrain
 
@@ -33,7 +34,6 @@ FORMATS = ("png16", "r16", "npy") + FLOAT_FORMATS
 SUFFIXES = {".png": "png16", ".r16": "r16", ".raw": "r16", ".npy": "npy"} | FLOAT_SUFFIXES
 NAME_FILTER = "Heightmaps (*.png *.r16 *.raw *.npy *.exr *.tif *.tiff *.r32)"
 LAYER_NAME_FILTER = "Layer weights (*.png)"
-MAX_CELLS = 16384 * 16384
 DEFAULT_SCALE = 100.0  # metres for the full 16-bit range, when a file does not say
 _KEY = "boscage."
 
@@ -195,35 +195,13 @@ def _text_float(text: dict[str, str], key: str, path) -> float | None:
     return value
 
 
-def _file_size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except FileNotFoundError:
-        raise FormatError(path, None, "file not found") from None
-    except OSError as e:
-        raise FormatError(path, None, e.strerror or str(e)) from None
-
-
 def _read_r16(path: Path, size: tuple[int, int] | None) -> np.ndarray:
-    actual = _file_size(path)
-    if size is None:
-        side = math.isqrt(actual // 2)
-        if actual % 2 or side * side * 2 != actual or side < 2:
-            raise FormatError(path, None, f"file holds {actual} bytes, which is not a square grid of "
-                              "16-bit samples; give the size (columns x rows)")
-        size = (side, side)
-    columns, rows = (int(v) for v in size)
-    if columns < 2 or rows < 2 or columns * rows > MAX_CELLS:
-        raise FormatError(path, None, f"impossible grid size {columns} x {rows}")
-    expected = columns * rows * 2
-    if actual != expected:
-        raise FormatError(path, None, f"expected {columns} x {rows} x 2 = {expected} bytes, "
-                          f"file holds {actual}")
+    columns, rows = raw_grid_shape(path, size, 2, "16-bit")
     return np.fromfile(path, dtype="<u2").reshape(rows, columns).astype(np.uint16)
 
 
 def _read_npy(path: Path) -> Heightmap:
-    actual = _file_size(path)
+    actual = file_size(path)
     try:
         with open(path, "rb") as f:
             version = np.lib.format.read_magic(f)

@@ -14,23 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.app.dask_cluster import ROOT, local_cluster
+from tests.app.test_cli_spawn import RECIPE as FOREST
 
-RECIPE = """
-[[spawners]]
-name = "forest"
-seed = 7
-area = { layer = "forest_floor", min_weight = 0.3 }
-[[spawners.species]]
-type = "conifer"
-density = 1.2
-exclusion = 3.0
-conditions = [{ slope = [0, 30] }, { noise = { scale = 60.0, threshold = 0.45, seed = 3 } }]
-[[spawners.species]]
-type = "bush"
-density = 3.0
-order = 1
-conditions = [{ near = { type = "conifer", within = 8.0 } }]
-"""
+RECIPE = FOREST  # the same two-species forest the spawn command's own tests run
 
 
 def boscage(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
