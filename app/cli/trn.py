@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from app.cli import UsageError, add_json_flag, emit, number_text, parse_xz
-from app.cli._batch import add_batch_flags, batch_options
+from app.cli._batch import Batch, add_batch_flags, batch_options
 from app.cli._progress import TerminalProgress
 from model.atomic import atomic_write, atomic_write_text, make_folder
 from model.formats.heightmap import write_heightmap
@@ -27,6 +27,8 @@ from model.trn.evaluator import FLORA_SLOTS, Region, evaluate, sample
 from model.trn.multifractal import Multifractal
 
 MAX_BAKE_POLES = 8192 * 8192
+# from here a bake without batch options starts a local cluster: starting one (~3 s) pays off
+EMBEDDED_BATCH_POLES = 4_000_000
 # coordinates such as "-333.3,512.7" are values, not options: argparse only knows plain negative numbers
 _NEGATIVE_VALUE = re.compile(r"^-\.?\d")
 
@@ -273,6 +275,8 @@ def run_bake(args: argparse.Namespace) -> int:
     doc = trn_document.read(args.file)
     bitmaps, missing = load_bitmaps(doc)
     batch = batch_options(args)
+    if batch is None and region.rows * region.cols >= EMBEDDED_BATCH_POLES:
+        batch = Batch(None, None)  # a big bake runs on one worker per core unless told otherwise
     if batch is None:
         ev = evaluate(doc, region, progress=_terminal_progress, bitmaps=bitmaps)
     else:
