@@ -26,6 +26,7 @@ from model.trn.evaluator import Region
 from model.trn.to_scene import MAX_IMPORT_POLES
 
 DEFAULT_POLES = 513  # per side: a whole map at a spacing that imports in seconds
+BATCH_POLES = 4_000_000  # from here an import is evaluated on worker processes (their start pays off)
 
 
 class RegionDialog(QDialog):
@@ -100,7 +101,9 @@ def import_trn_scene(parent: QWidget | None, path: str | Path | None = None,
 
         warnings: list[str] = []
         try:
-            scene = trn_to_scene(doc, region, progress=progress, warnings=warnings)
+            # a big region is evaluated on one worker process per core, as `trn bake` does
+            workers = None if region.rows * region.cols >= BATCH_POLES else 1
+            scene = trn_to_scene(doc, region, progress=progress, warnings=warnings, workers=workers)
         except ImportCancelled:
             return None
         finally:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from model.batch import BatchCancelled
 from model.scene import Scene
 from model.terrain import Terrain
 from model.trn.bake import finite_heights
@@ -54,12 +55,14 @@ def mesh_for(family: Family | None, collidable: bool) -> str:
 def trn_to_scene(doc: TrnDocument, region: Region, progress: Progress | None = None,
                  name: str | None = None, foliage: bool = True,
                  bitmaps: dict[int, np.ndarray] | None = None,
-                 warnings: list[str] | None = None) -> Scene:
+                 warnings: list[str] | None = None, workers: int | None = 1) -> Scene:
     """A new scene from the poles of `region`; `progress` may cancel (ImportCancelled).
 
     Bitmap families' images are looked up beside the TRN file unless `bitmaps` is given. The
     evaluation's warnings (and poles whose height is not finite: a scene holds finite heights only,
-    so they get the lowest or highest finite height) are appended to `warnings` when given."""
+    so they get the lowest or highest finite height) are appended to `warnings` when given.
+    `workers` other than 1 evaluates as a batch job on that many local worker processes (None: one
+    per core), the same bytes either way; a cancel stops the workers."""
     from model.foliage import SceneFoliage
 
     if region.rows < 2 or region.cols < 2:
@@ -79,8 +82,13 @@ def trn_to_scene(doc: TrnDocument, region: Region, progress: Progress | None = N
     try:
         if bitmaps is None:
             bitmaps = load_bitmaps(doc)[0] if doc.path else {}
-        ev = evaluate(doc, region, progress=tiles, bitmaps=bitmaps)
-    except Cancelled:
+        if workers == 1:
+            ev = evaluate(doc, region, progress=tiles, bitmaps=bitmaps)
+        else:
+            from model.trn.bake_batch import evaluate_in_tiles
+
+            ev = evaluate_in_tiles(doc, region, bitmaps, workers=workers, progress=tiles)
+    except (Cancelled, BatchCancelled):
         raise ImportCancelled("evaluating") from None
     step(0.8, "terrain")
     x0, z0, _, _ = region.bounds

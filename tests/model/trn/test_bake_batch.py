@@ -37,3 +37,24 @@ def test_a_stopped_bake_resumes_to_the_same_bytes(doc, tmp_path):
     assert seen[0] == 5
     same(ev, evaluate(doc, region))
     assert np.isfinite(ev.heights).all()
+
+
+def test_a_scene_imported_on_worker_processes_is_the_same_scene(doc):
+    from model.trn.to_scene import trn_to_scene
+
+    region = Region.from_bounds(-200, -200, 200, 200, 4.0)
+    one = trn_to_scene(doc, region)
+    two = trn_to_scene(doc, region, workers=2)
+    assert one.terrain.heights.tobytes() == two.terrain.heights.tobytes()
+    assert [(layer.name, layer.weights.tobytes()) for layer in one.terrain.layers] == \
+        [(layer.name, layer.weights.tobytes()) for layer in two.terrain.layers]
+
+
+def test_cancelling_a_batch_import_stops_and_changes_nothing(doc):
+    from model.trn.to_scene import ImportCancelled, trn_to_scene
+
+    region = Region.from_bounds(-300, -300, 300, 300, 4.0)
+    seen = []
+    with pytest.raises(ImportCancelled):
+        trn_to_scene(doc, region, progress=lambda f, what: seen.append(f) or len(seen) < 3, workers=2)
+    assert len(seen) == 3
