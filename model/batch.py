@@ -157,7 +157,13 @@ def _run_on_dask(func, todo: list[Task], shared: tuple, workers: int | None, sch
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
     cluster = None
     if scheduler is None:
-        with dask.config.set({"distributed.worker.profile.enabled": False}):  # its sampling costs the GIL
+        # Dask's nannies set MALLOC_TRIM_THRESHOLD_ in their workers, which stops glibc from raising
+        # its mmap threshold: every large numpy temporary is then a fresh mmap (measured 3x slower
+        # on TRN tiles). The thread caps stay; its profiler's sampling costs the GIL.
+        environ = {k: v for k, v in dask.config.get("distributed.nanny.pre-spawn-environ").items()
+                   if k != "MALLOC_TRIM_THRESHOLD_"}
+        with dask.config.set({"distributed.worker.profile.enabled": False,
+                              "distributed.nanny.pre-spawn-environ": environ}):
             cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
                                    processes=True, dashboard_address=None, silence_logs=logging.CRITICAL)
         client = Client(cluster)
