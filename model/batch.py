@@ -149,23 +149,14 @@ def _run_on_dask(func, todo: list[Task], shared: tuple, workers: int | None, sch
                  finished: Callable[[Task, Arrays], None]) -> None:
     import logging
 
-    import dask
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import Client, as_completed
 
     # Dask reports its own shutdown chatter (heartbeats to a closed scheduler) with tracebacks: a
     # failed task still arrives here as an exception, so its log says nothing a user needs
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
     cluster = None
     if scheduler is None:
-        # Dask's nannies set MALLOC_TRIM_THRESHOLD_ in their workers, which stops glibc from raising
-        # its mmap threshold: every large numpy temporary is then a fresh mmap (measured 3x slower
-        # on TRN tiles). The thread caps stay; its profiler's sampling costs the GIL.
-        environ = {k: v for k, v in dask.config.get("distributed.nanny.pre-spawn-environ").items()
-                   if k != "MALLOC_TRIM_THRESHOLD_"}
-        with dask.config.set({"distributed.worker.profile.enabled": False,
-                              "distributed.nanny.pre-spawn-environ": environ}):
-            cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
-                                   processes=True, dashboard_address=None, silence_logs=logging.CRITICAL)
+        cluster = start_local_cluster(workers or default_workers())
         client = Client(cluster)
     else:
         try:
@@ -190,6 +181,25 @@ def _run_on_dask(func, todo: list[Task], shared: tuple, workers: int | None, sch
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def start_local_cluster(workers: int):
+    """A `LocalCluster` of single-threaded worker processes, set up for numpy work.
+
+    Dask's nannies set MALLOC_TRIM_THRESHOLD_ in their workers, which stops glibc from raising its
+    mmap threshold: every large numpy temporary is then a fresh mmap (TRN tiles ran 3x slower).
+    The thread caps stay; the workers' profiler is off (its sampling costs the GIL)."""
+    import logging
+
+    import dask
+    from dask.distributed import LocalCluster
+
+    environ = {k: v for k, v in dask.config.get("distributed.nanny.pre-spawn-environ").items()
+               if k != "MALLOC_TRIM_THRESHOLD_"}
+    with dask.config.set({"distributed.worker.profile.enabled": False,
+                          "distributed.nanny.pre-spawn-environ": environ}):
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                            silence_logs=logging.CRITICAL)
 
 
 def tiles_of(rows: int, cols: int, tile: int) -> list[tuple[int, int, int, int]]:

@@ -3,11 +3,10 @@ two cores), and the bake's poles per second per core on a planet-sized stack (re
 
 from __future__ import annotations
 
-import logging
 import time
 
 from app.bench import BenchCase
-from model.batch import default_workers
+from model.batch import default_workers, start_local_cluster
 from model.trn.bake_batch import evaluate_in_tiles
 from model.trn.evaluator import Region
 from model.trn.synthetic import realistic_stack
@@ -24,14 +23,11 @@ def two_workers_vs_one(quick: bool) -> float:
 
     The cluster is started before the clock (a pipeline keeps one running); both runs use the
     same 256² tiles, so only the parallelism differs."""
-    from dask.distributed import LocalCluster
-
     doc, region = _bake(quick)
     t0 = time.perf_counter()
     evaluate_in_tiles(doc, region, tile=256, workers=1)
     one = time.perf_counter() - t0
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=logging.ERROR) as cluster:
+    with start_local_cluster(2) as cluster:
         t0 = time.perf_counter()
         evaluate_in_tiles(doc, region, tile=256, scheduler=cluster.scheduler_address)
         two = time.perf_counter() - t0
