@@ -457,7 +457,7 @@ def _trn_deep_layers(rng: random.Random, files: dict[str, Entry], seed: Seed) ->
     return f"layers nested {depth} deep"
 
 
-def _trn_bitmap_doc() -> bytes:
+def _trn_bitmap_doc(reference: str = "terrain\\maps\\mask.png") -> bytes:
     from model.trn import build, layouts
     from model.trn.build import item
 
@@ -484,7 +484,7 @@ def _trn_bitmap_doc() -> bytes:
             )
         ],
         bitmaps=[
-            {"id": 0, "name": "mask", "bitmapFile": "terrain\\maps\\mask.png"},
+            {"id": 0, "name": "mask", "bitmapFile": reference},
             {"id": 1, "name": "tga", "bitmapFile": "mask2.tga"},
         ],
     )
@@ -497,6 +497,36 @@ def _trn_bitmap_doc() -> bytes:
     )
     assert layouts.HEADER
     return build.to_bytes(build.document("0015", None, groups, [layer]))
+
+
+BITMAP_TRICKS = (
+    "a" * 300 + ".png",
+    "a" * 251 + ".png",
+    "..",
+    ".",
+    "",
+    "C:",
+    "C:\\",
+    "/etc/passwd",
+    "../outside/secret.txt",
+    "..\\..\\secret.txt",
+    "\\\\server\\share\\mask.png",
+    "mask",
+    "MASK.PNG",
+    "mask.png\\",
+    "mask.png/.",
+    "mask2",
+    "mask2.png",
+    "\xe9\xff.png",
+    "secret.txt",
+)
+
+
+def _trn_bitmap_reference(rng: random.Random, files: dict[str, Entry], seed: Seed) -> str:
+    """The bitmap family names its image by a path that is overlong, absolute, escaping or odd."""
+    reference = rng.choice(BITMAP_TRICKS)
+    files["t.trn"] = _trn_bitmap_doc(reference)
+    return f"bitmapFile {reference[:40]!r}"
 
 
 def _tga(size: int) -> bytes:
