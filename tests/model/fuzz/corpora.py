@@ -105,7 +105,15 @@ def store_seeds() -> list[Seed]:
         save_store(foliage_of(scene).volume, Path(tmp) / "demo.foliage.bin")
         empty = FoliageVolume(Palette())
         save_store(empty, Path(tmp) / "empty.foliage.bin")
-        for name in ("demo.foliage.bin", "empty.foliage.bin"):
+        # large enough (> 2 MiB of one type) for the reader's threaded scan
+        big = FoliageVolume(Palette())
+        rng = np.random.default_rng(5)
+        records = rng.uniform(-1, 1, (80_000, 7)).astype(np.float32)
+        records[:, [0, 2]] *= 3000.0
+        big.add("spruce", records)
+        big.add("fern", records[:500] * 0.5)
+        save_store(big, Path(tmp) / "big.foliage.bin")
+        for name in ("demo.foliage.bin", "empty.foliage.bin", "big.foliage.bin"):
             data = (Path(tmp) / name).read_bytes()
             fields, edges = store_layout(data, "f.foliage.bin")
             seeds.append(
@@ -379,14 +387,19 @@ def _simple_rule(index: int, states: int = 3, source: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _plants_chain(rng: random.Random, files: dict[str, Entry], seed: Seed) -> str:
-    """A long `source=` chain (each file names the next), or a cycle."""
-    n = rng.choice((20, 60, 150))
-    cycle = rng.random() < 0.3
+def plants_chain(files: dict[str, Entry], n: int, cycle: bool = False) -> None:
+    """`chain0.txt` … `chain<n-1>.txt`, each naming the next in `source=` (the last the first: a cycle)."""
     for i in range(n):
         nxt = f"chain{i + 1}.txt" if i + 1 < n else ("chain0.txt" if cycle else "")
         text = (f"source=${nxt}\n" if nxt else "") + f"k{i}=n{i}\n" + ("index=n200\n" if i == 0 else "")
         files[f"chain{i}.txt"] = text.encode()
+
+
+def _plants_chain(rng: random.Random, files: dict[str, Entry], seed: Seed) -> str:
+    """A long `source=` chain (each file names the next), or a cycle."""
+    n = rng.choice((20, 60, 150))
+    cycle = rng.random() < 0.3
+    plants_chain(files, n, cycle)
     return f"source= chain of {n} files" + (" closing a cycle" if cycle else "")
 
 
@@ -660,14 +673,19 @@ BIOME_DOCS = {
 }
 
 
-def _biome_chain(rng: random.Random, files: dict[str, Entry], seed: Seed) -> str:
-    n = rng.choice((30, 100, 300))
-    cycle = rng.random() < 0.3
+def biome_chain(files: dict[str, Entry], n: int, cycle: bool = False) -> None:
+    """`Chain0.json` … `Chain<n-1>.json`, each the Parent of the one before (the last: Root, or Chain0)."""
     for i in range(n):
         parent = f"Chain{i + 1}" if i + 1 < n else ("Chain0" if cycle else "Root")
         files[f"Chain{i}.json"] = json.dumps(
             {"Type": "Tile", "Parent": parent, "Weight": i, "Tags": {f"T{i}": ["x" * 50]}}
         ).encode()
+
+
+def _biome_chain(rng: random.Random, files: dict[str, Entry], seed: Seed) -> str:
+    n = rng.choice((30, 100, 300))
+    cycle = rng.random() < 0.3
+    biome_chain(files, n, cycle)
     return f"Parent chain of {n} files" + (" closing a cycle" if cycle else "")
 
 
@@ -923,6 +941,9 @@ def npy_seeds() -> list[Seed]:
         )
     return seeds
 
+
+# Regression cases too large to commit are built: case.json's "build" names one of these and its arguments.
+BUILDERS = {"plants_chain": plants_chain, "biome_chain": biome_chain}
 
 SEEDS = {
     "scene": scene_seeds,

@@ -28,7 +28,8 @@ def _scene(folder: Path, main: str) -> None:
 
 
 def _store(folder: Path, main: str) -> None:
-    load_store(folder / main, FoliageVolume(Palette()))
+    load_store(folder / main, FoliageVolume(Palette()))  # the cells it was written with
+    load_store(folder / main, FoliageVolume(Palette(), 50.0))  # other cells: re-celled by sorting
 
 
 def _vxfoliage(folder: Path, main: str) -> None:

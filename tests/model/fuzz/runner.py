@@ -28,7 +28,6 @@ from tests.model.fuzz.engine import OUTSIDE, Fifo, Input, Link, mutate
 PROJECT = Path(__file__).resolve().parents[3]
 CPU_SECONDS = float(os.environ.get("BOSCAGE_FUZZ_CPU_S", "5"))  # per input
 MEMORY_MIB = int(os.environ.get("BOSCAGE_FUZZ_MEMORY_MIB", "1024"))  # above the child's start
-WALL_SECONDS = CPU_SECONDS * 3 + 5  # a child stuck in C code (or on a FIFO) is killed after this
 GOOD = ("ok", "error")
 
 
@@ -50,9 +49,10 @@ class Worker:
     """One child process at a time; restarted after a timeout, a memory fault or a death."""
 
     def __init__(
-        self, cpu_s: float = CPU_SECONDS, memory_mib: int = MEMORY_MIB, wall_s: float = WALL_SECONDS
+        self, cpu_s: float = CPU_SECONDS, memory_mib: int = MEMORY_MIB, wall_s: float | None = None
     ) -> None:
-        self.cpu_s, self.memory_mib, self.wall_s = cpu_s, memory_mib, wall_s
+        self.cpu_s, self.memory_mib = cpu_s, memory_mib
+        self.wall_s = wall_s if wall_s is not None else cpu_s * 3 + 5
         self.proc: subprocess.Popen | None = None
         self.stderr = tempfile.TemporaryFile()
         self.buffer = b""
@@ -217,6 +217,10 @@ def load_case(path: Path) -> Input:
     files: dict = {p.name: p.read_bytes() for p in sorted((path / "files").iterdir()) if p.is_file()}
     files.update({n: Link(t) for n, t in meta.get("links", {}).items()})
     files.update({n: Fifo() for n in meta.get("fifos", [])})
+    if "build" in meta:  # files too many to commit, made by a corpus builder
+        from tests.model.fuzz.corpora import BUILDERS
+
+        BUILDERS[meta["build"]["name"]](files, **meta["build"].get("args", {}))
     return Input(meta["format"], int(meta.get("seed", -1)), files, meta["main"], meta.get("steps", []))
 
 

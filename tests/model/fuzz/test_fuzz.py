@@ -27,6 +27,7 @@ FIRST = int(os.environ.get("BOSCAGE_FUZZ_SEED", "0"))
 KNOWN = {
     "scene: RecursionError in formats/scene_file.py load_scene": "scene/deep-toml",
     "scene: OverflowError in formats/scene_file.py <genexpr>": "scene/huge-integer-origin",
+    "scene: OverflowError in formats/scene_file.py load_scene": "scene/huge-integer-spacing",
     "scene: OverflowError in foliage/foliage_type.py _number": "vxfoliage/huge-integer",
     "scene: reads outside its folder": "scene/heights-link-outside, scene/foliage-link-outside",
     "vxfoliage: RecursionError in foliage/foliage_type.py parse_foliage_type": "vxfoliage/deep-toml",

@@ -7,12 +7,13 @@ those fixes merge.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.model.fuzz.corpora import SEEDS
-from tests.model.fuzz.runner import load_case, run_inputs
+from tests.model.fuzz.runner import Worker, load_case, run_inputs
 
 HERE = Path(__file__).parent / "regressions"
 CASES = sorted(p.parent for p in HERE.glob("*/*/case.json"))
@@ -23,6 +24,7 @@ _BIOMES = "fixed on branch h-harden-biomes (model/biomes)"
 ELSEWHERE = {
     "scene/deep-toml": f"{_SCENE}: RecursionError from tomllib on a value nested 1,000 deep",
     "scene/huge-integer-origin": f"{_SCENE}: OverflowError from math.isfinite on a 19-digit origin",
+    "scene/huge-integer-spacing": f"{_SCENE}: OverflowError from math.isfinite on a 20-digit spacing",
     "scene/heights-link-outside": f"{_SCENE}: a heights side file linked outside the folder is read",
     "scene/foliage-link-outside": f"{_SCENE}: a foliage instance file linked outside the folder is read",
     "vxfoliage/deep-toml": f"{_SCENE}: RecursionError from tomllib in parse_foliage_type",
@@ -35,6 +37,10 @@ ELSEWHERE = {
     "biomes/lone-surrogate-export": f"{_BIOMES}: UnicodeEncodeError encoding a lone surrogate on export",
     "biomes/huge-integer": f"{_BIOMES}: OverflowError in validate.is_number on a 20-digit integer",
     "biomes/deep-nesting": f"{_BIOMES}: RecursionError in merge.apply_layer on objects 500 deep",
+    "biomes/parent-chain-5000": f"{_BIOMES}: a Parent chain of 5,000 small files needs more than 192 MiB",
+    "plants/source-chain-800": f"{_PLANTS}: a source= chain of 800 files takes more than 1 s of CPU",
+    "zone_gz/bomb-inferred-16384": "fixed on branch h-harden-zones (model/zones): 521 KB of gzip is "
+    "inflated to 512 MiB for a zone inferred as 16384 x 16384 (memory limit)",
 }
 
 
@@ -51,5 +57,11 @@ def test_every_known_case_is_a_folder_here():
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
 def test_regression_replays_cleanly(case, fuzz_worker, tmp_path):
     inp = load_case(case)
-    (outcome,) = run_inputs(fuzz_worker, [inp], tmp_path, SEEDS[inp.format]())
+    limits = json.loads((case / "case.json").read_text()).get("limits")  # tighter than the default
+    worker = Worker(**limits) if limits else fuzz_worker
+    try:
+        (outcome,) = run_inputs(worker, [inp], tmp_path, SEEDS[inp.format]())
+    finally:
+        if worker is not fuzz_worker:
+            worker.close()
     assert outcome.good, f"{outcome.status}: {outcome.signature}: {outcome.detail}"
