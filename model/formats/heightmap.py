@@ -30,6 +30,7 @@ LAYER_NAME_FILTER = "Layer weights (*.png)"
 MAX_CELLS = 16384 * 16384
 DEFAULT_SCALE = 100.0  # metres for the full 16-bit range, when a file does not say
 _KEY = "boscage."
+_F32_MAX = float(np.finfo(np.float32).max)
 
 
 class HeightMapping(NamedTuple):
@@ -168,6 +169,9 @@ def _mapping(text: dict[str, str] | None, offset, scale, path) -> HeightMapping:
     scale = scale if scale is not None else (stored_scale if stored_scale is not None else DEFAULT_SCALE)
     if not (math.isfinite(offset) and math.isfinite(scale) and scale > 0):
         raise FormatError(path, None, f"height scale must be positive and finite, got {scale}")
+    if not (abs(offset) <= _F32_MAX and abs(offset + scale) <= _F32_MAX):
+        raise FormatError(path, None, f"height offset {offset:g} and scale {scale:g} give heights beyond "
+                          "what a 32-bit float holds")
     return HeightMapping(float(offset), float(scale))
 
 

@@ -783,7 +783,23 @@ def _png_special(rng: random.Random, files: dict[str, Entry], seed: Seed) -> str
         return f"IHDR claims {w} x {h}"
     if op == 2:
         key = rng.choice((b"boscage.height_scale", b"boscage.height_offset", b"boscage.spacing"))
-        value = rng.choice((b"nan", b"inf", b"-inf", b"1e999", b"-1", b"0", b"", b"9" * 400, b"\xff", b"1_0"))
+        value = rng.choice(
+            (
+                b"nan",
+                b"inf",
+                b"-inf",
+                b"1e999",
+                b"-1",
+                b"0",
+                b"",
+                b"9" * 400,
+                b"1e308",
+                b"-3.5e38",
+                b"3.4e38",
+                b"\xff",
+                b"1_0",
+            )
+        )
         files["h.png"] = data[:ihdr_end] + _png_chunk(b"tEXt", key + b"\0" + value) + data[ihdr_end:]
         return f"tEXt {key!r} = {value[:20]!r}"
     filters = bytes(rng.choice((0, 1, 2, 3, 4, 5, 255)) for _ in range(4))

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 from model.biomes import flattened_json, load_biome_set
 from model.foliage.foliage_type import load_foliage_type
 from model.foliage.palette import Palette, load_palette_file
@@ -70,13 +72,19 @@ def _biomes(folder: Path, main: str) -> None:
             flattened_json(asset).encode("utf-8")  # what `biomes export` writes
 
 
+def _heights(path: Path) -> None:
+    heights = read_heightmap(path).heights
+    # a terrain's heights are finite float32 (the scene reader refuses any other)
+    assert np.isfinite(heights).all(), "the heightmap reader returned heights that are not finite"
+
+
 def _png16(folder: Path, main: str) -> None:
-    read_heightmap(folder / main)
+    _heights(folder / main)
     read_layer_png(folder / main)
 
 
 def _heightmap(folder: Path, main: str) -> None:
-    read_heightmap(folder / main)
+    _heights(folder / main)
 
 
 READERS: dict[str, Callable[[Path, str], None]] = {
