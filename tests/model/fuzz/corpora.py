@@ -93,6 +93,39 @@ def _demo_scene(with_foliage: bool, layers: bool = True):
     return scene
 
 
+def _store_values(rng: random.Random, files: dict[str, Entry], seed: Seed) -> str:
+    """Records set to finite but far-out values (or NaN), the checksum repaired."""
+    name = next((n for n in files if ".foliage." in n and isinstance(files[n], bytes)), None)
+    if name is None or len(files[name]) < 24 + 28 + 4:
+        return ""
+    data = bytearray(files[name])
+    value = rng.choice(
+        (
+            3.4e38,
+            -3.4e38,
+            1e20,
+            -1e20,
+            9.3e18,
+            -9.3e18,
+            1e-45,
+            -0.0,
+            65504.0,
+            float("nan"),
+            float("inf"),
+            2.0**63,
+            -(2.0**63),
+        )
+    )
+    first = rng.randrange(24, len(data) - 8)
+    for _ in range(rng.choice((1, 4, 50))):
+        at = min(len(data) - 8, first + 4 * rng.randrange(64))
+        struct.pack_into("<f", data, at, value)
+    files[name] = store_crc(bytes(data))
+    if seed.fixup is not None:
+        files = seed.fixup(files)
+    return f"{name}: records set to {value!r}, checksum repaired"
+
+
 @functools.lru_cache(maxsize=1)
 def store_seeds() -> list[Seed]:
     from model.foliage import foliage_of, save_store
@@ -124,6 +157,7 @@ def store_seeds() -> list[Seed]:
                     size_fields=fields,
                     boundaries={"f.foliage.bin": edges},
                     fixup=_fix_store("f.foliage.bin"),
+                    special=[_store_values],
                 )
             )
     return seeds
@@ -458,6 +492,57 @@ def payload_counts(data: bytes, name: str) -> list[SizeField]:
     return fields
 
 
+TRN_TAGS = (
+    b"FORM",
+    b"LAYR",
+    b"IHDR",
+    b"ADTA",
+    b"DATA",
+    b"PARM",
+    b"MFRC",
+    b"MFAM",
+    b"SGRP",
+    b"FGRP",
+    b"RGRP",
+    b"EGRP",
+    b"MGRP",
+    b"LYRS",
+    b"TGEN",
+    b"PTAT",
+    b"0000",
+    b"0001",
+    b"0002",
+    b"0003",
+    b"0004",
+    b"0005",
+    b"0014",
+    b"0015",
+    b"BCIR",
+    b"BPOL",
+    b"AROA",
+    b"ARIV",
+    b"HDTA",
+    b"SFAM",
+    b"EFAM",
+    b"FFRA",
+    b"AEXC",
+)
+
+
+def _trn_tag_swap(rng: random.Random, files: dict[str, Entry], seed: Seed) -> str:
+    """A block's tag (or a FORM's name) swapped for another tag the reader knows."""
+    data = files.get("t.trn")
+    if not isinstance(data, bytes):
+        return ""
+    edges = [e for e in seed.boundaries.get("t.trn", []) if e + 4 <= len(data)]
+    if not edges:
+        return ""
+    at = rng.choice(edges)
+    tag = rng.choice(TRN_TAGS)
+    files["t.trn"] = data[:at] + tag + data[at + 4 :]
+    return f"tag at {at} -> {tag!r}"
+
+
 def _trn_deep_layers(rng: random.Random, files: dict[str, Entry], seed: Seed) -> str:
     """Layers inside layers, down to and past the container's depth limit."""
     from model.trn import build
@@ -575,7 +660,8 @@ def trn_seeds() -> list[Seed]:
                 "t.trn",
                 size_fields=fields,
                 boundaries={"t.trn": edges},
-                special=[_trn_deep_layers],
+                special=[_trn_deep_layers, _trn_tag_swap, _trn_tag_swap]
+                + ([_trn_bitmap_reference] * 3 if label == "bitmaps" else []),
                 references=["mask.png", "mask2.tga"] if label == "bitmaps" else [],
             )
         )
