@@ -135,6 +135,13 @@ def _selftest_memory(folder: Path, main: str) -> None:
         blocks.append(bytearray(64 << 20))
 
 
+def _selftest_die(folder: Path, main: str) -> None:
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGSEGV)  # as a crash in C code would end the process
+
+
 def _selftest_format_error_without_file(folder: Path, main: str) -> None:
     from model.errors import FormatError
 
@@ -149,5 +156,6 @@ SELF_TESTS = {
     "selftest_loop": _selftest_loop,
     "selftest_memory": _selftest_memory,
     "selftest_unnamed": _selftest_format_error_without_file,
+    "selftest_die": _selftest_die,
 }
 READERS.update(SELF_TESTS)

@@ -263,9 +263,11 @@ def report(fmt: str, outcomes: list[Outcome], known: dict[str, str]) -> tuple[li
     tolerated = Counter(o.signature for o in outcomes if not o.good and f"{fmt}: {o.signature}" in known)
     counts = Counter(o.status for o in outcomes)
     seconds = sum(o.seconds for o in outcomes)
+    slowest = max(outcomes, key=lambda o: o.seconds, default=None)
     lines = [
-        f"{fmt}: {len(outcomes)} inputs in {seconds:.1f} s: "
+        f"{fmt}: {len(outcomes)} inputs in {seconds:.1f} s of reading: "
         + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        + (f"; slowest {slowest.seconds:.2f} s (seed {slowest.input.seed})" if slowest else "")
     ]
     for sig, n in tolerated.items():
         lines.append(f"  known ({n}x): {sig} -> {known[f'{fmt}: {sig}']}")

@@ -30,6 +30,7 @@ def _one(worker, reader: str, root, files=None, main="x.bin"):
         ("selftest_unnamed", "crash", "FormatError without a file"),
         ("selftest_loop", "timeout", "timeout"),
         ("selftest_memory", "memory", "memory"),
+        ("selftest_die", "died", "worker died (signal 11)"),
     ],
 )
 def test_each_limit_catches_its_reader(strict_worker, tmp_path, reader, status, signature):
