@@ -56,6 +56,7 @@ class Worker:
         self.proc: subprocess.Popen | None = None
         self.stderr = tempfile.TemporaryFile()
         self.buffer = b""
+        self.eof = False
         self.starts = 0
         self.next_id = 0
 
@@ -99,6 +100,7 @@ class Worker:
                     return None
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
+                    self.eof = True
                     return None
                 self.buffer += chunk
         line, self.buffer = self.buffer.split(b"\n", 1)
@@ -124,8 +126,14 @@ class Worker:
             self.proc.stdin.flush()
         except BrokenPipeError:
             pass
+        self.eof = False
         line = self._line(self.wall_s)
         if line is None:
+            if self.eof:  # it closed its answers: it is dying, wait for how
+                try:
+                    self.proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    pass
             alive = self.proc.poll() is None
             code = self._stop()
             if alive:
