@@ -25,8 +25,8 @@ def _one(worker, reader: str, root, files=None, main="x.bin"):
     "reader, status, signature",
     [
         ("selftest_crash", "crash", "KeyError in fuzz/readers.py _selftest_crash"),
-        ("selftest_outside", "violation", "reads outside its folder"),
-        ("selftest_write", "violation", "reads outside its folder"),
+        ("selftest_outside", "violation", "reads outside its folder in fuzz/readers.py _selftest_outside"),
+        ("selftest_write", "violation", "writes a file in fuzz/readers.py _selftest_write"),
         ("selftest_unnamed", "crash", "FormatError without a file"),
         ("selftest_loop", "timeout", "timeout"),
         ("selftest_memory", "memory", "memory"),

@@ -134,7 +134,10 @@ def run_job(job: dict, guard: Guard, readers, format_error, cpu_s: float) -> dic
                 detail=f"FormatError names no file: {e}"[:300],
             )
     except OutsideRead as e:
-        result.update(status="violation", detail=str(e), signature="reads outside its folder")
+        frames = [f for f in _frames(e.__traceback__) if not f.startswith("fuzz/worker.py")]
+        where = _signature(e, frames).split(" in ", 1)[1]
+        what = "writes a file" if str(e).startswith("write") else "reads outside its folder"
+        result.update(status="violation", detail=str(e), frames=frames, signature=f"{what} in {where}")
     except CpuTimeout:
         result.update(status="timeout", detail=f"more than {cpu_s:g} s of CPU", signature="timeout")
     except MemoryError:
