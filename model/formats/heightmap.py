@@ -12,6 +12,8 @@ needs no settings; RAW files carry nothing, and their size must be given (or be 
 from __future__ import annotations
 
 import math
+import struct
+import tokenize
 from pathlib import Path
 from typing import NamedTuple
 
@@ -36,6 +38,7 @@ NAME_FILTER = "Heightmaps (*.png *.r16 *.raw *.npy *.exr *.tif *.tiff *.r32)"
 LAYER_NAME_FILTER = "Layer weights (*.png)"
 DEFAULT_SCALE = 100.0  # metres for the full 16-bit range, when a file does not say
 _KEY = "boscage."
+_F32_MAX = float(np.finfo(np.float32).max)
 
 
 class HeightMapping(NamedTuple):
@@ -180,6 +183,9 @@ def _mapping(text: dict[str, str] | None, offset, scale, path) -> HeightMapping:
     scale = scale if scale is not None else (stored_scale if stored_scale is not None else DEFAULT_SCALE)
     if not (math.isfinite(offset) and math.isfinite(scale) and scale > 0):
         raise FormatError(path, None, f"height scale must be positive and finite, got {scale}")
+    if not (abs(offset) <= _F32_MAX and abs(offset + scale) <= _F32_MAX):
+        raise FormatError(path, None, f"height offset {offset:g} and scale {scale:g} give heights beyond "
+                          "what a 32-bit float holds")
     return HeightMapping(float(offset), float(scale))
 
 
@@ -200,18 +206,33 @@ def _read_r16(path: Path, size: tuple[int, int] | None) -> np.ndarray:
     return np.fromfile(path, dtype="<u2").reshape(rows, columns).astype(np.uint16)
 
 
+_NPY_HEADER_LENGTH = {(1, 0): struct.Struct("<H"), (2, 0): struct.Struct("<I")}
+_NPY_MAX_HEADER = 1 << 16  # a 2-D grid's header is about 120 bytes; numpy itself refuses > 10,000
+
+
 def _read_npy(path: Path) -> Heightmap:
     actual = file_size(path)
     try:
         with open(path, "rb") as f:
             version = np.lib.format.read_magic(f)
+            if version not in _NPY_HEADER_LENGTH:
+                raise FormatError(path, 6, f"unsupported .npy format version {version[0]}.{version[1]} "
+                                  "(1.0 and 2.0 are read)")
+            # numpy reads the header length it is told before checking it: check it against the file first
+            length = _NPY_HEADER_LENGTH[version]
+            (header_bytes,) = length.unpack(f.read(length.size).ljust(length.size, b"\0"))
+            if header_bytes > min(_NPY_MAX_HEADER, actual - 8 - length.size):
+                raise FormatError(path, 8, f"header claims {header_bytes} bytes but the file holds "
+                                  f"{actual} (at most {_NPY_MAX_HEADER} are read)")
+            f.seek(8)
             if version == (1, 0):
                 shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
             else:
                 shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
             data_offset = f.tell()
-    except (ValueError, OSError, SyntaxError) as e:
-        raise FormatError(path, 0, f"not a NumPy .npy file: {e}") from None
+    except (ValueError, OSError, SyntaxError, tokenize.TokenError, RecursionError, MemoryError) as e:
+        # numpy parses the header dictionary with tokenize and ast.literal_eval: any of their errors
+        raise FormatError(path, 0, f"not a NumPy .npy file: {type(e).__name__}: {e}") from None
     if len(shape) != 2 or min(shape) < 2:
         raise FormatError(path, data_offset, f"expected a 2-D grid of at least 2 x 2, got shape {shape}")
     if dtype.kind not in "fiu" or dtype.hasobject:

@@ -45,9 +45,12 @@ def _find(folder: Path, reference: str) -> Path | None:
         return None
     stem = Path(name).stem
     for candidate in [name] + [stem + s for s in SUFFIXES]:
-        path = (folder / candidate).resolve()
-        if path.parent == folder.resolve() and path.is_file():
-            return path
+        try:
+            path = (folder / candidate).resolve()
+            if path.parent == folder.resolve() and path.is_file():
+                return path
+        except (OSError, ValueError):  # a name no file here can have (too long for the file system)
+            continue
     return None
 
 
@@ -70,5 +73,9 @@ def load_bitmaps(doc: TrnDocument,
             scale = 65535.0 if img.dtype == np.uint16 else 255.0
             images[fam.id] = np.ascontiguousarray(img[::-1], np.float64) / scale  # PNG rows run north → south
         else:
-            images[fam.id] = decode_tga(path.read_bytes(), path)
+            try:
+                data = path.read_bytes()
+            except OSError as e:
+                raise FormatError(path, None, f"cannot read: {e.strerror or e}") from None
+            images[fam.id] = decode_tga(data, path)
     return images, missing

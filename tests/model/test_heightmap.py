@@ -257,6 +257,38 @@ def test_npy_with_a_lying_header_is_refused_before_loading(tmp_path) -> None:
         read_heightmap(path)
 
 
+@pytest.mark.parametrize("version, length, message", [
+    (b"\x02\x00", struct.pack("<I", 0xFFFFFFFF), "header claims 4294967295 bytes"),  # numpy would read 4 GiB
+    (b"\x01\x00", struct.pack("<H", 60000), "header claims 60000 bytes"),
+    (b"\xef\xbb", b"\x01\x00\x89\xff", "unsupported .npy format version 239.187"),
+])
+def test_npy_header_length_is_checked_before_numpy_reads_it(tmp_path, version, length, message) -> None:
+    np.save(tmp_path / "h.npy", np.zeros((4, 4), np.float32))
+    data = (tmp_path / "h.npy").read_bytes()
+    (tmp_path / "h.npy").write_bytes(data[:6] + version + length + data[12:])
+    with pytest.raises(FormatError, match=message):
+        read_heightmap(tmp_path / "h.npy")
+
+
+def test_npy_header_that_does_not_tokenize_is_one_error(tmp_path) -> None:
+    np.save(tmp_path / "h.npy", np.zeros((4, 4), np.float32))
+    data = bytearray((tmp_path / "h.npy").read_bytes())
+    data[10:12] = b"{("  # an unclosed bracket: numpy's tokenize raises TokenError
+    (tmp_path / "h.npy").write_bytes(bytes(data))
+    with pytest.raises(FormatError, match="not a NumPy .npy file"):
+        read_heightmap(tmp_path / "h.npy")
+
+
+@pytest.mark.parametrize("text, message", [
+    ({"boscage.height_scale": "1e308"}, "beyond what a 32-bit float holds"),
+    ({"boscage.height_offset": "-3.5e38"}, "beyond what a 32-bit float holds"),
+])
+def test_a_mapping_beyond_float32_is_refused(tmp_path, text, message) -> None:
+    png.write_png(tmp_path / "h.png", np.zeros((4, 4), np.uint16), text=text)
+    with pytest.raises(FormatError, match=message):
+        read_heightmap(tmp_path / "h.png")
+
+
 @pytest.mark.parametrize("array, message", [
     (np.zeros(5, np.float32), "2-D grid"),
     (np.array([["a", "b"], ["c", "d"]]), "dtype"),

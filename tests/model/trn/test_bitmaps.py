@@ -67,3 +67,9 @@ def test_references_never_escape_the_folder(tmp_path):
     doc = _doc(inner, "../secret.png")
     bitmaps, missing = load_bitmaps(doc)
     assert bitmaps == {} and "not found" in missing[0]
+
+
+def test_a_reference_too_long_for_the_file_system_is_not_found(tmp_path):
+    doc = _doc(tmp_path, "maps\\" + "a" * 300 + ".png")
+    bitmaps, missing = load_bitmaps(doc)
+    assert bitmaps == {} and "not found" in missing[0]
