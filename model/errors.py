@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from pathlib import Path
@@ -30,6 +31,16 @@ class FormatError(Exception):
 
     def __reduce__(self):  # a worker process's error arrives whole (batch jobs on Dask)
         return (type(self), (self.path, self.place, self.reason))
+
+
+def is_finite_number(value: object) -> bool:
+    """A real, finite number (an int past the float range is not: math.isfinite would raise)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def check_available(path: str | Path | None, offset: int, needed: int, available: int,

@@ -105,6 +105,9 @@ def _read_file(path: Path, root: Path, key: str, issues: list[Issue]) -> dict | 
     if not isinstance(doc, dict):
         error("", f"a biome asset must be a JSON object, not {json_kind(doc)}")
         return None
+    if _depth_beyond(doc, MAX_DEPTH):
+        error("", f"objects and arrays nest deeper than {MAX_DEPTH} levels")
+        return None
     bad = unstorable(doc)
     if bad is not None:
         error(format_path(bad[0]), bad[1])
@@ -113,6 +116,23 @@ def _read_file(path: Path, root: Path, key: str, issues: list[Issue]) -> dict | 
         issues.append(Issue(WARNING, key, str(path), "",
                             f"key {name!r} appears twice in one object; the last one wins"))
     return doc
+
+
+MAX_DEPTH = 64  # real assets nest a handful of levels; merging deeper ones would recurse without bound
+
+
+def _depth_beyond(doc: object, limit: int) -> bool:
+    """Whether objects or arrays nest deeper than `limit` (walked without recursion)."""
+    stack = [(doc, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
 
 
 def _loads(text: str, duplicates: list[str]) -> object:

@@ -112,7 +112,10 @@ def _number(path, key: str, value, low: float = -math.inf, high: float = math.in
             finite: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise FormatError(path, key, f"expected a number, got {value!r}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        raise FormatError(path, key, f"number beyond the 64-bit float range: {str(value)[:24]}…") from None
     if math.isnan(value) or (finite and math.isinf(value)):
         raise FormatError(path, key, f"expected a finite number, got {value!r}")
     if not low <= value <= high:

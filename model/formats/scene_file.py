@@ -21,7 +21,14 @@ import tomli_w
 
 from model.atomic import atomic_write, atomic_write_text, remove_stale_temps
 from model.checksum import crc32
-from model.errors import FormatError, WriteError, parse_toml, read_text_file, refuse_link_outside
+from model.errors import (
+    FormatError,
+    WriteError,
+    is_finite_number,
+    parse_toml,
+    read_text_file,
+    refuse_link_outside,
+)
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
 
@@ -293,7 +300,7 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
     if cols < 2 or rows < 2 or cols * rows > MAX_CELLS:
         raise FormatError(manifest, "terrain", f"impossible grid size {cols} x {rows}")
     spacing = _require(manifest, terrain_doc, "spacing", (int, float), "terrain")
-    if not (math.isfinite(spacing) and spacing > 0):
+    if not (is_finite_number(spacing) and spacing > 0):
         raise FormatError(manifest, "terrain.spacing", f"must be a positive number of metres, got {spacing}")
     if (max(cols, rows) - 1) * spacing > MAX_EXTENT:
         raise FormatError(manifest, "terrain.spacing", f"{cols} x {rows} samples {spacing:g} m apart span "
@@ -302,7 +309,7 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
     if (not isinstance(origin, list) or len(origin) != 2
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in origin)):
         raise FormatError(manifest, "terrain.origin", f"must be [x, z] in metres, got {origin!r}")
-    if not all(math.isfinite(v) and abs(v) <= MAX_EXTENT for v in origin):
+    if not all(is_finite_number(v) and abs(v) <= MAX_EXTENT for v in origin):
         raise FormatError(manifest, "terrain.origin", f"must be finite and within {MAX_EXTENT:g} m, "
                           f"got {origin!r}")
     heights_name = _require(manifest, terrain_doc, "heights", str, "terrain")

@@ -206,7 +206,10 @@ def _scalar(token: str, body: str) -> Any:
     return body  # any other token: the rest is a plain string
 
 
-def _parse(text: str, pos: int, nested: bool) -> tuple[Value, int]:
+MAX_DICT_DEPTH = 32  # nested dictionaries: real rules use two or three; deeper would recurse without bound
+
+
+def _parse(text: str, pos: int, nested: bool, depth: int = 0) -> tuple[Value, int]:
     """Parse one value starting at `pos`; inside a dictionary it ends at `|`, `#` or `]`."""
     while pos < len(text) and text[pos].isspace():
         pos += 1
@@ -215,7 +218,9 @@ def _parse(text: str, pos: int, nested: bool) -> tuple[Value, int]:
     token = text[pos]
     pos += 1
     if token == "[":
-        return _parse_dict(text, pos)
+        if depth >= MAX_DICT_DEPTH:
+            raise _ValueError(f"dictionaries nest deeper than {MAX_DICT_DEPTH} levels")
+        return _parse_dict(text, pos, depth + 1)
     end = len(text)
     if nested:
         m = re.compile(r"[#|\]]").search(text, pos)
@@ -225,7 +230,7 @@ def _parse(text: str, pos: int, nested: bool) -> tuple[Value, int]:
     return Value(token, kind, _scalar(token, body), token + body), end
 
 
-def _parse_dict(text: str, pos: int) -> tuple[Value, int]:
+def _parse_dict(text: str, pos: int, depth: int = 1) -> tuple[Value, int]:
     start = pos - 1
     data: dict[str, Value] = {}
     while True:
@@ -242,7 +247,7 @@ def _parse_dict(text: str, pos: int) -> tuple[Value, int]:
         key = "".join(c for c in text[pos:eq] if c not in "#|" and not c.isspace())
         if not key:
             raise _ValueError("nested entry has an empty key")
-        value, pos = _parse(text, eq + 1, nested=True)
+        value, pos = _parse(text, eq + 1, nested=True, depth=depth)
         data[key] = value
     return Value("[", "dict", data, text[start:pos]), pos
 

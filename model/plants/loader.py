@@ -84,10 +84,17 @@ class RuleFolder:
         if any(ord(c) < 32 for c in name):  # a NUL would reach the OS as "embedded null byte"
             raise FormatError(where, place, f"{name!r} is not a file name: it holds a control character "
                               f"(chain: {chain_text()})")
+        if len(file_name.encode("utf-8", "surrogateescape")) > 255:  # no file system holds such a name
+            raise FormatError(where, place, f"{name[:40]!r}… is not a file name: longer than 255 bytes "
+                              f"(chain: {chain_text()})")
         if ("/" in name or "\\" in name or name in ("", ".", "..")
                 or not candidate.resolve().is_relative_to(self._root)):
             raise FormatError(where, place, f"{name!r} leaves the rules folder (chain: {chain_text()})")
-        if not candidate.is_file():
+        try:
+            present = candidate.is_file()
+        except OSError as e:
+            raise FormatError(where, place, f"cannot look up {file_name!r}: {e.strerror or e}") from None
+        if not present:
             # Rule sets come from a case-insensitive file system: `source=$IronTree_lo.txt` may name
             # `irontree_lo.txt`. An exact name wins; otherwise one file matching but for case.
             folded = [p for p in self.folder.iterdir()

@@ -223,7 +223,10 @@ def save_case(inp: Input, outcome: Outcome | None, dest: Path) -> Path:
 
 def load_case(path: Path) -> Input:
     meta = json.loads((path / "case.json").read_text())
-    files: dict = {p.name: p.read_bytes() for p in sorted((path / "files").iterdir()) if p.is_file()}
+    stored = path / "files"  # absent for a case its builder makes (git keeps no empty folder)
+    files: dict = {}
+    if stored.is_dir():
+        files = {p.name: p.read_bytes() for p in sorted(stored.iterdir()) if p.is_file()}
     files.update({n: Link(t) for n, t in meta.get("links", {}).items()})
     files.update({n: Fifo() for n in meta.get("fifos", [])})
     if "build" in meta:  # files too many to commit, made by a corpus builder

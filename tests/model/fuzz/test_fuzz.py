@@ -25,24 +25,6 @@ FIRST = int(os.environ.get("BOSCAGE_FUZZ_SEED", "0"))
 
 # "<format>: <signature>" → the regression case that pins it
 KNOWN = {
-    "scene: RecursionError in formats/scene_file.py load_scene": "scene/deep-toml",
-    "scene: OverflowError in formats/scene_file.py <genexpr>": "scene/huge-integer-origin",
-    "scene: OverflowError in formats/scene_file.py load_scene": "scene/huge-integer-spacing",
-    "scene: OverflowError in foliage/foliage_type.py _number": "vxfoliage/huge-integer",
-    "scene: reads outside its folder in formats/scene_file.py _read_into": "scene/heights-link-outside",
-    "scene: reads outside its folder in foliage/store.py _read": "scene/foliage-link-outside",
-    "vxfoliage: RecursionError in foliage/foliage_type.py parse_foliage_type": "vxfoliage/deep-toml",
-    "vxfoliage: OverflowError in foliage/foliage_type.py _number": "vxfoliage/huge-integer",
-    "palette: RecursionError in foliage/palette.py load_palette_file": "palette/deep-toml",
-    "palette: OverflowError in foliage/foliage_type.py _number": "palette/huge-integer",
-    "plants: ValueError in plants/loader.py path_of": "plants/nul-in-source",
-    "plants: OSError in plants/loader.py path_of": "plants/overlong-source-name",
-    "plants: RecursionError in plants/genxy.py <genexpr>": "plants/deep-dictionary",
-    "plants: RecursionError in plants/genxy.py _parse_dict": "plants/deep-dictionary",
-    "plants: RecursionError in plants/genxy.py _parse": "plants/deep-dictionary",
-    "biomes: UnicodeEncodeError in fuzz/readers.py _biomes": "biomes/lone-surrogate-export",
-    "biomes: OverflowError in biomes/validate.py is_number": "biomes/huge-integer",
-    "biomes: RecursionError in biomes/merge.py apply_layer": "biomes/deep-nesting",
 }
 
 
