@@ -435,10 +435,9 @@ def read_owned(scene: Scene, manifest: Path, doc: object) -> None:
         return
     if not isinstance(doc, dict) or set(doc) - {"file", "crc32"} or "file" not in doc:
         raise FormatError(manifest, OWNED_KEY, "expected { file = \"…\", crc32 = \"…\" }")
-    name = doc["file"]
-    if not isinstance(name, str) or "/" in name or "\\" in name or name in ("", ".", ".."):
-        raise FormatError(manifest, f"{OWNED_KEY}.file", f"{name!r} must be a plain file name")
-    side = manifest.with_name(name)
+    # a plain name in the scene's folder, a regular file (or a link inside the folder): checked
+    # as every side file is, so a link out or a FIFO is refused before anything is read
+    side = scene_file.side_file(manifest, doc["file"], f"{OWNED_KEY}.file", "spawner ownership")
     try:
         data = side.read_bytes()
     except OSError as e:

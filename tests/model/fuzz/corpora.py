@@ -84,12 +84,24 @@ def _fix_store(name: str):
     return fix
 
 
-def _demo_scene(with_foliage: bool, layers: bool = True):
+def _demo_scene(with_foliage: bool, layers: bool = True, spawner: bool = False):
     from model.demo import build_demo_scene
 
     scene = build_demo_scene(size=33, spacing=8.0, foliage=with_foliage)
     if not layers:
         scene.terrain.layers.clear()
+    if spawner:  # a [[spawners]] recipe in the manifest and the ownership side file beside it
+        from model.foliage.spawner import spawners_from_toml
+        from model.foliage.spawner_section import run_and_apply, spawners_of
+
+        spawners_of(scene).spawners = spawners_from_toml([{
+            "name": "forest", "seed": 3, "area": {"layer": "grass", "min_weight": 0.2},
+            "species": [{"type": "conifer", "density": 2.0, "exclusion": 2.0,
+                         "conditions": [{"slope": [0, 35]},
+                                        {"not": {"noise": {"scale": 40.0, "threshold": 0.7}}}]},
+                        {"type": "bush", "density": 3.0, "order": 1,
+                         "conditions": [{"near": {"type": "conifer", "within": 9.0}}]}]}])
+        run_and_apply(scene, spawners_of(scene).spawners[0])
     return scene
 
 
@@ -210,9 +222,10 @@ def scene_seeds() -> list[Seed]:
     from model.formats.scene_file import save_scene
 
     seeds = []
-    for label, foliage, layers in (("demo", True, True), ("bare", False, True), ("nolayers", False, False)):
+    for label, foliage, layers, spawner in (("demo", True, True, False), ("bare", False, True, False),
+                                            ("nolayers", False, False, False), ("spawned", True, True, True)):
         with tempfile.TemporaryDirectory() as tmp:
-            save_scene(_demo_scene(foliage, layers), Path(tmp) / "s.boscage")
+            save_scene(_demo_scene(foliage, layers, spawner), Path(tmp) / "s.boscage")
             files = _files(Path(tmp))
         kinds = {n: ("toml" if n.endswith(".boscage") else "binary") for n in files}
         sides = [n for n in files if n.endswith(".bin")]
