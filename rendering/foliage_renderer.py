@@ -25,7 +25,7 @@ from OpenGL import GL
 
 from model.errors import FormatError
 from model.foliage.hashing import pcg, type_key
-from model.foliage.lods import Level, far_end, mesh_levels
+from model.foliage.lods import Level, far_end, impostor_level, mesh_levels
 from model.foliage.variants import variant_thresholds
 from model.foliage.volume import RECORD_BYTES, ChunkKey
 from model.scene import Scene
@@ -51,15 +51,21 @@ class _Plan:
     """How one type is drawn: its levels, far end and variation uniforms."""
 
     levels: list[Level]
+    impostor: Level | None
     far_end: float
     salt: int
     thresholds: np.ndarray
     hue: tuple[float, float]
     value: tuple[float, float]
 
+    def names(self) -> list[str]:
+        return [f"LOD {i}" for i in range(len(self.levels))] + (["impostor"] if self.impostor else [])
+
     def owner_edges(self) -> np.ndarray:
-        """Distances where each level's share begins (the middle of its dissolve-in band)."""
-        return np.array([0.0] + [sum(lv.fade_in) / 2 for lv in self.levels[1:]])
+        """Distances where each level's share begins (the middle of its dissolve-in band), and
+        where the last one's ends: an instance counts for the level that holds most of it."""
+        every = self.levels + ([self.impostor] if self.impostor else [])
+        return np.array([0.0] + [sum(lv.fade_in) / 2 for lv in every[1:]] + [sum(every[-1].fade_out) / 2])
 
 
 @dataclass
@@ -171,7 +177,8 @@ class FoliageRenderer(Renderer):
 
                 ftype = FoliageType(type_name, mesh=PLACEHOLDER_MESH)
             self._plans[type_name] = _Plan(
-                mesh_levels(ftype), far_end(ftype), int(pcg(np.uint32(type_key(type_name)))),
+                mesh_levels(ftype), impostor_level(ftype), far_end(ftype),
+                int(pcg(np.uint32(type_key(type_name)))),
                 variant_thresholds(ftype.weights), ftype.hue, ftype.value)
         return self._plans[type_name]
 
@@ -358,7 +365,29 @@ class FoliageRenderer(Renderer):
         eye = frame.camera.eye()
         near = box_distance(self._lo[rows], self._hi[rows], eye)
         far = _box_far_distance(self._lo[rows], self._hi[rows], eye)
+        self._count_levels(frame, near, far, eye)
         self._draw_chunks(frame, self.visible, near, far)
+
+    def _count_levels(self, frame: FrameContext, near: np.ndarray, far: np.ndarray, eye) -> None:
+        """Instances drawn per level: a chunk wholly inside one level's share counts whole; one
+        that straddles an edge counts its instances by their own distance."""
+        eye = np.asarray(eye, np.float64)
+        for i, key in enumerate(self.visible):
+            plan = self.plan(key[1])
+            edges = plan.owner_edges()
+            names = plan.names()
+            lo = int(np.searchsorted(edges, near[i], side="right")) - 1
+            hi = int(np.searchsorted(edges, far[i], side="right")) - 1
+            if lo == hi:
+                if 0 <= lo < len(names):
+                    frame.stats.count_level(names[lo], self._gpu[key].count)
+                continue
+            rec = self.volume.chunk(*key).records
+            d = np.sqrt(((rec[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1))
+            which = np.searchsorted(edges, d, side="right") - 1
+            counts = np.bincount(which[(which >= 0) & (which < len(names))], minlength=len(names))
+            for name, n in zip(names, counts, strict=False):
+                frame.stats.count_level(name, n)
 
     def _set_type_uniforms(self, program: int, plan: _Plan) -> None:
         GL.glUniform1ui(GL.glGetUniformLocation(program, "u_type_salt"), plan.salt)

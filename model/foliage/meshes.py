@@ -142,7 +142,7 @@ def grass() -> np.ndarray:
 BUILTIN = {"conifer": conifer, "broadleaf": broadleaf, "bush": bush, "rock": rock, "grass": grass}
 
 
-LOD_CELLS = (0.2, 0.45)  # clustering cell of generated level 1, 2: share of the mesh's size
+LOD_CELLS = (0.15, 0.35)  # clustering cell of generated level 1, 2: share of the mesh's size
 
 
 def simplified(vertices: np.ndarray, cell: float) -> np.ndarray:
@@ -155,12 +155,13 @@ def simplified(vertices: np.ndarray, cell: float) -> np.ndarray:
         return np.asarray(vertices, np.float32)
     p = v[..., :3]
     q = np.floor(p / cell).astype(np.int64)
-    # each cluster's corners meet at its corner furthest from the trunk's axis, so crowns keep
-    # their width (a mean would shrink every cone towards its cap's centre)
+    # each cluster's corners meet at its corner furthest from the mesh's middle, so crowns keep
+    # their width and height (a mean would shrink every cone towards its cap's centre)
     flat, inverse = np.unique(q.reshape(-1, 3), axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     pts = p.reshape(-1, 3)
-    reach = np.hypot(pts[:, 0], pts[:, 2])
+    middle = (pts.min(axis=0) + pts.max(axis=0)) / 2.0
+    reach = np.hypot(pts[:, 0] - middle[0], pts[:, 2] - middle[2]) + np.abs(pts[:, 1] - middle[1])
     order = np.lexsort((-reach, inverse))
     pick = order[np.r_[0, np.flatnonzero(np.diff(inverse[order])) + 1]]
     centre = pts[pick]
