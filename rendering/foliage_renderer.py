@@ -31,12 +31,14 @@ from model.foliage.volume import RECORD_BYTES, ChunkKey
 from model.scene import Scene
 from rendering.culling import box_distance, boxes_in_frustum, frustum_planes
 from rendering.gl_program import ShaderError, ShaderProgram, _compile, load_shader_source
+from rendering.impostors import CORNERS, VIEWS, Impostor, bake
 from rendering.meshes import VERTEX_FLOATS, Mesh, builtin_mesh, mesh_for
 from rendering.renderer import FrameContext, Renderer
 from rendering.terrain_renderer import FOG_COLOUR
 
 SECTION = "foliage"
 SELECTED_LOCATION = 5  # the per-instance selection mask (1.0 selected); 0.0 where a chunk has none
+IMPOSTOR_VAO = "@impostor"  # a chunk's vertex array for its cards
 PLACEHOLDER_MESH = "builtin:rock"  # drawn for a type whose mesh cannot be read, or is not in the palette
 VERSION = "#version 330 core\n"
 FEEDBACK_VARYINGS = ("f_variant", "f_shift")
@@ -44,6 +46,11 @@ FEEDBACK_VARYINGS = ("f_variant", "f_shift")
 
 def foliage_vertex_source(main: str) -> str:
     return VERSION + load_shader_source("foliage_common.glsl") + "\n" + load_shader_source(main)
+
+
+def foliage_fragment_source(main: str, common: bool = False) -> str:
+    parts = (["foliage_common.glsl"] if common else []) + ["foliage_shading.glsl", main]
+    return VERSION + "\n".join(load_shader_source(p) for p in parts)
 
 
 @dataclass
@@ -93,6 +100,10 @@ class FoliageRenderer(Renderer):
         self.on_error = on_error
         self.request_update = request_update  # a change in the model asks for a repaint
         self.program: ShaderProgram | None = None
+        self.impostor_program: ShaderProgram | None = None
+        self._bake_program: ShaderProgram | None = None
+        self._quad_vbo = 0
+        self.impostors: dict[str, Impostor] = {}  # baked per mesh, on first need
         self.volume = None
         self.palette = None
         self._gpu: dict[ChunkKey, _GpuChunk] = {}
@@ -202,6 +213,30 @@ class FoliageRenderer(Renderer):
         self._meshes[name] = _GpuMesh(vbo, len(mesh.vertices))
         return self._meshes[name]
 
+    def impostor(self, name: str) -> Impostor:
+        """The baked ring of views of mesh `name` (baked on first need; a current context)."""
+        if name not in self.impostors:
+            self._gpu_mesh(name)  # reports an unreadable mesh once, as a mesh draw would
+            folder = self.scene.path.parent if self.scene.path is not None else None
+            try:
+                mesh = mesh_for(name, folder)
+            except (FormatError, KeyError):
+                mesh = builtin_mesh(PLACEHOLDER_MESH.removeprefix("builtin:"))
+            self.impostors[name] = bake(mesh, self._bake_program)
+        return self.impostors[name]
+
+    def _impostor_vao(self, key: ChunkKey, gc: _GpuChunk) -> int:
+        if IMPOSTOR_VAO in gc.vaos:
+            return gc.vaos[IMPOSTOR_VAO]
+        vao = gc.vaos[IMPOSTOR_VAO] = int(GL.glGenVertexArrays(1))
+        GL.glBindVertexArray(vao)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._quad_vbo)
+        GL.glEnableVertexAttribArray(0)
+        GL.glVertexAttribPointer(0, 2, GL.GL_FLOAT, GL.GL_FALSE, 8, ctypes.c_void_p(0))
+        self._instance_attributes(key, gc)
+        GL.glBindVertexArray(0)
+        return vao
+
     def _vao(self, key: ChunkKey, gc: _GpuChunk, name: str) -> int:
         """The chunk's vertex array for mesh `name`: its vertices, the records, the selection mask."""
         if name in gc.vaos:
@@ -243,7 +278,16 @@ class FoliageRenderer(Renderer):
     # ---- GL ------------------------------------------------------------------------------------
     def initialize(self) -> None:
         self.program = ShaderProgram(foliage_vertex_source("foliage_vert.glsl"),
-                                     load_shader_source("foliage_frag.glsl"), "foliage")
+                                     foliage_fragment_source("foliage_mesh_frag.glsl"), "foliage")
+        self.impostor_program = ShaderProgram(
+            foliage_vertex_source("foliage_impostor_vert.glsl"),
+            foliage_fragment_source("foliage_impostor_frag.glsl", common=True), "foliage impostor")
+        self._bake_program = ShaderProgram.from_files("foliage_impostor_bake_vert.glsl",
+                                                      "foliage_impostor_bake_frag.glsl")
+        self._quad_vbo = int(GL.glGenBuffers(1))
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._quad_vbo)
+        GL.glBufferData(GL.GL_ARRAY_BUFFER, CORNERS.nbytes, CORNERS, GL.GL_STATIC_DRAW)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
         self._all_dirty = self._mesh_dirty = True
 
     def _upload(self, key: ChunkKey) -> None:
@@ -399,15 +443,24 @@ class FoliageRenderer(Renderer):
         GL.glUniform2f(GL.glGetUniformLocation(program, "u_value"), *plan.value)
 
     def _draw_chunks(self, frame: FrameContext, keys: list[ChunkKey], near=None, far=None) -> None:
-        """Each chunk once per variant and level its distance range [near, far] meets."""
+        """Each chunk once per variant and level its distance range [near, far] meets: the meshes
+        first, then the impostor cards."""
+        eye = frame.camera.eye().astype(np.float32)
+        fog = float(frame.camera.scene_extent * 2.0 + frame.camera.distance)
+        GL.glVertexAttrib1f(SELECTED_LOCATION, 0.0)  # what chunks without a selection mask read
+
+        def meets(i: int, level: Level) -> bool:
+            return near is None or not (far[i] < level.fade_in[0] or near[i] > level.fade_out[1])
+
+        for p in (self.program, self.impostor_program):
+            p.use()
+            p.set_uniform("u_view_projection", frame.view_projection)
+            p.set_uniform("u_light_direction", frame.light_direction)
+            p.set_uniform("u_eye", eye)
+            p.set_uniform("u_fog_color", FOG_COLOUR)
+            p.set_uniform("u_fog_distance", fog)
         p = self.program
         p.use()
-        p.set_uniform("u_view_projection", frame.view_projection)
-        p.set_uniform("u_light_direction", frame.light_direction)
-        p.set_uniform("u_eye", frame.camera.eye().astype(np.float32))
-        p.set_uniform("u_fog_color", FOG_COLOUR)
-        p.set_uniform("u_fog_distance", float(frame.camera.scene_extent * 2.0 + frame.camera.distance))
-        GL.glVertexAttrib1f(SELECTED_LOCATION, 0.0)  # what chunks without a selection mask read
         current, plan = None, None
         for i, key in enumerate(keys):
             if key[1] != current:
@@ -416,13 +469,43 @@ class FoliageRenderer(Renderer):
                 self._set_type_uniforms(p.id, plan)
             gc = self._gpu[key]
             for level in plan.levels:
-                if near is not None and (far[i] < level.fade_in[0] or near[i] > level.fade_out[1]):
+                if not meets(i, level):
                     continue
                 p.set_uniform("u_band", np.array(level.band(), np.float32))
                 for v, name in enumerate(level.meshes):
                     GL.glUniform1i(p.location("u_variant"), v)
                     GL.glBindVertexArray(self._vao(key, gc, name))
                     GL.glDrawArraysInstanced(GL.GL_TRIANGLES, 0, self._meshes[name].vertices, gc.count)
+        cards = [(i, key) for i, key in enumerate(keys)
+                 if (lv := self.plan(key[1]).impostor) is not None and meets(i, lv)]
+        if cards:
+            p = self.impostor_program
+            p.use()
+            p.set_uniform("u_views", VIEWS)
+            p.set_uniform("u_albedo", 0)
+            p.set_uniform("u_normals", 1)
+            current = None
+            for _, key in cards:
+                if key[1] != current:
+                    current = key[1]
+                    plan = self.plan(current)
+                    self._set_type_uniforms(p.id, plan)
+                    p.set_uniform("u_band", np.array(plan.impostor.band(), np.float32))
+                    p.use()
+                gc = self._gpu[key]
+                GL.glBindVertexArray(self._impostor_vao(key, gc))
+                for v, name in enumerate(plan.impostor.meshes):
+                    imp = self.impostor(name)
+                    p.use()  # a first bake switches programs
+                    GL.glUniform1i(p.location("u_variant"), v)
+                    p.set_uniform("u_card", np.array(imp.card, np.float32))
+                    GL.glActiveTexture(GL.GL_TEXTURE1)
+                    GL.glBindTexture(GL.GL_TEXTURE_2D, imp.normals)
+                    GL.glActiveTexture(GL.GL_TEXTURE0)
+                    GL.glBindTexture(GL.GL_TEXTURE_2D, imp.albedo)
+                    GL.glBindVertexArray(self._impostor_vao(key, gc))
+                    GL.glDrawArraysInstanced(GL.GL_TRIANGLE_STRIP, 0, 4, gc.count)
+            GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         GL.glBindVertexArray(0)
 
     def draw_unculled(self, frame: FrameContext) -> None:

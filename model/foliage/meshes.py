@@ -154,10 +154,13 @@ def simplified(vertices: np.ndarray, cell: float) -> np.ndarray:
     if cell <= 0 or len(v) == 0:
         return np.asarray(vertices, np.float32)
     p = v[..., :3]
-    q = np.floor(p / cell).astype(np.int64)
+    # a cluster holds one colour only: bark never snaps onto the crown (trunks would become wedges)
+    _, material = np.unique(v[:, 0, 6:9].round(4), axis=0, return_inverse=True)
+    q = np.concatenate([np.floor(p / cell).astype(np.int64),
+                        np.broadcast_to(material.reshape(-1, 1, 1), p.shape[:2] + (1,))], axis=2)
     # each cluster's corners meet at its corner furthest from the mesh's middle, so crowns keep
     # their width and height (a mean would shrink every cone towards its cap's centre)
-    flat, inverse = np.unique(q.reshape(-1, 3), axis=0, return_inverse=True)
+    flat, inverse = np.unique(q.reshape(-1, 4), axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     pts = p.reshape(-1, 3)
     middle = (pts.min(axis=0) + pts.max(axis=0)) / 2.0

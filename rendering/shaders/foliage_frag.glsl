@@ -1,8 +1,10 @@
 #version 330 core
+// The derived grass shader's fragment stage (rendering/grass_renderer.py); stored foliage uses
+// foliage_mesh_frag.glsl and foliage_shading.glsl, whose lighting this keeps in step with.
 in vec3 v_normal;
 in vec3 v_color;
 in vec3 v_world;
-in vec2 v_band;
+in float v_fade;
 in float v_selected;
 
 uniform vec3 u_light_direction;
@@ -14,8 +16,7 @@ const vec3 SELECTED_TINT = vec3(1.0, 0.74, 0.22);  // the selection's amber, as 
 
 out vec4 frag_color;
 
-// 4x4 ordered dither: fading instances dissolve pixel by pixel, no sorting or blending needed;
-// a level dissolving out keeps exactly the pixels the next level dissolving in drops.
+// 4x4 ordered dither: fading instances dissolve pixel by pixel, no sorting or blending needed.
 float bayer(vec2 p) {
     int x = int(mod(p.x, 4.0)), y = int(mod(p.y, 4.0));
     int m[16] = int[16](0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5);
@@ -23,8 +24,7 @@ float bayer(vec2 p) {
 }
 
 void main() {
-    float b = bayer(gl_FragCoord.xy);
-    if (v_band.x < b || v_band.y >= b) discard;
+    if (v_fade < bayer(gl_FragCoord.xy)) discard;
     vec3 n = normalize(v_normal);
     // Thin blades and open meshes are lit from either side: mirror the sideways part only, so a
     // normal bent towards the sky stays up.
