@@ -91,3 +91,19 @@ def test_cards_match_the_mesh_at_the_switch_distance(viewport, qtbot) -> None:
         assert 0.7 < card_pixels / mesh_pixels < 1.4, mesh  # about the same outline
         diff = np.abs(mesh_colour - card_colour)
         assert diff.mean() < COLOUR_TOLERANCE, (mesh, mesh_colour, card_colour)
+
+
+def test_the_frame_statistics_overlay_counts_instances_per_level(viewport, qtbot) -> None:
+    viewport.resize(480, 360)
+    viewport.set_scene(_forest(True))
+    viewport.show_stats(True)
+    cam = viewport.camera
+    cam.target, cam.yaw, cam.pitch, cam.distance = np.array([-60.0, 0.0, 0.0]), 0.0, np.radians(25.0), 12.0
+    viewport.orbit_by_degrees(0.0, 0.0)
+    render(viewport, qtbot)
+    levels = viewport.stats.levels
+    assert levels.get("LOD 0", 0) > 0 and levels.get("impostor", 0) > 0
+    assert sum(levels.values()) <= viewport.stats.instances
+    render(viewport, qtbot)  # the label shows the frame before
+    text = viewport.findChild(type(viewport._stats_label), "frame_stats").text()
+    assert f"impostor {levels['impostor']:,}" in text and f"LOD 0 {levels['LOD 0']:,}" in text
