@@ -38,7 +38,10 @@ from rendering.terrain_renderer import FOG_COLOUR
 
 SECTION = "foliage"
 SELECTED_LOCATION = 5  # the per-instance selection mask (1.0 selected); 0.0 where a chunk has none
-IMPOSTOR_VAO = "@impostor"  # a chunk's vertex array for its cards
+POINT_PIXELS = 24.0  # cards drawn smaller than this (pixels) are point sprites
+MIN_SCALE, MAX_SCALE = 0.25, 4.0  # record scales the per-chunk split of quads and points allows for
+IMPOSTOR_VAO = "@impostor"
+POINTS_VAO = "@points"  # a chunk's vertex array for its cards
 PLACEHOLDER_MESH = "builtin:rock"  # drawn for a type whose mesh cannot be read, or is not in the palette
 VERSION = "#version 330 core\n"
 FEEDBACK_VARYINGS = ("f_variant", "f_shift")
@@ -237,6 +240,17 @@ class FoliageRenderer(Renderer):
         GL.glBindVertexArray(0)
         return vao
 
+    def _points_vao(self, key: ChunkKey, gc: _GpuChunk) -> int:
+        """The records as plain vertices: one point per instance in a single non-instanced draw
+        (software rasterisers run instanced draws instance by instance)."""
+        if POINTS_VAO in gc.vaos:
+            return gc.vaos[POINTS_VAO]
+        vao = gc.vaos[POINTS_VAO] = int(GL.glGenVertexArrays(1))
+        GL.glBindVertexArray(vao)
+        self._instance_attributes(key, gc, divisor=0)
+        GL.glBindVertexArray(0)
+        return vao
+
     def _vao(self, key: ChunkKey, gc: _GpuChunk, name: str) -> int:
         """The chunk's vertex array for mesh `name`: its vertices, the records, the selection mask."""
         if name in gc.vaos:
@@ -253,19 +267,20 @@ class FoliageRenderer(Renderer):
         GL.glBindVertexArray(0)
         return vao
 
-    def _instance_attributes(self, key: ChunkKey, gc: _GpuChunk) -> None:
-        """Records at locations 3 and 4, the mask at 5, per instance, into the bound vertex array."""
+    def _instance_attributes(self, key: ChunkKey, gc: _GpuChunk, divisor: int = 1) -> None:
+        """Records at locations 3 and 4, the mask at 5, per instance (divisor 0: per vertex, for
+        one point per record), into the bound vertex array."""
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, gc.vbo)
         for loc, size, offset in ((3, 3, 0), (4, 4, 12)):
             GL.glEnableVertexAttribArray(loc)
             GL.glVertexAttribPointer(loc, size, GL.GL_FLOAT, GL.GL_FALSE, RECORD_BYTES,
                                      ctypes.c_void_p(offset))
-            GL.glVertexAttribDivisor(loc, 1)
+            GL.glVertexAttribDivisor(loc, divisor)
         if gc.mask_vbo and key in self._selection:
             GL.glBindBuffer(GL.GL_ARRAY_BUFFER, gc.mask_vbo)
             GL.glEnableVertexAttribArray(SELECTED_LOCATION)
             GL.glVertexAttribPointer(SELECTED_LOCATION, 1, GL.GL_FLOAT, GL.GL_FALSE, 4, ctypes.c_void_p(0))
-            GL.glVertexAttribDivisor(SELECTED_LOCATION, 1)
+            GL.glVertexAttribDivisor(SELECTED_LOCATION, divisor)
         else:
             GL.glDisableVertexAttribArray(SELECTED_LOCATION)  # reads the constant 0: not selected
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
@@ -412,26 +427,38 @@ class FoliageRenderer(Renderer):
         self._count_levels(frame, near, far, eye)
         self._draw_chunks(frame, self.visible, near, far)
 
+    @staticmethod
+    def _runs(keys: list[ChunkKey]) -> list[tuple[str, int, int]]:
+        """(type, first, end) of each run of one type in `keys` (draw order groups by type)."""
+        runs: list[tuple[str, int, int]] = []
+        for i, key in enumerate(keys):
+            if not runs or runs[-1][0] != key[1]:
+                runs.append((key[1], i, i + 1))
+            else:
+                runs[-1] = (key[1], runs[-1][1], i + 1)
+        return runs
+
     def _count_levels(self, frame: FrameContext, near: np.ndarray, far: np.ndarray, eye) -> None:
         """Instances drawn per level: a chunk wholly inside one level's share counts whole; one
         that straddles an edge counts its instances by their own distance."""
         eye = np.asarray(eye, np.float64)
-        for i, key in enumerate(self.visible):
-            plan = self.plan(key[1])
-            edges = plan.owner_edges()
-            names = plan.names()
-            lo = int(np.searchsorted(edges, near[i], side="right")) - 1
-            hi = int(np.searchsorted(edges, far[i], side="right")) - 1
-            if lo == hi:
-                if 0 <= lo < len(names):
-                    frame.stats.count_level(names[lo], self._gpu[key].count)
-                continue
-            rec = self.volume.chunk(*key).records
-            d = np.sqrt(((rec[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1))
-            which = np.searchsorted(edges, d, side="right") - 1
-            counts = np.bincount(which[(which >= 0) & (which < len(names))], minlength=len(names))
-            for name, n in zip(names, counts, strict=False):
-                frame.stats.count_level(name, n)
+        counts = np.array([self._gpu[k].count for k in self.visible], np.int64)
+        for type_name, a, b in self._runs(self.visible):
+            plan = self.plan(type_name)
+            edges, names = plan.owner_edges(), plan.names()
+            lo = np.searchsorted(edges, near[a:b], side="right") - 1
+            hi = np.searchsorted(edges, far[a:b], side="right") - 1
+            whole = lo == hi
+            inside = whole & (lo >= 0) & (lo < len(names))
+            for level, n in enumerate(np.bincount(lo[inside], counts[a:b][inside], minlength=len(names))):
+                frame.stats.count_level(names[level], int(n))
+            for i in np.flatnonzero(~whole) + a:
+                rec = self.volume.chunk(*self.visible[i]).records
+                d = np.sqrt(((rec[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1))
+                which = np.searchsorted(edges, d, side="right") - 1
+                per = np.bincount(which[(which >= 0) & (which < len(names))], minlength=len(names))
+                for name, n in zip(names, per, strict=False):
+                    frame.stats.count_level(name, int(n))
 
     def _set_type_uniforms(self, program: int, plan: _Plan) -> None:
         GL.glUniform1ui(GL.glGetUniformLocation(program, "u_type_salt"), plan.salt)
@@ -444,14 +471,19 @@ class FoliageRenderer(Renderer):
 
     def _draw_chunks(self, frame: FrameContext, keys: list[ChunkKey], near=None, far=None) -> None:
         """Each chunk once per variant and level its distance range [near, far] meets: the meshes
-        first, then the impostor cards."""
+        first, then the impostor cards. GL state is set once per type and level; per chunk only
+        its vertex array is bound (a Frame All draws thousands of chunks)."""
         eye = frame.camera.eye().astype(np.float32)
         fog = float(frame.camera.scene_extent * 2.0 + frame.camera.distance)
         GL.glVertexAttrib1f(SELECTED_LOCATION, 0.0)  # what chunks without a selection mask read
-
-        def meets(i: int, level: Level) -> bool:
-            return near is None or not (far[i] < level.fade_in[0] or near[i] > level.fade_out[1])
-
+        n = len(keys)
+        near = np.zeros(n) if near is None else near
+        far = np.full(n, np.inf) if far is None else far
+        runs = self._runs(keys)
+        for type_name, _, _ in runs:  # bake before any program is in use: baking switches programs
+            level = self.plan(type_name).impostor
+            for name in (level.meshes if level is not None else ()):
+                self.impostor(name)
         for p in (self.program, self.impostor_program):
             p.use()
             p.set_uniform("u_view_projection", frame.view_projection)
@@ -461,51 +493,72 @@ class FoliageRenderer(Renderer):
             p.set_uniform("u_fog_distance", fog)
         p = self.program
         p.use()
-        current, plan = None, None
-        for i, key in enumerate(keys):
-            if key[1] != current:
-                current = key[1]
-                plan = self.plan(current)
-                self._set_type_uniforms(p.id, plan)
-            gc = self._gpu[key]
+        for type_name, a, b in runs:
+            plan = self.plan(type_name)
+            self._set_type_uniforms(p.id, plan)
             for level in plan.levels:
-                if not meets(i, level):
+                rows = np.flatnonzero((far[a:b] >= level.fade_in[0]) & (near[a:b] <= level.fade_out[1])) + a
+                if not len(rows):
                     continue
                 p.set_uniform("u_band", np.array(level.band(), np.float32))
                 for v, name in enumerate(level.meshes):
                     GL.glUniform1i(p.location("u_variant"), v)
-                    GL.glBindVertexArray(self._vao(key, gc, name))
-                    GL.glDrawArraysInstanced(GL.GL_TRIANGLES, 0, self._meshes[name].vertices, gc.count)
-        cards = [(i, key) for i, key in enumerate(keys)
-                 if (lv := self.plan(key[1]).impostor) is not None and meets(i, lv)]
-        if cards:
-            p = self.impostor_program
-            p.use()
-            p.set_uniform("u_views", VIEWS)
-            p.set_uniform("u_albedo", 0)
-            p.set_uniform("u_normals", 1)
-            current = None
-            for _, key in cards:
-                if key[1] != current:
-                    current = key[1]
-                    plan = self.plan(current)
-                    self._set_type_uniforms(p.id, plan)
-                    p.set_uniform("u_band", np.array(plan.impostor.band(), np.float32))
-                    p.use()
-                gc = self._gpu[key]
-                GL.glBindVertexArray(self._impostor_vao(key, gc))
-                for v, name in enumerate(plan.impostor.meshes):
-                    imp = self.impostor(name)
-                    p.use()  # a first bake switches programs
-                    GL.glUniform1i(p.location("u_variant"), v)
-                    p.set_uniform("u_card", np.array(imp.card, np.float32))
-                    GL.glActiveTexture(GL.GL_TEXTURE1)
-                    GL.glBindTexture(GL.GL_TEXTURE_2D, imp.normals)
-                    GL.glActiveTexture(GL.GL_TEXTURE0)
-                    GL.glBindTexture(GL.GL_TEXTURE_2D, imp.albedo)
-                    GL.glBindVertexArray(self._impostor_vao(key, gc))
-                    GL.glDrawArraysInstanced(GL.GL_TRIANGLE_STRIP, 0, 4, gc.count)
-            GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+                    vertices = self._gpu_mesh(name).vertices
+                    for i in rows:
+                        key = keys[i]
+                        gc = self._gpu[key]
+                        GL.glBindVertexArray(self._vao(key, gc, name))
+                        GL.glDrawArraysInstanced(GL.GL_TRIANGLES, 0, vertices, gc.count)
+        p = self.impostor_program
+        p.use()
+        p.set_uniform("u_views", VIEWS)
+        p.set_uniform("u_albedo", 0)
+        p.set_uniform("u_normals", 1)
+        focal = float(frame.projection[1, 1]) * frame.height / 2.0  # height: device pixels
+        p.set_uniform("u_focal", focal)
+        p.set_uniform("u_point_pixels", POINT_PIXELS)
+        GL.glEnable(GL.GL_PROGRAM_POINT_SIZE)
+        for type_name, a, b in runs:
+            plan = self.plan(type_name)
+            level = plan.impostor
+            if level is None:
+                continue
+            rows = np.flatnonzero((far[a:b] >= level.fade_in[0]) & (near[a:b] <= level.fade_out[1])) + a
+            if not len(rows):
+                continue
+            self._set_type_uniforms(p.id, plan)
+            p.set_uniform("u_varied", bool(plan.hue != (0.0, 0.0) or plan.value != (0.0, 0.0)))
+            p.set_uniform("u_band", np.array(level.band(), np.float32))
+            for v, name in enumerate(level.meshes):
+                imp = self.impostor(name)
+                GL.glUniform1i(p.location("u_variant"), v)
+                p.set_uniform("u_card", np.array(imp.card, np.float32))
+                GL.glActiveTexture(GL.GL_TEXTURE1)
+                GL.glBindTexture(GL.GL_TEXTURE_2D, imp.normals)
+                GL.glActiveTexture(GL.GL_TEXTURE0)
+                GL.glBindTexture(GL.GL_TEXTURE_2D, imp.albedo)
+                # near cards as quads, far ones (under POINT_PIXELS tall) as one point each: a
+                # quarter of the vertex work where a forest has the most instances
+                side = max(2.0 * imp.card[0], imp.card[2] - imp.card[1]) * focal / POINT_PIXELS
+                for points in (False, True):
+                    chunk_rows = rows[far[rows] >= side * MIN_SCALE] if points else \
+                        rows[near[rows] <= side * MAX_SCALE]
+                    if not len(chunk_rows):
+                        continue
+                    p.set_uniform("u_points", points)
+                    for i in chunk_rows:
+                        key = keys[i]
+                        gc = self._gpu[key]
+                        if points:
+                            GL.glBindVertexArray(self._points_vao(key, gc))
+                            GL.glDrawArrays(GL.GL_POINTS, 0, gc.count)
+                        else:
+                            GL.glBindVertexArray(self._impostor_vao(key, gc))
+                            GL.glDrawArraysInstanced(GL.GL_TRIANGLE_STRIP, 0, 4, gc.count)
+        GL.glActiveTexture(GL.GL_TEXTURE1)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        GL.glActiveTexture(GL.GL_TEXTURE0)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         GL.glBindVertexArray(0)
 
     def draw_unculled(self, frame: FrameContext) -> None:

@@ -12,6 +12,10 @@ uniform int u_variant;
 uniform vec4 u_band;
 uniform int u_views;                       // views in the ring
 uniform vec3 u_card;                       // half width, bottom, top of the baked views (metres)
+uniform bool u_points;                     // one point sprite per instance (far, small cards)
+uniform float u_focal;                     // pixels per metre at one metre: cards under
+uniform float u_point_pixels;              //   u_point_pixels tall are drawn as points
+uniform bool u_varied;                     // colour variation: off saves two hashes per card
 
 out vec2 v_uv;
 out vec3 v_world;
@@ -19,18 +23,24 @@ out vec2 v_band;
 out float v_selected;
 out vec2 v_shift;
 out float v_yaw;
+out vec3 v_sprite;  // points: view index, card width and height over the sprite's side
 
 void main() {
     float d = distance(u_eye, i_position);
     v_band = vec2(smoothstep(u_band.x, u_band.y, d), smoothstep(u_band.z, u_band.w, d));
     v_selected = i_selected;
-    uint h = instance_hash(i_position);
-    if (v_band.x <= 0.0 || v_band.y >= 1.0 || variant_of(h) != u_variant) {
+    float s = i_rotation.w;
+    float side = max(2.0 * u_card.x, u_card.z - u_card.y);
+    float pixels = side * s * u_focal / max(d, 1e-3);
+    uint h = u_variant_count > 1 || u_varied ? instance_hash(i_position) : 0u;
+    if (v_band.x <= 0.0 || v_band.y >= 1.0 || variant_of(h) != u_variant
+            || (pixels < u_point_pixels) != u_points) {
         gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
-        v_uv = vec2(0.0); v_world = vec3(0.0); v_shift = vec2(0.0); v_yaw = 0.0;
+        gl_PointSize = 1.0;
+        v_uv = vec2(0.0); v_world = vec3(0.0); v_shift = vec2(0.0); v_yaw = 0.0; v_sprite = vec3(0.0);
         return;
     }
-    v_shift = colour_shift(h);
+    v_shift = u_varied ? colour_shift(h) : vec2(0.0);
     v_yaw = i_rotation.x;
     vec2 to_eye = u_eye.xz - i_position.xz;
     to_eye = length(to_eye) > 1e-6 ? normalize(to_eye) : vec2(0.0, 1.0);
@@ -41,7 +51,16 @@ void main() {
     float step = 6.28318530718 / float(u_views);
     float k = mod(floor(phi / step + 0.5), float(u_views));
     vec3 right = vec3(to_eye.y, 0.0, -to_eye.x);
-    float s = i_rotation.w;
+    if (u_points) {  // the card's middle, and a square sprite as big as its longer side
+        vec3 middle = i_position + vec3(0.0, 0.5 * (u_card.y + u_card.z) * s, 0.0);
+        v_sprite = vec3(k, side / (2.0 * u_card.x), side / (u_card.z - u_card.y));
+        v_uv = vec2(0.0);
+        v_world = middle;
+        gl_Position = u_view_projection * vec4(middle, 1.0);
+        gl_PointSize = max(pixels, 1.0);
+        return;
+    }
+    v_sprite = vec3(0.0);
     vec3 world = i_position + right * (a_corner.x * u_card.x * s)
                + vec3(0.0, mix(u_card.y, u_card.z, a_corner.y) * s, 0.0);
     v_uv = vec2((k + 0.5 + 0.5 * a_corner.x) / float(u_views), a_corner.y);

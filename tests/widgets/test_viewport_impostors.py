@@ -107,3 +107,17 @@ def test_the_frame_statistics_overlay_counts_instances_per_level(viewport, qtbot
     render(viewport, qtbot)  # the label shows the frame before
     text = viewport.findChild(type(viewport._stats_label), "frame_stats").text()
     assert f"impostor {levels['impostor']:,}" in text and f"LOD 0 {levels['LOD 0']:,}" in text
+
+
+def test_far_cards_drawn_as_points_look_like_the_quads(viewport, qtbot, monkeypatch) -> None:
+    import rendering.foliage_renderer as fr
+
+    viewport.resize(640, 360)
+    card = FoliageType("c", mesh="builtin:broadleaf", cull=(1.0, 2.0))
+    monkeypatch.setattr(fr, "POINT_PIXELS", 1e-3)  # every card a quad
+    quad_colour, quad_pixels, _ = _instance_colour(viewport, qtbot, card, 260.0)
+    monkeypatch.setattr(fr, "POINT_PIXELS", 1e4)  # every card a point sprite
+    point_colour, point_pixels, levels = _instance_colour(viewport, qtbot, card, 260.0)
+    assert levels == {"impostor": 5} and quad_pixels > 100
+    assert 0.8 < point_pixels / quad_pixels < 1.25
+    assert np.abs(point_colour - quad_colour).mean() < 6.0
