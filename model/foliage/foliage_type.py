@@ -129,14 +129,26 @@ class FoliageType:
         """This type with its mesh file path made relative to folder `target` instead of folder
         `source` (a `.vxfoliage` taken into a scene's palette); itself for a built-in mesh; None
         when the mesh file lies outside `target` (a path may not leave the folder it is read in)."""
-        if self.mesh.startswith("builtin:"):
+        def moved(mesh: str | None) -> str | None:
+            if mesh is None or mesh.startswith("builtin:"):
+                return mesh
+            path = (Path(source) / mesh.replace("\\", "/")).resolve()
+            try:
+                return path.relative_to(Path(target).resolve()).as_posix()
+            except ValueError:
+                raise LookupError(mesh) from None
+
+        files = [m for m in (self.mesh, *(v.mesh for v in self.variants),
+                             *(lv.mesh for lv in self.lods or ())) if m and not m.startswith("builtin:")]
+        if not files:
             return self
-        mesh = (Path(source) / self.mesh.replace("\\", "/")).resolve()
-        try:
-            relative = mesh.relative_to(Path(target).resolve())
-        except ValueError:
+        try:  # variant and level meshes move with the type's own
+            return replace(self, mesh=moved(self.mesh),
+                           variants=tuple(replace(v, mesh=moved(v.mesh)) for v in self.variants),
+                           lods=None if self.lods is None else tuple(
+                               replace(lv, mesh=moved(lv.mesh)) for lv in self.lods))
+        except LookupError:
             return None
-        return replace(self, mesh=relative.as_posix())
 
 
 # ---- reading -------------------------------------------------------------------------------

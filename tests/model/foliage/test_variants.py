@@ -107,3 +107,14 @@ def test_colour_shifts_stay_in_their_ranges_and_keep_grey_grey():
     assert np.allclose(grey[:, 0], grey[:, 1]) and np.allclose(grey[:, 1], grey[:, 2])
     green = shifted_colours(np.tile([0.2, 0.5, 0.2], (2, 1)), np.array([[30.0, 0.0], [-30.0, 0.0]]))
     assert green[0, 2] > green[0, 0] and green[1, 0] > green[1, 2]  # turned towards blue, towards red
+
+
+def test_variant_and_level_meshes_are_rebased_with_the_type(tmp_path):
+    t = FoliageType("oak", mesh="m/oak.obj", variants=(Variant("m/oak.obj"), Variant("builtin:bush")),
+                    lods=(Lod(30.0, "m/oak_lod1.obj"), Lod(60.0)))
+    moved = t.rebased(tmp_path / "types", tmp_path)
+    assert moved.mesh == "types/m/oak.obj"
+    assert [v.mesh for v in moved.variants] == ["types/m/oak.obj", "builtin:bush"]
+    assert [lv.mesh for lv in moved.lods] == ["types/m/oak_lod1.obj", None]
+    outside = FoliageType("x", variants=(Variant("../../far.obj"),))
+    assert outside.rebased(tmp_path / "a", tmp_path / "b") is None
