@@ -562,8 +562,11 @@ class FoliageRenderer(Renderer):
         GL.glBindVertexArray(0)
 
     def draw_unculled(self, frame: FrameContext) -> None:
-        """Every uploaded chunk, no culling and no bookkeeping: the bare instanced draw (benchmarks)."""
-        self._draw_chunks(frame, self._order)
+        """Every uploaded chunk, no culling and no bookkeeping: the bare instanced draw (benchmarks);
+        each chunk still draws only the levels its distance meets, as a culled frame does."""
+        eye = frame.camera.eye()
+        self._draw_chunks(frame, self._order, box_distance(self._lo, self._hi, eye),
+                          _box_far_distance(self._lo, self._hi, eye))
 
     # ---- the GPU's variants, read back (tests compare them with the CPU reference) -------------
     def gpu_variation(self, type_name: str, records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
