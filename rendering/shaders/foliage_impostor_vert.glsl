@@ -23,7 +23,8 @@ out vec2 v_band;
 out float v_selected;
 out vec2 v_shift;
 out float v_yaw;
-out vec3 v_sprite;  // points: view index, card width and height over the sprite's side
+out vec2 v_sprite;  // points: card width and height over the sprite's side
+flat out vec3 v_view;    // the two nearest views of the ring and how far towards the second
 
 void main() {
     float d = distance(u_eye, i_position);
@@ -37,7 +38,8 @@ void main() {
             || (pixels < u_point_pixels) != u_points) {
         gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
         gl_PointSize = 1.0;
-        v_uv = vec2(0.0); v_world = vec3(0.0); v_shift = vec2(0.0); v_yaw = 0.0; v_sprite = vec3(0.0);
+        v_uv = vec2(0.0); v_world = vec3(0.0); v_shift = vec2(0.0); v_yaw = 0.0; v_sprite = vec2(0.0);
+        v_view = vec3(0.0);
         return;
     }
     v_shift = u_varied ? colour_shift(h) : vec2(0.0);
@@ -49,21 +51,23 @@ void main() {
     vec2 local = vec2(cy * to_eye.x - sy * to_eye.y, sy * to_eye.x + cy * to_eye.y);
     float phi = atan(local.x, local.y);
     float step = 6.28318530718 / float(u_views);
-    float k = mod(floor(phi / step + 0.5), float(u_views));
+    float f = phi / step;
+    float k0 = floor(f);
+    v_view = vec3(mod(k0, float(u_views)), mod(k0 + 1.0, float(u_views)), f - k0);
     vec3 right = vec3(to_eye.y, 0.0, -to_eye.x);
     if (u_points) {  // the card's middle, and a square sprite as big as its longer side
         vec3 middle = i_position + vec3(0.0, 0.5 * (u_card.y + u_card.z) * s, 0.0);
-        v_sprite = vec3(k, side / (2.0 * u_card.x), side / (u_card.z - u_card.y));
+        v_sprite = vec2(side / (2.0 * u_card.x), side / (u_card.z - u_card.y));
         v_uv = vec2(0.0);
         v_world = middle;
         gl_Position = u_view_projection * vec4(middle, 1.0);
         gl_PointSize = max(pixels, 1.0);
         return;
     }
-    v_sprite = vec3(0.0);
+    v_sprite = vec2(0.0);
     vec3 world = i_position + right * (a_corner.x * u_card.x * s)
                + vec3(0.0, mix(u_card.y, u_card.z, a_corner.y) * s, 0.0);
-    v_uv = vec2((k + 0.5 + 0.5 * a_corner.x) / float(u_views), a_corner.y);
+    v_uv = vec2(0.5 + 0.5 * a_corner.x, a_corner.y);
     v_world = world;
     gl_Position = u_view_projection * vec4(world, 1.0);
 }
