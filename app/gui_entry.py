@@ -1,4 +1,5 @@
-"""`boscage [SCENE]` and `boscage --screenshot PNG [SCENE]`: start the editor window."""
+"""`boscage [SCENE]` and `boscage --screenshot PNG [SCENE] [--frame-all] [--stats JSON]`: start the
+editor window."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshot", type=Path, metavar="PNG",
                    help="render the first full frame, save the whole window as PNG and exit")
     p.add_argument("--size", default="1400x900", metavar="WxH", help="window size for --screenshot")
+    p.add_argument("--frame-all", action="store_true",
+                   help="with --screenshot: frame the whole scene (as F does) before the shot")
+    p.add_argument("--stats", type=Path, metavar="FILE.json",
+                   help="with --screenshot: write the shot frame's statistics (instances drawn per "
+                        "level, chunks drawn and culled, frame time) as JSON")
     return p
 
 
@@ -58,6 +64,9 @@ def run_gui(argv: list[str]) -> int:
               f"{MAX_SIDE}x{MAX_SIDE}, got {args.size!r}", file=sys.stderr)
         return 2
 
+    if (args.frame_all or args.stats is not None) and args.screenshot is None:
+        print("boscage: error: --frame-all and --stats go with --screenshot PNG", file=sys.stderr)
+        return 2
     if not display_available():
         print("boscage: error: no display to open a window on (set DISPLAY, or run under xvfb-run)",
               file=sys.stderr)
@@ -81,7 +90,8 @@ def run_gui(argv: list[str]) -> int:
             print(f"boscage: error: {e}", file=sys.stderr)
             return 1
         window = MainWindow(scene, restore_layout=False)
-        return take_screenshot(app, window, args.screenshot, (width, height))
+        return take_screenshot(app, window, args.screenshot, (width, height), frame_all=args.frame_all,
+                               stats_path=args.stats)
 
     if args.scene is None:
         window = MainWindow(load_demo())
@@ -101,20 +111,44 @@ def run_gui(argv: list[str]) -> int:
     return app.exec()
 
 
-def take_screenshot(app, window, path: Path, size: tuple[int, int]) -> int:
-    """Show the window, wait for the viewport's first frame, save the whole window, exit."""
+def _wait_for_frame(app, viewport, after: int) -> None:
     from PySide6.QtCore import QEventLoop, QTimer
 
+    loop = QEventLoop()
+    viewport.frame_rendered.connect(loop.quit)
+    QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, loop.quit)
+    if viewport.frames_rendered <= after:
+        loop.exec()
+    viewport.frame_rendered.disconnect(loop.quit)
+
+
+def take_screenshot(app, window, path: Path, size: tuple[int, int], frame_all: bool = False,
+                    stats_path: Path | None = None) -> int:
+    """Show the window, wait for the viewport's first frame (with `frame_all`, the first after
+    framing the whole scene), save the whole window and the frame's statistics, exit."""
     window.resize(*size)
     window.show()
-    loop = QEventLoop()
-    window.viewport.frame_rendered.connect(loop.quit)
-    QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, loop.quit)
-    if window.viewport.frames_rendered == 0:
-        loop.exec()
+    viewport = window.viewport
+    _wait_for_frame(app, viewport, 0)
     for _ in range(5):  # let docks and menus finish laying out
         app.processEvents()
-    ok = window.viewport.frames_rendered > 0
+    if frame_all and viewport.frames_rendered > 0:
+        before = viewport.frames_rendered
+        viewport.frame_all()
+        _wait_for_frame(app, viewport, before)
+        app.processEvents()
+    ok = viewport.frames_rendered > 0
+    if ok and stats_path is not None:
+        import json
+
+        from model.atomic import atomic_write_text
+
+        try:
+            atomic_write_text(stats_path, json.dumps(viewport.stats.to_dict(), indent=2) + "\n")
+        except OSError as e:
+            print(f"boscage: error: {stats_path}: could not write the statistics ({e.strerror or e})",
+                  file=sys.stderr)
+            ok = False
     if ok:
         image = window.grab().toImage()
         ok = image.save(str(path), "PNG")

@@ -4,7 +4,11 @@ Each chunk's records go to the GPU as they are (28 bytes each); the vertex shade
 transform. The renderer follows `scene.sections["foliage"]` (looked up every frame, so a palette
 or volume swapped in later is picked up) and the volume's `changed` event: a changed chunk is
 re-uploaded, nothing else. Chunks are culled against the view frustum by their grown bounds and
-beyond their type's fade distance; inside `cull` instances dissolve with an ordered dither.
+beyond their type's far end. Each instance picks its variant mesh and colour shift from its hash
+(`model.foliage.variants`, `shaders/foliage_common.glsl`) and its level of detail from its
+distance (`model.foliage.lods`): a chunk is drawn once per variant and per level its distance
+range meets, and the vertex shader drops the instances that are not of that variant or level;
+levels hand over with a complementary ordered dither.
 Selected instances are drawn tinted and rimmed: a chunk with a selection has a one-float-per-
 instance mask buffer, sent again only when that chunk's selection (or its records) changed.
 """
@@ -14,23 +18,64 @@ from __future__ import annotations
 import ctypes
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from OpenGL import GL
 
 from model.errors import FormatError
+from model.foliage.hashing import pcg, type_key
+from model.foliage.lods import Level, far_end, impostor_level, mesh_levels
+from model.foliage.variants import variant_thresholds
 from model.foliage.volume import RECORD_BYTES, ChunkKey
 from model.scene import Scene
 from rendering.culling import box_distance, boxes_in_frustum, frustum_planes
-from rendering.gl_program import ShaderProgram
+from rendering.gl_program import ShaderError, ShaderProgram, _compile, load_shader_source
+from rendering.impostors import CORNERS, VIEWS, Impostor, bake
 from rendering.meshes import VERTEX_FLOATS, Mesh, builtin_mesh, mesh_for
 from rendering.renderer import FrameContext, Renderer
 from rendering.terrain_renderer import FOG_COLOUR
 
 SECTION = "foliage"
 SELECTED_LOCATION = 5  # the per-instance selection mask (1.0 selected); 0.0 where a chunk has none
+POINT_PIXELS = 24.0  # cards drawn smaller than this (pixels) are point sprites
+MIN_SCALE, MAX_SCALE = 0.25, 4.0  # record scales the per-chunk split of quads and points allows for
+IMPOSTOR_VAO = "@impostor"
+POINTS_VAO = "@points"  # a chunk's vertex array for its cards
 PLACEHOLDER_MESH = "builtin:rock"  # drawn for a type whose mesh cannot be read, or is not in the palette
+VERSION = "#version 330 core\n"
+FEEDBACK_VARYINGS = ("f_variant", "f_shift")
+
+
+def foliage_vertex_source(main: str) -> str:
+    return VERSION + load_shader_source("foliage_common.glsl") + "\n" + load_shader_source(main)
+
+
+def foliage_fragment_source(main: str, common: bool = False) -> str:
+    parts = (["foliage_common.glsl"] if common else []) + ["foliage_shading.glsl", main]
+    return VERSION + "\n".join(load_shader_source(p) for p in parts)
+
+
+@dataclass
+class _Plan:
+    """How one type is drawn: its levels, far end and variation uniforms."""
+
+    levels: list[Level]
+    impostor: Level | None
+    far_end: float
+    salt: int
+    thresholds: np.ndarray
+    hue: tuple[float, float]
+    value: tuple[float, float]
+
+    def names(self) -> list[str]:
+        return [f"LOD {i}" for i in range(len(self.levels))] + (["impostor"] if self.impostor else [])
+
+    def owner_edges(self) -> np.ndarray:
+        """Distances where each level's share begins (the middle of its dissolve-in band), and
+        where the last one's ends: an instance counts for the level that holds most of it."""
+        every = self.levels + ([self.impostor] if self.impostor else [])
+        return np.array([0.0] + [sum(lv.fade_in) / 2 for lv in every[1:]] + [sum(every[-1].fade_out) / 2])
 
 
 @dataclass
@@ -41,13 +86,12 @@ class _GpuMesh:
 
 @dataclass
 class _GpuChunk:
-    vao: int
     vbo: int
     capacity: int = 0  # bytes allocated
     count: int = 0
     version: int = -1
-    mesh: str = ""
     mask_vbo: int = 0  # selection mask, made on the chunk's first selection
+    vaos: dict[str, int] = field(default_factory=dict)  # one per mesh drawn, made on first draw
 
 
 class FoliageRenderer(Renderer):
@@ -59,6 +103,10 @@ class FoliageRenderer(Renderer):
         self.on_error = on_error
         self.request_update = request_update  # a change in the model asks for a repaint
         self.program: ShaderProgram | None = None
+        self.impostor_program: ShaderProgram | None = None
+        self._bake_program: ShaderProgram | None = None
+        self._quad_vbo = 0
+        self.impostors: dict[str, Impostor] = {}  # baked per mesh, on first need
         self.volume = None
         self.palette = None
         self._gpu: dict[ChunkKey, _GpuChunk] = {}
@@ -78,6 +126,7 @@ class FoliageRenderer(Renderer):
         self._selection: dict[ChunkKey, np.ndarray] = {}
         self._selection_dirty: set[ChunkKey] = set()
         self.mesh_errors: dict[str, str] = {}
+        self._plans: dict[str, _Plan] = {}
         self.visible: list[ChunkKey] = []  # chunks drawn in the last frame
         self._bind()
 
@@ -125,12 +174,27 @@ class FoliageRenderer(Renderer):
             self._selection_dirty |= changed
             self.request_update()
 
-    # ---- meshes --------------------------------------------------------------------------------
+    # ---- meshes and plans ----------------------------------------------------------------------
     def mesh_name(self, type_name: str) -> str:
+        """The type's (first variant's) mesh; the placeholder where it is not in the palette."""
         ftype = self.palette.get(type_name) if self.palette is not None else None
         if ftype is None or type_name in self.mesh_errors:
             return PLACEHOLDER_MESH
-        return ftype.mesh
+        return ftype.meshes[0]
+
+    def plan(self, type_name: str) -> _Plan:
+        """Levels and variation of a type (cached until the palette changes)."""
+        if type_name not in self._plans:
+            ftype = self.palette.get(type_name) if self.palette is not None else None
+            if ftype is None:
+                from model.foliage.foliage_type import FoliageType
+
+                ftype = FoliageType(type_name, mesh=PLACEHOLDER_MESH)
+            self._plans[type_name] = _Plan(
+                mesh_levels(ftype), impostor_level(ftype), far_end(ftype),
+                int(pcg(np.uint32(type_key(type_name)))),
+                variant_thresholds(ftype.weights), ftype.hue, ftype.value)
+        return self._plans[type_name]
 
     def _gpu_mesh(self, name: str) -> _GpuMesh:
         if name in self._meshes:
@@ -141,7 +205,7 @@ class FoliageRenderer(Renderer):
         except (FormatError, KeyError) as e:
             mesh = builtin_mesh(PLACEHOLDER_MESH.removeprefix("builtin:"))
             for t in (self.palette or []):
-                if t.mesh == name and t.name not in self.mesh_errors:
+                if name in t.meshes and t.name not in self.mesh_errors:
                     self.mesh_errors[t.name] = str(e)
                     if self.on_error is not None:
                         self.on_error(f"foliage type {t.name!r}: {e}")
@@ -152,27 +216,93 @@ class FoliageRenderer(Renderer):
         self._meshes[name] = _GpuMesh(vbo, len(mesh.vertices))
         return self._meshes[name]
 
-    def _attach_mesh(self, gc: _GpuChunk, name: str) -> None:
+    def impostor(self, name: str) -> Impostor:
+        """The baked ring of views of mesh `name` (baked on first need; a current context)."""
+        if name not in self.impostors:
+            self._gpu_mesh(name)  # reports an unreadable mesh once, as a mesh draw would
+            folder = self.scene.path.parent if self.scene.path is not None else None
+            try:
+                mesh = mesh_for(name, folder)
+            except (FormatError, KeyError):
+                mesh = builtin_mesh(PLACEHOLDER_MESH.removeprefix("builtin:"))
+            self.impostors[name] = bake(mesh, self._bake_program)
+        return self.impostors[name]
+
+    def _impostor_vao(self, key: ChunkKey, gc: _GpuChunk) -> int:
+        if IMPOSTOR_VAO in gc.vaos:
+            return gc.vaos[IMPOSTOR_VAO]
+        vao = gc.vaos[IMPOSTOR_VAO] = int(GL.glGenVertexArrays(1))
+        GL.glBindVertexArray(vao)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._quad_vbo)
+        GL.glEnableVertexAttribArray(0)
+        GL.glVertexAttribPointer(0, 2, GL.GL_FLOAT, GL.GL_FALSE, 8, ctypes.c_void_p(0))
+        self._instance_attributes(key, gc)
+        GL.glBindVertexArray(0)
+        return vao
+
+    def _points_vao(self, key: ChunkKey, gc: _GpuChunk) -> int:
+        """The records as plain vertices: one point per instance in a single non-instanced draw
+        (software rasterisers run instanced draws instance by instance)."""
+        if POINTS_VAO in gc.vaos:
+            return gc.vaos[POINTS_VAO]
+        vao = gc.vaos[POINTS_VAO] = int(GL.glGenVertexArrays(1))
+        GL.glBindVertexArray(vao)
+        self._instance_attributes(key, gc, divisor=0)
+        GL.glBindVertexArray(0)
+        return vao
+
+    def _vao(self, key: ChunkKey, gc: _GpuChunk, name: str) -> int:
+        """The chunk's vertex array for mesh `name`: its vertices, the records, the selection mask."""
+        if name in gc.vaos:
+            return gc.vaos[name]
         mesh = self._gpu_mesh(name)
-        GL.glBindVertexArray(gc.vao)
+        vao = gc.vaos[name] = int(GL.glGenVertexArrays(1))
+        GL.glBindVertexArray(vao)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, mesh.vbo)
         stride = VERTEX_FLOATS * 4
         for loc, offset in ((0, 0), (1, 12), (2, 24)):
             GL.glEnableVertexAttribArray(loc)
             GL.glVertexAttribPointer(loc, 3, GL.GL_FLOAT, GL.GL_FALSE, stride, ctypes.c_void_p(offset))
+        self._instance_attributes(key, gc)
+        GL.glBindVertexArray(0)
+        return vao
+
+    def _instance_attributes(self, key: ChunkKey, gc: _GpuChunk, divisor: int = 1) -> None:
+        """Records at locations 3 and 4, the mask at 5, per instance (divisor 0: per vertex, for
+        one point per record), into the bound vertex array."""
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, gc.vbo)
         for loc, size, offset in ((3, 3, 0), (4, 4, 12)):
             GL.glEnableVertexAttribArray(loc)
             GL.glVertexAttribPointer(loc, size, GL.GL_FLOAT, GL.GL_FALSE, RECORD_BYTES,
                                      ctypes.c_void_p(offset))
-            GL.glVertexAttribDivisor(loc, 1)
-        GL.glBindVertexArray(0)
+            GL.glVertexAttribDivisor(loc, divisor)
+        if gc.mask_vbo and key in self._selection:
+            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, gc.mask_vbo)
+            GL.glEnableVertexAttribArray(SELECTED_LOCATION)
+            GL.glVertexAttribPointer(SELECTED_LOCATION, 1, GL.GL_FLOAT, GL.GL_FALSE, 4, ctypes.c_void_p(0))
+            GL.glVertexAttribDivisor(SELECTED_LOCATION, divisor)
+        else:
+            GL.glDisableVertexAttribArray(SELECTED_LOCATION)  # reads the constant 0: not selected
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
-        gc.mesh = name
+
+    def _drop_vaos(self, gc: _GpuChunk) -> None:
+        if gc.vaos:
+            GL.glDeleteVertexArrays(len(gc.vaos), list(gc.vaos.values()))
+        gc.vaos = {}
 
     # ---- GL ------------------------------------------------------------------------------------
     def initialize(self) -> None:
-        self.program = ShaderProgram.from_files("foliage_vert.glsl", "foliage_frag.glsl")
+        self.program = ShaderProgram(foliage_vertex_source("foliage_vert.glsl"),
+                                     foliage_fragment_source("foliage_mesh_frag.glsl"), "foliage")
+        self.impostor_program = ShaderProgram(
+            foliage_vertex_source("foliage_impostor_vert.glsl"),
+            foliage_fragment_source("foliage_impostor_frag.glsl", common=True), "foliage impostor")
+        self._bake_program = ShaderProgram.from_files("foliage_impostor_bake_vert.glsl",
+                                                      "foliage_impostor_bake_frag.glsl")
+        self._quad_vbo = int(GL.glGenBuffers(1))
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._quad_vbo)
+        GL.glBufferData(GL.GL_ARRAY_BUFFER, CORNERS.nbytes, CORNERS, GL.GL_STATIC_DRAW)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
         self._all_dirty = self._mesh_dirty = True
 
     def _upload(self, key: ChunkKey) -> None:
@@ -184,7 +314,7 @@ class FoliageRenderer(Renderer):
                 del self._gpu[key]
             return
         if gc is None:
-            gc = self._gpu[key] = _GpuChunk(int(GL.glGenVertexArrays(1)), int(GL.glGenBuffers(1)))
+            gc = self._gpu[key] = _GpuChunk(int(GL.glGenBuffers(1)))
         data = np.ascontiguousarray(chunk.records, np.float32)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, gc.vbo)
         if data.nbytes > gc.capacity:
@@ -193,9 +323,6 @@ class FoliageRenderer(Renderer):
         GL.glBufferSubData(GL.GL_ARRAY_BUFFER, 0, data.nbytes, data)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
         gc.count, gc.version = len(data), chunk.version
-        name = self.mesh_name(key[1])
-        if gc.mesh != name:
-            self._attach_mesh(gc, name)
         self.uploads[key] += 1
         if key in self._selection or gc.mask_vbo:
             self._selection_dirty.add(key)  # new records: the mask must match their count
@@ -205,22 +332,16 @@ class FoliageRenderer(Renderer):
         if gc is None:
             return
         idx = self._selection.get(key)
-        GL.glBindVertexArray(gc.vao)
-        if idx is None:
-            GL.glDisableVertexAttribArray(SELECTED_LOCATION)  # reads the constant 0: not selected
-        else:
+        self._drop_vaos(gc)  # remade on their next draw, with the mask attribute or without
+        if idx is not None:
             mask = np.zeros(gc.count, np.float32)
             mask[idx[(idx >= 0) & (idx < gc.count)]] = 1.0
             if not gc.mask_vbo:
                 gc.mask_vbo = int(GL.glGenBuffers(1))
             GL.glBindBuffer(GL.GL_ARRAY_BUFFER, gc.mask_vbo)
             GL.glBufferData(GL.GL_ARRAY_BUFFER, mask.nbytes, mask, GL.GL_DYNAMIC_DRAW)
-            GL.glEnableVertexAttribArray(SELECTED_LOCATION)
-            GL.glVertexAttribPointer(SELECTED_LOCATION, 1, GL.GL_FLOAT, GL.GL_FALSE, 4, ctypes.c_void_p(0))
-            GL.glVertexAttribDivisor(SELECTED_LOCATION, 1)
             GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
             self.selection_uploads[key] += 1
-        GL.glBindVertexArray(0)
 
     def _sync(self, frame: FrameContext) -> None:
         """Upload what changed since the last frame and refresh the culling arrays."""
@@ -238,9 +359,7 @@ class FoliageRenderer(Renderer):
                      c.version != gc.version}
             dirty = stale | self._dirty | {k for k in self.volume.keys() if k not in self._gpu}
             if self._mesh_dirty:
-                for key, gc in self._gpu.items():
-                    if key not in dirty and gc.mesh != self.mesh_name(key[1]):
-                        self._attach_mesh(gc, self.mesh_name(key[1]))
+                self._plans.clear()  # meshes, levels or variation may have changed
         else:
             dirty = self._dirty
         if not dirty and not self._all_dirty:
@@ -275,17 +394,12 @@ class FoliageRenderer(Renderer):
         ends = {}
         for _, t in self._order:
             if t not in ends:
-                ends[t] = self._fade(t)[1]
+                ends[t] = self.plan(t).far_end
         self._fade_end = np.array([ends[t] for _, t in self._order], np.float64)
         self._counts = np.array([self._gpu[k].count for k in self._order], np.int64)
 
-    def _fade(self, type_name: str) -> tuple[float, float]:
-        ftype = self.palette.get(type_name) if self.palette is not None else None
-        start, end = ftype.cull if ftype is not None else (150.0, 200.0)
-        return float(start), float(max(end, start + 1e-3))
-
     def cull(self, frame: FrameContext) -> np.ndarray:
-        """Which chunks (in draw order) the frame shows: in the frustum and nearer than their fade end."""
+        """Which chunks (in draw order) the frame shows: in the frustum and nearer than their far end."""
         if not self._order:
             return np.zeros(0, bool)
         planes = frustum_planes(frame.view_projection)
@@ -306,33 +420,207 @@ class FoliageRenderer(Renderer):
         frame.stats.chunks_culled += int((~shown).sum())
         frame.stats.instances += int(self._counts[shown].sum())
         self.visible = [k for k, s in zip(self._order, shown, strict=True) if s]
-        self._draw_chunks(frame, self.visible)
+        rows = np.flatnonzero(shown)
+        eye = frame.camera.eye()
+        near = box_distance(self._lo[rows], self._hi[rows], eye)
+        far = _box_far_distance(self._lo[rows], self._hi[rows], eye)
+        self._count_levels(frame, near, far, eye)
+        self._draw_chunks(frame, self.visible, near, far)
 
-    def _draw_chunks(self, frame: FrameContext, keys: list[ChunkKey]) -> None:
+    @staticmethod
+    def _runs(keys: list[ChunkKey]) -> list[tuple[str, int, int]]:
+        """(type, first, end) of each run of one type in `keys` (draw order groups by type)."""
+        runs: list[tuple[str, int, int]] = []
+        for i, key in enumerate(keys):
+            if not runs or runs[-1][0] != key[1]:
+                runs.append((key[1], i, i + 1))
+            else:
+                runs[-1] = (key[1], runs[-1][1], i + 1)
+        return runs
+
+    def _count_levels(self, frame: FrameContext, near: np.ndarray, far: np.ndarray, eye) -> None:
+        """Instances drawn per level: a chunk wholly inside one level's share counts whole; one
+        that straddles an edge counts its instances by their own distance."""
+        eye = np.asarray(eye, np.float64)
+        counts = np.array([self._gpu[k].count for k in self.visible], np.int64)
+        for type_name, a, b in self._runs(self.visible):
+            plan = self.plan(type_name)
+            edges, names = plan.owner_edges(), plan.names()
+            lo = np.searchsorted(edges, near[a:b], side="right") - 1
+            hi = np.searchsorted(edges, far[a:b], side="right") - 1
+            whole = lo == hi
+            inside = whole & (lo >= 0) & (lo < len(names))
+            for level, n in enumerate(np.bincount(lo[inside], counts[a:b][inside], minlength=len(names))):
+                frame.stats.count_level(names[level], int(n))
+            for i in np.flatnonzero(~whole) + a:
+                rec = self.volume.chunk(*self.visible[i]).records
+                d = np.sqrt(((rec[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1))
+                which = np.searchsorted(edges, d, side="right") - 1
+                per = np.bincount(which[(which >= 0) & (which < len(names))], minlength=len(names))
+                for name, n in zip(names, per, strict=False):
+                    frame.stats.count_level(name, int(n))
+
+    def _set_type_uniforms(self, program: int, plan: _Plan) -> None:
+        GL.glUniform1ui(GL.glGetUniformLocation(program, "u_type_salt"), plan.salt)
+        GL.glUniform1i(GL.glGetUniformLocation(program, "u_variant_count"), len(plan.thresholds))
+        t = np.zeros(8, np.uint32)
+        t[:len(plan.thresholds)] = plan.thresholds
+        GL.glUniform1uiv(GL.glGetUniformLocation(program, "u_thresholds"), 8, t)
+        GL.glUniform2f(GL.glGetUniformLocation(program, "u_hue"), *plan.hue)
+        GL.glUniform2f(GL.glGetUniformLocation(program, "u_value"), *plan.value)
+
+    def _draw_chunks(self, frame: FrameContext, keys: list[ChunkKey], near=None, far=None) -> None:
+        """Each chunk once per variant and level its distance range [near, far] meets: the meshes
+        first, then the impostor cards. GL state is set once per type and level; per chunk only
+        its vertex array is bound (a Frame All draws thousands of chunks)."""
+        eye = frame.camera.eye().astype(np.float32)
+        fog = float(frame.camera.scene_extent * 2.0 + frame.camera.distance)
+        GL.glVertexAttrib1f(SELECTED_LOCATION, 0.0)  # what chunks without a selection mask read
+        n = len(keys)
+        near = np.zeros(n) if near is None else near
+        far = np.full(n, np.inf) if far is None else far
+        runs = self._runs(keys)
+        for type_name, _, _ in runs:  # bake before any program is in use: baking switches programs
+            level = self.plan(type_name).impostor
+            for name in (level.meshes if level is not None else ()):
+                self.impostor(name)
+        for p in (self.program, self.impostor_program):
+            p.use()
+            p.set_uniform("u_view_projection", frame.view_projection)
+            p.set_uniform("u_light_direction", frame.light_direction)
+            p.set_uniform("u_eye", eye)
+            p.set_uniform("u_fog_color", FOG_COLOUR)
+            p.set_uniform("u_fog_distance", fog)
         p = self.program
         p.use()
-        p.set_uniform("u_view_projection", frame.view_projection)
-        p.set_uniform("u_light_direction", frame.light_direction)
-        p.set_uniform("u_eye", frame.camera.eye().astype(np.float32))
-        p.set_uniform("u_fog_color", FOG_COLOUR)
-        p.set_uniform("u_fog_distance", float(frame.camera.scene_extent * 2.0 + frame.camera.distance))
-        GL.glVertexAttrib1f(SELECTED_LOCATION, 0.0)  # what chunks without a selection mask read
-        current = None
-        for key in keys:
-            if key[1] != current:
-                current = key[1]
-                p.set_uniform("u_fade", np.array(self._fade(current), np.float32))
-            gc = self._gpu[key]
-            GL.glBindVertexArray(gc.vao)
-            GL.glDrawArraysInstanced(GL.GL_TRIANGLES, 0, self._meshes[gc.mesh].vertices, gc.count)
+        for type_name, a, b in runs:
+            plan = self.plan(type_name)
+            self._set_type_uniforms(p.id, plan)
+            for level in plan.levels:
+                rows = np.flatnonzero((far[a:b] >= level.fade_in[0]) & (near[a:b] <= level.fade_out[1])) + a
+                if not len(rows):
+                    continue
+                p.set_uniform("u_band", np.array(level.band(), np.float32))
+                for v, name in enumerate(level.meshes):
+                    GL.glUniform1i(p.location("u_variant"), v)
+                    vertices = self._gpu_mesh(name).vertices
+                    for i in rows:
+                        key = keys[i]
+                        gc = self._gpu[key]
+                        GL.glBindVertexArray(self._vao(key, gc, name))
+                        GL.glDrawArraysInstanced(GL.GL_TRIANGLES, 0, vertices, gc.count)
+        p = self.impostor_program
+        p.use()
+        p.set_uniform("u_views", VIEWS)
+        p.set_uniform("u_albedo", 0)
+        p.set_uniform("u_normals", 1)
+        focal = float(frame.projection[1, 1]) * frame.height / 2.0  # height: device pixels
+        p.set_uniform("u_focal", focal)
+        p.set_uniform("u_point_pixels", POINT_PIXELS)
+        GL.glEnable(GL.GL_PROGRAM_POINT_SIZE)
+        for type_name, a, b in runs:
+            plan = self.plan(type_name)
+            level = plan.impostor
+            if level is None:
+                continue
+            rows = np.flatnonzero((far[a:b] >= level.fade_in[0]) & (near[a:b] <= level.fade_out[1])) + a
+            if not len(rows):
+                continue
+            self._set_type_uniforms(p.id, plan)
+            p.set_uniform("u_varied", bool(plan.hue != (0.0, 0.0) or plan.value != (0.0, 0.0)))
+            p.set_uniform("u_band", np.array(level.band(), np.float32))
+            for v, name in enumerate(level.meshes):
+                imp = self.impostor(name)
+                GL.glUniform1i(p.location("u_variant"), v)
+                p.set_uniform("u_card", np.array(imp.card, np.float32))
+                GL.glActiveTexture(GL.GL_TEXTURE1)
+                GL.glBindTexture(GL.GL_TEXTURE_2D, imp.normals)
+                GL.glActiveTexture(GL.GL_TEXTURE0)
+                GL.glBindTexture(GL.GL_TEXTURE_2D, imp.albedo)
+                # near cards as quads, far ones (under POINT_PIXELS tall) as one point each: a
+                # quarter of the vertex work where a forest has the most instances
+                side = max(2.0 * imp.card[0], imp.card[2] - imp.card[1]) * focal / POINT_PIXELS
+                for points in (False, True):
+                    chunk_rows = rows[far[rows] >= side * MIN_SCALE] if points else \
+                        rows[near[rows] <= side * MAX_SCALE]
+                    if not len(chunk_rows):
+                        continue
+                    p.set_uniform("u_points", points)
+                    for i in chunk_rows:
+                        key = keys[i]
+                        gc = self._gpu[key]
+                        if points:
+                            GL.glBindVertexArray(self._points_vao(key, gc))
+                            GL.glDrawArrays(GL.GL_POINTS, 0, gc.count)
+                        else:
+                            GL.glBindVertexArray(self._impostor_vao(key, gc))
+                            GL.glDrawArraysInstanced(GL.GL_TRIANGLE_STRIP, 0, 4, gc.count)
+        GL.glActiveTexture(GL.GL_TEXTURE1)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        GL.glActiveTexture(GL.GL_TEXTURE0)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         GL.glBindVertexArray(0)
 
     def draw_unculled(self, frame: FrameContext) -> None:
-        """Every uploaded chunk, no culling and no bookkeeping: the bare instanced draw (benchmarks)."""
-        self._draw_chunks(frame, self._order)
+        """Every uploaded chunk, no culling and no bookkeeping: the bare instanced draw (benchmarks);
+        each chunk still draws only the levels its distance meets, as a culled frame does."""
+        eye = frame.camera.eye()
+        self._draw_chunks(frame, self._order, box_distance(self._lo, self._hi, eye),
+                          _box_far_distance(self._lo, self._hi, eye))
+
+    # ---- the GPU's variants, read back (tests compare them with the CPU reference) -------------
+    def gpu_variation(self, type_name: str, records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Variant index (int32) and colour shift (float32 (n, 2)) per record, as the vertex shader
+        computes them, through transform feedback. Needs a current context."""
+        rec = np.ascontiguousarray(records, np.float32).reshape(-1, 7)
+        vs = _compile(GL.GL_VERTEX_SHADER, foliage_vertex_source("foliage_feedback_vert.glsl"),
+                      "foliage feedback")
+        program = GL.glCreateProgram()
+        GL.glAttachShader(program, vs)
+        names = [n.encode() for n in FEEDBACK_VARYINGS]
+        array = (ctypes.c_char_p * len(names))(*names)
+        GL.glTransformFeedbackVaryings(program, len(names), ctypes.cast(array, ctypes.POINTER(
+            ctypes.POINTER(GL.GLchar))), GL.GL_INTERLEAVED_ATTRIBS)
+        GL.glLinkProgram(program)
+        GL.glDeleteShader(vs)
+        if not GL.glGetProgramiv(program, GL.GL_LINK_STATUS):
+            log = GL.glGetProgramInfoLog(program)
+            GL.glDeleteProgram(program)
+            raise ShaderError(f"foliage feedback (link): {log!r}")
+        out = np.zeros((max(len(rec), 1), 3), np.float32)
+        GL.glUseProgram(program)
+        self._set_type_uniforms(program, self.plan(type_name))
+        vao, src, dst = int(GL.glGenVertexArrays(1)), int(GL.glGenBuffers(1)), int(GL.glGenBuffers(1))
+        GL.glBindVertexArray(vao)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, src)
+        GL.glBufferData(GL.GL_ARRAY_BUFFER, rec.nbytes, rec, GL.GL_STATIC_DRAW)
+        GL.glEnableVertexAttribArray(3)
+        GL.glVertexAttribPointer(3, 3, GL.GL_FLOAT, GL.GL_FALSE, RECORD_BYTES, ctypes.c_void_p(0))
+        GL.glBindBuffer(GL.GL_TRANSFORM_FEEDBACK_BUFFER, dst)
+        GL.glBufferData(GL.GL_TRANSFORM_FEEDBACK_BUFFER, out.nbytes, None, GL.GL_STATIC_READ)
+        GL.glBindBufferBase(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0, dst)
+        GL.glEnable(GL.GL_RASTERIZER_DISCARD)
+        GL.glBeginTransformFeedback(GL.GL_POINTS)
+        GL.glDrawArrays(GL.GL_POINTS, 0, len(rec))
+        GL.glEndTransformFeedback()
+        GL.glDisable(GL.GL_RASTERIZER_DISCARD)
+        GL.glFinish()
+        ptr = GL.glMapBufferRange(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0, out.nbytes, GL.GL_MAP_READ_BIT)
+        ctypes.memmove(out.ctypes.data, ptr, out.nbytes)
+        GL.glUnmapBuffer(GL.GL_TRANSFORM_FEEDBACK_BUFFER)
+        GL.glBindBufferBase(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0)
+        GL.glBindBuffer(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
+        GL.glBindVertexArray(0)
+        GL.glDeleteBuffers(2, [src, dst])
+        GL.glDeleteVertexArrays(1, [vao])
+        GL.glUseProgram(0)
+        GL.glDeleteProgram(program)
+        out = out[:len(rec)]
+        return out[:, 0].view(np.int32).copy(), out[:, 1:3].copy()
 
     def _delete_chunk(self, gc: _GpuChunk) -> None:
-        GL.glDeleteVertexArrays(1, [gc.vao])
+        self._drop_vaos(gc)
         GL.glDeleteBuffers(1, [gc.vbo])
         if gc.mask_vbo:
             GL.glDeleteBuffers(1, [gc.mask_vbo])
@@ -345,6 +633,7 @@ class FoliageRenderer(Renderer):
             GL.glDeleteBuffers(1, [mesh.vbo])
         self._gpu.clear()
         self._meshes.clear()
+        self._plans.clear()
         self._boxes.clear()
         self._row = {}
         self._selection_dirty = set(self._selection)  # a new context needs the masks again
@@ -360,3 +649,10 @@ class FoliageRenderer(Renderer):
             return None
         boxes = np.stack([v.bounds(*k) for k in v.keys()])
         return boxes[:, 0].min(axis=0), boxes[:, 1].max(axis=0)
+
+
+def _box_far_distance(lo: np.ndarray, hi: np.ndarray, point) -> np.ndarray:
+    """Distance from `point` to the furthest corner of each box."""
+    p = np.asarray(point, np.float64).reshape(1, 3)
+    gap = np.maximum(np.abs(lo - p), np.abs(hi - p))
+    return np.sqrt(np.einsum("ij,ij->i", gap, gap))

@@ -2,7 +2,10 @@
 
 - the culled, counted foliage frame against a bare instanced draw of the same chunk buffers;
 - a view of about a tenth of the chunks against the all-visible frame;
-- after a one-stamp edit, chunks re-uploaded per chunk the stamp touched.
+- after a one-stamp edit, chunks re-uploaded per chunk the stamp touched;
+- Frame All over 1M conifers (every instance drawn, most as impostors) against the terrain alone,
+  and 10M against 1M (the full run builds 10M instances: only `boscage bench` runs it; the quick
+  run and the test suite use 100k and 1M).
 """
 
 from __future__ import annotations
@@ -263,3 +266,120 @@ def _sculpt_drag_vs_still(quick: bool) -> float:
 CASES.append(BenchCase(
     "viewport.sculpt_drag_frame_vs_still_frame", budget=1.5, run=_sculpt_drag_vs_still,
     description="a Raise drag's frame (stamp, re-grounded foliage, uploads, draw) costs about a still frame"))
+
+
+# ---- far forests: Frame All draws every instance, as meshes near and impostor cards far --------
+FOREST_SAMPLES = 513  # the demo terrain's size: 1024 m at 2 m
+FOREST_SIZE = 256  # framebuffer pixels
+
+
+def _forest_scene(instances: int) -> Scene:
+    """Rolling terrain with `instances` conifers on it (default cull: cards from 150 m)."""
+    n = FOREST_SAMPLES
+    x = np.linspace(0.0, 8.0 * np.pi, n)
+    heights = (12.0 * np.sin(x)[None, :] * np.cos(0.7 * x)[:, None] + 20.0).astype(np.float32)
+    terrain = Terrain(heights, AREA / (n - 1), (-AREA / 2, -AREA / 2))
+    terrain.add_layer("ground", (110, 130, 80), np.full((n, n), 255, np.uint8))
+    scene = Scene(terrain=terrain, name="forest bench")
+    foliage = foliage_of(scene)
+    foliage.palette.add(FoliageType("fir", mesh="builtin:conifer"))
+    rng = np.random.default_rng(11)
+    step = 2_000_000  # built in blocks: 10M records at once would double the peak memory
+    for start in range(0, instances, step):
+        k = min(step, instances - start)
+        rec = np.zeros((k, 7), np.float32)
+        rec[:, 0] = rng.uniform(-AREA / 2, AREA / 2, k)
+        rec[:, 2] = rng.uniform(-AREA / 2, AREA / 2, k)
+        rec[:, 1] = terrain.height_at(rec[:, 0], rec[:, 2])
+        rec[:, 3] = rng.uniform(0, 2 * np.pi, k)
+        rec[:, 6] = rng.uniform(0.8, 1.2, k)
+        foliage.volume.add("fir", rec, copy=False)
+    return scene
+
+
+def _frame_all(terrain_renderer):
+    from rendering.camera import OrbitCamera
+    from rendering.renderer import FrameContext
+    from widgets.viewport import LIGHT_DIRECTION
+
+    cam = OrbitCamera()
+    cam.scene_extent = float(np.hypot(AREA, AREA))
+    lo, hi = terrain_renderer.bounds()
+    cam.frame(lo, hi, 1.0)
+    return FrameContext(cam, cam.view_matrix(), cam.projection_matrix(1.0), cam.view_projection(1.0),
+                        FOREST_SIZE, FOREST_SIZE, LIGHT_DIRECTION)
+
+
+def _forest_frame_ms(instances_list: list[int], pairs: int) -> list[float]:
+    """Best Frame All time of terrain + foliage for each size, and last of the terrain alone."""
+    from OpenGL import GL
+
+    from rendering.foliage_renderer import FoliageRenderer
+    from rendering.terrain_renderer import TerrainRenderer
+
+    best: list[float] = []
+    terrain_only = float("inf")
+    for instances in instances_list:
+        scene = _forest_scene(instances)
+        terrain, foliage = TerrainRenderer(scene.terrain), FoliageRenderer(scene)
+        terrain.initialize()
+        foliage.initialize()
+        frame = _frame_all(terrain)
+
+        def both(f, terrain=terrain, foliage=foliage):
+            terrain.draw(f)
+            foliage.draw(f)
+
+        both(frame)  # uploads and bakes
+        drawn = frame.stats.levels
+        assert sum(drawn.values()) == instances, drawn  # Frame All draws every instance
+        full, bare = _paired(both, terrain.draw, frame, frame, pairs)
+        best.append(full)
+        terrain_only = min(terrain_only, bare)
+        foliage.release()
+        terrain.release()
+        del scene
+        GL.glFinish()
+    return best + [terrain_only]
+
+
+def _forest_run(measure, quick: bool) -> float:
+    from OpenGL import GL
+
+    if not _display_available():
+        print("viewport bench: needs an OpenGL display (run under xvfb-run)", file=sys.stderr)
+        return float("nan")
+    try:
+        gl = _Gl()
+    except RuntimeError as e:
+        print(f"viewport bench: {e}", file=sys.stderr)
+        return float("nan")
+    try:
+        GL.glViewport(0, 0, SIZE, SIZE)
+        GL.glEnable(GL.GL_DEPTH_TEST)
+        return measure(quick)
+    finally:
+        gl.close()
+
+
+def _frame_all_vs_hidden(quick: bool) -> float:
+    full, hidden = _forest_frame_ms([100_000 if quick else 1_000_000], 3 if quick else 4)
+    return full / hidden
+
+
+def _ten_million_vs_one(quick: bool) -> float:
+    # the quick run (and the test suite, which runs the quick sizes) never builds 10M instances
+    small, big = (100_000, 1_000_000) if quick else (1_000_000, 10_000_000)
+    one, ten, _ = _forest_frame_ms([small, big], 2 if quick else 3)
+    return ten / one
+
+
+CASES += [
+    BenchCase("viewport.frame_all_1m_instances_vs_foliage_hidden", budget=2.0,
+              run=lambda quick: _forest_run(_frame_all_vs_hidden, quick),
+              description="Frame All over 1M conifers (cards far, meshes near) against the terrain alone"),
+    BenchCase("viewport.frame_all_10m_instances_vs_1m", budget=3.0,
+              run=lambda quick: _forest_run(_ten_million_vs_one, quick),
+              description="ten times the forest at Frame All costs at most three times the frame "
+                          "(the full run builds 10M instances: `boscage bench` only)"),
+]

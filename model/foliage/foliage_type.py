@@ -43,6 +43,22 @@ class Extent:
 
 
 @dataclass(frozen=True)
+class Variant:
+    """One mesh of a type with several: instances pick it with probability weight / Σ weights."""
+
+    mesh: str
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class Lod:
+    """A coarser level from `distance` metres on: a named mesh, or (mesh None) the generated one."""
+
+    distance: float
+    mesh: str | None = None
+
+
+@dataclass(frozen=True)
 class FoliageType:
     """One kind of foliage: mesh, density, randomness ranges and placement filters."""
 
@@ -62,6 +78,21 @@ class FoliageType:
     extent: Extent | None = None  # None: from the mesh
     activation_radius: float = 0.0
     cull: tuple[float, float] = (150.0, 200.0)
+    variants: tuple[Variant, ...] = ()  # empty: every instance draws `mesh`
+    hue: tuple[float, float] = (0.0, 0.0)  # degrees of hue shift per instance
+    value: tuple[float, float] = (0.0, 0.0)  # brightness change per instance (-0.2: 20 % darker)
+    lods: tuple[Lod, ...] | None = None  # None: built-in meshes get their generated levels
+    impostor: bool = True  # beyond `cull` drawn as billboards instead of not at all
+    impostor_cull: float | None = None  # where impostors end too; None: the horizon
+
+    @property
+    def meshes(self) -> tuple[str, ...]:
+        """The variant meshes, or the one mesh."""
+        return tuple(v.mesh for v in self.variants) if self.variants else (self.mesh,)
+
+    @property
+    def weights(self) -> tuple[float, ...]:
+        return tuple(v.weight for v in self.variants) if self.variants else (1.0,)
 
     @property
     def derived(self) -> bool:
@@ -78,12 +109,17 @@ class FoliageType:
         cannot be read."""
         if self.extent is not None:
             return self.extent
-        if self.mesh.startswith("builtin:"):
-            r, h = BUILTIN_EXTENTS[self.mesh.removeprefix("builtin:")]
+        found = [self._mesh_extent(m, folder) for m in self.meshes]  # the largest variant bounds all
+        return Extent(max(e.radius for e in found), max(e.height for e in found))
+
+    @staticmethod
+    def _mesh_extent(mesh: str, folder) -> Extent:
+        if mesh.startswith("builtin:"):
+            r, h = BUILTIN_EXTENTS[mesh.removeprefix("builtin:")]
             return Extent(r, h)
         from model.foliage.mesh_extent import mesh_extent
 
-        found = mesh_extent(self.mesh, folder)
+        found = mesh_extent(mesh, folder)
         return Extent(*found) if found is not None else Extent(1.0, 1.0)
 
     def renamed(self, name: str) -> FoliageType:
@@ -93,19 +129,34 @@ class FoliageType:
         """This type with its mesh file path made relative to folder `target` instead of folder
         `source` (a `.vxfoliage` taken into a scene's palette); itself for a built-in mesh; None
         when the mesh file lies outside `target` (a path may not leave the folder it is read in)."""
-        if self.mesh.startswith("builtin:"):
+        def moved(mesh: str | None) -> str | None:
+            if mesh is None or mesh.startswith("builtin:"):
+                return mesh
+            path = (Path(source) / mesh.replace("\\", "/")).resolve()
+            try:
+                return path.relative_to(Path(target).resolve()).as_posix()
+            except ValueError:
+                raise LookupError(mesh) from None
+
+        files = [m for m in (self.mesh, *(v.mesh for v in self.variants),
+                             *(lv.mesh for lv in self.lods or ())) if m and not m.startswith("builtin:")]
+        if not files:
             return self
-        mesh = (Path(source) / self.mesh.replace("\\", "/")).resolve()
-        try:
-            relative = mesh.relative_to(Path(target).resolve())
-        except ValueError:
+        try:  # variant and level meshes move with the type's own
+            return replace(self, mesh=moved(self.mesh),
+                           variants=tuple(replace(v, mesh=moved(v.mesh)) for v in self.variants),
+                           lods=None if self.lods is None else tuple(
+                               replace(lv, mesh=moved(lv.mesh)) for lv in self.lods))
+        except LookupError:
             return None
-        return replace(self, mesh=relative.as_posix())
 
 
 # ---- reading -------------------------------------------------------------------------------
 _KEYS = ("name", "mesh", "storage", "density", "spacing", "scale", "yaw", "tilt", "align", "sink",
-         "slope", "altitude", "layer", "extent", "activation_radius", "cull")
+         "slope", "altitude", "layer", "extent", "activation_radius", "cull", "variants", "hue",
+         "value", "lods", "impostor", "impostor_cull")
+MAX_VARIANTS = 8  # the shader's threshold array
+MAX_LODS = 3  # coarser levels after the mesh itself
 
 
 def _number(path, key: str, value, low: float = -math.inf, high: float = math.inf,
@@ -222,7 +273,53 @@ def foliage_type_from_dict(doc: dict, path: str | Path | None = None, where: str
                                               0.0, 1e5)
     if "cull" in doc:
         fields["cull"] = _range(path, k("cull"), doc["cull"], 0.0, 1e6)
+    if "variants" in doc:
+        fields["variants"] = _variants(path, k("variants"), doc["variants"])
+    if "hue" in doc:
+        fields["hue"] = _range(path, k("hue"), doc["hue"], -180.0, 180.0)
+    if "value" in doc:
+        fields["value"] = _range(path, k("value"), doc["value"], -1.0, 1.0)
+    if "lods" in doc:
+        fields["lods"] = _lods(path, k("lods"), doc["lods"])
+    if "impostor" in doc:
+        if not isinstance(doc["impostor"], bool):
+            raise FormatError(path, k("impostor"), f"expected true or false, got {doc['impostor']!r}")
+        fields["impostor"] = doc["impostor"]
+    if "impostor_cull" in doc:
+        fields["impostor_cull"] = _number(path, k("impostor_cull"), doc["impostor_cull"], 0.0, 1e7)
     return FoliageType(**fields)
+
+
+def _variants(path, key: str, value) -> tuple[Variant, ...]:
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_VARIANTS:
+        raise FormatError(path, key, f"expected a list of 1 to {MAX_VARIANTS} tables like "
+                          f"{{ mesh = \"builtin:conifer\", weight = 2 }}, got {value!r}")
+    out = []
+    for i, item in enumerate(value):
+        t = _table(path, f"{key}[{i}]", item, ("mesh", "weight"))
+        if "mesh" not in t:
+            raise FormatError(path, f"{key}[{i}].mesh", "missing key 'mesh'")
+        out.append(Variant(_mesh(path, f"{key}[{i}].mesh", t["mesh"]),
+                           _number(path, f"{key}[{i}].weight", t.get("weight", 1.0), 1e-6, 1e6)))
+    return tuple(out)
+
+
+def _lods(path, key: str, value) -> tuple[Lod, ...]:
+    if not isinstance(value, list) or len(value) > MAX_LODS:
+        raise FormatError(path, key, f"expected a list of at most {MAX_LODS} tables like "
+                          f"{{ distance = 60, mesh = \"tree_lod1.obj\" }}, got {value!r}")
+    out: list[Lod] = []
+    for i, item in enumerate(value):
+        t = _table(path, f"{key}[{i}]", item, ("distance", "mesh"))
+        if "distance" not in t:
+            raise FormatError(path, f"{key}[{i}].distance", "missing key 'distance'")
+        d = _number(path, f"{key}[{i}].distance", t["distance"], 0.0, 1e6)
+        if out and d <= out[-1].distance:
+            raise FormatError(path, f"{key}[{i}].distance",
+                              f"{d:g} must be greater than the level before ({out[-1].distance:g})")
+        mesh = _mesh(path, f"{key}[{i}].mesh", t["mesh"]) if "mesh" in t else None
+        out.append(Lod(d, mesh))
+    return tuple(out)
 
 
 def foliage_type_to_dict(ftype: FoliageType) -> dict:
@@ -233,7 +330,14 @@ def foliage_type_to_dict(ftype: FoliageType) -> dict:
         value = getattr(ftype, key)
         if value == getattr(default, key):
             continue
-        if isinstance(value, LayerFilter):
+        if key == "variants":
+            value = [{"mesh": v.mesh, "weight": float(v.weight)} for v in value]
+        elif key == "lods":
+            value = [{"distance": float(v.distance), **({"mesh": v.mesh} if v.mesh else {})}
+                     for v in value]
+        elif isinstance(value, (bool, str)):
+            pass
+        elif isinstance(value, LayerFilter):
             value = {"name": value.name, "min_weight": float(value.min_weight)}
         elif isinstance(value, Extent):
             value = {"radius": float(value.radius), "height": float(value.height)}

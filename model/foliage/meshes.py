@@ -142,9 +142,61 @@ def grass() -> np.ndarray:
 BUILTIN = {"conifer": conifer, "broadleaf": broadleaf, "bush": bush, "rock": rock, "grass": grass}
 
 
+LOD_CELLS = (0.15, 0.35)  # clustering cell of generated level 1, 2: share of the mesh's size
+
+
+def simplified(vertices: np.ndarray, cell: float) -> np.ndarray:
+    """A coarser triangle soup by vertex clustering: corners snap to the centre of their grid
+    cell, triangles that collapse or repeat are dropped, normals are recomputed, colours kept.
+    Written here (a few numpy lines) because the soup is flat-shaded and unindexed, which
+    decimation libraries do not take as it is."""
+    v = np.asarray(vertices, np.float64).reshape(-1, 3, VERTEX_FLOATS)
+    if cell <= 0 or len(v) == 0:
+        return np.asarray(vertices, np.float32)
+    p = v[..., :3]
+    # a cluster holds one colour only: bark never snaps onto the crown (trunks would become wedges)
+    _, material = np.unique(v[:, 0, 6:9].round(4), axis=0, return_inverse=True)
+    q = np.concatenate([np.floor(p / cell).astype(np.int64),
+                        np.broadcast_to(material.reshape(-1, 1, 1), p.shape[:2] + (1,))], axis=2)
+    # each cluster's corners meet at its corner furthest from the mesh's middle, so crowns keep
+    # their width and height (a mean would shrink every cone towards its cap's centre)
+    flat, inverse = np.unique(q.reshape(-1, 4), axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    pts = p.reshape(-1, 3)
+    middle = (pts.min(axis=0) + pts.max(axis=0)) / 2.0
+    reach = np.hypot(pts[:, 0] - middle[0], pts[:, 2] - middle[2]) + np.abs(pts[:, 1] - middle[1])
+    order = np.lexsort((-reach, inverse))
+    pick = order[np.r_[0, np.flatnonzero(np.diff(inverse[order])) + 1]]
+    centre = pts[pick]
+    ids = inverse.reshape(-1, 3)
+    keep = (ids[:, 0] != ids[:, 1]) & (ids[:, 1] != ids[:, 2]) & (ids[:, 0] != ids[:, 2])
+    ids, colours = ids[keep], v[keep, 0, 6:9]
+    _, first = np.unique(np.sort(ids, axis=1), axis=0, return_index=True)
+    first = np.sort(first)
+    out = triangles(centre[ids[first]], colours[first])
+    area = np.linalg.norm(np.cross(centre[ids[first]][:, 1] - centre[ids[first]][:, 0],
+                                   centre[ids[first]][:, 2] - centre[ids[first]][:, 0]), axis=1)
+    return out.reshape(-1, 3, VERTEX_FLOATS)[area > 1e-9].reshape(-1, VERTEX_FLOATS)
+
+
+def lod_of(mesh: Mesh, level: int) -> Mesh:
+    """Generated level `level` (1, 2) of a mesh: clustered at a share of its size; the mesh
+    itself when clustering would leave nothing (a tiny one)."""
+    lo, hi = mesh.bounds()
+    size = float(np.min((hi - lo)[[0, 2]]))  # the width: a tall tree keeps its cones
+    coarse = simplified(mesh.vertices, size * LOD_CELLS[min(level, len(LOD_CELLS)) - 1])
+    return Mesh(f"{mesh.name}#lod{level}", coarse if len(coarse) else mesh.vertices)
+
+
 @cache
 def builtin_mesh(name: str) -> Mesh:
-    """One of `conifer`, `broadleaf`, `bush`, `rock`, `grass` (generated once)."""
+    """One of `conifer`, `broadleaf`, `bush`, `rock`, `grass` (generated once); `NAME#lodK` is
+    its generated level K."""
+    if "#lod" in name:
+        base, _, level = name.partition("#lod")
+        if not level.isdigit() or not 1 <= int(level) <= len(LOD_CELLS):
+            raise KeyError(f"no generated level {level!r} of {base!r}")
+        return lod_of(builtin_mesh(base), int(level))
     if name not in BUILTIN:
         raise KeyError(f"no built-in mesh {name!r} (known: {', '.join(BUILTIN)})")
     return Mesh(f"builtin:{name}", BUILTIN[name]())

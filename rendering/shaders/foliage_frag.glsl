@@ -1,4 +1,6 @@
 #version 330 core
+// The derived grass shader's fragment stage (rendering/grass_renderer.py); stored foliage uses
+// foliage_mesh_frag.glsl and foliage_shading.glsl, whose lighting this keeps in step with.
 in vec3 v_normal;
 in vec3 v_color;
 in vec3 v_world;

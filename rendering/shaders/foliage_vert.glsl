@@ -1,5 +1,6 @@
-#version 330 core
-// One instanced mesh; each instance is a raw 28-byte foliage record: x y z yaw pitch roll scale.
+// (#version and foliage_common.glsl are prepended by the renderer)
+// One instanced mesh (one variant at one level of detail); each instance is a raw 28-byte
+// foliage record: x y z yaw pitch roll scale.
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in vec3 a_color;
@@ -9,12 +10,15 @@ layout(location = 5) in float i_selected;  // 1.0 for a selected instance (a con
 
 uniform mat4 u_view_projection;
 uniform vec3 u_eye;
-uniform vec2 u_fade;  // distance where fading starts, and where the instance is gone
+uniform int u_variant;  // the variant this draw shows; other instances are dropped
+// This level's distances: it dissolves in over [x, y] (from the finer level) and out over
+// [z, w] (into the coarser level, the impostor, or nothing).
+uniform vec4 u_band;
 
 out vec3 v_normal;
 out vec3 v_color;
 out vec3 v_world;
-out float v_fade;
+out vec2 v_band;  // how far into the dissolve in and out (0..1), compared with the dither
 out float v_selected;
 
 // Intrinsic Y (yaw) → X (pitch) → Z (roll), as model.foliage.scatter.up_of; GLSL mat3 is by columns.
@@ -28,10 +32,11 @@ mat3 rotation(float yaw, float pitch, float roll) {
 
 void main() {
     float d = distance(u_eye, i_position);
-    v_fade = 1.0 - smoothstep(u_fade.x, u_fade.y, d);
+    v_band = vec2(smoothstep(u_band.x, u_band.y, d), smoothstep(u_band.z, u_band.w, d));
     v_selected = i_selected;
-    if (v_fade <= 0.0) {  // beyond the cull distance: no triangle survives clipping
-        gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+    uint h = instance_hash(i_position);
+    if (v_band.x <= 0.0 || v_band.y >= 1.0 || variant_of(h) != u_variant) {
+        gl_Position = vec4(2.0, 2.0, 2.0, 1.0);  // not this level or variant: no triangle survives
         v_normal = vec3(0.0);
         v_color = vec3(0.0);
         v_world = vec3(0.0);
@@ -40,7 +45,7 @@ void main() {
     mat3 r = rotation(i_rotation.x, i_rotation.y, i_rotation.z);
     vec3 world = i_position + r * (a_position * i_rotation.w);
     v_normal = r * a_normal;
-    v_color = a_color;
+    v_color = shifted_colour(a_color, colour_shift(h));
     v_world = world;
     gl_Position = u_view_projection * vec4(world, 1.0);
 }

@@ -78,7 +78,7 @@ def test_a_chunk_behind_the_camera_is_not_drawn(viewport, qtbot) -> None:
 def test_instances_fade_out_between_the_cull_distances(viewport, qtbot) -> None:
     scene = flat_scene()
     foliage = foliage_of(scene)
-    near_type = FoliageType("bush", mesh="builtin:bush", cull=(30.0, 40.0))
+    near_type = FoliageType("bush", mesh="builtin:bush", cull=(30.0, 40.0), impostor=False)
     foliage.palette.add(near_type)
     top_down(viewport, scene, distance=90.0)  # every bush is about 90 m from the eye
     viewport.show_foliage_cover(False)  # the instances' own fade, without the far cover tint

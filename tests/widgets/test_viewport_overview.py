@@ -15,7 +15,8 @@ from tests.widgets.test_viewport_foliage import flat_scene, records
 def _forest_scene(with_trees: bool):
     scene = flat_scene()  # 256 m square, flat, centred on the origin
     foliage = foliage_of(scene)
-    foliage.palette.add(FoliageType("tree", mesh="builtin:broadleaf", cull=(40.0, 60.0)))
+    # without impostors: past the cull distance only the cover tint shows them
+    foliage.palette.add(FoliageType("tree", mesh="builtin:broadleaf", cull=(40.0, 60.0), impostor=False))
     if with_trees:
         rng = np.random.default_rng(4)
         xz = np.stack([rng.uniform(-124, -8, 900), rng.uniform(-124, 124, 900)], axis=1)  # west half

@@ -1,0 +1,17 @@
+// (#version and foliage_shading.glsl are prepended by the renderer)
+in vec3 v_normal;
+in vec3 v_color;
+in vec3 v_world;
+in vec2 v_band;
+in float v_selected;
+
+out vec4 frag_color;
+
+void main() {
+    if (dissolved(v_band)) discard;
+    vec3 n = normalize(v_normal);
+    // Thin blades and open meshes are lit from either side: mirror the sideways part only, so a
+    // normal bent towards the sky stays up.
+    if (!gl_FrontFacing) n.xz = -n.xz;
+    frag_color = shade(v_color, n, v_world, v_selected);
+}
