@@ -63,20 +63,38 @@ def vertex_grid(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, a: int, b:
     out[..., 1] = hm[rs, cs]
     out[..., 2] = z[:, None]
     out[..., 3:6] = normal
-    out[..., 6:9] = layer_colours_at(terrain, ri, ci)
+    stride = int(rows[1] - rows[0]) if len(rows) > 1 else 1
+    out[..., 6:9] = layer_colours_at(terrain, ri, ci, stride)
     return out.reshape(-1, VERTEX_FLOATS)
 
 
-def layer_colours_at(terrain: Terrain, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """`layer_colours` at the samples rows x cols (index arrays)."""
+def _taps(stride: int) -> np.ndarray:
+    """Offsets of the taps a side spread evenly over a vertex's `stride`-wide footprint, symmetric:
+    every sample up to a stride of 4, then 4 (the stride is a power of two)."""
+    if stride <= 4:
+        return np.arange(-(stride // 2), stride // 2 + 1)
+    return ((np.arange(4) * 2 + 1) * stride // 8 - stride // 2).astype(np.int64)
+
+
+def layer_colours_at(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, stride: int = 1) -> np.ndarray:
+    """`layer_colours` at the samples rows x cols (index arrays). On a coarse grid (`stride` > 1)
+    each layer's weight is averaged over taps across the vertex's footprint (at most 5 x 5), so a thin
+    painted path fades with distance instead of breaking into dots."""
     r0, c0 = int(rows[0]), int(cols[0])
-    if len(rows) == rows[-1] - r0 + 1 and len(cols) == cols[-1] - c0 + 1:
+    if stride == 1 and len(rows) == rows[-1] - r0 + 1 and len(cols) == cols[-1] - c0 + 1:
         return layer_colours(terrain, r0, r0 + len(rows), c0, c0 + len(cols))
     shape = (len(rows), len(cols))
+    taps = _taps(stride)
+    tr = [np.clip(rows + t, 0, terrain.rows - 1) for t in taps]
+    tc = [np.clip(cols + t, 0, terrain.columns - 1) for t in taps]
     colour = np.zeros(shape + (3,), np.float64)
     total = np.zeros(shape, np.float64)
     for layer in terrain.layers:
-        w = layer.weights[np.ix_(rows, cols)].astype(np.float64) / 255.0
+        w = np.zeros(shape, np.float64)
+        for r in tr:
+            for c in tc:
+                w += layer.weights[np.ix_(r, c)]
+        w /= 255.0 * len(taps) ** 2
         colour += w[..., None] * (np.asarray(layer.color, np.float64) / 255.0)
         total += w
     colour /= np.maximum(total, 1.0)[..., None]
