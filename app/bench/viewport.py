@@ -4,7 +4,7 @@
 - a view of about a tenth of the chunks against the all-visible frame;
 - after a one-stamp edit, chunks re-uploaded per chunk the stamp touched;
 - terrain LOD: a fly-over frame of 8,193² samples at 2 m (16 km) against one of 513² (1 km), and
-  its triangles against the LOD's budget.
+  its triangles against the LOD's budget; a Raise drag's move on 8,193² against one on 513².
 """
 
 from __future__ import annotations
@@ -390,3 +390,75 @@ CASES.append(BenchCase(
 CASES.append(BenchCase(
     "viewport.terrain_fly_triangles_vs_budget", budget=1.0, run=_fly_triangles_vs_budget,
     description="terrain triangles drawn per frame stay within the LOD's budget, whatever the terrain size"))
+
+
+def _stroke_frames(terrain: Terrain, stamps: int) -> float:
+    """Median time of a Raise drag's move (one stamp, then the frame) seen 45 degrees down from 250 m."""
+    import time
+
+    from OpenGL import GL
+    from PySide6.QtOpenGL import QOpenGLFramebufferObject, QOpenGLFramebufferObjectFormat
+
+    from model.brush import Brush
+    from model.sculpt import TerrainStroke, raise_lower
+    from rendering.camera import OrbitCamera
+    from rendering.renderer import FrameContext
+    from rendering.terrain_renderer import TerrainRenderer
+    from widgets.viewport import LIGHT_DIRECTION
+
+    w, h = FLY_SIZE
+    fmt = QOpenGLFramebufferObjectFormat()
+    fmt.setAttachment(QOpenGLFramebufferObject.Attachment.Depth)
+    fbo = QOpenGLFramebufferObject(w, h, fmt)
+    fbo.bind()
+    GL.glViewport(0, 0, w, h)
+    GL.glEnable(GL.GL_DEPTH_TEST)
+    renderer = TerrainRenderer(terrain)
+    renderer.initialize()
+    cam = OrbitCamera(pitch=np.radians(45.0), yaw=0.0, distance=250.0)
+    cam.scene_extent = float(np.hypot(*terrain.size))
+    cam.target = np.array([0.0, float(terrain.height_at(0.0, 0.0)), 0.0])
+    frame = FrameContext(cam, cam.view_matrix(), cam.projection_matrix(w / h), cam.view_projection(w / h),
+                         w, h, LIGHT_DIRECTION)
+
+    def draw() -> None:
+        GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+        renderer.draw(frame)
+        GL.glFinish()
+
+    try:
+        draw()
+        stroke = TerrainStroke(terrain)
+        times = []
+        for i in range(stamps):
+            t0 = time.perf_counter()
+            stroke.apply(raise_lower(terrain, Brush(radius=20.0, strength=0.5), -100.0 + 10.0 * i, 0.0, 0.8))
+            draw()
+            times.append(time.perf_counter() - t0)
+        stroke.finish()
+        return float(np.median(times))
+    finally:
+        renderer.release()
+        fbo.release()
+
+
+def _stroke_16km_vs_513(quick: bool) -> float:
+    if not _display_available():
+        print("viewport bench: needs an OpenGL display (run under xvfb-run)", file=sys.stderr)
+        return float("nan")
+    try:
+        gl = _Gl()
+    except RuntimeError as e:
+        print(f"viewport bench: {e}", file=sys.stderr)
+        return float("nan")
+    try:
+        stamps = 11 if quick else 21
+        small = _stroke_frames(fly_terrain(513), stamps)
+        return _stroke_frames(fly_terrain(FLY_SAMPLES[quick]), stamps) / small
+    finally:
+        gl.close()
+
+
+CASES.append(BenchCase(
+    "viewport.terrain_stroke_frame_16km_vs_513", budget=1.5, run=_stroke_16km_vs_513,
+    description="a Raise drag's move (stamp and frame) on 8,193² (4,097² quick) costs about one on 513²"))
