@@ -89,6 +89,7 @@ class FoliageRenderer(Renderer):
         self._stream_row: dict[ChunkKey, int] = {}
         self._stream_box = np.empty((0, 4))
         self._stream_end = np.empty(0)
+        self._stream_eye = np.full(3, np.nan)
         self._bind()
 
     # ---- following the scene -------------------------------------------------------------------
@@ -296,6 +297,10 @@ class FoliageRenderer(Renderer):
         """The dirty chunks near enough to upload, with those that came near; resident chunks that
         went far are released. Returns (chunks to upload, whether any was released)."""
         v = self.volume
+        eye = frame.camera.eye()
+        if not dirty and not self._all_dirty and np.array_equal(eye, self._stream_eye):
+            return dirty, False  # nothing changed and the camera stood still: nothing comes or goes
+        self._stream_eye = eye
         if self._all_dirty or any(k not in self._stream_row or v.chunk(*k) is None for k in dirty):
             self._stream_keys = v.keys()
             self._stream_row = {k: i for i, k in enumerate(self._stream_keys)}
@@ -303,7 +308,6 @@ class FoliageRenderer(Renderer):
             self._stream_box = np.array(boxes, np.float64).reshape(-1, 4)
             ends = {t: self._fade(t)[1] for t in {t for _, t in self._stream_keys}}
             self._stream_end = np.array([ends[t] for _, t in self._stream_keys], np.float64)
-        eye = frame.camera.eye()
         b = self._stream_box
         dx = np.maximum(np.maximum(b[:, 0] - eye[0], eye[0] - b[:, 2]), 0.0)
         dz = np.maximum(np.maximum(b[:, 1] - eye[2], eye[2] - b[:, 3]), 0.0)
@@ -393,6 +397,7 @@ class FoliageRenderer(Renderer):
         self._boxes.clear()
         self._row = {}
         self._selection_dirty = set(self._selection)  # a new context needs the masks again
+        self._stream_eye = np.full(3, np.nan)
         self._order = []
         if self.program is not None:
             self.program.delete()
