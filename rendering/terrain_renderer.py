@@ -75,7 +75,8 @@ class TerrainRenderer(Renderer):
     """Terrain tiles. `uploads` counts uploads of full-detail (level 0) tiles per (tile row, tile
     column) and `visible` lists the level-0 tiles drawn, as with the chunks of old; `tile_uploads`
     counts every level's uploads per (level, row, column), `drawn` lists the last frame's tiles
-    and `triangles` its triangle count (skirts included)."""
+    and `triangles` its triangle count (skirts included). The tile cache holds at most
+    `cache_bytes`, or the tiles of the current frame where those need more (at most `max_tiles`)."""
 
     def __init__(self, terrain: Terrain, density: FoliageDensity | None = None,
                  pixel_error: float = PIXEL_ERROR, max_tiles: int = MAX_TILES,
@@ -293,7 +294,7 @@ class TerrainRenderer(Renderer):
                 tile.skirt = self.pyramid.skirt_depth(key)
         if built:
             frame.stats.count_upload("terrain tiles", built)
-        keep = set(chosen)
+        keep = set(chosen if need is None else need)
         while self.resident_bytes > self.cache_bytes:
             old = next((k for k in self._tiles if k not in keep), None)
             if old is None:
