@@ -11,6 +11,9 @@ range meets, and the vertex shader drops the instances that are not of that vari
 levels hand over with a complementary ordered dither.
 Selected instances are drawn tinted and rimmed: a chunk with a selection has a one-float-per-
 instance mask buffer, sent again only when that chunk's selection (or its records) changed.
+Chunks stream by view distance: a chunk goes to the GPU once its cell comes within its type's
+fade end (and a cell of margin) of the eye and is released past `RELEASE_FACTOR` times that, so
+GPU memory follows what is near the camera, not the scene.
 """
 
 from __future__ import annotations
@@ -76,6 +79,7 @@ class _Plan:
         where the last one's ends: an instance counts for the level that holds most of it."""
         every = self.levels + ([self.impostor] if self.impostor else [])
         return np.array([0.0] + [sum(lv.fade_in) / 2 for lv in every[1:]] + [sum(every[-1].fade_out) / 2])
+RELEASE_FACTOR = 1.5  # resident chunks are released this many fade ends away (hysteresis: no churn)
 
 
 @dataclass
@@ -128,6 +132,13 @@ class FoliageRenderer(Renderer):
         self.mesh_errors: dict[str, str] = {}
         self._plans: dict[str, _Plan] = {}
         self.visible: list[ChunkKey] = []  # chunks drawn in the last frame
+        self.stream = True  # upload by view distance and release beyond it (False: every chunk)
+        self.released: Counter[ChunkKey] = Counter()  # chunks released for distance (cumulative)
+        self._stream_keys: list[ChunkKey] = []  # every chunk of the volume, with its cell box
+        self._stream_row: dict[ChunkKey, int] = {}
+        self._stream_box = np.empty((0, 4))
+        self._stream_end = np.empty(0)
+        self._stream_eye = np.full(3, np.nan)
         self._bind()
 
     # ---- following the scene -------------------------------------------------------------------
@@ -362,7 +373,10 @@ class FoliageRenderer(Renderer):
                 self._plans.clear()  # meshes, levels or variation may have changed
         else:
             dirty = self._dirty
-        if not dirty and not self._all_dirty:
+        released = False
+        if self.stream:
+            dirty, released = self._stream_chunks(frame, dirty)
+        if not dirty and not self._all_dirty and not released:
             return
         uploaded = 0
         for key in sorted(dirty, key=lambda k: (k[1], k[0])):
@@ -371,7 +385,7 @@ class FoliageRenderer(Renderer):
             self._boxes.pop(key, None)
         if uploaded:
             frame.stats.count_upload("foliage chunks", uploaded)
-        rebuild = self._all_dirty or any(k not in self._row for k in dirty if k in self._gpu) \
+        rebuild = self._all_dirty or released or any(k not in self._row for k in dirty if k in self._gpu) \
             or any(k not in self._gpu for k in dirty if k in self._row)
         if self._all_dirty:
             self._boxes.clear()  # a palette change may change every type's extent
@@ -397,6 +411,41 @@ class FoliageRenderer(Renderer):
                 ends[t] = self.plan(t).far_end
         self._fade_end = np.array([ends[t] for _, t in self._order], np.float64)
         self._counts = np.array([self._gpu[k].count for k in self._order], np.int64)
+
+    def _stream_chunks(self, frame: FrameContext, dirty: set[ChunkKey]) -> tuple[set[ChunkKey], bool]:
+        """The dirty chunks near enough to upload, with those that came near; resident chunks that
+        went far are released. Returns (chunks to upload, whether any was released)."""
+        v = self.volume
+        eye = frame.camera.eye()
+        if not dirty and not self._all_dirty and np.array_equal(eye, self._stream_eye):
+            return dirty, False  # nothing changed and the camera stood still: nothing comes or goes
+        self._stream_eye = eye
+        if self._all_dirty or any(k not in self._stream_row or v.chunk(*k) is None for k in dirty):
+            self._stream_keys = v.keys()
+            self._stream_row = {k: i for i, k in enumerate(self._stream_keys)}
+            boxes = [v.cell_box(c) for c, _ in self._stream_keys]
+            self._stream_box = np.array(boxes, np.float64).reshape(-1, 4)
+            ends = {t: self.plan(t).far_end for t in {t for _, t in self._stream_keys}}
+            self._stream_end = np.array([ends[t] for _, t in self._stream_keys], np.float64)
+        b = self._stream_box
+        dx = np.maximum(np.maximum(b[:, 0] - eye[0], eye[0] - b[:, 2]), 0.0)
+        dz = np.maximum(np.maximum(b[:, 1] - eye[2], eye[2] - b[:, 3]), 0.0)
+        d = np.hypot(dx, dz) - v.cell_size  # a cell of margin for instances reaching past their cell
+        near = {self._stream_keys[i] for i in np.flatnonzero(d <= self._stream_end)}
+        gone = [k for k in self._gpu if (i := self._stream_row.get(k)) is not None
+                and d[i] > self._stream_end[i] * RELEASE_FACTOR]
+        for key in gone:
+            self._delete_chunk(self._gpu.pop(key))
+            self._boxes.pop(key, None)
+            self.released[key] += 1
+        wanted = {k for k in dirty if k in near or k in self._gpu or v.chunk(*k) is None}
+        wanted |= {k for k in near if k not in self._gpu}
+        # a far chunk that changed needs nothing now: it is uploaded whole when it comes near
+        return wanted, bool(gone)
+
+    @property
+    def resident_chunks(self) -> int:
+        return len(self._gpu)
 
     def cull(self, frame: FrameContext) -> np.ndarray:
         """Which chunks (in draw order) the frame shows: in the frustum and nearer than their far end."""
@@ -637,6 +686,7 @@ class FoliageRenderer(Renderer):
         self._boxes.clear()
         self._row = {}
         self._selection_dirty = set(self._selection)  # a new context needs the masks again
+        self._stream_eye = np.full(3, np.nan)
         self._order = []
         if self.program is not None:
             self.program.delete()

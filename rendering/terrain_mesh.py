@@ -28,27 +28,78 @@ def vertex_rows(terrain: Terrain, r0: int = 0, r1: int | None = None) -> np.ndar
 
 def vertex_block(terrain: Terrain, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
     """Vertex data for the grid rectangle rows r0..r1, columns c0..c1 (exclusive), float32 (n, 9)."""
+    rows, cols = np.arange(terrain.rows), np.arange(terrain.columns)
+    return vertex_grid(terrain, rows, cols, r0, r1, c0, c1)
+
+
+def vertex_grid(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, a: int, b: int, c: int, d: int
+                ) -> np.ndarray:
+    """Vertex data at the samples rows[a:b] x cols[c:d] of a (possibly strided) sample grid, float32
+    (n, 9). Normals come from the slope of that grid, so a coarse tile is lit as it is shaped."""
     h = terrain.heights
     # One sample of margin each side so normals at the block's edges see their neighbours.
-    m0, m1 = max(0, r0 - 1), min(terrain.rows, r1 + 1)
-    n0, n1 = max(0, c0 - 1), min(terrain.columns, c1 + 1)
-    hm = h[m0:m1, n0:n1].astype(np.float64)
-    dz, dx = np.gradient(hm, terrain.spacing)  # with the margin a block is at least 2 x 2
-    rs = slice(r0 - m0, r0 - m0 + (r1 - r0))
-    cs = slice(c0 - n0, c0 - n0 + (c1 - c0))
+    ma, mb = max(0, a - 1), min(len(rows), b + 1)
+    mc, md = max(0, c - 1), min(len(cols), d + 1)
+    rm, cm = rows[ma:mb], cols[mc:md]
+    strided = len(rm) == rm[-1] - rm[0] + 1 and len(cm) == cm[-1] - cm[0] + 1
+    block = h[rm[0]:rm[-1] + 1, cm[0]:cm[-1] + 1] if strided else h[np.ix_(rm, cm)]
+    hm = block.astype(np.float64)
+    s = terrain.spacing
+    if strided:  # with the margin a block is at least 2 x 2
+        dz, dx = np.gradient(hm, s)
+    else:
+        dz, dx = np.gradient(hm, rm * s, cm * s)
+    rs = slice(a - ma, a - ma + (b - a))
+    cs = slice(c - mc, c - mc + (d - c))
     dx, dz = dx[rs, cs], dz[rs, cs]
     normal = np.stack([-dx, np.ones_like(dx), -dz], axis=-1)
     normal /= np.linalg.norm(normal, axis=-1, keepdims=True)
 
-    x = terrain.origin[0] + np.arange(c0, c1) * terrain.spacing
-    z = terrain.origin[1] + np.arange(r0, r1) * terrain.spacing
-    out = np.empty((r1 - r0, c1 - c0, VERTEX_FLOATS), np.float32)
+    ri, ci = rows[a:b], cols[c:d]
+    x = terrain.origin[0] + ci * s
+    z = terrain.origin[1] + ri * s
+    out = np.empty((b - a, d - c, VERTEX_FLOATS), np.float32)
     out[..., 0] = x[None, :]
-    out[..., 1] = h[r0:r1, c0:c1]
+    out[..., 1] = hm[rs, cs]
     out[..., 2] = z[:, None]
     out[..., 3:6] = normal
-    out[..., 6:9] = layer_colours(terrain, r0, r1, c0, c1)
+    stride = int(rows[1] - rows[0]) if len(rows) > 1 else 1
+    out[..., 6:9] = layer_colours_at(terrain, ri, ci, stride)
     return out.reshape(-1, VERTEX_FLOATS)
+
+
+def _taps(stride: int) -> np.ndarray:
+    """Offsets of the taps a side spread evenly over a vertex's `stride`-wide footprint, symmetric:
+    every sample up to a stride of 4, then 4 (the stride is a power of two)."""
+    if stride <= 4:
+        return np.arange(-(stride // 2), stride // 2 + 1)
+    return ((np.arange(4) * 2 + 1) * stride // 8 - stride // 2).astype(np.int64)
+
+
+def layer_colours_at(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, stride: int = 1) -> np.ndarray:
+    """`layer_colours` at the samples rows x cols (index arrays). On a coarse grid (`stride` > 1)
+    each layer's weight is averaged over taps across the vertex's footprint (at most 5 x 5), so a thin
+    painted path fades with distance instead of breaking into dots."""
+    r0, c0 = int(rows[0]), int(cols[0])
+    if stride == 1 and len(rows) == rows[-1] - r0 + 1 and len(cols) == cols[-1] - c0 + 1:
+        return layer_colours(terrain, r0, r0 + len(rows), c0, c0 + len(cols))
+    shape = (len(rows), len(cols))
+    taps = _taps(stride)
+    tr = [np.clip(rows + t, 0, terrain.rows - 1) for t in taps]
+    tc = [np.clip(cols + t, 0, terrain.columns - 1) for t in taps]
+    colour = np.zeros(shape + (3,), np.float64)
+    total = np.zeros(shape, np.float64)
+    for layer in terrain.layers:
+        w = np.zeros(shape, np.float64)
+        for r in tr:
+            for c in tc:
+                w += layer.weights[np.ix_(r, c)]
+        w /= 255.0 * len(taps) ** 2
+        colour += w[..., None] * (np.asarray(layer.color, np.float64) / 255.0)
+        total += w
+    colour /= np.maximum(total, 1.0)[..., None]
+    colour += np.clip(1.0 - total, 0.0, 1.0)[..., None] * BARE_COLOUR
+    return colour
 
 
 def layer_colours(terrain: Terrain, r0: int, r1: int, c0: int = 0, c1: int | None = None) -> np.ndarray:

@@ -1,14 +1,23 @@
-"""Draws a terrain as lit, layer-coloured mesh chunks; follows the terrain's change events.
+"""Draws a terrain as lit, layer-coloured mesh tiles chosen by level of detail; follows its edits.
 
-The height grid is cut into square chunks of `CHUNK_CELLS` cells (neighbours share their edge
-samples). Each chunk has its own vertex buffer and bounds: chunks outside the view are not drawn,
-and an edit re-meshes and re-uploads only the band of rows it changed in each chunk it touched
-(one `glBufferSubData` per chunk), so a brush stamp's cost follows the brush, not the chunk.
+The height grid is a quadtree of tiles (`rendering.terrain_lod`): every tile is 64 x 64 cells of
+its level's sample grid, so a frame's triangles follow the screen, not the terrain's size. Each
+frame picks tiles by screen-space error (under a pixel by default) within a tile budget; tiles are
+meshed on demand and kept on the GPU in a least-recently-used cache bounded in bytes. Neighbours
+of different levels meet without cracks: each tile hangs a skirt from its inner edges, as deep as
+the largest gap a coarser neighbour can leave (drawn in the vertex shader, so it costs no upload).
+
+Terrains small enough to draw whole (`FULL_DETAIL_TRIANGLES`) are drawn at full detail, exactly
+as before: level-0 tiles of 64 cells culled by the view. An edit re-meshes and re-uploads only the
+band of rows it changed in each resident tile it touched, at every level (one `glBufferSubData`
+per tile), and recomputes only the touched nodes' errors, so a brush stamp's cost follows the brush.
 """
 
 from __future__ import annotations
 
 import ctypes
+from collections import OrderedDict
+from dataclasses import dataclass
 
 import numpy as np
 from OpenGL import GL
@@ -18,10 +27,13 @@ from rendering.culling import boxes_in_frustum, frustum_planes
 from rendering.foliage_density import FoliageDensity
 from rendering.gl_program import ShaderProgram
 from rendering.renderer import FrameContext, Renderer
-from rendering.terrain_mesh import VERTEX_FLOATS, grid_indices, vertex_block
+from rendering.terrain_lod import MAX_TILES, PIXEL_ERROR, TILE, Key, LodPyramid
+from rendering.terrain_mesh import VERTEX_FLOATS, grid_indices, vertex_grid
 
 FOG_COLOUR = np.array([0.62, 0.71, 0.80], np.float32)
-CHUNK_CELLS = 64
+CHUNK_CELLS = TILE
+FULL_DETAIL_TRIANGLES = 600_000  # up to 513 x 513 samples the whole grid is drawn, as before
+CACHE_BYTES = 64 << 20  # GPU bytes of tile meshes kept at most (about 380 tiles)
 
 
 def chunk_ranges(samples: int, cells: int = CHUNK_CELLS) -> list[tuple[int, int]]:
@@ -30,32 +42,75 @@ def chunk_ranges(samples: int, cells: int = CHUNK_CELLS) -> list[tuple[int, int]
     return [(a, min(a + cells + 1, samples)) for a in starts]
 
 
-class TerrainRenderer(Renderer):
-    """Terrain chunks; `uploads` counts chunk uploads per (row chunk, column chunk), cumulative."""
+def skirt_indices(rows: int, cols: int, edges: tuple[bool, bool, bool, bool]) -> np.ndarray:
+    """Triangles joining a grid's edges (top, bottom, left, right) to its skirt vertices, which
+    follow the grid: top row, bottom row, left column, right column."""
+    g = rows * cols
+    parts = []
+    across, down = np.arange(cols), np.arange(rows) * cols
+    segments = ((across, g), (across + (rows - 1) * cols, g + cols),
+                (down, g + 2 * cols), (down + cols - 1, g + 2 * cols + rows))
+    for on, (edge, first) in zip(edges, segments, strict=True):
+        if not on:
+            continue
+        n = len(edge)
+        skirt = first + np.arange(n)
+        a, b, sa, sb = edge[:-1], edge[1:], skirt[:-1], skirt[1:]
+        parts.append(np.stack([a, sa, b, b, sa, sb], axis=1).ravel())
+    return np.concatenate(parts).astype(np.uint32) if parts else np.empty(0, np.uint32)
 
-    def __init__(self, terrain: Terrain, density: FoliageDensity | None = None) -> None:
+
+@dataclass
+class _Tile:
+    vao: int
+    vbo: int
+    rows: int  # vertex rows and columns of the grid (the skirt follows it)
+    cols: int
+    index_count: int
+    nbytes: int
+    skirt: float = 0.0
+
+
+class TerrainRenderer(Renderer):
+    """Terrain tiles. `uploads` counts uploads of full-detail (level 0) tiles per (tile row, tile
+    column) and `visible` lists the level-0 tiles drawn, as with the chunks of old; `tile_uploads`
+    counts every level's uploads per (level, row, column), `drawn` lists the last frame's tiles
+    and `triangles` its triangle count (skirts included). The tile cache holds at most
+    `cache_bytes`, or the tiles of the current frame where those need more (at most `max_tiles`)."""
+
+    def __init__(self, terrain: Terrain, density: FoliageDensity | None = None,
+                 pixel_error: float = PIXEL_ERROR, max_tiles: int = MAX_TILES,
+                 cache_bytes: int = CACHE_BYTES, full_detail_triangles: int = FULL_DETAIL_TRIANGLES) -> None:
         self.terrain = terrain
         self.density = density  # stored foliage's cover, drawn on the ground where it is culled
         self.show_density = True
+        self.pixel_error = pixel_error
+        self.max_tiles = max_tiles
+        self.cache_bytes = cache_bytes
+        self.full_detail_triangles = full_detail_triangles
         self._density_tex = 0
         self._density_shape: tuple[int, ...] | None = None
         self.program: ShaderProgram | None = None
-        self._rows = chunk_ranges(terrain.rows)
-        self._cols = chunk_ranges(terrain.columns)
-        self._vao: dict[tuple[int, int], int] = {}
-        self._vbo: dict[tuple[int, int], int] = {}
-        self._ebo: dict[tuple[int, int], tuple[int, int]] = {}  # block shape → (buffer, index count)
-        self._dirty: dict[tuple[int, int], tuple[int, int]] = {}  # chunk → grid rows [a, b) to re-mesh
+        self.pyramid: LodPyramid | None = None
+        self._tiles: OrderedDict[Key, _Tile] = OrderedDict()  # least recently drawn first
+        self._ebo: dict[tuple, tuple[int, int]] = {}  # (rows, cols, edges) → (buffer, index count)
+        self._dirty: dict[Key, tuple[int, int, int, int] | None] = {}  # tile → sample rect, None = all
+        self._pending: list[tuple[int, int, int, int]] = []  # edited sample rects the pyramid has not seen
         self._rebuild = True
-        self._lo = np.empty((0, 3))
-        self._hi = np.empty((0, 3))
-        self._order: list[tuple[int, int]] = []
-        self._boxes: dict[tuple[int, int], tuple[tuple, tuple]] = {}
+        self.resident_bytes = 0
         self.uploads: dict[tuple[int, int], int] = {}
+        self.tile_uploads: dict[Key, int] = {}
         self.upload_bytes = 0  # vertex bytes sent since creation (full builds and edits)
         self.visible: list[tuple[int, int]] = []
+        self.drawn: list[Key] = []
+        self.triangles = 0
         self._subscribed = False
         self._subscribe()
+
+    @property
+    def full_detail(self) -> bool:
+        t = self.terrain
+        return 2 * (t.rows - 1) * (t.columns - 1) <= self.full_detail_triangles
 
     # ---- model events -----------------------------------------------------------------
     def _subscribe(self) -> None:
@@ -68,100 +123,184 @@ class TerrainRenderer(Renderer):
             self._subscribed = True
             self._rebuild = True
 
-    @staticmethod
-    def _touching(ranges: list[tuple[int, int]], a: int, b: int) -> list[int]:
-        return [i for i, (s, e) in enumerate(ranges) if s < b and a < e]
-
-    def _on_rows_changed(self, rows: slice, cols: slice | None = None) -> None:
+    def _rect(self, rows: slice, cols: slice | None) -> tuple[int, int, int, int]:
         r0, r1, _ = rows.indices(self.terrain.rows)
         c0, c1, _ = (cols if cols is not None else slice(None)).indices(self.terrain.columns)
-        # Normals of the neighbouring samples change too.
-        r0, r1 = max(0, r0 - 1), min(self.terrain.rows, r1 + 1)
-        c0, c1 = max(0, c0 - 1), min(self.terrain.columns, c1 + 1)
-        for i in self._touching(self._rows, r0, r1):
-            a, b = max(r0, self._rows[i][0]), min(r1, self._rows[i][1])
-            for j in self._touching(self._cols, c0, c1):
-                old = self._dirty.get((i, j))
-                self._dirty[(i, j)] = (a, b) if old is None else (min(a, old[0]), max(b, old[1]))
+        return r0, r1, c0, c1
+
+    def _mark(self, rect: tuple[int, int, int, int]) -> None:
+        """Resident tiles of every level whose vertices see the samples in `rect` re-mesh them."""
+        if self.pyramid is None:
+            return
+        r0, r1, c0, c1 = rect
+        for key in self._tiles:
+            lv, i, j = key
+            span, s = TILE << lv, 1 << lv
+            # a vertex moves with its sample; its normal with the samples one stride away
+            a, b = max(r0 - s, i * span), min(r1 + s, (i + 1) * span + 1)
+            c, d = max(c0 - s, j * span), min(c1 + s, (j + 1) * span + 1)
+            if a >= b or c >= d:
+                continue
+            if key in self._dirty:
+                old = self._dirty[key]
+                if old is None:
+                    continue
+                a, b, c, d = min(a, old[0]), max(b, old[1]), min(c, old[2]), max(d, old[3])
+            self._dirty[key] = (a, b, c, d)
+
+    def _on_rows_changed(self, rows: slice, cols: slice | None = None) -> None:
+        rect = self._rect(rows, cols)
+        self._pending.append(rect)
+        self._mark(rect)
 
     def _on_layer_changed(self, index: int, rows: slice, cols: slice | None = None) -> None:
-        self._on_rows_changed(rows, cols)
+        self._mark(self._rect(rows, cols))
 
     def _on_layers_changed(self) -> None:
-        self._dirty.update({(i, j): self._rows[i] for i in range(len(self._rows))
-                            for j in range(len(self._cols))})
+        self._dirty.update({k: None for k in self._tiles})
 
     # ---- GL ---------------------------------------------------------------------------
     def initialize(self) -> None:
         self.program = ShaderProgram.from_files("terrain_vert.glsl", "terrain_frag.glsl")
         self._rebuild = True
 
-    def _indices(self, rows: int, cols: int) -> tuple[int, int]:
-        if (rows, cols) not in self._ebo:
-            idx = grid_indices(rows, cols)
+    def _indices(self, rows: int, cols: int, edges: tuple[bool, ...]) -> tuple[int, int]:
+        key = (rows, cols, edges)
+        if key not in self._ebo:
+            idx = np.concatenate([grid_indices(rows, cols), skirt_indices(rows, cols, edges)])
             ebo = int(GL.glGenBuffers(1))
             GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, ebo)
             GL.glBufferData(GL.GL_ELEMENT_ARRAY_BUFFER, idx.nbytes, idx, GL.GL_STATIC_DRAW)
-            self._ebo[(rows, cols)] = (ebo, int(idx.size))
-        return self._ebo[(rows, cols)]
+            self._ebo[key] = (ebo, int(idx.size))
+        return self._ebo[key]
 
-    def _upload(self, key: tuple[int, int], band: tuple[int, int] | None = None) -> None:
-        """Mesh and send the chunk; with `band` (grid rows [a, b) inside it) only those rows."""
-        (r0, r1), (c0, c1) = self._rows[key[0]], self._cols[key[1]]
-        if key not in self._vao:
-            band = None
-        a, b = band if band is not None else (r0, r1)
-        vertices = vertex_block(self.terrain, a, b, c0, c1)
+    def _count(self, key: Key) -> None:
+        self.tile_uploads[key] = self.tile_uploads.get(key, 0) + 1
+        if key[0] == 0:
+            self.uploads[key[1:]] = self.uploads.get(key[1:], 0) + 1
+
+    def _build(self, key: Key) -> None:
+        """Mesh the tile and its skirt and send them to a new buffer."""
+        p = self.pyramid
+        rows, cols = p.samples[key[0]]
+        a, b, c, d = p.tile_range(key)
+        grid = vertex_grid(self.terrain, rows, cols, a, b, c, d)
+        n, m = b - a, d - c
+        g = grid.reshape(n, m, VERTEX_FLOATS)
+        vertices = np.concatenate([grid, g[0], g[-1], g[:, 0], g[:, -1]])  # skirt: copies of the edges
         self.upload_bytes += vertices.nbytes
-        if key not in self._vao:
-            vao, vbo = int(GL.glGenVertexArrays(1)), int(GL.glGenBuffers(1))
-            self._vao[key], self._vbo[key] = vao, vbo
-            GL.glBindVertexArray(vao)
-            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, vbo)
-            GL.glBufferData(GL.GL_ARRAY_BUFFER, vertices.nbytes, vertices, GL.GL_DYNAMIC_DRAW)
-            stride = VERTEX_FLOATS * 4
-            for location, offset in ((0, 0), (1, 12), (2, 24)):
-                GL.glEnableVertexAttribArray(location)
-                GL.glVertexAttribPointer(location, 3, GL.GL_FLOAT, GL.GL_FALSE, stride,
-                                         ctypes.c_void_p(offset))
-            GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, self._indices(r1 - r0, c1 - c0)[0])
-            GL.glBindVertexArray(0)
-        else:
-            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vbo[key])
-            offset = (a - r0) * (c1 - c0) * VERTEX_FLOATS * 4  # rows are contiguous in the buffer
-            GL.glBufferSubData(GL.GL_ARRAY_BUFFER, offset, vertices.nbytes, vertices)
+        edges = (a > 0, b < len(rows), c > 0, d < len(cols))  # the terrain's own edges hang no skirt
+        vao, vbo = int(GL.glGenVertexArrays(1)), int(GL.glGenBuffers(1))
+        GL.glBindVertexArray(vao)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, vbo)
+        GL.glBufferData(GL.GL_ARRAY_BUFFER, vertices.nbytes, vertices, GL.GL_DYNAMIC_DRAW)
+        stride = VERTEX_FLOATS * 4
+        for location, offset in ((0, 0), (1, 12), (2, 24)):
+            GL.glEnableVertexAttribArray(location)
+            GL.glVertexAttribPointer(location, 3, GL.GL_FLOAT, GL.GL_FALSE, stride, ctypes.c_void_p(offset))
+        ebo, count = self._indices(n, m, edges)
+        GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, ebo)
+        GL.glBindVertexArray(0)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
-        self.uploads[key] = self.uploads.get(key, 0) + 1
+        self._tiles[key] = _Tile(vao, vbo, n, m, count, vertices.nbytes, p.skirt_depth(key))
+        self.resident_bytes += vertices.nbytes
+        self._count(key)
 
-    def _chunk_box(self, key: tuple[int, int]) -> tuple[tuple, tuple]:
-        x0, z0 = self.terrain.origin
-        s = self.terrain.spacing
-        (r0, r1), (c0, c1) = self._rows[key[0]], self._cols[key[1]]
-        block = self.terrain.heights[r0:r1, c0:c1]
-        return ((x0 + c0 * s, float(np.nanmin(block)), z0 + r0 * s),
-                (x0 + (c1 - 1) * s, float(np.nanmax(block)), z0 + (r1 - 1) * s))
+    def _patch(self, key: Key, rect: tuple[int, int, int, int]) -> None:
+        """Re-mesh the tile's rows that see the samples in `rect` (one contiguous band of the
+        buffer) and the skirt vertices copied from them."""
+        p, tile = self.pyramid, self._tiles[key]
+        rows, cols = p.samples[key[0]]
+        a, b, c, d = p.tile_range(key)
+        r0, r1, c0, c1 = rect
+        ra = a + int(np.searchsorted(rows[a:b], r0))
+        rb = a + int(np.searchsorted(rows[a:b], r1))
+        ca = c + int(np.searchsorted(cols[c:d], c0))
+        cb = c + int(np.searchsorted(cols[c:d], c1))
+        if ra >= rb or ca >= cb:
+            return
+        band = vertex_grid(self.terrain, rows, cols, ra, rb, c, d)
+        n, m = tile.rows, tile.cols
+        item = VERTEX_FLOATS * 4
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, tile.vbo)
+        GL.glBufferSubData(GL.GL_ARRAY_BUFFER, (ra - a) * m * item, band.nbytes, band)
+        sent = band.nbytes
+        g = band.reshape(rb - ra, m, VERTEX_FLOATS)
+        skirts = []  # (first skirt vertex, vertices) where the band reaches an edge
+        if ra == a:
+            skirts.append((n * m, g[0]))
+        if rb == b:
+            skirts.append((n * m + m, g[-1]))
+        if ca == c:
+            skirts.append((n * m + 2 * m + (ra - a), g[:, 0]))
+        if cb == d:
+            skirts.append((n * m + 2 * m + n + (ra - a), g[:, -1]))
+        for first, v in skirts:
+            v = np.ascontiguousarray(v)
+            GL.glBufferSubData(GL.GL_ARRAY_BUFFER, first * item, v.nbytes, v)
+            sent += v.nbytes
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
+        self.upload_bytes += sent
+        self._count(key)
 
-    def _bounds(self, changed: list[tuple[int, int]]) -> None:
-        for key in changed:
-            self._boxes[key] = self._chunk_box(key)
-        self._order = sorted(self._vao)
-        self._lo = np.array([self._boxes[k][0] for k in self._order], np.float64).reshape(-1, 3)
-        self._hi = np.array([self._boxes[k][1] for k in self._order], np.float64).reshape(-1, 3)
+    def _drop(self, key: Key) -> None:
+        tile = self._tiles.pop(key)
+        GL.glDeleteVertexArrays(1, [tile.vao])
+        GL.glDeleteBuffers(1, [tile.vbo])
+        self.resident_bytes -= tile.nbytes
+        self._dirty.pop(key, None)
 
-    def _sync(self, frame: FrameContext) -> None:
-        if self._rebuild:
-            bands = {(i, j): None for i in range(len(self._rows)) for j in range(len(self._cols))}
+    def _select(self, frame: FrameContext) -> list[Key]:
+        p = self.pyramid
+        planes = frustum_planes(frame.view_projection)
+        if self.full_detail:
+            keys = p.all_tiles(0)
+            lo, hi = p.box(keys)
+            return [k for k, s in zip(keys, boxes_in_frustum(lo, hi, planes), strict=True) if s]
+        height = frame.height * frame.pixel_ratio
+        pixels_per_radian = 0.5 * height * float(frame.projection[1, 1])
+        return p.select(frame.camera.eye(), planes, pixels_per_radian, self.pixel_error, self.max_tiles)
+
+    def _sync(self, frame: FrameContext) -> list[Key]:
+        """Bring the pyramid up to date, choose the frame's tiles, build or patch what they need and
+        evict the least recently drawn tiles past the cache's bytes."""
+        if self._rebuild or self.pyramid is None:
+            for key in list(self._tiles):
+                self._drop(key)
+            self.pyramid = LodPyramid(self.terrain, TILE)
+            self._pending.clear()
             self._dirty.clear()
             self._rebuild = False
-        elif self._dirty:
-            bands, self._dirty = dict(sorted(self._dirty.items())), {}
-        else:
-            return
-        keys = list(bands)
-        for key, band in bands.items():
-            self._upload(key, band)
-        frame.stats.count_upload("terrain chunks", len(keys))
-        self._bounds(keys)
+        for rect in self._pending:
+            self.pyramid.update(*rect)
+        refresh_skirts = bool(self._pending)
+        self._pending.clear()
+        # full-detail terrains keep every tile (as the chunks of old); others what the view needs
+        need = self.pyramid.all_tiles(0) if self.full_detail else None
+        chosen = self._select(frame)
+        built = 0
+        for key in chosen if need is None else need:
+            if key in self._tiles and self._dirty.get(key, 0) is None:
+                self._drop(key)
+            if key not in self._tiles:
+                self._build(key)
+                built += 1
+            elif key in self._dirty:
+                self._patch(key, self._dirty.pop(key))
+                built += 1
+            self._tiles.move_to_end(key)
+        if refresh_skirts:
+            for key, tile in self._tiles.items():
+                tile.skirt = self.pyramid.skirt_depth(key)
+        if built:
+            frame.stats.count_upload("terrain tiles", built)
+        keep = set(chosen if need is None else need)
+        while self.resident_bytes > self.cache_bytes:
+            old = next((k for k in self._tiles if k not in keep), None)
+            if old is None:
+                break
+            self._drop(old)
+        return chosen
 
     def _sync_density(self, frame: FrameContext) -> bool:
         """Send the cover texels that changed (all of them the first time); False without foliage."""
@@ -210,10 +349,10 @@ class TerrainRenderer(Renderer):
         if self.program is None:
             self.initialize()
         self._subscribe()
-        self._sync(frame)
+        chosen = self._sync(frame)
         density_on = self._sync_density(frame)
-        shown = boxes_in_frustum(self._lo, self._hi, frustum_planes(frame.view_projection))
-        self.visible = [k for k, s in zip(self._order, shown, strict=True) if s]
+        self.drawn = chosen
+        self.visible = [k[1:] for k in chosen if k[0] == 0]
         p = self.program
         p.use()
         p.set_uniform("u_view_projection", frame.view_projection)
@@ -223,12 +362,21 @@ class TerrainRenderer(Renderer):
         sx, sz = self.terrain.size
         p.set_uniform("u_fog_distance", float(max(sx, sz) * 3.0 + frame.camera.distance))
         self._set_density_uniforms(p, density_on)
-        for key in self.visible:
-            (r0, r1), (c0, c1) = self._rows[key[0]], self._cols[key[1]]
-            GL.glBindVertexArray(self._vao[key])
-            GL.glDrawElements(GL.GL_TRIANGLES, self._indices(r1 - r0, c1 - c0)[1], GL.GL_UNSIGNED_INT, None)
+        triangles = 0
+        for key in chosen:
+            tile = self._tiles[key]
+            p.set_uniform("u_skirt_depth", float(tile.skirt))
+            p.set_uniform("u_grid_vertices", tile.rows * tile.cols)
+            GL.glBindVertexArray(tile.vao)
+            GL.glDrawElements(GL.GL_TRIANGLES, tile.index_count, GL.GL_UNSIGNED_INT, None)
+            triangles += tile.index_count // 3
+        self.triangles = triangles
         GL.glBindVertexArray(0)
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+
+    @property
+    def resident_tiles(self) -> int:
+        return len(self._tiles)
 
     def release(self) -> None:
         if self._density_tex:
@@ -244,15 +392,12 @@ class TerrainRenderer(Renderer):
         if self.program is not None:
             self.program.delete()
             self.program = None
-        if self._vao:
-            GL.glDeleteVertexArrays(len(self._vao), list(self._vao.values()))
-            GL.glDeleteBuffers(len(self._vbo), list(self._vbo.values()))
+        for key in list(self._tiles):
+            self._drop(key)
         if self._ebo:
             GL.glDeleteBuffers(len(self._ebo), [b for b, _ in self._ebo.values()])
-        self._vao.clear()
-        self._vbo.clear()
         self._ebo.clear()
-        self._order = []
+        self.pyramid = None  # edits while released are not followed: measure again
         self._rebuild = True
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:

@@ -5,7 +5,9 @@
 - after a one-stamp edit, chunks re-uploaded per chunk the stamp touched;
 - Frame All over 1M conifers (every instance drawn, most as impostors) against the terrain alone,
   and 10M against 1M (the full run builds 10M instances: only `boscage bench` runs it; the quick
-  run and the test suite use 100k and 1M).
+  run and the test suite use 100k and 1M);
+- terrain LOD: a fly-over frame of 8,193² samples at 2 m (16 km) against one of 513² (1 km), and
+  its triangles against the LOD's budget; a Raise drag's move on 8,193² against one on 513².
 """
 
 from __future__ import annotations
@@ -383,3 +385,200 @@ CASES += [
               description="ten times the forest at Frame All costs at most three times the frame "
                           "(the full run builds 10M instances: `boscage bench` only)"),
 ]
+
+
+# ---- terrain LOD: flying over a 16 km world costs what flying over 1 km does -------------------
+FLY_SIZE = (480, 270)  # window pixels of the fly-over frames
+FLY_SPACING = 2.0  # metres between height samples
+FLY_FRAMES = 24
+
+
+def fly_heights(n: int, spacing: float = FLY_SPACING) -> np.ndarray:
+    """Ridges, valleys and a ripple as one function of world x, z (centred on 0), so a 1 km and a
+    16 km terrain look alike where they overlap; built in row blocks (float32, no big temporaries)."""
+    out = np.empty((n, n), np.float32)
+    x = (np.arange(n, dtype=np.float64) - (n - 1) / 2) * spacing
+    sx = [np.sin(x / w).astype(np.float32) for w in (197.0, 43.0, 9.3)]
+    cz = [np.cos(x / w).astype(np.float32) for w in (263.0, 57.0, 12.1)]
+    for a in range(0, n, 1024):
+        b = min(n, a + 1024)
+        out[a:b] = (160 * cz[0][a:b, None] * sx[0][None] + 40 * cz[1][a:b, None] * sx[1][None]
+                    + 6 * cz[2][a:b, None] * sx[2][None])
+    return out
+
+
+def fly_terrain(n: int) -> Terrain:
+    half = (n - 1) * FLY_SPACING / 2
+    t = Terrain(fly_heights(n), FLY_SPACING, (-half, -half))
+    t.add_layer("ground", (96, 128, 70), np.full((n, n), 255, np.uint8))
+    return t
+
+
+def _fly(terrain: Terrain, frames: int) -> tuple[float, int]:
+    """Median frame time (uploads of newly needed tiles included) and the most triangles drawn,
+    flying 150 m above the ground, 30 degrees down, 25 m a frame along z through the centre."""
+    import time
+
+    from OpenGL import GL
+    from PySide6.QtOpenGL import QOpenGLFramebufferObject, QOpenGLFramebufferObjectFormat
+
+    from rendering.camera import OrbitCamera
+    from rendering.renderer import FrameContext
+    from rendering.terrain_renderer import TerrainRenderer
+    from widgets.viewport import LIGHT_DIRECTION, SKY_COLOUR
+
+    w, h = FLY_SIZE
+    fmt = QOpenGLFramebufferObjectFormat()
+    fmt.setAttachment(QOpenGLFramebufferObject.Attachment.Depth)
+    fbo = QOpenGLFramebufferObject(w, h, fmt)
+    fbo.bind()
+    GL.glViewport(0, 0, w, h)
+    GL.glEnable(GL.GL_DEPTH_TEST)
+    GL.glClearColor(*SKY_COLOUR)
+    renderer = TerrainRenderer(terrain)
+    renderer.initialize()
+    cam = OrbitCamera(pitch=np.radians(30.0), yaw=0.0, distance=300.0)
+    cam.scene_extent = float(np.hypot(*terrain.size))
+    times, triangles = [], 0
+    try:
+        for k in range(frames + 1):
+            z = -250.0 + 500.0 * k / frames  # inside the 1 km terrain too
+            cam.target = np.array([0.0, float(terrain.height_at(0.0, z)), z])
+            aspect = w / h
+            frame = FrameContext(cam, cam.view_matrix(), cam.projection_matrix(aspect),
+                                 cam.view_projection(aspect), w, h, LIGHT_DIRECTION)
+            GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+            GL.glFinish()
+            t0 = time.perf_counter()
+            renderer.draw(frame)
+            GL.glFinish()
+            if k:  # the first frame measures the terrain and builds its first tiles
+                times.append(time.perf_counter() - t0)
+                triangles = max(triangles, renderer.triangles)
+    finally:
+        renderer.release()
+        fbo.release()
+    return float(np.median(times)), triangles
+
+
+FLY_SAMPLES = {False: 8193, True: 4097}  # 16 km at 2 m; 8 km in the quick run
+
+
+def _fly_16km_vs_1km(quick: bool) -> float:
+    if not _display_available():
+        print("viewport bench: needs an OpenGL display (run under xvfb-run)", file=sys.stderr)
+        return float("nan")
+    try:
+        gl = _Gl()
+    except RuntimeError as e:
+        print(f"viewport bench: {e}", file=sys.stderr)
+        return float("nan")
+    try:
+        frames = 12 if quick else FLY_FRAMES
+        big = FLY_SAMPLES[quick]
+        small_ms, small_tri = _fly(fly_terrain(513), frames)
+        big_ms, big_tri = _fly(fly_terrain(big), frames)
+        print(f"  fly-over: {big}² {big_ms * 1e3:.1f} ms, {big_tri:,} triangles; "
+              f"513² {small_ms * 1e3:.1f} ms, {small_tri:,} triangles", file=sys.stderr)
+        return big_ms / small_ms
+    finally:
+        gl.close()
+
+
+def _fly_triangles_vs_budget(quick: bool) -> float:
+    """The most triangles a fly-over frame of the large terrain draws, over the LOD's budget."""
+    from rendering.terrain_lod import MAX_TILES, TILE
+
+    if not _display_available():
+        print("viewport bench: needs an OpenGL display (run under xvfb-run)", file=sys.stderr)
+        return float("nan")
+    try:
+        gl = _Gl()
+    except RuntimeError as e:
+        print(f"viewport bench: {e}", file=sys.stderr)
+        return float("nan")
+    try:
+        _, triangles = _fly(fly_terrain(FLY_SAMPLES[quick]), 6 if quick else 12)
+        return triangles / (MAX_TILES * 2 * TILE * TILE)
+    finally:
+        gl.close()
+
+
+CASES.append(BenchCase(
+    "viewport.terrain_fly_16km_vs_1km", budget=1.5, run=_fly_16km_vs_1km,
+    description="a frame flying over 8,193² samples at 2 m (4,097² in quick runs) costs about one over 513²"))
+CASES.append(BenchCase(
+    "viewport.terrain_fly_triangles_vs_budget", budget=1.0, run=_fly_triangles_vs_budget,
+    description="terrain triangles drawn per frame stay within the LOD's budget, whatever the terrain size"))
+
+
+def _stroke_frames(terrain: Terrain, stamps: int) -> float:
+    """Median time of a Raise drag's move (one stamp, then the frame) seen 45 degrees down from 250 m."""
+    import time
+
+    from OpenGL import GL
+    from PySide6.QtOpenGL import QOpenGLFramebufferObject, QOpenGLFramebufferObjectFormat
+
+    from model.brush import Brush
+    from model.sculpt import TerrainStroke, raise_lower
+    from rendering.camera import OrbitCamera
+    from rendering.renderer import FrameContext
+    from rendering.terrain_renderer import TerrainRenderer
+    from widgets.viewport import LIGHT_DIRECTION
+
+    w, h = FLY_SIZE
+    fmt = QOpenGLFramebufferObjectFormat()
+    fmt.setAttachment(QOpenGLFramebufferObject.Attachment.Depth)
+    fbo = QOpenGLFramebufferObject(w, h, fmt)
+    fbo.bind()
+    GL.glViewport(0, 0, w, h)
+    GL.glEnable(GL.GL_DEPTH_TEST)
+    renderer = TerrainRenderer(terrain)
+    renderer.initialize()
+    cam = OrbitCamera(pitch=np.radians(45.0), yaw=0.0, distance=250.0)
+    cam.scene_extent = float(np.hypot(*terrain.size))
+    cam.target = np.array([0.0, float(terrain.height_at(0.0, 0.0)), 0.0])
+    frame = FrameContext(cam, cam.view_matrix(), cam.projection_matrix(w / h), cam.view_projection(w / h),
+                         w, h, LIGHT_DIRECTION)
+
+    def draw() -> None:
+        GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+        renderer.draw(frame)
+        GL.glFinish()
+
+    try:
+        draw()
+        stroke = TerrainStroke(terrain)
+        times = []
+        for i in range(stamps):
+            t0 = time.perf_counter()
+            stroke.apply(raise_lower(terrain, Brush(radius=20.0, strength=0.5), -100.0 + 10.0 * i, 0.0, 0.8))
+            draw()
+            times.append(time.perf_counter() - t0)
+        stroke.finish()
+        return float(np.median(times))
+    finally:
+        renderer.release()
+        fbo.release()
+
+
+def _stroke_16km_vs_513(quick: bool) -> float:
+    if not _display_available():
+        print("viewport bench: needs an OpenGL display (run under xvfb-run)", file=sys.stderr)
+        return float("nan")
+    try:
+        gl = _Gl()
+    except RuntimeError as e:
+        print(f"viewport bench: {e}", file=sys.stderr)
+        return float("nan")
+    try:
+        stamps = 11 if quick else 21
+        small = _stroke_frames(fly_terrain(513), stamps)
+        return _stroke_frames(fly_terrain(FLY_SAMPLES[quick]), stamps) / small
+    finally:
+        gl.close()
+
+
+CASES.append(BenchCase(
+    "viewport.terrain_stroke_frame_16km_vs_513", budget=1.5, run=_stroke_16km_vs_513,
+    description="a Raise drag's move (stamp and frame) on 8,193² (4,097² quick) costs about one on 513²"))

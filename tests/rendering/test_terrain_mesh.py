@@ -63,3 +63,22 @@ def test_chunk_ranges_share_their_edge_samples() -> None:
     assert chunk_ranges(129, 64) == [(0, 65), (64, 129)]
     assert chunk_ranges(130, 64) == [(0, 65), (64, 129), (128, 130)]
     assert chunk_ranges(2, 64) == [(0, 2)]
+
+
+def test_a_coarse_grid_averages_the_paint_under_each_vertex() -> None:
+    """A 2-sample painted path seen on a grid of every 8th sample keeps its share of the ground
+    (a quarter of a vertex's footprint), where point sampling would drop it."""
+    from rendering.terrain_lod import level_samples
+    from rendering.terrain_mesh import BARE_COLOUR, vertex_grid
+
+    n = 257
+    t = Terrain(np.zeros((n, n), np.float32), 1.0, (0.0, 0.0))
+    road = np.zeros((n, n), np.uint8)
+    road[:, 101:103] = 255
+    t.add_layer("road", (255, 0, 0), road)
+    rows = cols = level_samples(n, 8)
+    v = vertex_grid(t, rows, cols, 0, len(rows), 0, len(cols)).reshape(len(rows), len(cols), -1)
+    red = (v[..., 6] - BARE_COLOUR[0]) / (1.0 - BARE_COLOUR[0])  # the road's weight at each vertex
+    assert red[:, 13].min() > 0.2  # the vertex at 104 sees it (a point sample would not)
+    assert abs(red[0].sum() * 8 - 2) < 0.5  # the path's width, spread, not lost
+    assert (red[:, :11] < 1e-6).all() and (red[:, 15:] < 1e-6).all()
