@@ -16,7 +16,8 @@ def forest(side: float = 1536.0):
     """One bush every 8 m over `side` metres square: 2,304 chunks of 32 m."""
     scene = flat_scene(size=int(side / 4) + 1, spacing=4.0)
     foliage = foliage_of(scene)
-    foliage.palette.add(FoliageType("bush", mesh="builtin:bush", cull=FADE))
+    # impostors ending with the meshes: what streams is then bounded by the cull distance
+    foliage.palette.add(FoliageType("bush", mesh="builtin:bush", cull=FADE, impostor=False))
     g = np.arange(-side / 2 + 4, side / 2, 8.0)
     x, z = np.meshgrid(g, g)
     foliage.volume.add("bush", records(np.stack([x.ravel(), z.ravel()], axis=1), 1.5))
@@ -75,3 +76,17 @@ def test_a_far_chunk_edited_out_of_reach_shows_its_edit_when_the_camera_comes(vi
     cam.target = np.array([0.0, 0.0, 300.0])
     render(viewport, qtbot)
     assert fr._gpu[(far, "bush")].count == len(volume.chunk(far, "bush"))
+
+
+def test_impostors_to_the_horizon_keep_every_chunk_resident(viewport, qtbot) -> None:
+    # a type drawn as cards to the horizon must never lose its far chunks to streaming
+    scene, volume = forest(768.0)
+    palette = foliage_of(scene).palette
+    palette.remove("bush")
+    palette.add(FoliageType("bush", mesh="builtin:bush", cull=FADE))  # impostors on (the default)
+    viewport.set_scene(scene, frame=False)
+    cam = viewport.camera
+    cam.yaw, cam.pitch, cam.distance = 0.0, np.radians(25.0), 40.0
+    cam.target = np.array([0.0, 0.0, -300.0])
+    render(viewport, qtbot)
+    assert viewport.foliage_renderer.resident_chunks == len(volume.keys())
