@@ -27,13 +27,14 @@ def open_ratio(size: int, rounds: int = 15) -> float:
         path = Path(folder) / "bench.boscage"
         save_scene(scene, path)
         sides = sorted(Path(folder).glob("bench.*.bin"))
-        heights = next(p for p in sides if ".heights." in p.name)
-        layers = next(p for p in sides if ".layers." in p.name)
-        n_layers = len(scene.terrain.layers)
+        heights = [p for p in sides if p.name.startswith("bench.heights")]
+        layers = [p for p in sides if p.name.startswith("bench.layers")]
 
-        def raw() -> None:
-            np.fromfile(heights, "<f4").reshape(size, size)
-            np.fromfile(layers, np.uint8).reshape(n_layers, size, size)
+        def raw() -> None:  # every tile file read whole
+            for p in heights:
+                np.fromfile(p, "<f4")
+            for p in layers:
+                np.fromfile(p, np.uint8)
 
         raw()  # warm the page cache for both
         load_scene(path)
