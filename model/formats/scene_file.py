@@ -23,6 +23,7 @@ from model.atomic import atomic_write, atomic_write_text, remove_stale_temps
 from model.checksum import crc32
 from model.errors import FormatError, WriteError, parse_toml, read_text_file, refuse_link_outside
 from model.formats import tiles as tiling
+from model.paged import PagedGrid, PagedPlane
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
 
@@ -132,19 +133,43 @@ def _on_disk(path: Path, size: int) -> bool:
     return stat.S_ISREG(st.st_mode) and st.st_size == size
 
 
-def _tile_bytes(planes: list[np.ndarray], dtype: str, rows: slice, cols: slice) -> bytes:
+def _tile_bytes(planes: list, dtype: str, rows: slice, cols: slice) -> bytes:
     return b"".join(np.ascontiguousarray(p[rows, cols], dtype).tobytes() for p in planes)
 
 
-def _save_tiles(manifest: Path, kind: str, planes: list[np.ndarray], dtype: str, tile: int,
+def _intact(planes: list) -> PagedGrid | None:
+    """The paged grid `planes` are, all of it in order (a scene's tiles as opened), else None."""
+    if not planes or not all(isinstance(p, PagedPlane) for p in planes):
+        return None
+    grid = planes[0].grid
+    if grid.is_full or grid.planes != len(planes) or any(
+            p.grid is not grid or p.plane != k for k, p in enumerate(planes)):
+        return None
+    return grid
+
+
+def _save_tiles(manifest: Path, kind: str, planes: list, dtype: str, tile: int,
                 files: dict[Path, bytes | None]) -> list[list[str]]:
     """Name every tile of `planes` (stacked per tile) by position and CRC-32, adding to `files`
-    the bytes of those not on disk yet (None for those that are); the names, row by row."""
+    the bytes of those not on disk yet (None for those that are); the names, row by row.
+
+    Planes still paged from this scene's own tiles reuse the names of the tiles not written
+    since opening, without reading a byte of them."""
     rows, cols = planes[0].shape
+    paged = _intact(planes)
+    if paged is not None and paged.tile != tile:
+        paged = None
     names: list[list[str]] = []
     for i, j, rs, cs in tiling.tiles_of(rows, cols, tile):
         if j == 0:
             names.append([])
+        same = paged.unchanged_file(i, j) if paged is not None else None
+        size = (rs.stop - rs.start) * (cs.stop - cs.start) * len(planes) * np.dtype(dtype).itemsize
+        if (same is not None and same.parent == manifest.parent
+                and same.name.startswith(f"{manifest.stem}.{kind}_{i}_{j}.") and _on_disk(same, size)):
+            files[same] = None
+            names[-1].append(same.name)
+            continue
         data = _tile_bytes(planes, dtype, rs, cs)
         path = tiling.tile_path(manifest, kind, i, j, crc32(data))
         files[path] = None if _on_disk(path, len(data)) else data
@@ -168,7 +193,7 @@ def scene_manifest(scene: Scene, manifest: Path) -> tuple[dict, dict[Path, bytes
             "spacing": float(t.spacing),
             "origin": [float(t.origin[0]), float(t.origin[1])],
             "tile": tile,
-            "heights": _save_tiles(manifest, "heights", [t.heights], "<f4", tile, files),
+            "heights": _save_tiles(manifest, "heights", [t.heights_grid()], "<f4", tile, files),
         },
         "layers": [{"name": layer.name, "color": _color_hex(layer.color)} for layer in t.layers],
     }
@@ -176,7 +201,7 @@ def scene_manifest(scene: Scene, manifest: Path) -> tuple[dict, dict[Path, bytes
         if not layer.weight_blend:  # absent means weight-blended: older scenes save as they were
             entry["weight_blend"] = False
     if t.layers:
-        doc["terrain"]["layers"] = _save_tiles(manifest, "layers", [la.weights for la in t.layers],
+        doc["terrain"]["layers"] = _save_tiles(manifest, "layers", [la.grid() for la in t.layers],
                                                "u1", tile, files)
     return doc, files
 
@@ -405,13 +430,20 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
                                     rows, cols, tile, 4)
         layer_sides = (_tile_sides(manifest, layer_tiles, "layer weights", "terrain.layers",
                                    rows, cols, tile, len(entries)) if entries else None)
-        heights = _read_tiles(heights_sides, "heights", "<f4", 1, rows, cols, tile,
-                              tracker)[0].astype(np.float32, copy=False)
-        weights = (_read_tiles(layer_sides, "layer weights", np.uint8, len(entries), rows, cols,
-                               tile, tracker) if entries else None)
-        bad = _first_non_finite_tile(heights, heights_sides, tile)
-        if bad is not None:
-            raise FormatError(bad, None, "heights contain NaN or infinity")
+        ranges: dict = {}
+        _verify_tiles(heights_sides, "heights", np.dtype("<f4"), 1, rows, cols, tile, tracker, ranges)
+        if entries:
+            _verify_tiles(layer_sides, "layer weights", np.dtype(np.uint8), len(entries), rows, cols,
+                          tile, tracker, None)
+        # Nothing read is kept: the terrain maps each tile's file when it is first touched.
+        grid = PagedGrid(1, rows, cols, "<f4", tile, [[f for f, _ in row] for row in heights_sides])
+        grid.ranges = ranges
+        heights = PagedPlane(grid, 0)
+        weights = None
+        if entries:
+            lgrid = PagedGrid(len(entries), rows, cols, np.uint8, tile,
+                              [[f for f, _ in row] for row in layer_sides])
+            weights = [PagedPlane(lgrid, k) for k in range(len(entries))]
         return _finish_load(manifest, doc, name, heights, weights, entries, blends, spacing, origin)
     layers_name = _require(manifest, terrain_doc, "layers", str, "terrain") if entries else None
     raw = _read_side(manifest, heights_name, rows * cols * 4, terrain_doc.get("heights_crc32"),
@@ -481,32 +513,39 @@ def _tile_sides(manifest: Path, names: list[list[object]], what: str, key: str, 
     return out
 
 
-def _read_tiles(sides: list[list[tuple[Path, int]]], what: str, dtype, planes: int, rows: int,
-                cols: int, tile: int, progress: _Progress) -> np.ndarray:
-    """The tiles read into one (planes, rows, cols) array, each checked against its CRC-32."""
-    out = np.empty((planes, rows, cols), dtype)
+def _verify_tiles(sides: list[list[tuple[Path, int]]], what: str, dtype: np.dtype, planes: int,
+                  rows: int, cols: int, tile: int, progress: _Progress,
+                  ranges: dict | None) -> None:
+    """Check every tile against the CRC-32 its name ends in, one tile in memory at a time (and
+    with `ranges`, that it holds no NaN or infinity, keeping its (min, max) there)."""
+    buffer = np.empty(planes * min(tile, rows) * min(tile, cols) * dtype.itemsize, np.uint8)
     for i, j, rs, cs in tiling.tiles_of(rows, cols, tile):
         side, crc = sides[i][j]
-        shape = (planes, rs.stop - rs.start, cs.stop - cs.start)
+        view = buffer[:planes * (rs.stop - rs.start) * (cs.stop - cs.start) * dtype.itemsize]
         try:
-            data = np.memmap(side, dtype=dtype, mode="r", shape=shape)
-        except (OSError, ValueError) as e:
-            raise FormatError(side, None, f"cannot read the {what} tile: "
-                              f"{getattr(e, 'strerror', None) or e}") from None
-        if crc32(data) != crc:
+            _read_exact(side, view, progress)
+        except OSError as e:
+            raise FormatError(side, None, f"cannot read the {what} tile: {e.strerror or e}") from None
+        if crc32(view) != crc:
             raise FormatError(side, None, f"{what} checksum mismatch (file damaged)")
-        out[:, rs, cs] = data
-        del data  # unmapped at once: the bytes live in `out` only
-        progress.advance(int(np.prod(shape)) * np.dtype(dtype).itemsize)
-    return out
+        if ranges is not None:
+            values = view.view(dtype)
+            lo, hi = float(values.min()), float(values.max())
+            if not (math.isfinite(lo) and math.isfinite(hi)):
+                raise FormatError(side, None, f"{what} contain NaN or infinity")
+            ranges[(i, j)] = [(lo, hi)]
 
 
-def _first_non_finite_tile(heights: np.ndarray, sides, tile: int) -> Path | None:
-    rows, cols = heights.shape
-    if math.isfinite(heights.min()) and math.isfinite(heights.max()):
-        return None
-    for i, j, rs, cs in tiling.tiles_of(rows, cols, tile):
-        block = heights[rs, cs]
-        if not (math.isfinite(block.min()) and math.isfinite(block.max())):
-            return sides[i][j][0]
-    return None
+def _read_exact(side: Path, view: np.ndarray, progress: _Progress) -> None:
+    """Fill `view` (its size was checked against the file's) from the file, reporting progress
+    every READ_CHUNK bytes."""
+    mv = memoryview(view)
+    step = READ_CHUNK if progress.report is not None else max(len(mv), 1)
+    with open(side, "rb", buffering=0) as f:
+        pos = 0
+        while pos < len(mv):
+            n = f.readinto(mv[pos:pos + step])
+            if not n:
+                raise OSError(f"the file ended after {pos} of {len(mv)} bytes")
+            pos += n
+            progress.advance(n)
