@@ -10,25 +10,34 @@ on: the planes' owners switch to it, see `Terrain.heights_grid`).
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
 
+from model.errors import FormatError
 from model.formats import tiles as tiling
 
 MAX_MAPS = 256
+
+
+def file_identity(st: os.stat_result) -> tuple[int, ...]:
+    """What tells one file from another put in its place: device, inode, size, modification time."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 class PagedGrid:
     """A (planes, rows, columns) grid in `tile`-sample tiles; tile (i, j) first maps its file."""
 
     def __init__(self, planes: int, rows: int, columns: int, dtype, tile: int,
-                 files: list[list[Path]]) -> None:
+                 files: list[list[Path]], identities: dict | None = None) -> None:
         self.planes, self.rows, self.columns = planes, rows, columns
         self.dtype = np.dtype(dtype)
         self.tile = tile
         self.files = files  # files[i][j]: the file tile (i, j) holds until it is written
+        # file_identity of each file when its bytes were checked: a file replaced since is refused
+        self.identities = identities or {}
         # the tiles mapped now, least recently used first: each map holds a file descriptor, so
         # at most MAX_MAPS stay open (a 16k² terrain has over 2,000 tiles)
         self._maps: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
@@ -56,8 +65,16 @@ class PagedGrid:
         m = self._maps.get(key)
         if m is None:
             rs, cs = self._slices(i, j)
-            m = np.memmap(self.files[i][j], dtype=self.dtype, mode="r",
-                          shape=(self.planes, rs.stop - rs.start, cs.stop - cs.start))
+            shape = (self.planes, rs.stop - rs.start, cs.stop - cs.start)
+            try:
+                known = self.identities.get(key)
+                if known is not None and file_identity(os.stat(self.files[i][j])) != known:
+                    raise OSError("another file stands under its name")
+                m = np.memmap(self.files[i][j], dtype=self.dtype, mode="r", shape=shape)
+            except (OSError, ValueError) as e:  # moved, deleted or cut short since the opening
+                why = getattr(e, "strerror", None) or e
+                raise FormatError(self.files[i][j], None, "cannot read this tile any more (changed "
+                                  f"since the scene was opened): {why}") from None
             self._maps[key] = m
             if len(self._maps) > MAX_MAPS:
                 self._maps.popitem(last=False)

@@ -23,7 +23,7 @@ from model.atomic import atomic_write, atomic_write_text, remove_stale_temps
 from model.checksum import crc32
 from model.errors import FormatError, WriteError, parse_toml, read_text_file, refuse_link_outside
 from model.formats import tiles as tiling
-from model.paged import PagedGrid, PagedPlane
+from model.paged import PagedGrid, PagedPlane, file_identity
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
 
@@ -431,18 +431,19 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
         layer_sides = (_tile_sides(manifest, layer_tiles, "layer weights", "terrain.layers",
                                    rows, cols, tile, len(entries)) if entries else None)
         ranges: dict = {}
-        _verify_tiles(heights_sides, "heights", np.dtype("<f4"), 1, rows, cols, tile, tracker, ranges)
-        if entries:
-            _verify_tiles(layer_sides, "layer weights", np.dtype(np.uint8), len(entries), rows, cols,
-                          tile, tracker, None)
+        checked = _verify_tiles(heights_sides, "heights", np.dtype("<f4"), 1, rows, cols, tile,
+                                tracker, ranges)
         # Nothing read is kept: the terrain maps each tile's file when it is first touched.
-        grid = PagedGrid(1, rows, cols, "<f4", tile, [[f for f, _ in row] for row in heights_sides])
+        grid = PagedGrid(1, rows, cols, "<f4", tile, [[f for f, _ in row] for row in heights_sides],
+                         checked)
         grid.ranges = ranges
         heights = PagedPlane(grid, 0)
         weights = None
         if entries:
+            checked = _verify_tiles(layer_sides, "layer weights", np.dtype(np.uint8), len(entries),
+                                    rows, cols, tile, tracker, None)
             lgrid = PagedGrid(len(entries), rows, cols, np.uint8, tile,
-                              [[f for f, _ in row] for row in layer_sides])
+                              [[f for f, _ in row] for row in layer_sides], checked)
             weights = [PagedPlane(lgrid, k) for k in range(len(entries))]
         return _finish_load(manifest, doc, name, heights, weights, entries, blends, spacing, origin)
     layers_name = _require(manifest, terrain_doc, "layers", str, "terrain") if entries else None
@@ -515,15 +516,17 @@ def _tile_sides(manifest: Path, names: list[list[object]], what: str, key: str, 
 
 def _verify_tiles(sides: list[list[tuple[Path, int]]], what: str, dtype: np.dtype, planes: int,
                   rows: int, cols: int, tile: int, progress: _Progress,
-                  ranges: dict | None) -> None:
+                  ranges: dict | None) -> dict[tuple[int, int], tuple[int, ...]]:
     """Check every tile against the CRC-32 its name ends in, one tile in memory at a time (and
-    with `ranges`, that it holds no NaN or infinity, keeping its (min, max) there)."""
+    with `ranges`, that it holds no NaN or infinity, keeping its (min, max) there); the identity
+    of each file checked, so a file replaced before its tile is mapped is refused then."""
+    identities: dict[tuple[int, int], tuple[int, ...]] = {}
     buffer = np.empty(planes * min(tile, rows) * min(tile, cols) * dtype.itemsize, np.uint8)
     for i, j, rs, cs in tiling.tiles_of(rows, cols, tile):
         side, crc = sides[i][j]
         view = buffer[:planes * (rs.stop - rs.start) * (cs.stop - cs.start) * dtype.itemsize]
         try:
-            _read_exact(side, view, progress)
+            identities[(i, j)] = _read_exact(side, view, progress)
         except OSError as e:
             raise FormatError(side, None, f"cannot read the {what} tile: {e.strerror or e}") from None
         if crc32(view) != crc:
@@ -534,14 +537,16 @@ def _verify_tiles(sides: list[list[tuple[Path, int]]], what: str, dtype: np.dtyp
             if not (math.isfinite(lo) and math.isfinite(hi)):
                 raise FormatError(side, None, f"{what} contain NaN or infinity")
             ranges[(i, j)] = [(lo, hi)]
+    return identities
 
 
-def _read_exact(side: Path, view: np.ndarray, progress: _Progress) -> None:
+def _read_exact(side: Path, view: np.ndarray, progress: _Progress) -> tuple[int, ...]:
     """Fill `view` (its size was checked against the file's) from the file, reporting progress
-    every READ_CHUNK bytes."""
+    every READ_CHUNK bytes; the file's identity (`paged.file_identity`)."""
     mv = memoryview(view)
     step = READ_CHUNK if progress.report is not None else max(len(mv), 1)
     with open(side, "rb", buffering=0) as f:
+        identity = file_identity(os.fstat(f.fileno()))
         pos = 0
         while pos < len(mv):
             n = f.readinto(mv[pos:pos + step])
@@ -549,3 +554,4 @@ def _read_exact(side: Path, view: np.ndarray, progress: _Progress) -> None:
                 raise OSError(f"the file ended after {pos} of {len(mv)} bytes")
             pos += n
             progress.advance(n)
+    return identity

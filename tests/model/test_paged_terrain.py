@@ -150,3 +150,29 @@ def test_at_most_max_maps_tiles_stay_mapped(tmp_path: Path, monkeypatch) -> None
     assert len(t.paged_heights.grid._maps) == 2  # the last two of nine, re-mapped when needed
     assert t.read_heights(slice(0, 2), slice(0, 2)).tobytes() == original.heights[0:2, 0:2].tobytes()
     assert list(t.paged_heights.grid._maps)[-1] == (0, 0)
+
+
+def test_a_tile_deleted_after_opening_is_one_format_error_naming_it(tmp_path: Path) -> None:
+    from model.errors import FormatError
+
+    path, _, scene = opened(tmp_path)
+    gone = path.with_name(tomllib.loads(path.read_text())["terrain"]["heights"][1][1])
+    gone.unlink()
+    with pytest.raises(FormatError) as info:
+        scene.terrain.read_heights(slice(40, 41), slice(40, 41))
+    assert info.value.path == str(gone) and "since the scene was opened" in info.value.reason
+
+
+def test_a_tile_replaced_after_opening_is_refused_when_first_touched(tmp_path: Path) -> None:
+    from model.errors import FormatError
+
+    path, _, scene = opened(tmp_path)
+    f = path.with_name(tomllib.loads(path.read_text())["terrain"]["layers"][0][2])
+    data = bytearray(f.read_bytes())
+    data[0] ^= 1
+    f.unlink()
+    f.write_bytes(bytes(data))  # same name and size, other bytes: not what the opening checked
+    with pytest.raises(FormatError, match="since the scene was opened") as info:
+        scene.terrain.layers[0].read(slice(0, 1), slice(70, 71))
+    assert info.value.path == str(f)
+    assert scene.terrain.layers[0].read(slice(0, 1), slice(0, 1)).shape == (1, 1)  # the others read on
