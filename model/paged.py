@@ -19,7 +19,7 @@ import numpy as np
 from model.errors import FormatError
 from model.formats import tiles as tiling
 
-MAX_MAPS = 256
+MAX_MAPS = 32  # tiles mapped at once per grid: 32 MiB of heights at most (a 16k² terrain has 1,089)
 
 
 def file_identity(st: os.stat_result) -> tuple[int, ...]:
@@ -38,8 +38,8 @@ class PagedGrid:
         self.files = files  # files[i][j]: the file tile (i, j) holds until it is written
         # file_identity of each file when its bytes were checked: a file replaced since is refused
         self.identities = identities or {}
-        # the tiles mapped now, least recently used first: each map holds a file descriptor, so
-        # at most MAX_MAPS stay open (a 16k² terrain has over 2,000 tiles)
+        # the tiles mapped now, least recently used first: a map's touched pages count as the
+        # process's memory and it holds a file descriptor, so at most MAX_MAPS stay mapped
         self._maps: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
         self._own: dict[tuple[int, int], np.ndarray] = {}  # tiles written since opening
         # per tile and plane: (min, max), as far as known (the opening pass fills it for heights)

@@ -15,7 +15,7 @@ QUICK_SIZE, FULL_SIZE = 257, 1025  # samples a side
 
 
 def scene_open_ratio(quick: bool) -> float:
-    """load_scene time / (np.fromfile of heights + layers) time, on a demo scene saved to disk."""
+    """load_scene time / (np.fromfile of every tile file) time, on a demo scene saved to disk."""
     return open_ratio(QUICK_SIZE if quick else FULL_SIZE)
 
 
@@ -46,10 +46,11 @@ def open_ratio(size: int, rounds: int = 15) -> float:
 
 
 CASES = [
-    # Opening reads each side file straight into the array the terrain keeps and checks a CRC-32
-    # of every byte (ISA-L's, at about memory speed); what is left is the manifest's TOML and a
-    # few system calls per file. Those fixed costs are most of the quick (257 x 257) case, where
-    # the raw reads take a few tens of microseconds; a per-sample Python loop would cost hundreds.
+    # Opening (scene format version 2) reads each tile file once, into one reused buffer, to check
+    # the CRC-32 of every byte (ISA-L's, at about memory speed) and keeps none of it: the terrain
+    # maps tiles when touched. What is left is the manifest's TOML and a few system calls per file.
+    # Those fixed costs are most of the quick (257 x 257) case, where the raw reads take a few
+    # tens of microseconds; a per-sample Python loop would cost hundreds.
     BenchCase("scene.open_vs_raw_reads", budget=5.0, quick_budget=12.0, run=scene_open_ratio,
               description="validation and checksums cost at most 5x reading the same bytes "
                           "(12x in the quick case, mostly fixed costs)"),
