@@ -176,3 +176,37 @@ def test_a_tile_replaced_after_opening_is_refused_when_first_touched(tmp_path: P
         scene.terrain.layers[0].read(slice(0, 1), slice(70, 71))
     assert info.value.path == str(f)
     assert scene.terrain.layers[0].read(slice(0, 1), slice(0, 1)).shape == (1, 1)  # the others read on
+
+
+def test_random_window_writes_and_reads_match_a_plain_array(tmp_path: Path) -> None:
+    from model import paged
+
+    _, original, scene = opened(tmp_path)
+    grid = scene.terrain.layers[0].paged.grid
+    reference = np.stack([la.weights for la in original.layers])
+    rng = np.random.default_rng(11)
+    for step in range(200):
+        r0, c0 = int(rng.integers(0, ROWS)), int(rng.integers(0, COLS))
+        rows = slice(r0, int(rng.integers(r0 + 1, ROWS + 1)))
+        cols = slice(c0, int(rng.integers(c0 + 1, COLS + 1)))
+        plane = int(rng.integers(0, 2))
+        if step % 3:
+            values = rng.integers(0, 256, (rows.stop - rows.start, cols.stop - cols.start), dtype=np.uint8)
+            paged.PagedPlane(grid, plane)[rows, cols] = values
+            reference[plane, rows, cols] = values
+        assert np.array_equal(grid.read(rows, cols), reference[:, rows, cols])
+        r, c = rng.integers(0, ROWS, 50), rng.integers(0, COLS, 50)
+        assert np.array_equal(grid.gather(plane, r, c), reference[plane, r, c])
+    assert np.array_equal(grid.full(), reference)
+
+
+def test_edit_save_reopen_edit_save_round_trips(tmp_path: Path) -> None:
+    path, original, scene = opened(tmp_path)
+    expected = original.heights.copy()
+    for value, (r, c) in ((3.25, (1, 1)), (-7.5, (40, 80)), (0.5, (69, 0))):
+        scene.terrain.heights_grid()[r:r + 1, c:c + 1] = value
+        expected[r, c] = value
+        save_scene(scene, path)
+        scene = load_scene(path)
+        assert scene.terrain.read_heights(slice(0, ROWS), slice(0, COLS)).tobytes() == expected.tobytes()
+    assert len(files_of(tmp_path)) == 1 + 9 + 9
