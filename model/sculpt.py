@@ -62,7 +62,7 @@ def window_influence(terrain: Terrain, brush: Brush, x: float, z: float
 
 
 def _height_patch(terrain: Terrain, rows: slice, cols: slice, new: np.ndarray) -> Patch:
-    old = terrain.heights[rows, cols].copy()
+    old = terrain.read_heights(rows, cols)
     return Patch(rows, cols, old, new.astype(np.float32))
 
 
@@ -73,7 +73,7 @@ def raise_lower(terrain: Terrain, brush: Brush, x: float, z: float, amount: floa
     if w is None:
         return None
     rows, cols, influence = w
-    h = terrain.heights[rows, cols].astype(np.float64)
+    h = terrain.read_heights(rows, cols).astype(np.float64)
     return _height_patch(terrain, rows, cols, h + amount * influence)
 
 
@@ -83,7 +83,7 @@ def flatten(terrain: Terrain, brush: Brush, x: float, z: float, target: float) -
     if w is None or not math.isfinite(target):
         return None
     rows, cols, influence = w
-    h = terrain.heights[rows, cols].astype(np.float64)
+    h = terrain.read_heights(rows, cols).astype(np.float64)
     return _height_patch(terrain, rows, cols, h + influence * (target - h))
 
 
@@ -99,8 +99,8 @@ def smooth(terrain: Terrain, brush: Brush, x: float, z: float) -> Patch | None:
         return None
     rows, cols, influence = w
     k = smooth_radius_cells(terrain, brush)
-    blurred = _box_blur_window(terrain.heights, rows, cols, k)
-    h = terrain.heights[rows, cols].astype(np.float64)
+    blurred = _box_blur_window(terrain.heights_grid(), rows, cols, k)
+    h = terrain.read_heights(rows, cols).astype(np.float64)
     return _height_patch(terrain, rows, cols, h + influence * (blurred - h))
 
 
@@ -141,7 +141,7 @@ def noise(terrain: Terrain, brush: Brush, x: float, z: float, seed: int, amount:
     gx = terrain.origin[0] + np.arange(cols.start, cols.stop) * terrain.spacing
     gz = terrain.origin[1] + np.arange(rows.start, rows.stop) * terrain.spacing
     n = value_noise(gx[None, :] / scale, gz[:, None] / scale, seed)
-    h = terrain.heights[rows, cols].astype(np.float64)
+    h = terrain.read_heights(rows, cols).astype(np.float64)
     return _height_patch(terrain, rows, cols, h + amount * influence * n)
 
 
@@ -186,21 +186,22 @@ def paint_layer(terrain: Terrain, name: str, brush: Brush, x: float, z: float,
     if w is None:
         return None
     rows, cols, influence = w
-    old = layer.weights[rows, cols].copy()
+    old = layer.read(rows, cols)
     delta = np.rint(influence * 255.0)
     new = old.astype(np.float64) + (-delta if erase else delta)
     return Patch(rows, cols, old, np.clip(new, 0, 255).astype(np.uint8))
 
 
 # ---- writing --------------------------------------------------------------------------------
-def target_grid(terrain: Terrain, target: str | None) -> np.ndarray:
-    """The heights (target None) or the weights of the layer named `target`."""
+def target_grid(terrain: Terrain, target: str | None):
+    """The heights (target None) or the weights of the layer named `target`, to read and write
+    by windows: an array, or the tiles of a paged terrain (edits copy only the tiles they meet)."""
     if target is HEIGHTS:
-        return terrain.heights
+        return terrain.heights_grid()
     layer = terrain.layer(target)
     if layer is None:
         raise KeyError(f"no terrain layer named {target!r}")
-    return layer.weights
+    return layer.grid()
 
 
 def write_region(terrain: Terrain, target: str | None, rows: slice, cols: slice,
@@ -220,7 +221,9 @@ def apply_patch(terrain: Terrain, target: str | None, patch: Patch, undo: bool =
 
 # ---- a stroke: stamps merged into one undo step ---------------------------------------------
 class TileUndo:
-    """Old and new values of the fixed-size tiles an edit touched: undo memory follows the edit."""
+    """Old and new values of the fixed-size tiles an edit touched: undo memory follows the edit.
+
+    `grid` is an array or a paged terrain's tiles (`PagedPlane`): anything sliced by windows."""
 
     def __init__(self, tile: int = TILE) -> None:
         self.tile = tile
@@ -232,17 +235,17 @@ class TileUndo:
         return (slice(key[0] * t, min(shape[0], (key[0] + 1) * t)),
                 slice(key[1] * t, min(shape[1], (key[1] + 1) * t)))
 
-    def capture(self, grid: np.ndarray, rows: slice, cols: slice) -> None:
+    def capture(self, grid, rows: slice, cols: slice) -> None:
         """Remember tiles meeting the window, before their first change."""
         t = self.tile
         for ti in range(rows.start // t, (rows.stop - 1) // t + 1):
             for tj in range(cols.start // t, (cols.stop - 1) // t + 1):
                 if (ti, tj) not in self._old:
-                    self._old[(ti, tj)] = grid[self._tile_slices((ti, tj), grid.shape)].copy()
+                    self._old[(ti, tj)] = np.array(grid[self._tile_slices((ti, tj), grid.shape)])
 
-    def seal(self, grid: np.ndarray) -> None:
+    def seal(self, grid) -> None:
         """Remember the current values of every captured tile as the redo state."""
-        self._new = {key: grid[self._tile_slices(key, grid.shape)].copy() for key in self._old}
+        self._new = {key: np.array(grid[self._tile_slices(key, grid.shape)]) for key in self._old}
 
     def regions(self, grid_shape: tuple[int, int], new: bool) -> list[tuple[slice, slice, np.ndarray]]:
         values = self._new if new else self._old

@@ -2,54 +2,135 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from model.events import Event
+from model.paged import PagedPlane
 
 
-@dataclass
 class TerrainLayer:
     """A named paint layer: weights 0..255 on the height grid, and a display colour (r, g, b).
 
     A weight-blended layer (the default) takes weight from the other weight-blended layers where
     it is painted, so their weights add up to at most 255; one that is not is painted on its own
-    (Unreal's non-weight-blended layers)."""
+    (Unreal's non-weight-blended layers).
 
-    name: str
-    color: tuple[int, int, int]
-    weights: np.ndarray  # uint8, shape (rows, columns)
-    weight_blend: bool = True
+    `weights` may be given as a `PagedPlane` (a scene opened without reading its tiles): the
+    array is then assembled on first use of `weights`; `grid()` and `read()` reach the tiles
+    without assembling anything."""
+
+    def __init__(self, name: str, color: tuple[int, int, int], weights: np.ndarray | PagedPlane,
+                 weight_blend: bool = True) -> None:
+        self.name = name
+        self.color = color
+        self.weight_blend = weight_blend
+        self._paged: PagedPlane | None = weights if isinstance(weights, PagedPlane) else None
+        self._weights: np.ndarray | None = None if self._paged is not None else weights
+
+    @property
+    def weights(self) -> np.ndarray:
+        """uint8, shape (rows, columns); a paged layer is assembled here, once."""
+        if self._weights is None:
+            self._weights = self._paged.grid.full()[self._paged.plane]
+            self._paged = None
+        return self._weights
+
+    @weights.setter
+    def weights(self, value: np.ndarray) -> None:
+        self._weights, self._paged = value, None
+
+    @property
+    def paged(self) -> PagedPlane | None:
+        """The tiles this layer still reads from (None once its array exists)."""
+        return self._paged
+
+    def grid(self) -> np.ndarray | PagedPlane:
+        """What to slice by windows (`grid[rows, cols]`, read or written) without assembling."""
+        if self._weights is None and self._paged.grid.is_full:  # a sibling assembled the layers
+            return self.weights
+        return self._weights if self._weights is not None else self._paged
+
+    def read(self, rows: slice, cols: slice) -> np.ndarray:
+        """A copy of the window's weights."""
+        return np.array(self.grid()[rows, cols], copy=True)
+
+    def __repr__(self) -> str:
+        return f"TerrainLayer({self.name!r}, {self.color!r}, weight_blend={self.weight_blend})"
 
 
-@dataclass
 class Terrain:
-    """Heights (rows = Z, columns = X) sampled every `spacing` metres from `origin` (x, z)."""
+    """Heights (rows = Z, columns = X) sampled every `spacing` metres from `origin` (x, z).
 
-    heights: np.ndarray
-    spacing: float = 1.0
-    origin: tuple[float, float] = (0.0, 0.0)
-    layers: list[TerrainLayer] = field(default_factory=list)
+    `heights` may be given as a `PagedPlane` (tiles mapped from a scene's side files): the
+    samples are then read tile by tile as they are touched, edits copy only the tiles they
+    write, and the whole array is assembled only if a caller asks for `heights` itself."""
 
-    def __post_init__(self) -> None:
-        self.heights = np.ascontiguousarray(self.heights, dtype=np.float32)
-        if self.heights.ndim != 2 or min(self.heights.shape) < 2:
+    def __init__(self, heights: np.ndarray | PagedPlane, spacing: float = 1.0,
+                 origin: tuple[float, float] = (0.0, 0.0),
+                 layers: list[TerrainLayer] | None = None) -> None:
+        if isinstance(heights, PagedPlane):
+            self._paged: PagedPlane | None = heights
+            self._heights: np.ndarray | None = None
+            shape = heights.shape
+        else:
+            self._paged = None
+            self._heights = np.ascontiguousarray(heights, dtype=np.float32)
+            if self._heights.ndim != 2:
+                raise ValueError("terrain heights must be a 2-D grid of at least 2 x 2")
+            shape = self._heights.shape
+        if min(shape) < 2:
             raise ValueError("terrain heights must be a 2-D grid of at least 2 x 2")
+        self._shape = (int(shape[0]), int(shape[1]))
+        self.spacing = spacing
+        self.origin = origin
+        self.layers = [] if layers is None else layers
         if not self.spacing > 0:
             raise ValueError("terrain spacing must be positive")
         self.heights_changed = Event()  # (row_slice, col_slice)
         self.layer_weights_changed = Event()  # (layer_index, row_slice, col_slice)
         self.layers_changed = Event()  # ()
 
+    def __repr__(self) -> str:
+        return (f"Terrain({self.columns} x {self.rows}, spacing={self.spacing!r}, "
+                f"origin={self.origin!r}, layers={[la.name for la in self.layers]!r})")
+
+    # ---- the grid, whole or by windows ---------------------------------------------------
+    @property
+    def heights(self) -> np.ndarray:
+        """float32, shape (rows, columns); paged heights are assembled here, once."""
+        if self._heights is None:
+            self._heights = self._paged.grid.full()[0]
+            self._paged = None
+        return self._heights
+
+    @heights.setter
+    def heights(self, value: np.ndarray) -> None:
+        value = np.ascontiguousarray(value, dtype=np.float32)
+        if value.ndim != 2 or min(value.shape) < 2:
+            raise ValueError("terrain heights must be a 2-D grid of at least 2 x 2")
+        self._heights, self._paged, self._shape = value, None, value.shape
+
+    @property
+    def paged_heights(self) -> PagedPlane | None:
+        """The tiles the heights still read from (None once the array exists)."""
+        return self._paged
+
+    def heights_grid(self) -> np.ndarray | PagedPlane:
+        """What to slice by windows (`grid[rows, cols]`, read or written) without assembling."""
+        return self._heights if self._heights is not None else self._paged
+
+    def read_heights(self, rows: slice, cols: slice) -> np.ndarray:
+        """A float32 copy of the window's heights (tile by tile where they are paged)."""
+        return np.array(self.heights_grid()[rows, cols], np.float32, copy=True)
+
     # ---- shape -------------------------------------------------------------------------
     @property
     def rows(self) -> int:
-        return int(self.heights.shape[0])
+        return self._shape[0]
 
     @property
     def columns(self) -> int:
-        return int(self.heights.shape[1])
+        return self._shape[1]
 
     @property
     def size(self) -> tuple[float, float]:
@@ -76,9 +157,9 @@ class Terrain:
         if self.layer_index(name) is not None:
             raise ValueError(f"a layer named {name!r} already exists")
         if weights is None:
-            weights = np.zeros(self.heights.shape, np.uint8)
+            weights = np.zeros(self._shape, np.uint8)
         weights = np.ascontiguousarray(weights, dtype=np.uint8)
-        if weights.shape != self.heights.shape:
+        if weights.shape != self._shape:
             raise ValueError("layer weights must match the height grid")
         layer = TerrainLayer(name, tuple(int(c) for c in color), weights)
         self.layers.append(layer)
@@ -103,29 +184,32 @@ class Terrain:
         """True where (x, z) lies over the terrain."""
         return self._grid_coords(x, z)[0]
 
-    def _bilinear(self, grid: np.ndarray, i0, j0, fu, fv) -> np.ndarray:
-        g = grid
-        h00 = g[j0, i0].astype(np.float64)
-        h10 = g[j0, i0 + 1].astype(np.float64)
-        h01 = g[j0 + 1, i0].astype(np.float64)
-        h11 = g[j0 + 1, i0 + 1].astype(np.float64)
+    @staticmethod
+    def _corners(grid: np.ndarray | PagedPlane, i0, j0) -> tuple[np.ndarray, ...]:
+        """The grid at the four corners of each cell, as float64 (paged grids by tile)."""
+        if isinstance(grid, PagedPlane):
+            def at(j, i):
+                return grid.grid.gather(grid.plane, j, i).astype(np.float64)
+        else:
+            def at(j, i):
+                return grid[j, i].astype(np.float64)
+        return at(j0, i0), at(j0, i0 + 1), at(j0 + 1, i0), at(j0 + 1, i0 + 1)
+
+    def _bilinear(self, grid: np.ndarray | PagedPlane, i0, j0, fu, fv) -> np.ndarray:
+        h00, h10, h01, h11 = self._corners(grid, i0, j0)
         return (h00 * (1 - fu) * (1 - fv) + h10 * fu * (1 - fv)
                 + h01 * (1 - fu) * fv + h11 * fu * fv)
 
     def height_at(self, x, z) -> np.ndarray:
         """Bilinear height; NaN where there is no ground."""
         inside, i0, j0, fu, fv = self._grid_coords(x, z)
-        h = self._bilinear(self.heights, i0, j0, fu, fv)
+        h = self._bilinear(self.heights_grid(), i0, j0, fu, fv)
         return np.where(inside, h, np.nan)
 
     def normal_at(self, x, z) -> np.ndarray:
         """Unit surface normal (…, 3) of the bilinear surface; NaN where there is no ground."""
         inside, i0, j0, fu, fv = self._grid_coords(x, z)
-        g = self.heights
-        h00 = g[j0, i0].astype(np.float64)
-        h10 = g[j0, i0 + 1].astype(np.float64)
-        h01 = g[j0 + 1, i0].astype(np.float64)
-        h11 = g[j0 + 1, i0 + 1].astype(np.float64)
+        h00, h10, h01, h11 = self._corners(self.heights_grid(), i0, j0)
         dhdx = ((h10 - h00) * (1 - fv) + (h11 - h01) * fv) / self.spacing
         dhdz = ((h01 - h00) * (1 - fu) + (h11 - h10) * fu) / self.spacing
         n = np.stack([-dhdx, np.ones_like(dhdx), -dhdz], axis=-1)
@@ -143,8 +227,10 @@ class Terrain:
         if layer is None:
             return None
         inside, i0, j0, fu, fv = self._grid_coords(x, z)
-        w = self._bilinear(layer.weights, i0, j0, fu, fv) / 255.0
+        w = self._bilinear(layer.grid(), i0, j0, fu, fv) / 255.0
         return np.where(inside, w, 0.0)
 
     def height_range(self) -> tuple[float, float]:
-        return float(self.heights.min()), float(self.heights.max())
+        if self._heights is None:  # from each tile's range, kept as tiles are read and written
+            return self._paged.grid.minmax(0)
+        return float(self._heights.min()), float(self._heights.max())

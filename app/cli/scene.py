@@ -52,6 +52,8 @@ def scene_summary(scene: Scene) -> dict:
     return {
         "path": str(scene.path) if scene.path else None,
         "name": scene.name,
+        # the version read from disk (None: never saved); a save always writes version 2
+        "file_version": getattr(scene, "file_version", None),
         "columns": t.columns,
         "rows": t.rows,
         "spacing": t.spacing,
@@ -78,6 +80,8 @@ def _human(doc: dict) -> str:
     sx, sz = doc["size_m"]
     lines = [
         f"{doc['name']}  ({doc['path']})",
+        *(["  file      version 1 (one side file each): written as version 2 (tiled) when saved"]
+          if doc["file_version"] == 1 else []),
         f"  terrain   {doc['columns']} x {doc['rows']} samples, spacing {doc['spacing']:g} m, "
         f"{sx:g} x {sz:g} m, origin ({doc['origin'][0]:g}, {doc['origin'][1]:g})",
         f"  heights   {doc['height_range'][0]:.2f} .. {doc['height_range'][1]:.2f} m",

@@ -29,11 +29,14 @@ from model.errors import (
     read_text_file,
     refuse_link_outside,
 )
+from model.formats import tiles as tiling
+from model.paged import PagedGrid, PagedPlane, file_identity
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
 
 FORMAT = "boscage-scene"
-VERSION = 1
+VERSION = 2  # what a save writes: heights and weights in tiles (version 1: one file each)
+READ_VERSIONS = (1, 2)
 MAX_CELLS = 16384 * 16384
 MAX_LAYERS = 256
 NAME_FILTER = "Boscage scenes (*.boscage)"
@@ -93,15 +96,16 @@ def _parse_color(path: Path, where: str, text: object) -> tuple[int, int, int]:
         raise FormatError(path, where, f"colour must be '#rrggbb', got {text!r}") from None
 
 
-def scene_manifest(scene: Scene, manifest: Path) -> tuple[dict, dict[Path, bytes]]:
-    """The manifest document and side-file bytes for `scene` saved at `manifest`."""
+def scene_manifest_v1(scene: Scene, manifest: Path) -> tuple[dict, dict[Path, bytes]]:
+    """The version 1 manifest and side files (one file of heights, one of weights): what older
+    builds wrote; this build reads it and writes version 2 (`scene_manifest`)."""
     t = scene.terrain
     heights = np.ascontiguousarray(t.heights, dtype="<f4").tobytes()
     heights_path = versioned_side_path(manifest, "heights", heights)
     files: dict[Path, bytes] = {heights_path: heights}
     doc: dict = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": 1,
         "name": scene.name,
         "terrain": {
             "columns": t.columns,
@@ -123,6 +127,89 @@ def scene_manifest(scene: Scene, manifest: Path) -> tuple[dict, dict[Path, bytes
         files[layers_path] = weights
         doc["terrain"]["layers"] = layers_path.name
         doc["terrain"]["layers_crc32"] = _crc(weights)
+    return doc, files
+
+
+def _on_disk(path: Path, size: int) -> bool:
+    """Whether a file of that name and size is there already: a tile's name carries its position
+    and the CRC-32 of its bytes, so it holds those bytes and is not written again."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size == size
+
+
+def _tile_bytes(planes: list, dtype: str, rows: slice, cols: slice) -> bytes:
+    return b"".join(np.ascontiguousarray(p[rows, cols], dtype).tobytes() for p in planes)
+
+
+def _intact(planes: list) -> PagedGrid | None:
+    """The paged grid `planes` are, all of it in order (a scene's tiles as opened), else None."""
+    if not planes or not all(isinstance(p, PagedPlane) for p in planes):
+        return None
+    grid = planes[0].grid
+    if grid.is_full or grid.planes != len(planes) or any(
+            p.grid is not grid or p.plane != k for k, p in enumerate(planes)):
+        return None
+    return grid
+
+
+def _save_tiles(manifest: Path, kind: str, planes: list, dtype: str, tile: int,
+                files: dict[Path, bytes | None]) -> list[list[str]]:
+    """Name every tile of `planes` (stacked per tile) by position and CRC-32, adding to `files`
+    the bytes of those not on disk yet (None for those that are); the names, row by row.
+
+    Planes still paged from this scene's own tiles reuse the names of the tiles not written
+    since opening, without reading a byte of them."""
+    rows, cols = planes[0].shape
+    paged = _intact(planes)
+    if paged is not None and paged.tile != tile:
+        paged = None
+    names: list[list[str]] = []
+    for i, j, rs, cs in tiling.tiles_of(rows, cols, tile):
+        if j == 0:
+            names.append([])
+        same = paged.unchanged_file(i, j) if paged is not None else None
+        size = (rs.stop - rs.start) * (cs.stop - cs.start) * len(planes) * np.dtype(dtype).itemsize
+        if (same is not None and same.parent == manifest.parent
+                and same.name.startswith(f"{manifest.stem}.{kind}_{i}_{j}.") and _on_disk(same, size)):
+            files[same] = None
+            names[-1].append(same.name)
+            continue
+        data = _tile_bytes(planes, dtype, rs, cs)
+        path = tiling.tile_path(manifest, kind, i, j, crc32(data))
+        files[path] = None if _on_disk(path, len(data)) else data
+        names[-1].append(path.name)
+    return names
+
+
+def scene_manifest(scene: Scene, manifest: Path) -> tuple[dict, dict[Path, bytes | None]]:
+    """The version 2 manifest and side-file bytes for `scene` saved at `manifest`: heights and the
+    layers' weights in `tiles.TILE`-sample tiles; a None value is a tile already on disk."""
+    t = scene.terrain
+    tile = tiling.TILE
+    files: dict[Path, bytes | None] = {}
+    doc: dict = {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": scene.name,
+        "terrain": {
+            "columns": t.columns,
+            "rows": t.rows,
+            "spacing": float(t.spacing),
+            "origin": [float(t.origin[0]), float(t.origin[1])],
+            "tile": tile,
+            "heights": _save_tiles(manifest, "heights", [t.heights_grid()], "<f4", tile, files),
+        },
+        "layers": [{"name": layer.name, "color": _color_hex(layer.color)} for layer in t.layers],
+    }
+    for entry, layer in zip(doc["layers"], t.layers, strict=True):
+        if not layer.weight_blend:  # absent means weight-blended: older scenes save as they were
+            entry["weight_blend"] = False
+    if t.layers:
+        doc["terrain"]["layers"] = _save_tiles(manifest, "layers", [la.grid() for la in t.layers],
+                                               "u1", tile, files)
     return doc, files
 
 
@@ -151,7 +238,8 @@ def save_scene(scene: Scene, path: str | Path) -> None:
         if section is not None:
             doc[key] = section
     for file, data in files.items():
-        atomic_write(file, data)
+        if data is not None:  # None: a tile already on disk under its checksum name
+            atomic_write(file, data)
     atomic_write_text(manifest, tomli_w.dumps(doc))
     for stale in _stale_side_files(manifest, set(files)):
         try:
@@ -288,9 +376,9 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
     if doc["format"] != FORMAT:
         raise FormatError(manifest, "format", f"not a Boscage scene (format = {doc['format']!r})")
     version = doc.get("version")
-    if version != VERSION:
+    if isinstance(version, bool) or version not in READ_VERSIONS:
         raise FormatError(manifest, "version", f"unsupported scene version {version!r} "
-                          f"(this build reads version {VERSION})")
+                          f"(this build reads versions 1 and {VERSION})")
     name = doc.get("name", manifest.stem)
     if not isinstance(name, str):
         raise FormatError(manifest, "name", "must be a string")
@@ -312,7 +400,14 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
     if not all(is_finite_number(v) and abs(v) <= MAX_EXTENT for v in origin):
         raise FormatError(manifest, "terrain.origin", f"must be finite and within {MAX_EXTENT:g} m, "
                           f"got {origin!r}")
-    heights_name = _require(manifest, terrain_doc, "heights", str, "terrain")
+    if version == 1:
+        heights_name = _require(manifest, terrain_doc, "heights", str, "terrain")
+    else:
+        tile = _require(manifest, terrain_doc, "tile", int, "terrain")
+        if not tiling.MIN_TILE <= tile <= tiling.MAX_TILE:
+            raise FormatError(manifest, "terrain.tile", f"tiles must be {tiling.MIN_TILE} to "
+                              f"{tiling.MAX_TILE} samples a side, got {tile}")
+        heights_tiles = _tile_names(manifest, terrain_doc, "heights", rows, cols, tile)
 
     # The layer list is checked before any side file is read: a bad entry costs no big read.
     layers_doc = doc.get("layers", [])
@@ -334,9 +429,31 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
         if not isinstance(blend, bool):
             raise FormatError(manifest, f"{where}.weight_blend", f"expected true or false, got {blend!r}")
         blends.append(blend)
-    layers_name = _require(manifest, terrain_doc, "layers", str, "terrain") if entries else None
-
     tracker = _Progress(progress, rows * cols * (4 + len(entries)))
+    if version == 2:
+        layer_tiles = _tile_names(manifest, terrain_doc, "layers", rows, cols, tile) if entries else None
+        # every tile's name, size and kind is checked before any byte is read
+        heights_sides = _tile_sides(manifest, heights_tiles, "heights", "terrain.heights",
+                                    rows, cols, tile, 4)
+        layer_sides = (_tile_sides(manifest, layer_tiles, "layer weights", "terrain.layers",
+                                   rows, cols, tile, len(entries)) if entries else None)
+        ranges: dict = {}
+        checked = _verify_tiles(heights_sides, "heights", np.dtype("<f4"), 1, rows, cols, tile,
+                                tracker, ranges)
+        # Nothing read is kept: the terrain maps each tile's file when it is first touched.
+        grid = PagedGrid(1, rows, cols, "<f4", tile, [[f for f, _ in row] for row in heights_sides],
+                         checked)
+        grid.ranges = ranges
+        heights = PagedPlane(grid, 0)
+        weights = None
+        if entries:
+            checked = _verify_tiles(layer_sides, "layer weights", np.dtype(np.uint8), len(entries),
+                                    rows, cols, tile, tracker, None)
+            lgrid = PagedGrid(len(entries), rows, cols, np.uint8, tile,
+                              [[f for f, _ in row] for row in layer_sides], checked)
+            weights = [PagedPlane(lgrid, k) for k in range(len(entries))]
+        return _finish_load(manifest, doc, name, heights, weights, entries, blends, spacing, origin)
+    layers_name = _require(manifest, terrain_doc, "layers", str, "terrain") if entries else None
     raw = _read_side(manifest, heights_name, rows * cols * 4, terrain_doc.get("heights_crc32"),
                      "heights", "terrain.heights", tracker)
     # The arrays are views of the buffers just read (writable, owned by nobody else): no copies.
@@ -344,16 +461,104 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
     # min and max are NaN or infinite exactly when some height is, and allocate nothing
     if not (math.isfinite(heights.min()) and math.isfinite(heights.max())):
         raise FormatError(manifest.with_name(heights_name), None, "heights contain NaN or infinity")
-    layers: list[TerrainLayer] = []
+    weights = None
     if entries:
         raw = _read_side(manifest, layers_name, len(entries) * rows * cols,
                          terrain_doc.get("layers_crc32"), "layer weights", "terrain.layers", tracker)
         weights = raw.reshape(len(entries), rows, cols)
+    return _finish_load(manifest, doc, name, heights, weights, entries, blends, spacing, origin)
+
+
+def _finish_load(manifest: Path, doc: dict, name: str, heights: np.ndarray, weights, entries: list,
+                 blends: list[bool], spacing: float, origin: list) -> Scene:
+    layers: list[TerrainLayer] = []
+    if entries:
         layers = [TerrainLayer(lname, color, weights[i]) for i, (lname, color) in enumerate(entries)]
         for layer, blend in zip(layers, blends, strict=True):
             layer.weight_blend = blend
     terrain = Terrain(heights, float(spacing), (float(origin[0]), float(origin[1])), layers)
     scene = Scene(terrain=terrain, name=name, path=manifest)
+    scene.file_version = doc["version"]  # `scene info` tells a version 1 scene from a version 2 one
     for key, reader in SECTION_READERS.items():
         reader(scene, manifest, doc.get(key))  # type: ignore[operator]
     return scene
+
+
+def _tile_names(manifest: Path, terrain_doc: dict, key: str, rows: int, cols: int,
+                tile: int) -> list[list[object]]:
+    """The manifest's tile names for `key`: one array per tile row, covering the grid exactly."""
+    where = f"terrain.{key}"
+    table = _require(manifest, terrain_doc, key, list, "terrain")
+    n_i, n_j = tiling.tile_counts(rows, cols, tile)
+    grid = f"a {cols} x {rows} grid in {tile}-sample tiles has {n_i} rows of {n_j}"
+    if len(table) != n_i:
+        raise FormatError(manifest, where, f"lists {len(table)} rows of tiles; {grid}")
+    for i, row in enumerate(table):
+        if not isinstance(row, list) or len(row) != n_j:
+            count = f"{len(row)} tiles" if isinstance(row, list) else repr(row)
+            raise FormatError(manifest, f"{where}[{i}]", f"lists {count}; {grid}")
+    return table
+
+
+def _tile_sides(manifest: Path, names: list[list[object]], what: str, key: str, rows: int,
+                cols: int, tile: int, item_bytes: int) -> list[list[tuple[Path, int]]]:
+    """Each tile's file and the CRC-32 its name ends in, its size checked against its place."""
+    out: list[list[tuple[Path, int]]] = []
+    for i, j, rs, cs in tiling.tiles_of(rows, cols, tile):
+        if j == 0:
+            out.append([])
+        name = names[i][j]
+        place = f"{key}[{i}][{j}]"
+        side, size = _checked_side(manifest, name, place, f"{what} tile")
+        crc = tiling.crc_in_name(name)
+        if crc is None:
+            raise FormatError(manifest, place, f"tile name {name!r} must end in .<crc32>.bin")
+        expected = (rs.stop - rs.start) * (cs.stop - cs.start) * item_bytes
+        if size != expected:
+            raise FormatError(side, None, f"{what} tile holds {size} bytes, expected {expected} "
+                              f"(tile {i}, {j} of the grid)")
+        out.append(out.pop() + [(side, crc)])
+    return out
+
+
+def _verify_tiles(sides: list[list[tuple[Path, int]]], what: str, dtype: np.dtype, planes: int,
+                  rows: int, cols: int, tile: int, progress: _Progress,
+                  ranges: dict | None) -> dict[tuple[int, int], tuple[int, ...]]:
+    """Check every tile against the CRC-32 its name ends in, one tile in memory at a time (and
+    with `ranges`, that it holds no NaN or infinity, keeping its (min, max) there); the identity
+    of each file checked, so a file replaced before its tile is mapped is refused then."""
+    identities: dict[tuple[int, int], tuple[int, ...]] = {}
+    buffer = np.empty(planes * min(tile, rows) * min(tile, cols) * dtype.itemsize, np.uint8)
+    for i, j, rs, cs in tiling.tiles_of(rows, cols, tile):
+        side, crc = sides[i][j]
+        view = buffer[:planes * (rs.stop - rs.start) * (cs.stop - cs.start) * dtype.itemsize]
+        try:
+            identities[(i, j)] = _read_exact(side, view, progress)
+        except OSError as e:
+            raise FormatError(side, None, f"cannot read the {what} tile: {e.strerror or e}") from None
+        if crc32(view) != crc:
+            raise FormatError(side, None, f"{what} checksum mismatch (file damaged)")
+        if ranges is not None:
+            values = view.view(dtype)
+            lo, hi = float(values.min()), float(values.max())
+            if not (math.isfinite(lo) and math.isfinite(hi)):
+                raise FormatError(side, None, f"{what} contain NaN or infinity")
+            ranges[(i, j)] = [(lo, hi)]
+    return identities
+
+
+def _read_exact(side: Path, view: np.ndarray, progress: _Progress) -> tuple[int, ...]:
+    """Fill `view` (its size was checked against the file's) from the file, reporting progress
+    every READ_CHUNK bytes; the file's identity (`paged.file_identity`)."""
+    mv = memoryview(view)
+    step = READ_CHUNK if progress.report is not None else max(len(mv), 1)
+    with open(side, "rb", buffering=0) as f:
+        identity = file_identity(os.fstat(f.fileno()))
+        pos = 0
+        while pos < len(mv):
+            n = f.readinto(mv[pos:pos + step])
+            if not n:
+                raise OSError(f"the file ended after {pos} of {len(mv)} bytes")
+            pos += n
+            progress.advance(n)
+    return identity

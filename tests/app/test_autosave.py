@@ -203,7 +203,7 @@ def test_a_running_editors_copy_is_never_offered(qtbot) -> None:
 def test_a_damaged_copy_is_reported_and_kept(qtbot, settings_folder, errors) -> None:
     crash_with_recovery(None, settings_folder)
     folder = recovery_root() / "20260101-000000-deadbeef"
-    heights = next(folder.glob("recovery.heights.*.bin"))
+    heights = next(folder.glob("recovery.heights*.bin"))
     heights.write_bytes(heights.read_bytes()[:64])
     window = MainWindow(make_small_scene(), restore_layout=False)
     qtbot.addWidget(window)

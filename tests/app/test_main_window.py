@@ -167,7 +167,7 @@ def test_opening_a_good_file_replaces_scene_and_viewport(main_window, tmp_path, 
 
 
 def _truncate_heights(path: Path, doc: dict) -> str:
-    f = path.with_name(doc["terrain"]["heights"])
+    f = path.with_name(doc["terrain"]["heights"][0][0])  # version 2: the first tile
     f.write_bytes(f.read_bytes()[:100])
     return "bytes"
 
@@ -185,7 +185,7 @@ def _unknown_version(path: Path, doc: dict) -> str:
 
 
 def _missing_side_file(path: Path, doc: dict) -> str:
-    path.with_name(doc["terrain"]["layers"]).unlink()
+    path.with_name(doc["terrain"]["layers"][0][0]).unlink()
     return "missing"
 
 
@@ -611,6 +611,6 @@ def test_a_refused_save_says_the_clis_sentence_and_keeps_the_file(main_window, m
     (title, text), = errors
     assert title == "Could not save scene"
     head, tail = sentence.split("{file}")
-    assert text.startswith(head + str(tmp_path / "kept.heights.")) and text.endswith(".bin" + tail), text
+    assert text.startswith(head + str(tmp_path / "kept.heights")) and text.endswith(".bin" + tail), text
     assert main_window.document.modified
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,13 @@ def make_scene(seed: int = 1, rows: int = 17, cols: int = 23) -> Scene:
     terrain.add_layer("grass", (10, 200, 30), rng.integers(0, 256, (rows, cols), dtype=np.uint8))
     terrain.add_layer("rock", (128, 128, 128), rng.integers(0, 256, (rows, cols), dtype=np.uint8))
     return Scene(terrain=terrain, name="Round trip")
+
+
+def save_v1(scene: Scene, path: Path) -> None:
+    """Save as version 1 (one heights file, one weights file), as older builds did."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(scene_file, "scene_manifest", scene_file.scene_manifest_v1)
+        save_scene(scene, path)
 
 
 def files_of(folder: Path) -> dict[str, bytes]:
@@ -68,7 +76,9 @@ def test_saving_an_unchanged_scene_writes_identical_bytes(tmp_path: Path) -> Non
 def test_the_manifest_is_readable_toml(tmp_path: Path) -> None:
     save_scene(make_scene(), tmp_path / "s.boscage")
     doc = tomllib.loads((tmp_path / "s.boscage").read_text())
-    assert doc["format"] == "boscage-scene" and doc["version"] == 1
+    assert doc["format"] == "boscage-scene" and doc["version"] == 2
+    crc = zlib.crc32(make_scene().terrain.heights.tobytes())
+    assert doc["terrain"]["tile"] == 512 and doc["terrain"]["heights"] == [[f"s.heights_0_0.{crc:08x}.bin"]]
     assert doc["terrain"]["columns"] == 23 and doc["terrain"]["rows"] == 17
     assert [la["name"] for la in doc["layers"]] == ["grass", "rock"]
 
@@ -162,8 +172,10 @@ def test_a_save_interrupted_at_any_file_leaves_the_previous_scene_loadable(
 # ---- bad files ----------------------------------------------------------------------------
 
 def saved(tmp_path: Path) -> tuple[Path, dict]:
+    """A version 1 scene: the bad-file cases of its (unchanged) reader; version 2's tiles have
+    theirs in test_scene_file_tiles.py."""
     path = tmp_path / "bad.boscage"
-    save_scene(make_scene(), path)
+    save_v1(make_scene(), path)
     return path, tomllib.loads(path.read_text())
 
 
@@ -442,7 +454,7 @@ def _with_foliage(tmp_path: Path) -> tuple[Path, dict]:
     scene = make_scene()
     scene.sections["foliage"] = SceneFoliage(builtin_palette())
     path = tmp_path / "f.boscage"
-    save_scene(scene, path)
+    save_v1(scene, path)
     return path, tomllib.loads(path.read_text())
 
 
@@ -541,7 +553,7 @@ def test_the_next_save_removes_temp_files_a_killed_save_left_and_nothing_else(tm
     child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert child.returncode == 9, child.stderr
     left = [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
-    assert len(left) == 1 and left[0].startswith(".s.heights.")
+    assert len(left) == 1 and left[0].startswith(".s.heights_0_0.")
     assert load_scene(path).terrain.heights.tobytes() == make_scene(seed=1).terrain.heights.tobytes()
     # temp files of this scene's manifest and of another scene, and a user's own file, beside it
     (tmp_path / ".s.boscage.abcd_123.tmp").write_bytes(b"half a manifest")

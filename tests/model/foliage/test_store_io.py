@@ -300,7 +300,7 @@ def test_a_save_interrupted_after_the_instance_file_keeps_the_previous_scene(tmp
     # the orphan of the failed save goes with the next good one
     save_scene(old, path)
     doc = tomllib.loads(path.read_text())
-    named = {path.name, doc["foliage"]["instances"], doc["terrain"]["heights"]}
+    named = {path.name, doc["foliage"]["instances"], *(n for row in doc["terrain"]["heights"] for n in row)}
     assert {p.name for p in tmp_path.iterdir()} == named
 
 

@@ -1,0 +1,206 @@
+"""A grid held as tiles paged in from their files: the heights or weights of a scene that was
+opened without reading its side files.
+
+Each tile starts as a read-only `numpy.memmap` of its file (the OS reads its pages when first
+touched) and becomes a private in-memory copy the first time it is written: copy-on-write per
+tile. Window reads and writes, point gathers and per-tile min/max work on the tiles; a caller that
+needs the whole grid as one array gets it from `full` (one copy of every tile, kept from then
+on: the planes' owners switch to it, see `Terrain.heights_grid`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from pathlib import Path
+
+import numpy as np
+
+from model.errors import FormatError
+from model.formats import tiles as tiling
+
+MAX_MAPS = 32  # tiles mapped at once per grid: 32 MiB of heights at most (a 16k² terrain has 1,089)
+
+
+def file_identity(st: os.stat_result) -> tuple[int, ...]:
+    """What tells one file from another put in its place: device, inode, size, modification time."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+class PagedGrid:
+    """A (planes, rows, columns) grid in `tile`-sample tiles; tile (i, j) first maps its file."""
+
+    def __init__(self, planes: int, rows: int, columns: int, dtype, tile: int,
+                 files: list[list[Path]], identities: dict | None = None) -> None:
+        self.planes, self.rows, self.columns = planes, rows, columns
+        self.dtype = np.dtype(dtype)
+        self.tile = tile
+        self.files = files  # files[i][j]: the file tile (i, j) holds until it is written
+        # file_identity of each file when its bytes were checked: a file replaced since is refused
+        self.identities = identities or {}
+        # the tiles mapped now, least recently used first: a map's touched pages count as the
+        # process's memory and it holds a file descriptor, so at most MAX_MAPS stay mapped
+        self._maps: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
+        self._own: dict[tuple[int, int], np.ndarray] = {}  # tiles written since opening
+        # per tile and plane: (min, max), as far as known (the opening pass fills it for heights)
+        self.ranges: dict[tuple[int, int], list[tuple[float, float]]] = {}
+        self._full: np.ndarray | None = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.rows, self.columns
+
+    def _slices(self, i: int, j: int) -> tuple[slice, slice]:
+        return tiling.tile_slices(i, j, self.rows, self.columns, self.tile)
+
+    def tile_array(self, i: int, j: int) -> np.ndarray:
+        """Tile (i, j) as (planes, h, w): the private copy if written, else the read-only map."""
+        if self._full is not None:
+            rs, cs = self._slices(i, j)
+            return self._full[:, rs, cs]
+        key = (i, j)
+        own = self._own.get(key)
+        if own is not None:
+            return own
+        m = self._maps.get(key)
+        if m is None:
+            rs, cs = self._slices(i, j)
+            shape = (self.planes, rs.stop - rs.start, cs.stop - cs.start)
+            try:
+                known = self.identities.get(key)
+                if known is not None and file_identity(os.stat(self.files[i][j])) != known:
+                    raise OSError("another file stands under its name")
+                m = np.memmap(self.files[i][j], dtype=self.dtype, mode="r", shape=shape)
+            except (OSError, ValueError) as e:  # moved, deleted or cut short since the opening
+                why = getattr(e, "strerror", None) or e
+                raise FormatError(self.files[i][j], None, "cannot read this tile any more (changed "
+                                  f"since the scene was opened): {why}") from None
+            self._maps[key] = m
+            if len(self._maps) > MAX_MAPS:
+                self._maps.popitem(last=False)
+        else:
+            self._maps.move_to_end(key)
+        return m
+
+    @property
+    def is_full(self) -> bool:
+        return self._full is not None
+
+    def unchanged_file(self, i: int, j: int) -> Path | None:
+        """The file tile (i, j) still matches byte for byte (None once it has been written, or
+        once the whole grid is assembled and may have been written anywhere)."""
+        return None if (i, j) in self._own or self._full is not None else self.files[i][j]
+
+    @property
+    def written_tiles(self) -> int:
+        return len(self._own)
+
+    def read(self, rows: slice, cols: slice, plane: int | None = None) -> np.ndarray:
+        """A copy of the window: (planes, h, w), or (h, w) of one plane."""
+        r0, r1, c0, c1 = rows.start, rows.stop, cols.start, cols.stop
+        out = np.empty((self.planes if plane is None else 1, r1 - r0, c1 - c0), self.dtype)
+        if r1 > r0 and c1 > c0:
+            for i, j in tiling.tiles_meeting(rows, cols, self.tile):
+                rs, cs = self._slices(i, j)
+                a0, a1, b0, b1 = max(r0, rs.start), min(r1, rs.stop), max(c0, cs.start), min(c1, cs.stop)
+                src = self.tile_array(i, j)
+                block = src[:, a0 - rs.start:a1 - rs.start, b0 - cs.start:b1 - cs.start]
+                out[:, a0 - r0:a1 - r0, b0 - c0:b1 - c0] = block if plane is None else block[plane:plane + 1]
+        return out if plane is None else out[0]
+
+    def write(self, rows: slice, cols: slice, values: np.ndarray, plane: int | None = None) -> None:
+        """Write the window (of one plane, or of all); each tile it meets is copied first."""
+        r0, r1, c0, c1 = rows.start, rows.stop, cols.start, cols.stop
+        values = np.asarray(values)
+        if r1 <= r0 or c1 <= c0:
+            return
+        if plane is not None:
+            values = np.broadcast_to(values, (r1 - r0, c1 - c0))[None]
+        else:
+            values = np.broadcast_to(values, (self.planes, r1 - r0, c1 - c0))
+        if self._full is not None:
+            target = self._full[:, rows, cols] if plane is None else self._full[plane:plane + 1, rows, cols]
+            target[...] = values
+            return
+        for i, j in tiling.tiles_meeting(rows, cols, self.tile):
+            key = (i, j)
+            own = self._own.get(key)
+            if own is None:
+                own = np.array(self.tile_array(i, j), copy=True)
+                self._own[key] = own
+                self._maps.pop(key, None)  # the map is no longer needed: its pages can go
+            rs, cs = self._slices(i, j)
+            a0, a1, b0, b1 = max(r0, rs.start), min(r1, rs.stop), max(c0, cs.start), min(c1, cs.stop)
+            target = own[:, a0 - rs.start:a1 - rs.start, b0 - cs.start:b1 - cs.start]
+            if plane is not None:
+                target = target[plane:plane + 1]
+            target[...] = values[:, a0 - r0:a1 - r0, b0 - c0:b1 - c0]
+            self.ranges.pop(key, None)
+
+    def gather(self, plane: int, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """Values at integer points (r, c) of one plane (any matching shapes)."""
+        r, c = np.broadcast_arrays(np.asarray(r, np.int64), np.asarray(c, np.int64))
+        out = np.empty(r.shape, self.dtype)
+        ti, tj = r // self.tile, c // self.tile
+        n_j = tiling.tile_counts(self.rows, self.columns, self.tile)[1]
+        key = ti * n_j + tj
+        for k in np.unique(key):
+            sel = key == k
+            i, j = divmod(int(k), n_j)
+            out[sel] = self.tile_array(i, j)[plane, r[sel] - i * self.tile, c[sel] - j * self.tile]
+        return out
+
+    def tile_range(self, i: int, j: int, plane: int = 0) -> tuple[float, float]:
+        """(min, max) of one tile's plane: kept from the opening pass, or computed once."""
+        known = self.ranges.get((i, j))
+        if known is None:
+            a = self.tile_array(i, j)
+            known = [(float(a[p].min()), float(a[p].max())) for p in range(self.planes)]
+            self.ranges[(i, j)] = known
+        return known[plane]
+
+    def minmax(self, plane: int = 0) -> tuple[float, float]:
+        ranges = [self.tile_range(i, j, plane)
+                  for i, j, _, _ in tiling.tiles_of(self.rows, self.columns, self.tile)]
+        return min(r[0] for r in ranges), max(r[1] for r in ranges)
+
+    def full(self) -> np.ndarray:
+        """The whole grid as one (planes, rows, columns) array, assembled on the first call (one
+        copy of every tile) and kept; the maps and private tiles are dropped then."""
+        if self._full is None:
+            out = np.empty((self.planes, self.rows, self.columns), self.dtype)
+            for i, j, rs, cs in tiling.tiles_of(self.rows, self.columns, self.tile):
+                out[:, rs, cs] = self.tile_array(i, j)
+                self._maps.pop((i, j), None)  # unmapped at once: the copy is all that stays resident
+            self._own.clear()
+            self._full = out
+        return self._full
+
+
+class PagedPlane:
+    """One plane of a PagedGrid, sliced like a 2-D array by windows (`grid[rows, cols]`)."""
+
+    def __init__(self, grid: PagedGrid, plane: int) -> None:
+        self.grid, self.plane = grid, plane
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.grid.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.grid.dtype
+
+    def _window(self, key) -> tuple[slice, slice]:
+        rows, cols = key
+        r = slice(*rows.indices(self.grid.rows)[:2])
+        c = slice(*cols.indices(self.grid.columns)[:2])
+        if rows.step not in (None, 1) or cols.step not in (None, 1):
+            raise IndexError("a paged grid is read and written by windows")
+        return r, c
+
+    def __getitem__(self, key) -> np.ndarray:
+        return self.grid.read(*self._window(key), plane=self.plane)
+
+    def __setitem__(self, key, values) -> None:
+        self.grid.write(*self._window(key), values, plane=self.plane)

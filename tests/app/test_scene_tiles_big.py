@@ -1,0 +1,41 @@
+"""An 8193² terrain at 2 m (16 km): opening is paged, a stroke's save writes only its tile."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MEASURE = (
+    "import json, sys\n"
+    f"sys.path.insert(0, {str(ROOT)!r})\n"
+    "from pathlib import Path\n"
+    "from app.bench.scene_tiles import measure_paged_open\n"
+    "print(json.dumps(measure_paged_open(Path(sys.argv[1]))))\n"
+)
+
+
+@pytest.mark.slow
+def test_a_16_km_scene_opens_paged_and_a_stroke_saves_under_2_percent(tmp_path: Path) -> None:
+    from app.bench.scene_tiles import big_scene
+    from model.formats.scene_file import save_scene
+
+    path = tmp_path / "world.boscage"
+    save_scene(big_scene(8193), path)
+    run = subprocess.run([sys.executable, "-c", MEASURE, str(path)], capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(run.stdout)
+    print(json.dumps(figures, indent=1))
+    assert figures["samples"] == 8193
+    assert figures["written_share"] <= 0.02
+    # opening keeps no tile: its memory is the manifest and the tile lists, not the side files
+    assert figures["open_peak_mb"] < 0.05 * figures["side_file_mb"]
+    assert figures["stroke_peak_mb"] < 0.1 * figures["side_file_mb"]
+    # a caller wanting the whole heights array gets it at about its own size (256 MiB), no more
+    heights_mb = 8193 * 8193 * 4 / 2 ** 20
+    assert figures["assembled_peak_mb"] <= 1.1 * heights_mb
