@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from model.atomic import atomic_write, atomic_write_text
+from model.atomic import atomic_write, atomic_write_text, remove_stale_temps
 from model.errors import FormatError
 
 Arrays = dict[str, np.ndarray]
@@ -77,12 +77,18 @@ class TileStore:
         atomic_write_text(path, json.dumps({"format": MANIFEST_FORMAT, "job": self.job,
                                             "parameters": self.parameters}, indent=1))
 
+    @staticmethod
+    def _ours(name: str) -> bool:
+        return name == MANIFEST or (name.endswith(".npz") and name.count(".") == 2)
+
     def clear(self) -> None:
-        """Forget every stored tile (and the folder, when nothing else is in it)."""
+        """Forget every stored tile (and the folder, when nothing else is in it), with the temp
+        files of a tile whose write a killed job left unfinished."""
         if not self.folder.is_dir():
             return
+        remove_stale_temps(self.folder, self._ours)
         for p in self.folder.iterdir():
-            if p.name == MANIFEST or (p.suffix == ".npz" and p.name.count(".") == 2):
+            if self._ours(p.name):
                 p.unlink(missing_ok=True)
         try:
             self.folder.rmdir()

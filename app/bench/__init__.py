@@ -24,6 +24,9 @@ class BenchCase:
     at_least: bool = False
     description: str = ""
     quick_budget: float | None = None
+    # A target the product does not reach yet, said why: measured and shown, never a pass, but it
+    # does not fail the run (an open issue's budget, kept visible rather than loosened).
+    pending: str = ""
 
     def budget_for(self, quick: bool) -> float:
         return self.quick_budget if quick and self.quick_budget is not None else self.budget

@@ -43,7 +43,9 @@ def poles_per_second_per_core(quick: bool) -> float:
 
 
 CASES = [
-    BenchCase("batch.trn_bake_two_workers_vs_one", 1.7, two_workers_vs_one, at_least=True,
+    # the quick bake (1 M poles, 16 tiles) is too short for two workers to gain 1.7x over their
+    # scheduling; there they must at least not lose
+    BenchCase("batch.trn_bake_two_workers_vs_one", 1.7, two_workers_vs_one, at_least=True, quick_budget=1.0,
               description=f"a 4 M-pole bake on 2 worker processes vs 1 ({default_workers()} cores here)"),
     BenchCase("batch.trn_bake_poles_per_second_per_core", 1.0, poles_per_second_per_core, at_least=True,
               description="poles per second per core of a bake on a ~430-item stack (reported; the C++ "

