@@ -98,7 +98,7 @@ def test_bench_case_measures_a_ratio_and_reports_json(capsys) -> None:
     assert run_cli(["bench", "--quick", "--json", "scene"]) in (0, 1)
     rows = json.loads(capsys.readouterr().out)
     assert [r["name"] for r in rows] == ["scene.open_vs_raw_reads"]
-    assert set(rows[0]) == {"name", "ratio", "budget", "ok"}
+    assert set(rows[0]) == {"name", "ratio", "budget", "ok", "pending"}
 
 
 def test_bench_runs_each_case_in_its_own_process_and_selects_exactly(capsys) -> None:
