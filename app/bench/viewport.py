@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
@@ -119,6 +120,22 @@ def _setup(quick: bool):
     return gl, scene, renderer, everything
 
 
+def _with_gl(measure: Callable[[], float]) -> float:
+    """`measure()` inside an offscreen OpenGL 3.3 context; NaN (the case did not run) without one."""
+    if not _display_available():
+        print("viewport bench: needs an OpenGL display (run under xvfb-run)", file=sys.stderr)
+        return float("nan")
+    try:
+        gl = _Gl()
+    except RuntimeError as e:  # e.g. a platform plugin without OpenGL
+        print(f"viewport bench: {e}", file=sys.stderr)
+        return float("nan")
+    try:
+        return measure()
+    finally:
+        gl.close()
+
+
 def _run(measure, quick: bool) -> float:
     if not _display_available():
         print("viewport bench: needs an OpenGL display (run under xvfb-run)", file=sys.stderr)
@@ -223,15 +240,7 @@ def _sculpt_drag_vs_still(quick: bool) -> float:
     from model.brush import Brush
     from model.sculpt import TerrainStroke, raise_lower
 
-    if not _display_available():
-        print("viewport bench: needs an OpenGL display (run under xvfb-run)", file=sys.stderr)
-        return float("nan")
-    try:
-        gl = _Gl()
-    except RuntimeError as e:
-        print(f"viewport bench: {e}", file=sys.stderr)
-        return float("nan")
-    try:
+    def body() -> float:
         GL.glViewport(0, 0, SIZE, SIZE)
         GL.glEnable(GL.GL_DEPTH_TEST)
         scene, renderers, frame = _sculpt_setup()
@@ -261,8 +270,8 @@ def _sculpt_drag_vs_still(quick: bool) -> float:
         for r in renderers:
             r.release()
         return float(np.median(drag) / np.median(still))
-    finally:
-        gl.close()
+
+    return _with_gl(body)
 
 
 CASES.append(BenchCase(
@@ -348,20 +357,12 @@ def _forest_frame_ms(instances_list: list[int], pairs: int) -> list[float]:
 def _forest_run(measure, quick: bool) -> float:
     from OpenGL import GL
 
-    if not _display_available():
-        print("viewport bench: needs an OpenGL display (run under xvfb-run)", file=sys.stderr)
-        return float("nan")
-    try:
-        gl = _Gl()
-    except RuntimeError as e:
-        print(f"viewport bench: {e}", file=sys.stderr)
-        return float("nan")
-    try:
+    def body() -> float:
         GL.glViewport(0, 0, SIZE, SIZE)
         GL.glEnable(GL.GL_DEPTH_TEST)
         return measure(quick)
-    finally:
-        gl.close()
+
+    return _with_gl(body)
 
 
 def _frame_all_vs_hidden(quick: bool) -> float:
@@ -468,15 +469,7 @@ FLY_SAMPLES = {False: 8193, True: 4097}  # 16 km at 2 m; 8 km in the quick run
 
 
 def _fly_16km_vs_1km(quick: bool) -> float:
-    if not _display_available():
-        print("viewport bench: needs an OpenGL display (run under xvfb-run)", file=sys.stderr)
-        return float("nan")
-    try:
-        gl = _Gl()
-    except RuntimeError as e:
-        print(f"viewport bench: {e}", file=sys.stderr)
-        return float("nan")
-    try:
+    def body() -> float:
         frames = 12 if quick else FLY_FRAMES
         big = FLY_SAMPLES[quick]
         small_ms, small_tri = _fly(fly_terrain(513), frames)
@@ -484,27 +477,19 @@ def _fly_16km_vs_1km(quick: bool) -> float:
         print(f"  fly-over: {big}² {big_ms * 1e3:.1f} ms, {big_tri:,} triangles; "
               f"513² {small_ms * 1e3:.1f} ms, {small_tri:,} triangles", file=sys.stderr)
         return big_ms / small_ms
-    finally:
-        gl.close()
+
+    return _with_gl(body)
 
 
 def _fly_triangles_vs_budget(quick: bool) -> float:
     """The most triangles a fly-over frame of the large terrain draws, over the LOD's budget."""
     from rendering.terrain_lod import MAX_TILES, TILE
 
-    if not _display_available():
-        print("viewport bench: needs an OpenGL display (run under xvfb-run)", file=sys.stderr)
-        return float("nan")
-    try:
-        gl = _Gl()
-    except RuntimeError as e:
-        print(f"viewport bench: {e}", file=sys.stderr)
-        return float("nan")
-    try:
+    def body() -> float:
         _, triangles = _fly(fly_terrain(FLY_SAMPLES[quick]), 6 if quick else 12)
         return triangles / (MAX_TILES * 2 * TILE * TILE)
-    finally:
-        gl.close()
+
+    return _with_gl(body)
 
 
 CASES.append(BenchCase(
@@ -566,20 +551,12 @@ def _stroke_frames(terrain: Terrain, stamps: int) -> float:
 
 
 def _stroke_16km_vs_513(quick: bool) -> float:
-    if not _display_available():
-        print("viewport bench: needs an OpenGL display (run under xvfb-run)", file=sys.stderr)
-        return float("nan")
-    try:
-        gl = _Gl()
-    except RuntimeError as e:
-        print(f"viewport bench: {e}", file=sys.stderr)
-        return float("nan")
-    try:
+    def body() -> float:
         stamps = 11 if quick else 21
         small = _stroke_frames(fly_terrain(513), stamps)
         return _stroke_frames(fly_terrain(FLY_SAMPLES[quick]), stamps) / small
-    finally:
-        gl.close()
+
+    return _with_gl(body)
 
 
 CASES.append(BenchCase(
