@@ -135,6 +135,10 @@ class ExportOptionsDialog(QDialog):
             cform.addRow(self.plain)
         if kind == "csv":
             cform.addRow(self.matrix)
+        # an option this format does not take is not shown (a child outside the layout would sit
+        # on top of the group's title)
+        self.plain.setVisible(kind in ("gltf", "usd"))
+        self.matrix.setVisible(kind == "csv")
         layout.addWidget(content)
 
         ok_cancel = QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel

@@ -338,3 +338,16 @@ def test_an_empty_region_is_refused_in_plain_words(main_window, forest, choose_f
     action(main_window, "action_export_usd").trigger()
     assert texts and "is empty: need x0 < x1 and z0 < z1" in texts[0]
     assert not (tmp_path / "none.usdc").exists()
+
+
+def test_an_option_a_format_does_not_take_is_not_drawn_over_the_form(qtbot) -> None:
+    from widgets.export_dialog import KINDS, ExportOptionsDialog
+
+    for kind in KINDS:
+        dialog = ExportOptionsDialog(kind, f"/tmp/forest.{kind}", {"pine": 3}, (0.0, 0.0, 10.0, 10.0))
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        assert dialog.matrix.isVisible() == (kind == "csv")
+        assert dialog.plain.isVisible() == (kind != "csv")
+        dialog.close()
