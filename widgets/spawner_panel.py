@@ -211,7 +211,11 @@ class SpeciesResult(QWidget):
             button = QPushButton(label)
             button.setFlat(True)
             button.setStyleSheet("text-align: left; padding: 0 2px")
-            button.setToolTip("Show these candidates in the viewport" if label != "placed" else "Placed")
+            # a long condition text is cut rather than widening the narrow dock; the tooltip has it all
+            button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+            button.setMinimumWidth(60)
+            button.setToolTip(f"{label}: show these candidates in the viewport" if label != "placed"
+                              else "Placed: show them in the viewport")
             button.clicked.connect(lambda _=False, t=label: self.reason_clicked.emit(outcome.index, t))
             bar = QProgressBar()
             bar.setRange(0, n)
@@ -226,7 +230,8 @@ class SpeciesResult(QWidget):
             grid.addWidget(bar, r, 1)
             grid.addWidget(share, r, 2)
             self.buttons.append(button)
-        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(0, 3)
+        grid.setColumnStretch(1, 2)
 
 
 class SpawnerPanel(QWidget):
@@ -253,12 +258,13 @@ class SpawnerPanel(QWidget):
         self.list.setMaximumHeight(110)
         self.list.currentRowChanged.connect(self._show_current)
         outer.addWidget(self.list)
-        row = QHBoxLayout()
+        row = QHBoxLayout()  # short labels: the panel is a tab of the narrow right column
         self.add_button = self._button("Add", "Add a spawner covering the whole terrain", self._add)
         self.remove_button = self._button("Remove", "Remove the spawner and the instances it placed",
                                           lambda: self.removed.emit(self.current()))
-        self.toml_button = self._button("Edit as TOML…",
-                                        "Everything the form does not reach: any/not, polygons",
+        self.toml_button = self._button("TOML…",
+                                        "Edit as TOML: everything the form does not reach (any, not, "
+                                        "polygons)",
                                         self._edit_toml)
         for b in (self.add_button, self.remove_button, self.toml_button):
             row.addWidget(b)
@@ -300,13 +306,15 @@ class SpawnerPanel(QWidget):
         self.species_list.currentRowChanged.connect(self._show_species)
         sp.addWidget(self.species_list)
         srow = QHBoxLayout()
-        self.add_species_button = self._button("Add species", "Add a palette type to this spawner",
+        self.add_species_button = self._button("Add", "Add a palette type to this spawner as a species",
                                                self._add_species)
         self.remove_species_button = self._button("Remove", "Remove the selected species",
                                                   self._remove_species)
         self.up_button = self._button("↑", "Grow earlier (later species respect earlier ones)",
                                       lambda: self._move_species(-1))
         self.down_button = self._button("↓", "Grow later", lambda: self._move_species(1))
+        for b in (self.up_button, self.down_button):
+            b.setFixedWidth(32)
         for b in (self.add_species_button, self.remove_species_button, self.up_button, self.down_button):
             srow.addWidget(b)
         srow.addStretch(1)
@@ -348,7 +356,7 @@ class SpawnerPanel(QWidget):
         sp.addLayout(crow)
         outer.addWidget(self.species_box)
 
-        arow = QHBoxLayout()
+        arow = QGridLayout()
         self.run_button = self._button("Run", "Run this spawner over its whole area (Ctrl+Return)",
                                        lambda: self.run_requested.emit(self.current()))
         self.run_button.setShortcut("Ctrl+Return")
@@ -359,8 +367,8 @@ class SpawnerPanel(QWidget):
         self.bake_button = self._button("Bake to Painted", "Detach its instances: they stay as painted "
                                         "foliage and re-runs no longer touch them",
                                         lambda: self.bake_requested.emit(self.current()))
-        for b in (self.run_button, self.run_all_button, self.preview_button, self.bake_button):
-            arow.addWidget(b)
+        for i, b in enumerate((self.run_button, self.run_all_button, self.preview_button, self.bake_button)):
+            arow.addWidget(b, i // 2, i % 2)
         outer.addLayout(arow)
 
         self.summary = QLabel("No run yet.")
