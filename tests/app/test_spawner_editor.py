@@ -163,3 +163,11 @@ def test_the_spawners_form_opens_beside_the_viewport_as_a_tab(main_window):
     dock = main_window.tool_window("spawners")
     assert main_window.dockWidgetArea(dock) == Qt.DockWidgetArea.RightDockWidgetArea
     assert dock in main_window.tabifiedDockWidgets(main_window.docks["inspector"])
+
+
+def test_the_form_fits_the_right_column_without_scrolling_sideways(main_window, spawners):
+    panel = spawners.panel
+    add_pine_spawner(panel)
+    panel.run_button.click()
+    assert panel.results.count() > 0
+    assert panel.minimumSizeHint().width() <= 300  # the column is ~300 px; long texts are cut
