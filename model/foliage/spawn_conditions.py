@@ -7,13 +7,12 @@ bounds how much of a spawner a local re-run must recompute.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
-from model.errors import FormatError
+from model.errors import FormatError, is_finite_number
 from model.foliage import hashing
 from model.foliage.neighbours import any_within
 from model.terrain import Terrain
@@ -211,9 +210,10 @@ def types_named(condition: Condition) -> set[str]:
 
 
 # ---- TOML form -------------------------------------------------------------------------------
-def _num(path, where, value, lo=-1e9, hi=1e9) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise FormatError(path, where, f"expected a number, got {value!r}")
+def number(path, where: str, value: Any, lo: float = -1e9, hi: float = 1e9) -> float:
+    """A finite number within lo..hi (an integer past the float range is refused, not raised on)."""
+    if not is_finite_number(value):
+        raise FormatError(path, where, f"expected a finite number, got {str(value)[:40]}")
     if not lo <= value <= hi:
         raise FormatError(path, where, f"must be within {lo:g}..{hi:g}, got {value:g}")
     return float(value)
@@ -222,18 +222,20 @@ def _num(path, where, value, lo=-1e9, hi=1e9) -> float:
 def _band(path, where, value, lo, hi) -> tuple[float, float]:
     if not isinstance(value, list) or len(value) != 2:
         raise FormatError(path, where, f"expected [min, max], got {value!r}")
-    a, b = (_num(path, f"{where}[{i}]", v, lo, hi) for i, v in enumerate(value))
+    a, b = (number(path, f"{where}[{i}]", v, lo, hi) for i, v in enumerate(value))
     if a > b:
         raise FormatError(path, where, f"min {a:g} is above max {b:g}")
     return a, b
 
 
-def _table(path, where, value, keys: tuple[str, ...], required: tuple[str, ...]) -> dict:
+def table(path, where: str, value: Any, keys: tuple[str, ...], required: tuple[str, ...] = ()) -> dict:
+    """A TOML table holding only `keys` and every one of `required`."""
     if not isinstance(value, dict):
         raise FormatError(path, where, f"expected a table, got {value!r}")
     for key in value:
         if key not in keys:
-            raise FormatError(path, f"{where}.{key}", f"unknown key '{key}' (expected {', '.join(keys)})")
+            raise FormatError(path, f"{where}.{key}", f"unknown key '{key}' (expected one of "
+                              f"{', '.join(keys)})")
     for key in required:
         if key not in value:
             raise FormatError(path, where, f"missing key '{key}'")
@@ -264,20 +266,20 @@ def condition_from_toml(value: Any, path=None, where: str = "conditions[0]", dep
     if kind == "altitude":
         return Altitude(*_band(path, at, arg, -1e7, 1e7))
     if kind == "noise":
-        t = _table(path, at, arg, ("scale", "threshold", "seed"), ("scale", "threshold"))
+        t = table(path, at, arg, ("scale", "threshold", "seed"), ("scale", "threshold"))
         seed = t.get("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= 0xFFFFFFFF:
             raise FormatError(path, f"{at}.seed", f"expected an integer 0..4294967295, got {seed!r}")
-        return Noise(_num(path, f"{at}.scale", t["scale"], 1e-3, 1e6),
-                     _num(path, f"{at}.threshold", t["threshold"], 0.0, 1.0), seed)
+        return Noise(number(path, f"{at}.scale", t["scale"], 1e-3, 1e6),
+                     number(path, f"{at}.threshold", t["threshold"], 0.0, 1.0), seed)
     if kind == "near":
-        t = _table(path, at, arg, ("type", "within"), ("type", "within"))
+        t = table(path, at, arg, ("type", "within"), ("type", "within"))
         return Near(_type_name(path, f"{at}.type", t["type"]),
-                    _num(path, f"{at}.within", t["within"], 0.0, 1e4))
+                    number(path, f"{at}.within", t["within"], 0.0, 1e4))
     if kind == "far":
-        t = _table(path, at, arg, ("type", "beyond"), ("type", "beyond"))
+        t = table(path, at, arg, ("type", "beyond"), ("type", "beyond"))
         return Far(_type_name(path, f"{at}.type", t["type"]),
-                   _num(path, f"{at}.beyond", t["beyond"], 0.0, 1e4))
+                   number(path, f"{at}.beyond", t["beyond"], 0.0, 1e4))
     if kind == "any":
         if not isinstance(arg, list) or not arg:
             raise FormatError(path, at, "expected a non-empty list of conditions")
@@ -288,14 +290,14 @@ def condition_from_toml(value: Any, path=None, where: str = "conditions[0]", dep
 
 
 def _layer_condition(value: dict, path, where: str) -> Layer:
-    t = _table(path, where, value, ("layer", "min_weight", "max_weight"), ("layer",))
+    t = table(path, where, value, ("layer", "min_weight", "max_weight"), ("layer",))
     name = t["layer"]
     if not isinstance(name, str) or not name:
         raise FormatError(path, f"{where}.layer", f"expected a layer name, got {name!r}")
     if "min_weight" not in t and "max_weight" not in t:
         raise FormatError(path, where, "a layer condition needs min_weight or max_weight")
-    lo = _num(path, f"{where}.min_weight", t["min_weight"], 0.0, 1.0) if "min_weight" in t else None
-    hi = _num(path, f"{where}.max_weight", t["max_weight"], 0.0, 1.0) if "max_weight" in t else None
+    lo = number(path, f"{where}.min_weight", t["min_weight"], 0.0, 1.0) if "min_weight" in t else None
+    hi = number(path, f"{where}.max_weight", t["max_weight"], 0.0, 1.0) if "max_weight" in t else None
     return Layer(name, lo, hi)
 
 

@@ -19,12 +19,11 @@ the recipe and its TOML form; `model.foliage.spawn_run` runs it.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from model.errors import FormatError
-from model.foliage.spawn_conditions import Condition, condition_from_toml, condition_to_toml
+from model.foliage.spawn_conditions import Condition, condition_from_toml, condition_to_toml, number, table
 
 MAX_SPAWNERS = 256
 MAX_SPECIES = 64
@@ -78,14 +77,6 @@ class Spawner:
 
 
 # ---- TOML form -------------------------------------------------------------------------------
-def _number(path, where: str, value: Any, lo: float, hi: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise FormatError(path, where, f"expected a number, got {value!r}")
-    if not lo <= value <= hi:
-        raise FormatError(path, where, f"must be within {lo:g}..{hi:g}, got {value:g}")
-    return float(value)
-
-
 def _integer(path, where: str, value: Any, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise FormatError(path, where, f"expected an integer, got {value!r}")
@@ -94,27 +85,20 @@ def _integer(path, where: str, value: Any, lo: int, hi: int) -> int:
     return int(value)
 
 
-def _keys(path, where: str, table: dict, allowed: tuple[str, ...]) -> None:
-    for key in table:
-        if key not in allowed:
-            raise FormatError(path, f"{where}.{key}", f"unknown key '{key}' (expected one of "
-                              f"{', '.join(allowed)})")
-
-
 def area_from_toml(value: Any, path=None, where: str = "area") -> Area:
     if value == "all":
         return Area()
     if not isinstance(value, dict):
         raise FormatError(path, where,
                           f"expected \"all\", {{ layer = … }} or {{ polygon = … }}, got {value!r}")
-    _keys(path, where, value, ("layer", "min_weight", "polygon"))
+    table(path, where, value, ("layer", "min_weight", "polygon"))
     if "layer" in value and "polygon" in value:
         raise FormatError(path, where, "an area is a layer or a polygon, not both")
     if "layer" in value:
         name = value["layer"]
         if not isinstance(name, str) or not name:
             raise FormatError(path, f"{where}.layer", f"expected a layer name, got {name!r}")
-        weight = _number(path, f"{where}.min_weight", value.get("min_weight", 0.5), 0.0, 1.0)
+        weight = number(path, f"{where}.min_weight", value.get("min_weight", 0.5), 0.0, 1.0)
         return Area(layer=name, min_weight=weight)
     if "polygon" in value:
         pts = value["polygon"]
@@ -124,7 +108,7 @@ def area_from_toml(value: Any, path=None, where: str = "area") -> Area:
         for i, p in enumerate(pts):
             if not isinstance(p, list) or len(p) != 2:
                 raise FormatError(path, f"{where}.polygon[{i}]", f"expected [x, z], got {p!r}")
-            out.append(tuple(_number(path, f"{where}.polygon[{i}]", v, -1e7, 1e7) for v in p))
+            out.append(tuple(number(path, f"{where}.polygon[{i}]", v, -1e7, 1e7) for v in p))
         return Area(polygon=tuple(out))
     raise FormatError(path, where, "an area needs 'layer' or 'polygon' (or write \"all\")")
 
@@ -140,7 +124,7 @@ def area_to_toml(area: Area) -> Any:
 def species_from_toml(value: Any, path=None, where: str = "species") -> Species:
     if not isinstance(value, dict):
         raise FormatError(path, where, f"expected a table, got {value!r}")
-    _keys(path, where, value, ("type", "density", "order", "exclusion", "conditions"))
+    table(path, where, value, ("type", "density", "order", "exclusion", "conditions"))
     name = value.get("type")
     if not isinstance(name, str) or not name:
         raise FormatError(path, f"{where}.type", f"expected a foliage type name, got {name!r}")
@@ -149,9 +133,9 @@ def species_from_toml(value: Any, path=None, where: str = "species") -> Species:
         raise FormatError(path, f"{where}.conditions", f"expected a list of at most {MAX_CONDITIONS}")
     return Species(
         type=name,
-        density=_number(path, f"{where}.density", value.get("density", 1.0), 0.0, MAX_DENSITY),
+        density=number(path, f"{where}.density", value.get("density", 1.0), 0.0, MAX_DENSITY),
         order=_integer(path, f"{where}.order", value.get("order", 0), -(1 << 31), (1 << 31) - 1),
-        exclusion=_number(path, f"{where}.exclusion", value.get("exclusion", 0.0), 0.0, 10_000.0),
+        exclusion=number(path, f"{where}.exclusion", value.get("exclusion", 0.0), 0.0, 10_000.0),
         conditions=tuple(condition_from_toml(c, path, f"{where}.conditions[{i}]")
                          for i, c in enumerate(conditions)),
     )
@@ -168,7 +152,7 @@ def species_to_toml(species: Species) -> dict:
 def spawner_from_toml(value: Any, path=None, where: str = "spawners[0]") -> Spawner:
     if not isinstance(value, dict):
         raise FormatError(path, where, f"expected a table, got {value!r}")
-    _keys(path, where, value, ("name", "seed", "area", "species"))
+    table(path, where, value, ("name", "seed", "area", "species"))
     name = value.get("name")
     if not isinstance(name, str) or not name.strip():
         raise FormatError(path, f"{where}.name", f"expected a spawner name, got {name!r}")

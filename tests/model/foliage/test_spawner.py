@@ -105,6 +105,9 @@ def test_recipe_reads_the_issue_form_and_round_trips():
      "spawners[0].species[0].density"),
     ({"name": "a", "area": {"layer": "x", "polygon": [[0, 0]]}}, "spawners[0].area"),
     ({"name": ""}, "spawners[0].name"),
+    ({"name": "a", "species": [{"type": "conifer", "density": 10 ** 400}]}, "spawners[0].species[0].density"),
+    ({"name": "a", "species": [{"type": "conifer", "conditions": [{"slope": [0, 10 ** 400]}]}]},
+     "spawners[0].species[0].conditions[0].slope[1]"),
 ])
 def test_bad_recipes_name_the_place(bad, place):
     with pytest.raises(FormatError) as e:
