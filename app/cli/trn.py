@@ -6,7 +6,6 @@ import argparse
 import json
 import math
 import re
-import sys
 import zlib
 from pathlib import Path
 
@@ -243,17 +242,6 @@ def run_fractal(args: argparse.Namespace) -> int:
 
 
 # ---- bake ----------------------------------------------------------------------------------
-def _terminal_progress(done: int, total: int) -> bool:
-    if sys.stderr.isatty():
-        width = 30
-        filled = int(width * done / max(total, 1))
-        print(f"\r  evaluating [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="",
-              file=sys.stderr, flush=True)
-        if done == total:
-            print(file=sys.stderr)
-    return True
-
-
 def _file_id(path: Path) -> str:
     """What a resume must find unchanged: the TRN file's name, size and CRC-32."""
     data = path.read_bytes()
@@ -278,7 +266,8 @@ def run_bake(args: argparse.Namespace) -> int:
     if batch is None and region.rows * region.cols >= EMBEDDED_BATCH_POLES:
         batch = Batch(None, None)  # a big bake runs on one worker per core unless told otherwise
     if batch is None:
-        ev = evaluate(doc, region, progress=_terminal_progress, bitmaps=bitmaps)
+        with TerminalProgress(0, "evaluating", "tiles") as bar:
+            ev = evaluate(doc, region, progress=bar.step, bitmaps=bitmaps)
     else:
         tile = int(args.tile) if args.tile else DEFAULT_BAKE_TILE
         folder = args.tiles_dir or args.out.parent / f".{args.out.name}.tiles"
