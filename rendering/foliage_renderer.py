@@ -33,7 +33,12 @@ from model.foliage.variants import variant_thresholds
 from model.foliage.volume import RECORD_BYTES, ChunkKey
 from model.scene import Scene
 from rendering.culling import box_distance, boxes_in_frustum, frustum_planes
-from rendering.gl_program import ShaderError, ShaderProgram, _compile, load_shader_source
+from rendering.gl_program import (
+    ShaderProgram,
+    capture_points,
+    feedback_program,
+    load_shader_source,
+)
 from rendering.impostors import CORNERS, VIEWS, Impostor, bake
 from rendering.meshes import VERTEX_FLOATS, Mesh, builtin_mesh, mesh_for
 from rendering.renderer import FrameContext, Renderer
@@ -622,46 +627,21 @@ class FoliageRenderer(Renderer):
         """Variant index (int32) and colour shift (float32 (n, 2)) per record, as the vertex shader
         computes them, through transform feedback. Needs a current context."""
         rec = np.ascontiguousarray(records, np.float32).reshape(-1, 7)
-        vs = _compile(GL.GL_VERTEX_SHADER, foliage_vertex_source("foliage_feedback_vert.glsl"),
-                      "foliage feedback")
-        program = GL.glCreateProgram()
-        GL.glAttachShader(program, vs)
-        names = [n.encode() for n in FEEDBACK_VARYINGS]
-        array = (ctypes.c_char_p * len(names))(*names)
-        GL.glTransformFeedbackVaryings(program, len(names), ctypes.cast(array, ctypes.POINTER(
-            ctypes.POINTER(GL.GLchar))), GL.GL_INTERLEAVED_ATTRIBS)
-        GL.glLinkProgram(program)
-        GL.glDeleteShader(vs)
-        if not GL.glGetProgramiv(program, GL.GL_LINK_STATUS):
-            log = GL.glGetProgramInfoLog(program)
-            GL.glDeleteProgram(program)
-            raise ShaderError(f"foliage feedback (link): {log!r}")
+        program = feedback_program(foliage_vertex_source("foliage_feedback_vert.glsl"), FEEDBACK_VARYINGS,
+                                   "foliage feedback")
         out = np.zeros((max(len(rec), 1), 3), np.float32)
         GL.glUseProgram(program)
         self._set_type_uniforms(program, self.plan(type_name))
-        vao, src, dst = int(GL.glGenVertexArrays(1)), int(GL.glGenBuffers(1)), int(GL.glGenBuffers(1))
+        vao, src = int(GL.glGenVertexArrays(1)), int(GL.glGenBuffers(1))
         GL.glBindVertexArray(vao)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, src)
         GL.glBufferData(GL.GL_ARRAY_BUFFER, rec.nbytes, rec, GL.GL_STATIC_DRAW)
         GL.glEnableVertexAttribArray(3)
         GL.glVertexAttribPointer(3, 3, GL.GL_FLOAT, GL.GL_FALSE, RECORD_BYTES, ctypes.c_void_p(0))
-        GL.glBindBuffer(GL.GL_TRANSFORM_FEEDBACK_BUFFER, dst)
-        GL.glBufferData(GL.GL_TRANSFORM_FEEDBACK_BUFFER, out.nbytes, None, GL.GL_STATIC_READ)
-        GL.glBindBufferBase(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0, dst)
-        GL.glEnable(GL.GL_RASTERIZER_DISCARD)
-        GL.glBeginTransformFeedback(GL.GL_POINTS)
-        GL.glDrawArrays(GL.GL_POINTS, 0, len(rec))
-        GL.glEndTransformFeedback()
-        GL.glDisable(GL.GL_RASTERIZER_DISCARD)
-        GL.glFinish()
-        ptr = GL.glMapBufferRange(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0, out.nbytes, GL.GL_MAP_READ_BIT)
-        ctypes.memmove(out.ctypes.data, ptr, out.nbytes)
-        GL.glUnmapBuffer(GL.GL_TRANSFORM_FEEDBACK_BUFFER)
-        GL.glBindBufferBase(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0)
-        GL.glBindBuffer(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0)
+        capture_points(len(rec), out)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
         GL.glBindVertexArray(0)
-        GL.glDeleteBuffers(2, [src, dst])
+        GL.glDeleteBuffers(1, [src])
         GL.glDeleteVertexArrays(1, [vao])
         GL.glUseProgram(0)
         GL.glDeleteProgram(program)

@@ -98,3 +98,47 @@ class ShaderProgram:
         if self.id:
             GL.glDeleteProgram(self.id)
             self.id = 0
+
+
+def feedback_program(vertex_source: str, varyings: tuple[str, ...], label: str) -> int:
+    """A vertex-only program whose `varyings` are captured interleaved by transform feedback (tests
+    read back what a shader computed, to compare it with the CPU reference)."""
+    import ctypes
+
+    vs = _compile(GL.GL_VERTEX_SHADER, vertex_source, label)
+    program = GL.glCreateProgram()
+    GL.glAttachShader(program, vs)
+    names = [n.encode() for n in varyings]
+    array = (ctypes.c_char_p * len(names))(*names)
+    GL.glTransformFeedbackVaryings(program, len(names), ctypes.cast(array, ctypes.POINTER(
+        ctypes.POINTER(GL.GLchar))), GL.GL_INTERLEAVED_ATTRIBS)
+    GL.glLinkProgram(program)
+    GL.glDeleteShader(vs)
+    if not GL.glGetProgramiv(program, GL.GL_LINK_STATUS):
+        log = GL.glGetProgramInfoLog(program)
+        GL.glDeleteProgram(program)
+        raise ShaderError(f"{label} (link): {log!r}")
+    return int(program)
+
+
+def capture_points(count: int, out: np.ndarray) -> None:
+    """Draw `count` points with the bound program and vertex array, rasterising nothing, and read
+    what transform feedback captured into `out` (float32, sized for it)."""
+    import ctypes
+
+    buf = int(GL.glGenBuffers(1))
+    GL.glBindBuffer(GL.GL_TRANSFORM_FEEDBACK_BUFFER, buf)
+    GL.glBufferData(GL.GL_TRANSFORM_FEEDBACK_BUFFER, out.nbytes, None, GL.GL_STATIC_READ)
+    GL.glBindBufferBase(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0, buf)
+    GL.glEnable(GL.GL_RASTERIZER_DISCARD)
+    GL.glBeginTransformFeedback(GL.GL_POINTS)
+    GL.glDrawArrays(GL.GL_POINTS, 0, count)
+    GL.glEndTransformFeedback()
+    GL.glDisable(GL.GL_RASTERIZER_DISCARD)
+    GL.glFinish()
+    ptr = GL.glMapBufferRange(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0, out.nbytes, GL.GL_MAP_READ_BIT)
+    ctypes.memmove(out.ctypes.data, ptr, out.nbytes)
+    GL.glUnmapBuffer(GL.GL_TRANSFORM_FEEDBACK_BUFFER)
+    GL.glBindBufferBase(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0)
+    GL.glBindBuffer(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0)
+    GL.glDeleteBuffers(1, [buf])

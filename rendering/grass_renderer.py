@@ -24,7 +24,12 @@ from model.foliage.derived_grass import (
 )
 from model.foliage.foliage_type import FoliageType
 from model.scene import Scene
-from rendering.gl_program import ShaderError, ShaderProgram, _compile, load_shader_source
+from rendering.gl_program import (
+    ShaderProgram,
+    capture_points,
+    feedback_program,
+    load_shader_source,
+)
 from rendering.meshes import VERTEX_FLOATS, builtin_mesh, mesh_for
 from rendering.renderer import FrameContext, Renderer
 from rendering.terrain_renderer import FOG_COLOUR
@@ -285,19 +290,8 @@ class GrassRenderer(Renderer):
     def _feedback(self) -> int:
         if self._feedback_program:
             return self._feedback_program
-        vs = _compile(GL.GL_VERTEX_SHADER, grass_vertex_source("grass_feedback_vert.glsl"), "grass feedback")
-        program = GL.glCreateProgram()
-        GL.glAttachShader(program, vs)
-        names = [n.encode() for n in FEEDBACK_VARYINGS]
-        array = (ctypes.c_char_p * len(names))(*names)
-        GL.glTransformFeedbackVaryings(program, len(names), ctypes.cast(array, ctypes.POINTER(ctypes.POINTER(
-            GL.GLchar))), GL.GL_INTERLEAVED_ATTRIBS)
-        GL.glLinkProgram(program)
-        GL.glDeleteShader(vs)
-        if not GL.glGetProgramiv(program, GL.GL_LINK_STATUS):
-            log = GL.glGetProgramInfoLog(program)
-            GL.glDeleteProgram(program)
-            raise ShaderError(f"grass feedback (link): {log!r}")
+        program = feedback_program(grass_vertex_source("grass_feedback_vert.glsl"), FEEDBACK_VARYINGS,
+                                   "grass feedback")
         self._feedback_program = int(program)
         return self._feedback_program
 
@@ -315,25 +309,10 @@ class GrassRenderer(Renderer):
         program = self._feedback()
         GL.glUseProgram(program)
         if count and self._set_type_uniforms(program, ftype, tile0, tiles):
-            buf = int(GL.glGenBuffers(1))
-            vao = int(GL.glGenVertexArrays(1))
+            vao = int(GL.glGenVertexArrays(1))  # no attributes: the shader derives each candidate
             GL.glBindVertexArray(vao)
-            GL.glBindBuffer(GL.GL_TRANSFORM_FEEDBACK_BUFFER, buf)
-            GL.glBufferData(GL.GL_TRANSFORM_FEEDBACK_BUFFER, out.nbytes, None, GL.GL_STATIC_READ)
-            GL.glBindBufferBase(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0, buf)
-            GL.glEnable(GL.GL_RASTERIZER_DISCARD)
-            GL.glBeginTransformFeedback(GL.GL_POINTS)
-            GL.glDrawArrays(GL.GL_POINTS, 0, count)
-            GL.glEndTransformFeedback()
-            GL.glDisable(GL.GL_RASTERIZER_DISCARD)
-            GL.glFinish()
-            ptr = GL.glMapBufferRange(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0, out.nbytes, GL.GL_MAP_READ_BIT)
-            ctypes.memmove(out.ctypes.data, ptr, out.nbytes)
-            GL.glUnmapBuffer(GL.GL_TRANSFORM_FEEDBACK_BUFFER)
-            GL.glBindBufferBase(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0)
-            GL.glBindBuffer(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0)
+            capture_points(count, out)
             GL.glBindVertexArray(0)
-            GL.glDeleteBuffers(1, [buf])
             GL.glDeleteVertexArrays(1, [vao])
         GL.glUseProgram(0)
         out = out[:count]
