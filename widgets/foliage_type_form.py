@@ -277,6 +277,11 @@ class FoliageTypeForm(QWidget):
                                   or value.lower().endswith((".obj", ".gltf", ".glb"))):
             self.error.setText(f"mesh: {value!r} is neither a built-in mesh nor an OBJ/glTF file")
             return
+        end = self.ftype.impostor_cull
+        if key == "cull" and self.ftype.impostor and end is not None and value[1] >= end:
+            self.error.setText(f"cull: the end {value[1]:g} m must come before the cards' end ({end:g} m); "
+                               "move Cards end first")
+            return
         if key == "impostor_cull" and value is not None and value <= self.ftype.cull[1]:
             self.error.setText(f"impostor_cull: the cards must end beyond the cull end "
                                f"({self.ftype.cull[1]:g} m), got {value:g} m")
@@ -296,6 +301,7 @@ class FoliageTypeForm(QWidget):
         self.extent_height.setEnabled(new.extent is not None)
         self._show_far(new)
         self.ftype = new
+        self._show_lists(new)
         if key == "impostor":
             self.stepped.emit(new, field, f"{'Impostors for' if value else 'No impostors for'} '{{type}}'")
         else:
@@ -320,6 +326,15 @@ class FoliageTypeForm(QWidget):
         finally:
             self._loading = loading
 
+    def _show_lists(self, ftype: FoliageType) -> None:
+        """The variant and level lists as the edit just asked for (the model's answer reloads them)."""
+        loading, self._loading = self._loading, True
+        try:
+            self.variants.set_variants(ftype.variants, ftype.mesh, self.mesh_folder)
+            self.lods.set_type(ftype, self.mesh_folder)
+        finally:
+            self._loading = loading
+
     def _commit(self, new: FoliageType, key: str, text: str, merge: bool) -> None:
         """Check `new` and hand it on: one step of its own, or one that may merge with the last."""
         if self.ftype is None or self._loading:
@@ -333,6 +348,7 @@ class FoliageTypeForm(QWidget):
             return
         self.ftype = new
         self._show_far(new)
+        self._show_lists(new)
         if merge:
             self.edited.emit(new, key)
         else:

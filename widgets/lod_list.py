@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -68,6 +68,8 @@ class LodList(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.setMinimumWidth(120)
         self.table.setMaximumHeight(110)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long path keeps its file name
         self.table.setToolTip("Coarser levels after the mesh itself: each instance takes its level from "
                               "its own distance, neighbours hand over with a dither")
         self.add = button("Add", f"Add a coarser level beyond the last (at most {MAX_LODS})", "lod_add")
@@ -131,8 +133,7 @@ class LodList(QWidget):
             italic = QFont()
             italic.setItalic(True)
             for i, lv in enumerate(levels):
-                mesh = lv.mesh if lv.mesh is not None and len(ftype.meshes) == 1 else \
-                    ("generated" if builtin else "same mesh")
+                mesh = self._mesh_text(lv, ftype, builtin)
                 for col, text in enumerate((f"{lv.distance:g} m", mesh.removeprefix("builtin:"))):
                     item = QTableWidgetItem(text)
                     if self.generated:
@@ -148,6 +149,14 @@ class LodList(QWidget):
             self._show_row()
         finally:
             self._loading = False
+
+    @staticmethod
+    def _mesh_text(lv: Lod, ftype: FoliageType, builtin: bool) -> str:
+        if len(ftype.meshes) > 1:
+            return "each variant's"  # a named level mesh applies to a type with one mesh
+        if lv.mesh is not None:
+            return lv.mesh
+        return "generated" if builtin else "same mesh"
 
     @staticmethod
     def _note(ftype: FoliageType, levels: tuple[Lod, ...]) -> str:

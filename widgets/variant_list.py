@@ -72,6 +72,8 @@ class VariantList(QWidget):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.table.setMinimumWidth(120)
         self.table.setMaximumHeight(130)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long path keeps its file name
         self.table.setToolTip("Each instance draws one of these meshes, chosen from the hash of its "
                               "position with probability weight ÷ total (never stored: the look "
                               "survives save, undo and export)")

@@ -200,6 +200,9 @@ def test_colour_variation_and_impostor_settings_are_edited_and_undone(main_windo
     form.impostor_end.setValue(300.0)  # before the cull end (320 m): refused
     assert "impostor_cull: the cards must end beyond the cull end (320 m)" in form.error.text()
     assert palette["conifer"].impostor_cull == 2500.0
+    form.cull.high.setValue(2600.0)  # the meshes may not outlast the cards
+    assert "cull: the end 2600 m must come before the cards' end (2500 m)" in form.error.text()
+    assert palette["conifer"].cull == original.cull
     form.impostor.setChecked(False)
     assert palette["conifer"].impostor is False and not form.impostor_end_on.isEnabled()
     assert stack.text(stack.index() - 1) == "No impostors for 'conifer'"
