@@ -202,9 +202,11 @@ class LodList(QWidget):
         if lods is not None:
             why = increase_problem(lods)
             if why is not None:
+                self._pending_row = -1
                 self.refused.emit(why)
                 return
         self.edited.emit(lods, key, text, merge)
+        self._pending_row = -1  # taken by the shown answer, or the edit was refused
 
     def _replace(self, i: int, lod: Lod, key: str, text: str, merge: bool) -> None:
         levels = self.levels()
@@ -216,7 +218,8 @@ class LodList(QWidget):
         if len(levels) >= MAX_LODS:
             self.refused.emit(f"lods: at most {MAX_LODS} coarser levels")
             return
-        d = levels[-1].distance * 1.5 if levels else float(self.ftype.cull[0]) * GENERATED_AT[0]
+        d = max(levels[-1].distance * 1.5, levels[-1].distance + 10.0) if levels else \
+            float(self.ftype.cull[0]) * GENERATED_AT[0]
         self._pending_row = len(levels)
         self._emit((*levels, Lod(round(d, 1))), "lods", "Add a level of detail to '{type}'", False)
 

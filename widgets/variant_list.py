@@ -182,6 +182,7 @@ class VariantList(QWidget):
     def _emit(self, variants, key: str, text: str, merge: bool) -> None:
         if not self._loading:
             self.edited.emit(tuple(variants), key, text, merge)
+            self._pending_row = -1  # taken by the shown answer, or the edit was refused
 
     def add_mesh(self, mesh: str) -> None:
         """Add a variant drawing `mesh` (FILE_ITEM: ask for a file); the first added keeps the
