@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFileDialog, QWidget
 
 from model.foliage.foliage_type import BUILTIN_MESHES
@@ -52,3 +53,22 @@ def relative_mesh_path(path: str | Path, folder) -> tuple[str | None, str | None
     except ValueError:
         return None, (f"{path} lies outside the scene's folder {folder}: copy it there, then choose "
                       "the copy")
+
+
+class DeleteKey(QObject):
+    """Event filter: Delete in the watched widget calls `remove` (the widget takes the key from
+    window shortcuts such as Delete Selection while it has the focus)."""
+
+    def __init__(self, widget: QWidget, remove) -> None:
+        super().__init__(widget)
+        self.remove = remove
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        kind = event.type()
+        if kind in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress) and event.key() == Qt.Key.Key_Delete:
+            event.accept()
+            if kind == QEvent.Type.KeyPress:
+                self.remove()
+            return True
+        return False

@@ -23,7 +23,14 @@ from PySide6.QtWidgets import (
 
 from model.foliage.foliage_type import MAX_LODS, FoliageType, Lod
 from model.foliage.lods import GENERATED_AT, level_starts
-from widgets.form_fields import BUILTIN_NAMES, ask_mesh_file, compact, relative_mesh_path, spin
+from widgets.form_fields import (
+    BUILTIN_NAMES,
+    DeleteKey,
+    ask_mesh_file,
+    compact,
+    relative_mesh_path,
+    spin,
+)
 from widgets.variant_list import button
 
 GENERATED = "(generated)"
@@ -70,11 +77,12 @@ class LodList(QWidget):
         self.table.setMaximumHeight(110)
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long path keeps its file name
+        self._delete_key = DeleteKey(self.table, lambda: self.remove_current())
         self.table.setToolTip("Coarser levels after the mesh itself: each instance takes its level from "
                               "its own distance, neighbours hand over with a dither")
         self.add = button("Add", f"Add a coarser level beyond the last (at most {MAX_LODS})", "lod_add")
-        self.remove = button("Remove", "Remove the selected level (none left: the mesh at every distance)",
-                             "lod_remove")
+        self.remove = button("Remove", "Remove the selected level (Delete; none left: the mesh at "
+                             "every distance)", "lod_remove")
         self.reset = button("Generated", "Back to the generated levels of a built-in mesh (from "
                             f"{', '.join(f'{s:.0%}' for s in GENERATED_AT)} of the cull start)",
                             "lod_generated")

@@ -21,7 +21,14 @@ from PySide6.QtWidgets import (
 )
 
 from model.foliage.foliage_type import MAX_VARIANTS, Variant
-from widgets.form_fields import BUILTIN_NAMES, ask_mesh_file, compact, relative_mesh_path, spin
+from widgets.form_fields import (
+    BUILTIN_NAMES,
+    DeleteKey,
+    ask_mesh_file,
+    compact,
+    relative_mesh_path,
+    spin,
+)
 
 FILE_ITEM = "Mesh File…"
 
@@ -74,6 +81,7 @@ class VariantList(QWidget):
         self.table.setMaximumHeight(130)
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long path keeps its file name
+        self._delete_key = DeleteKey(self.table, lambda: self.remove_current())
         self.table.setToolTip("Each instance draws one of these meshes, chosen from the hash of its "
                               "position with probability weight ÷ total (never stored: the look "
                               "survives save, undo and export)")
@@ -85,8 +93,8 @@ class VariantList(QWidget):
             action.triggered.connect(lambda checked=False, n=name: self.add_mesh(n))
             menu.addAction(action)
         self.add.setMenu(menu)
-        self.remove = button("Remove", "Remove the selected variant (one left: the type has one mesh)",
-                             "variant_remove")
+        self.remove = button("Remove", "Remove the selected variant (Delete; one left: the type has "
+                             "one mesh)", "variant_remove")
         self.up = button("↑", "Move the selected variant up", "variant_up")
         self.down = button("↓", "Move the selected variant down", "variant_down")
         self.mesh = compact(QComboBox())

@@ -278,3 +278,28 @@ def test_a_type_with_a_missing_mesh_file_still_takes_other_edits(main_window, ed
     form = editor.palette_panel.form
     form.hue.high.setValue(5.0)
     assert palette["statue"].hue == (0.0, 5.0) and form.error.text() == ""
+
+
+def test_delete_in_a_list_removes_its_row_not_the_foliage_selection(main_window, form, qtbot) -> None:
+    from PySide6.QtCore import Qt
+
+    main_window.show()
+    main_window.activateWindow()
+    qtbot.waitActive(main_window)
+    add_variant(form, "builtin:rock")
+    add_variant(form, "builtin:bush")
+    deleted = []
+    main_window.foliage_editor.actions["delete"].triggered.connect(lambda *_: deleted.append(True))
+    table = form.variants.table
+    table.setCurrentCell(1, 0)
+    table.setFocus()
+    qtbot.waitUntil(table.hasFocus)
+    qtbot.keyClick(table, Qt.Key.Key_Delete)
+    meshes = [v.mesh for v in palette_of(main_window)["conifer"].variants]
+    assert meshes == ["builtin:conifer", "builtin:bush"]
+    assert deleted == []  # the window's Delete Selection did not fire
+    form.lods.table.setCurrentCell(0, 0)
+    form.lods.table.setFocus()
+    qtbot.waitUntil(form.lods.table.hasFocus)
+    qtbot.keyClick(form.lods.table, Qt.Key.Key_Delete)
+    assert len(palette_of(main_window)["conifer"].lods) == 1 and deleted == []
