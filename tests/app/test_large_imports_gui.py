@@ -104,3 +104,18 @@ def test_a_large_zone_and_trn_region_are_written_first(qtbot, large, tmp_path: P
     scene = import_trn_scene(None, doc_path, Region.from_bounds(-20, -20, 20, 20, 2.0))
     assert scene.path == tmp_path / "t.boscage" and scene.terrain.paged_heights is not None
     assert "rock" in [la.name for la in scene.terrain.layers]
+
+
+@pytest.mark.xfail(strict=True, reason="the Inspector's scene summary reads `terrain.heights` (its min and "
+                   "max), which assembles a paged grid whole: widgets/inspector_panel.py, _show_scene")
+def test_a_terrain_drawn_with_levels_of_detail_stays_paged_in_the_editor(main_window, large,
+                                                                         tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(tiles, "TILE", 512)
+    z, x = np.mgrid[0:1025, 0:1025].astype(np.float32)
+    write_heightmap(tmp_path / "hills.npy", 30 * np.sin(x / 90) * np.cos(z / 70))
+    large.update(source=tmp_path / "hills.npy", out=tmp_path / "hills.boscage")
+    _trigger(main_window)
+    terrain = main_window.document.scene.terrain
+    assert main_window.document.path == tmp_path / "hills.boscage" and large["errors"] == []
+    main_window.viewport.grabFramebuffer()
+    assert terrain.paged_heights is not None  # drawn from the tiles: the grid was never assembled
