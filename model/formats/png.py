@@ -394,25 +394,31 @@ class PngBands:
         bpp = channels * depth // 8
         stride = width * bpp
         expected = height * (stride + 1)
-        buffer = bytearray()
-        got = 0
+        band = np.empty((min(rows, height), stride + 1), np.uint8)  # one band, filled in place
+        flat = band.reshape(-1)
+        got = pos = r0 = 0
         prev = None
-        r0 = 0
         try:
             f = open(self.path, "rb")
         except OSError as e:
             raise FormatError(self.path, None, e.strerror or str(e)) from None
         with f:
-            pieces = self._inflated(f)
-            for piece in pieces:
+            for piece in self._inflated(f):
                 got += len(piece)
                 if got > expected:
                     break
-                buffer += piece
-                while r0 < height and len(buffer) >= min(rows, height - r0) * (stride + 1):
+                data = np.frombuffer(piece, np.uint8)
+                off = 0
+                while off < data.size:
                     n = min(rows, height - r0)
-                    lines = np.frombuffer(bytes(buffer[:n * (stride + 1)]), np.uint8).reshape(n, stride + 1)
-                    del buffer[:n * (stride + 1)]
+                    need = n * (stride + 1)
+                    take = min(need - pos, data.size - off)
+                    flat[pos:pos + take] = data[off:off + take]
+                    pos += take
+                    off += take
+                    if pos < need:
+                        continue
+                    lines = band[:n]
                     kinds = lines[:, 0]
                     bad = np.nonzero(kinds > 4)[0]
                     if bad.size:
@@ -426,8 +432,10 @@ class PngBands:
                         pixels = first.view(">u2")[:, :, 0].astype(np.uint16)
                     else:
                         pixels = np.ascontiguousarray(samples[:, :, 0])
+                    del decoded, samples
                     yield r0, pixels
                     r0 += n
+                    pos = 0
             if got != expected:
                 what = "more" if got > expected else "less"
                 raise FormatError(self.path, self._idat_offset, f"image data holds {what} than {width} x "

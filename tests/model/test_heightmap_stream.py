@@ -245,4 +245,4 @@ def test_importing_16_km_at_2_m_stays_bounded(tmp_path, suffix: str) -> None:
         (tmp_path / "big.npy").unlink()
     figures = import_peak(source, tmp_path / "out" / "big.boscage")
     print(suffix, figures)
-    assert figures["growth_mb"] < 80, figures
+    assert figures["growth_mb"] < 100, figures  # 268 MB of heights; ~40 MB at 4097²
