@@ -42,8 +42,13 @@ def small_bands(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(png, "_READ_PIECE", 50)
 
 
-def _exr(path: Path, data: np.ndarray) -> None:
+def _exr(path: Path, data: np.ndarray, tiled: bool = False) -> None:
     header = {"compression": OpenEXR.ZIP_COMPRESSION, "type": OpenEXR.scanlineimage}
+    if tiled:  # 16² tiles: read by scanline ranges all the same
+        tiles_of = OpenEXR.TileDescription()
+        tiles_of.xSize = tiles_of.ySize = 16
+        tiles_of.mode = OpenEXR.ONE_LEVEL
+        header |= {"type": OpenEXR.tiledimage, "tiles": tiles_of}
     with OpenEXR.File(header, {"Y": data}) as f:
         f.write(str(path))
 
@@ -75,7 +80,8 @@ def _inputs(folder: Path) -> dict[str, dict]:
     out |= {"h.tif": {}, "tiled.tif": {}, "one_strip.tif": {}, "two.tif": {}}
     write_heightmap(folder / "h.exr", GRID, spacing=4.0)
     _exr(folder / "half.exr", GRID.astype(np.float16))
-    out |= {"h.exr": {}, "half.exr": {}}
+    _exr(folder / "tiled.exr", GRID, tiled=True)
+    out |= {"h.exr": {}, "half.exr": {}, "tiled.exr": {}}
     return out
 
 
@@ -86,7 +92,7 @@ def inputs(tmp_path_factory) -> tuple[Path, dict[str, dict]]:
 
 
 NAMES = ["h.png", "h8.png", "rgb.png", "h.r16", "h.r32", "c.npy", "f.npy", "i.npy", "h.tif", "tiled.tif",
-         "one_strip.tif", "two.tif", "h.exr", "half.exr"]
+         "one_strip.tif", "two.tif", "h.exr", "half.exr", "tiled.exr"]
 
 
 @pytest.mark.parametrize("name", NAMES)
