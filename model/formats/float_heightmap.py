@@ -12,6 +12,10 @@ Integer EXR/TIFF data, a truncated or unreadable file and a RAW file of the wron
 `FormatError`. A NaN or infinite height is refused too, naming the first such sample and the
 count: a terrain needs a height everywhere, and filling holes silently would invent ground.
 
+`float_heightmap_bands` reads the same heights a band of rows at a time (RAW R32 by reads, TIFF
+by strips or tile rows, EXR by scanline ranges, scanline or tiled), for importers that write a
+scene tile by tile.
+
 EXR and TIFF files written here carry the terrain's spacing (EXR header attribute
 `boscage.spacing`, TIFF ImageDescription JSON `{"boscage.spacing": …}`); RAW files carry nothing.
 """

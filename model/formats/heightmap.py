@@ -7,6 +7,9 @@ as `offset + scale * value / 65535`: exact within one 16-bit step (float32 resol
 while |height| stays below about 64 × scale, which the default mapping, min to max, ensures).
 A PNG written here carries offset, scale and spacing in `tEXt` chunks, so reading it back
 needs no settings; RAW files carry nothing, and their size must be given (or be a square).
+
+`open_heightmap` reads any of them a band of rows at a time (the header checked first), and
+`write_scene_from_heightmap` turns such a file into a scene tile by tile, in bounded memory.
 """
 
 from __future__ import annotations
