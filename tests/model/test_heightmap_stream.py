@@ -227,7 +227,7 @@ def test_importing_a_big_heightmap_holds_a_band_not_the_grid(tmp_path, suffix: s
     _big_grid_file(source, size)
     figures = import_peak(source, tmp_path / "out" / "big.boscage")
     print(suffix, figures)
-    assert figures["growth_mb"] < 40, figures
+    assert figures["growth_mb"] < 48, figures  # the grid alone would be 64 MiB more
     scene = load_scene(tmp_path / "out" / "big.boscage")
     assert (scene.terrain.rows, scene.terrain.columns) == (size, size)
 
