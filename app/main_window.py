@@ -576,7 +576,11 @@ class MainWindow(QMainWindow):
                                                                            "the open scene is unchanged"),
                             error_details(e))
             return
-        if scene is not None:
+        if scene is not None and scene.path is not None:  # a big import, written to its file first
+            self.open_scene(scene)
+            self._remember(scene.path)
+            self.statusBar().showMessage(f"Imported '{scene.name}' into {scene.path}", 10000)
+        elif scene is not None:
             self.open_scene(scene)
             self.document.mark_modified()  # it exists nowhere on disk yet: closing must offer to save it
             self.statusBar().showMessage(f"Imported '{scene.name}': not saved yet (File ▸ Save As…)", 10000)

@@ -30,18 +30,22 @@ from model.errors import FormatError
 from model.formats.heightmap import (
     LAYER_NAME_FILTER,
     NAME_FILTER,
+    ImportCancelled,
     export_heights,
     format_of,
+    open_heightmap,
     read_heightmap,
     read_layer_png,
     scene_from_heightmap,
     write_layer_png,
+    write_scene_from_heightmap,
 )
 from model.layer_ops import LayerError, types_using_layer
 from model.scene import Scene
 from model.sculpt import HEIGHTS
 from widgets.error_dialog import file_message
 from widgets.heightmap_dialog import RAW_FORMATS, HeightmapOptionsDialog
+from widgets.import_target import TileProgress, ask_scene_path, is_large
 from widgets.layers_panel import LayersPanel
 from widgets.terrain_tool_panel import TerrainToolPanel
 
@@ -341,8 +345,10 @@ def _options(parent, title: str, path: str, importing: bool, spacing: float = 1.
 def new_scene_from_heightmap_dialog(main_window) -> Scene | None:
     """File ▸ Import ▸ Heightmap as Scene: ask for the file and its settings, build the scene.
 
-    A PNG or .npy is read first, so a bad file is reported before any question, the dialog can
-    show its size, and a spacing the file stores is the one offered."""
+    A file's header (and a PNG's chunks) is checked first, so a bad file is reported before any
+    question, the dialog can show its size, and a spacing the file stores is the one offered.
+    A terrain larger than `LARGE_IMPORT_CELLS` is written to a scene file the user names, tile by
+    tile with progress and Cancel, and opened from it paged (never held whole)."""
     path, _ = QFileDialog.getOpenFileName(main_window, "New Scene from Heightmap", _start(main_window),
                                           NAME_FILTER)
     if not path:
@@ -363,10 +369,10 @@ def new_scene_from_heightmap_dialog(main_window) -> Scene | None:
         if side >= 2 and side * side * sample == nbytes:
             size = (side, side)
             note += f": {side} × {side} samples if square"
-    else:
+    else:  # the header only: a big file is not read whole to say its size
         with _busy(main_window, f"Reading {path}…"):
-            peek = read_heightmap(path, fmt)
-        rows, columns = peek.heights.shape
+            peek = open_heightmap(path, fmt)
+        rows, columns = peek.rows, peek.columns
         note = f"{columns} × {rows} samples"
         if peek.spacing is not None:
             spacing = peek.spacing
@@ -375,9 +381,27 @@ def new_scene_from_heightmap_dialog(main_window) -> Scene | None:
                        size_fixed=False)
     if options is None:
         return None
+    if fmt in RAW_FORMATS:
+        columns, rows = options["size"] if options["size"] else (size or (0, 0))
+    if is_large(rows, columns):
+        return _write_large_heightmap_scene(main_window, path, options)
     with _busy(main_window, f"Reading {path}…"):
         return scene_from_heightmap(path, None, options["size"], options["offset"], options["scale"],
                                     options["spacing"])
+
+
+def _write_large_heightmap_scene(main_window, path: str, options: dict) -> Scene | None:
+    """A big heightmap is written to a scene file tile by tile, then opened from it paged."""
+    out = ask_scene_path(main_window, "Save the Imported Scene As",
+                         Path(_start(main_window) or Path(path).parent) / f"{Path(path).stem}.boscage")
+    if out is None:
+        return None
+    try:
+        with TileProgress(main_window, f"Importing {Path(path).name}") as progress:
+            return write_scene_from_heightmap(path, out, None, options["size"], options["offset"],
+                                              options["scale"], options["spacing"], progress=progress)
+    except ImportCancelled:
+        return None
 
 
 def _start(window) -> str:

@@ -17,7 +17,7 @@ import io
 import json
 import os
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -184,6 +184,67 @@ def _run_on_dask(func, todo: list[Task], shared: tuple, workers: int | None, sch
             client.cancel(list(by_future))
             raise
     finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def stream_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: tuple = (),
+                 workers: int | None = None, scheduler: str | None = None,
+                 ahead: int | None = None) -> Iterator[tuple[Task, Arrays]]:
+    """`func(*shared, *task.args)` for every task, yielded in task order as soon as a task and all
+    before it are done, by the executors `run_tasks` uses; at most `ahead` tasks (default two per
+    worker) are submitted and not yet yielded, so a caller that writes each result and drops it
+    holds a bounded number of them however long the job. Closing the generator (a cancel) stops
+    the workers."""
+    if scheduler is None and (workers or default_workers()) == 1:
+        for task in tasks:
+            yield task, func(*shared, *task.args)
+        return
+    import logging
+
+    from dask.distributed import Client, as_completed
+
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    cluster = None
+    if scheduler is None:
+        cluster = start_local_cluster(workers or default_workers())
+        client = Client(cluster)
+    else:
+        try:
+            client = Client(scheduler, timeout=20)
+        except OSError as e:
+            raise FormatError(None, scheduler, f"no Dask scheduler answers there ({e})") from None
+    pending: dict = {}
+    try:
+        handles = [client.scatter([item], broadcast=True)[0] for item in shared]
+        window = ahead or max(2, 2 * len(client.scheduler_info().get("workers", {}) or [0]))
+        index_of = {}
+
+        def submit(n: int):
+            future = client.submit(func, *handles, *tasks[n].args,
+                                   key=f"boscage-{os.getpid()}-{tasks[n].key}", pure=False)
+            index_of[future] = n
+            pending[n] = future
+            return future
+
+        submitted = min(window, len(tasks))
+        running = as_completed([submit(n) for n in range(submitted)])
+        done: dict[int, Arrays] = {}
+        next_up = 0
+        for future in running:
+            n = index_of.pop(future)
+            done[n] = future.result()
+            pending.pop(n, None)
+            while next_up in done:
+                yield tasks[next_up], done.pop(next_up)
+                next_up += 1
+                if submitted < len(tasks):
+                    running.add(submit(submitted))
+                    submitted += 1
+    finally:
+        if pending:
+            client.cancel(list(pending.values()))
         client.close()
         if cluster is not None:
             cluster.close()

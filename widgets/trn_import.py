@@ -23,7 +23,8 @@ from model.scene import Scene
 from model.trn import document as trn_document
 from model.trn.document import TrnDocument
 from model.trn.evaluator import Region
-from model.trn.to_scene import MAX_IMPORT_POLES
+from model.trn.to_scene import MAX_STREAM_POLES
+from widgets.import_target import TileProgress, ask_scene_path, is_large
 
 DEFAULT_POLES = 513  # per side: a whole map at a spacing that imports in seconds
 BATCH_POLES = 4_000_000  # from here an import is evaluated on worker processes (their start pays off)
@@ -67,15 +68,18 @@ class RegionDialog(QDialog):
     def _update(self) -> None:
         r = self.region()
         poles = r.rows * r.cols
-        ok = poles <= MAX_IMPORT_POLES and r.rows >= 2 and r.cols >= 2
-        self.size_label.setText(f"{r.cols} × {r.rows} poles" + ("" if ok else " — too many or too few"))
+        ok = poles <= MAX_STREAM_POLES and r.rows >= 2 and r.cols >= 2
+        note = "" if ok else " — too many or too few"
+        if ok and is_large(r.rows, r.cols):
+            note = " — written to a scene file first, then opened from it"
+        self.size_label.setText(f"{r.cols} × {r.rows} poles" + note)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(ok)
 
 
 def import_trn_scene(parent: QWidget | None, path: str | Path | None = None,
                      region: Region | None = None) -> Scene | None:
     """Ask for the file and region (unless given) and import with a cancellable progress dialog."""
-    from model.trn.to_scene import ImportCancelled, trn_to_scene
+    from model.trn.to_scene import ImportCancelled, trn_to_scene, write_trn_scene
 
     if path is None:
         path, _ = QFileDialog.getOpenFileName(parent, "Import TRN as scene", "",
@@ -89,6 +93,21 @@ def import_trn_scene(parent: QWidget | None, path: str | Path | None = None,
             if dialog.exec() != QDialog.DialogCode.Accepted:
                 return None
             region = dialog.region()
+        # a big region is evaluated on one worker process per core, as `trn bake` does
+        workers = None if region.rows * region.cols >= BATCH_POLES else 1
+        warnings: list[str] = []
+        if is_large(region.rows, region.cols):  # written tile by tile, then opened paged
+            out = ask_scene_path(parent, "Save the Imported Scene As", Path(path).with_suffix(".boscage"))
+            if out is None:
+                return None
+            try:
+                with TileProgress(parent, f"Importing {Path(path).name}") as tiles:
+                    scene = write_trn_scene(doc, region, out, progress=tiles, warnings=warnings,
+                                            workers=workers)
+            except ImportCancelled:
+                return None
+            _warn(parent, path, warnings)
+            return scene
         progress_dialog = QProgressDialog("Importing TRN…", "Cancel", 0, 100, parent)
         progress_dialog.setWindowModality(Qt.WindowModality.WindowModal)
         progress_dialog.setMinimumDuration(300)
@@ -99,20 +118,21 @@ def import_trn_scene(parent: QWidget | None, path: str | Path | None = None,
             QApplication.processEvents()
             return not progress_dialog.wasCanceled()
 
-        warnings: list[str] = []
         try:
-            # a big region is evaluated on one worker process per core, as `trn bake` does
-            workers = None if region.rows * region.cols >= BATCH_POLES else 1
             scene = trn_to_scene(doc, region, progress=progress, warnings=warnings, workers=workers)
         except ImportCancelled:
             return None
         finally:
             progress_dialog.close()
-        if warnings:  # e.g. poles whose height is not finite, or a missing fractal family
-            listed = "\n".join(f"• {w}" for w in warnings)
-            QMessageBox.warning(parent, "TRN imported with warnings",
-                                f"{Path(path).name} was imported, but:\n\n{listed}")
+        _warn(parent, path, warnings)
         return scene
     except (FormatError, ValueError) as e:
         QMessageBox.critical(parent, "Cannot import TRN file", str(e))
         return None
+
+
+def _warn(parent: QWidget | None, path: str | Path, warnings: list[str]) -> None:
+    if warnings:  # e.g. poles whose height is not finite, or a missing fractal family
+        listed = "\n".join(f"• {w}" for w in warnings)
+        QMessageBox.warning(parent, "TRN imported with warnings",
+                            f"{Path(path).name} was imported, but:\n\n{listed}")

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageB
 from model.errors import FormatError
 from model.scene import Scene
 from model.zones import Zone, no_zone_with, read_zone, zone_ids
+from widgets.import_target import TileProgress, ask_scene_path, is_large
 
 
 def ask_zone(parent: QWidget | None, folder: str | Path, needs: tuple[str, ...] = ()) -> Zone | None:
@@ -46,7 +47,7 @@ def warn_left_out(parent: QWidget | None, zone: Zone) -> None:
 def import_zone_scene(parent: QWidget | None, folder: str | Path | None = None,
                       tile_size: float | None = None) -> Scene | None:
     """File ▸ Import ▸ Zone as scene: folder, zone, tile size, then the scene (with progress and cancel)."""
-    from model.zones.scene_import import ImportCancelled, zone_to_scene
+    from model.zones.scene_import import ImportCancelled, write_zone_scene, zone_to_scene
 
     if folder is None:
         folder = QFileDialog.getExistingDirectory(parent, "Import zone folder as scene")
@@ -61,6 +62,16 @@ def import_zone_scene(parent: QWidget | None, folder: str | Path | None = None,
             tile_size, ok = QInputDialog.getDouble(parent, "Import zone", "Tile size (metres):", 1.0,
                                                    0.01, 100.0, 3)
             if not ok:
+                return None
+        if is_large(zone.height, zone.width):  # written tile by tile, then opened paged
+            out = ask_scene_path(parent, "Save the Imported Scene As",
+                                 Path(folder) / f"zone {zone.zone_id:04d}.boscage")
+            if out is None:
+                return None
+            try:
+                with TileProgress(parent, f"Importing zone {zone.zone_id}") as tiles:
+                    return write_zone_scene(zone, out, tile_size=tile_size, progress=tiles)
+            except ImportCancelled:
                 return None
         dialog = QProgressDialog("Importing zone…", "Cancel", 0, 100, parent)
         dialog.setWindowModality(Qt.WindowModal)

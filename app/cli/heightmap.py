@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from app.cli import UsageError, add_json_flag, emit
@@ -10,10 +11,10 @@ from model.errors import FormatError
 from model.formats.heightmap import (
     FORMATS,
     export_heights,
-    scene_from_heightmap,
     write_layer_png,
+    write_scene_from_heightmap,
 )
-from model.formats.scene_file import load_scene, save_scene
+from model.formats.scene_file import load_scene
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -86,9 +87,17 @@ def run_import(args: argparse.Namespace) -> int:
         raise UsageError(f"--spacing must be positive, got {args.spacing}")
     if args.scale is not None and not args.scale > 0:
         raise UsageError(f"--scale must be positive, got {args.scale}")
-    scene = scene_from_heightmap(args.heightmap, args.format, args.size, args.offset, args.scale,
-                                 args.spacing, args.name)
-    save_scene(scene, args.out)
+    from app.cli._progress import TerminalProgress
+
+    # read a band and written tile by tile: a 16 km terrain needs tens of MB, not its grid's size
+    try:
+        with TerminalProgress(0, "importing", "tiles") as bar:
+            scene = write_scene_from_heightmap(args.heightmap, args.out, args.format, args.size, args.offset,
+                                               args.scale, args.spacing, args.name,
+                                               progress=lambda done, total, what: bar.step(done, total))
+    except KeyboardInterrupt:  # Ctrl+C: every tile written so far was removed again
+        print(f"boscage: import cancelled; {args.out} not written", file=sys.stderr)
+        return 130
     t = scene.terrain
     lo, hi = t.height_range()
     doc = {"out": str(args.out), "name": scene.name, "columns": t.columns, "rows": t.rows,

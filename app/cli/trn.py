@@ -1,4 +1,4 @@
-"""`boscage trn info|roundtrip|sample|fractal|bake`: TRN terrain generator files, headless."""
+"""`boscage trn info|roundtrip|sample|fractal|bake|to-scene`: TRN terrain generator files, headless."""
 
 from __future__ import annotations
 
@@ -84,6 +84,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(bk)
     _values_may_start_with_minus(bk)
     bk.set_defaults(func=run_bake)
+
+    ts = trn_sub.add_parser("to-scene", help="evaluate a region into a .boscage scene, written tile by tile",
+                            epilog="Heights become the terrain, shader families paint layers, flora families "
+                                   "foliage (as TRN as Scene in the editor). Memory stays at a few tiles "
+                                   "whatever the region's size; Ctrl+C removes what was written.")
+    ts.add_argument("file", type=Path, metavar="FILE")
+    ts.add_argument("--region", type=_parse_region, required=True, metavar="X0,Z0,X1,Z1",
+                    help="world rectangle in metres")
+    ts.add_argument("--spacing", type=float, required=True, metavar="S")
+    ts.add_argument("--out", type=Path, required=True, metavar="SCENE.boscage")
+    ts.add_argument("--name", help="scene name (default: the TRN file's stem)")
+    ts.add_argument("--no-foliage", action="store_true", help="terrain and shader layers only")
+    ts.add_argument("--workers", type=int, metavar="N",
+                    help="worker processes (a Dask LocalCluster); 1 runs here (default: one per core from "
+                         f"{EMBEDDED_BATCH_POLES:,} poles)")
+    ts.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="use a running Dask cluster")
+    add_json_flag(ts)
+    _values_may_start_with_minus(ts)
+    ts.set_defaults(func=run_to_scene)
 
 
 def _parse_region(text: str) -> tuple[float, float, float, float]:
@@ -316,4 +335,49 @@ def run_bake(args: argparse.Namespace) -> int:
          "non_finite_heights": replaced.to_json(), "warnings": ev.warnings}
     summary = f"baked {region.cols} x {region.rows} poles into {out}: " + ", ".join(files)
     emit(args, lambda: "\n".join([summary, *(f"warning: {w}" for w in ev.warnings)]), d)
+    return 0
+
+
+# ---- to-scene ------------------------------------------------------------------------------
+def run_to_scene(args: argparse.Namespace) -> int:
+    import sys
+
+    from model.trn.to_scene import MAX_STREAM_POLES, write_trn_scene
+
+    _check_spacing(args.spacing)
+    _check_points([args.region[:2], args.region[2:]], "--region")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if args.workers is not None and args.scheduler is not None:
+        raise UsageError("--workers and --scheduler exclude each other (a cluster has its own workers)")
+    region = Region.from_bounds(*args.region, args.spacing)
+    if region.rows < 2 or region.cols < 2 or region.rows * region.cols > MAX_STREAM_POLES:
+        raise UsageError(f"region of {region.cols} x {region.rows} poles: a scene needs 2 x 2 to "
+                         f"{MAX_STREAM_POLES:,} poles; change the spacing or the region")
+    doc = trn_document.read(args.file)
+    bitmaps, missing = load_bitmaps(doc)
+    workers = args.workers
+    if workers is None and args.scheduler is None:
+        workers = None if region.rows * region.cols >= EMBEDDED_BATCH_POLES else 1
+    warnings: list[str] = list(missing)
+    try:
+        with TerminalProgress(0, "importing", "tiles") as bar:
+            scene = write_trn_scene(doc, region, args.out, name=args.name or args.file.stem,
+                                    foliage=not args.no_foliage, bitmaps=bitmaps, warnings=warnings,
+                                    workers=workers, scheduler=args.scheduler,
+                                    progress=lambda done, total, what: bar.step(done, total))
+    except KeyboardInterrupt:  # Ctrl+C: every tile written so far was removed again
+        print(f"boscage: import cancelled; {args.out} not written", file=sys.stderr)
+        return 130
+    t = scene.terrain
+    foliage = scene.sections["foliage"]
+    lo, hi = t.height_range()
+    d = {"out": str(args.out), "name": scene.name, "columns": t.columns, "rows": t.rows,
+         "spacing": t.spacing, "origin": list(t.origin), "height_range": [lo, hi],
+         "layers": [layer.name for layer in t.layers], "stored": foliage.volume.counts(),
+         "derived": [ft.name for ft in foliage.palette if ft.derived], "warnings": warnings}
+    summary = (f"wrote {args.out}: {t.columns} x {t.rows} poles, {len(d['layers'])} layers, "
+               f"{sum(d['stored'].values()):,} stored instances ({len(d['stored'])} types), "
+               f"{len(d['derived'])} derived types")
+    emit(args, lambda: "\n".join([summary, *(f"warning: {w}" for w in warnings)]), d)
     return 0

@@ -143,9 +143,9 @@ def run_slope(args: argparse.Namespace) -> int:
 
 
 def run_to_scene(args: argparse.Namespace) -> int:
-    from model.formats.scene_file import save_scene
+    from app.cli._progress import TerminalProgress
     from model.plants.loader import load_rules
-    from model.zones.scene_import import zone_to_scene
+    from model.zones.scene_import import write_zone_scene
 
     if not args.tile > 0:
         raise UsageError(f"--tile must be positive, got {args.tile}")
@@ -153,8 +153,13 @@ def run_to_scene(args: argparse.Namespace) -> int:
     rules = load_rules(rules_folder) if rules_folder is not None else None
     zone = read_zone(args.folder, args.zone_id, size=args.size, require=("altitude",))
     warn(args, zone.warnings)
-    scene = zone_to_scene(zone, tile_size=args.tile, rules=rules, name=args.out.stem)
-    save_scene(scene, args.out)
+    try:  # written a band of tiles at a time, with a bar on a terminal
+        with TerminalProgress(0, "importing", "tiles") as bar:
+            scene = write_zone_scene(zone, args.out, tile_size=args.tile, rules=rules, name=args.out.stem,
+                                     progress=lambda done, total, what: bar.step(done, total))
+    except KeyboardInterrupt:  # Ctrl+C: the tiles written so far were removed again
+        print(f"boscage: import cancelled; {args.out} not written", file=sys.stderr)
+        return 130
     foliage = scene.sections.get("foliage")
     doc = {"out": str(args.out), "columns": scene.terrain.columns, "rows": scene.terrain.rows,
            "spacing": scene.terrain.spacing, "layers": [layer.name for layer in scene.terrain.layers],

@@ -12,6 +12,10 @@ Integer EXR/TIFF data, a truncated or unreadable file and a RAW file of the wron
 `FormatError`. A NaN or infinite height is refused too, naming the first such sample and the
 count: a terrain needs a height everywhere, and filling holes silently would invent ground.
 
+`float_heightmap_bands` reads the same heights a band of rows at a time (RAW R32 by reads, TIFF
+by strips or tile rows, EXR by scanline ranges, scanline or tiled), for importers that write a
+scene tile by tile.
+
 EXR and TIFF files written here carry the terrain's spacing (EXR header attribute
 `boscage.spacing`, TIFF ImageDescription JSON `{"boscage.spacing": …}`); RAW files carry nothing.
 """
@@ -210,3 +214,181 @@ def _spacing(path: Path, value, place: str) -> float | None:
     if not (math.isfinite(spacing) and spacing > 0):
         raise FormatError(path, place, f"spacing must be positive and finite, got {spacing}")
     return spacing
+
+
+# ---- band by band --------------------------------------------------------------------------
+def float_heightmap_bands(path: str | Path, fmt: str, size: tuple[int, int] | None = None):
+    """(rows, columns, spacing, bands) where `bands()` yields (first row, float32 rows) top to
+    bottom, the heights `read_float_heightmap` gives, never the whole grid at once: RAW R32 by
+    plain reads, TIFF strip by strip or tile row by tile row (a file stored as one strip is one
+    band), EXR by scanline ranges (OpenEXR's `InputFile.channel`). A NaN or infinite height is the
+    same refusal as `read_float_heightmap`'s, raised once every band has been looked at."""
+    path = Path(path)
+    if fmt == "r32":
+        columns, rows = raw_grid_shape(path, size, 4, "32-bit float")
+        spacing, raw = None, lambda: _r32_bands(path, rows, columns)
+    elif fmt == "exr":
+        rows, columns, spacing, raw = _exr_source(path)
+    elif fmt == "tif":
+        rows, columns, spacing, raw = _tif_source(path)
+    else:
+        raise ValueError(f"not a float heightmap format: {fmt!r}")
+    return rows, columns, spacing, lambda: _finite_bands(path, raw())
+
+
+def _finite_bands(path: Path, bands):
+    first, count = None, 0
+    for r0, heights in bands:
+        bad = ~np.isfinite(heights)
+        if bad.any():
+            if first is None:
+                r, c = (int(v) for v in np.argwhere(bad)[0])
+                first = (r0 + r, c, heights[r, c])
+            count += int(bad.sum())  # the refusal counts them all, as the whole-file check does
+        elif first is None:
+            yield r0, heights
+    if first is not None:
+        row, column, value = first
+        raise FormatError(path, f"row {row}, column {column}",
+                          f"height is {value} ({count} NaN or infinite samples); "
+                          "fill the holes in the tool that wrote the file")
+
+
+BAND_ROWS = 512  # rows read at a time where the file leaves the choice to us
+
+
+def _r32_bands(path: Path, rows: int, columns: int):
+    try:
+        with open(path, "rb") as f:
+            for r0 in range(0, rows, BAND_ROWS):
+                n = min(BAND_ROWS, rows - r0)
+                data = np.fromfile(f, dtype="<f4", count=n * columns)
+                if data.size != n * columns:
+                    raise FormatError(path, r0 * columns * 4, "the file ended early (changed while read?)")
+                yield r0, data.reshape(n, columns).astype(np.float32, copy=False)
+    except OSError as e:
+        raise FormatError(path, None, e.strerror or str(e)) from None
+
+
+def _exr_source(path: Path):
+    import Imath
+    import OpenEXR
+
+    file_size(path)
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+    except OSError as e:
+        raise FormatError(path, None, e.strerror or str(e)) from None
+    if magic != b"\x76\x2f\x31\x01":
+        raise FormatError(path, 0, "not an OpenEXR file (bad magic number)")
+    try:
+        with OpenEXR.File(str(path), header_only=True) as exr:
+            header = exr.header()
+            window = [np.asarray(v).tolist() for v in header.get("dataWindow", ((0, 0), (-1, -1)))]
+            names = [str(c.name) for c in header.get("channels", [])]
+            stored_spacing = header.get(SPACING_KEY)
+        legacy = OpenEXR.InputFile(str(path))
+        types = {str(k): v.type.v for k, v in legacy.header()["channels"].items()}
+    except Exception as e:  # noqa: BLE001 — the library raises RuntimeError/ValueError/IndexError
+        raise FormatError(path, "header", f"unreadable OpenEXR header: {e}") from None
+    (x0, y0), (x1, y1) = window
+    columns, rows = x1 - x0 + 1, y1 - y0 + 1
+    if columns < 2 or rows < 2 or columns * rows > MAX_CELLS:
+        raise FormatError(path, "dataWindow", f"impossible grid size {columns} x {rows}")
+    name = next((n for n in _EXR_CHANNELS if n in names), names[0] if len(names) == 1 else None)
+    if name is None:
+        found = ", ".join(names) or "none"
+        raise FormatError(path, "channels", f"no height channel: expected one of "
+                          f"{', '.join(_EXR_CHANNELS)} or a single channel, found {found}")
+    kind = types.get(name)
+    if kind not in (Imath.PixelType.FLOAT, Imath.PixelType.HALF):
+        held = "uint32" if kind == Imath.PixelType.UINT else str(kind)
+        raise FormatError(path, f"channel {name}", f"holds {held} samples; a heightmap must be "
+                          "a FLOAT (32-bit) or HALF channel")
+    spacing = _spacing(path, stored_spacing, f"header {SPACING_KEY}")
+    as_float = Imath.PixelType(Imath.PixelType.FLOAT)  # HALF widens exactly, as the whole read does
+
+    def bands():
+        for r0 in range(0, rows, BAND_ROWS):
+            n = min(BAND_ROWS, rows - r0)
+            try:
+                data = legacy.channel(name, as_float, y0 + r0, y0 + r0 + n - 1)
+                block = np.frombuffer(data, np.float32).reshape(n, columns)
+            except Exception as e:  # noqa: BLE001
+                raise FormatError(path, f"channel {name}", "cannot read the pixels (truncated or "
+                                  f"corrupt?): {e}") from None
+            yield r0, block.copy()
+
+    return rows, columns, spacing, bands
+
+
+def _tif_source(path: Path):
+    import tifffile
+
+    actual = file_size(path)
+    try:
+        tif = tifffile.TiffFile(path)
+    except Exception as e:  # noqa: BLE001
+        raise FormatError(path, None, f"unreadable TIFF: {e}") from None
+    try:
+        if not tif.pages:
+            raise FormatError(path, None, "TIFF holds no image")
+        page = tif.pages.first
+        shape, dtype = tuple(page.shape), np.dtype(page.dtype) if page.dtype is not None else None
+        samples = int(page.samplesperpixel)
+        if dtype is None or dtype.kind != "f":
+            raise FormatError(path, "page 0", f"holds {dtype} samples; a heightmap TIFF must be float "
+                              "(32-bit floating point, SampleFormat 3)")
+        if samples > 1 and len(shape) == 3 and shape[-1] == samples:
+            rows, columns = shape[0], shape[1]
+        elif len(shape) == 2:
+            rows, columns = shape
+        else:
+            raise FormatError(path, "page 0", f"expected one 2-D image, got shape {shape}")
+        if columns < 2 or rows < 2 or rows * columns > MAX_CELLS:
+            raise FormatError(path, "page 0", f"impossible grid size {columns} x {rows}")
+        ends = [int(o) + int(n) for o, n in zip(page.dataoffsets, page.databytecounts, strict=False)]
+        if not ends or max(ends) > actual:
+            raise FormatError(path, "page 0", f"image data ends at byte {max(ends, default=0)} but the "
+                              f"file holds {actual} (truncated)")
+        description = page.description
+    except FormatError:
+        tif.close()
+        raise
+    except Exception as e:  # noqa: BLE001 — tifffile raises TiffFileError/ValueError/OSError/…
+        tif.close()
+        raise FormatError(path, None, f"unreadable TIFF: {e}") from None
+    spacing = None
+    if description.startswith("{"):
+        try:
+            meta = json.loads(description)
+        except ValueError:
+            meta = {}
+        if isinstance(meta, dict):
+            spacing = _spacing(path, meta.get(SPACING_KEY), f"ImageDescription {SPACING_KEY}")
+
+    def bands():
+        # segments come row of chunks by row of chunks; a band is one such row, cropped
+        band, band_y = None, -1
+        try:
+            with tif:
+                for seg, index, _ in page.segments(maxworkers=1, buffersize=1 << 20):
+                    if seg is None or index[1] != 0:  # another sample plane (planar configuration 2)
+                        continue
+                    y, x = int(index[2]), int(index[3])
+                    block = np.asarray(seg).reshape(seg.shape[-3:])[..., 0]
+                    h, w = min(block.shape[0], rows - y), min(block.shape[1], columns - x)
+                    if y != band_y:
+                        if band is not None:
+                            yield band_y, band
+                        band, band_y = np.zeros((h, columns), np.float32), y  # a missing chunk reads as 0
+                    band[:, x:x + w] = block[:h, :w]
+                if band is not None:
+                    yield band_y, band
+        except FormatError:
+            raise
+        except Exception as e:  # noqa: BLE001
+            raise FormatError(path, None, f"unreadable TIFF: {e}") from None
+
+    return rows, columns, spacing, bands

@@ -7,6 +7,9 @@ as `offset + scale * value / 65535`: exact within one 16-bit step (float32 resol
 while |height| stays below about 64 × scale, which the default mapping, min to max, ensures).
 A PNG written here carries offset, scale and spacing in `tEXt` chunks, so reading it back
 needs no settings; RAW files carry nothing, and their size must be given (or be a square).
+
+`open_heightmap` reads any of them a band of rows at a time (the header checked first), and
+`write_scene_from_heightmap` turns such a file into a scene tile by tile, in bounded memory.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import math
 import struct
 import tokenize
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -24,10 +28,11 @@ from model.errors import FormatError
 from model.formats.float_heightmap import (
     FLOAT_FORMATS,
     FLOAT_SUFFIXES,
+    float_heightmap_bands,
     read_float_heightmap,
     write_float_heightmap,
 )
-from model.formats.png import read_png, write_png
+from model.formats.png import PngBands, read_png, write_png
 from model.formats.raw_grid import MAX_CELLS, file_size, raw_grid_shape
 from model.scene import Scene
 from model.terrain import Terrain
@@ -210,7 +215,8 @@ _NPY_HEADER_LENGTH = {(1, 0): struct.Struct("<H"), (2, 0): struct.Struct("<I")}
 _NPY_MAX_HEADER = 1 << 16  # a 2-D grid's header is about 120 bytes; numpy itself refuses > 10,000
 
 
-def _read_npy(path: Path) -> Heightmap:
+def _npy_header(path: Path) -> tuple[tuple[int, int], bool, np.dtype, int]:
+    """(shape, Fortran order, dtype, data offset) of a 2-D grid's .npy file, checked against the file."""
     actual = file_size(path)
     try:
         with open(path, "rb") as f:
@@ -243,6 +249,11 @@ def _read_npy(path: Path) -> Heightmap:
     if needed > actual - data_offset:
         raise FormatError(path, data_offset, f"header claims {shape[1]} x {shape[0]} {dtype} "
                           f"({needed} bytes) but only {actual - data_offset} remain")
+    return shape, fortran, dtype, data_offset
+
+
+def _read_npy(path: Path) -> Heightmap:
+    _, _, _, data_offset = _npy_header(path)
     try:
         array = np.load(path, allow_pickle=False)
     except (ValueError, OSError) as e:
@@ -271,3 +282,157 @@ def export_heights(terrain: Terrain, path: str | Path, fmt: str | None = None,
                    offset: float | None = None, scale: float | None = None) -> HeightMapping | None:
     """Write a terrain's heights, recording its spacing where the format can hold it."""
     return write_heightmap(path, terrain.heights, fmt, offset, scale, spacing=terrain.spacing)
+
+
+# ---- big heightmaps: band by band, straight into a scene's tiles ----------------------------
+TileProgress = Callable[[int, int, str], "bool | None"]  # (tiles done, tiles in all, what) → False stops
+_CONVERT_COLUMNS = 1024  # columns dequantised at a time: float64 temporaries stay small
+
+
+class ImportCancelled(Exception):
+    """The progress callback asked to stop; nothing was written (what was, is removed)."""
+
+
+class HeightmapBands(NamedTuple):
+    """A heightmap opened for reading band by band: its size, the settings it carries, and
+    `bands()`, yielding (first row, float32 rows) top to bottom: the heights `read_heightmap`
+    gives, never all of them at once."""
+
+    rows: int
+    columns: int
+    mapping: HeightMapping | None
+    spacing: float | None
+    bands: Callable[[], Iterator[tuple[int, np.ndarray]]]
+
+
+def _dequantised(values: np.ndarray, mapping: HeightMapping) -> np.ndarray:
+    out = np.empty(values.shape, np.float32)
+    for c0 in range(0, values.shape[1], _CONVERT_COLUMNS):
+        out[:, c0:c0 + _CONVERT_COLUMNS] = dequantise(values[:, c0:c0 + _CONVERT_COLUMNS], mapping)
+    return out
+
+
+def open_heightmap(path: str | Path, fmt: str | None = None, size: tuple[int, int] | None = None,
+                   offset: float | None = None, scale: float | None = None) -> HeightmapBands:
+    """What `read_heightmap` reads, opened to be read band by band (the header checked now)."""
+    path = Path(path)
+    try:
+        fmt = format_of(path, fmt)
+    except ValueError as e:
+        raise FormatError(path, None, str(e)) from None
+    if fmt == "npy":
+        (rows, columns), fortran, dtype, data_offset = _npy_header(path)
+        return HeightmapBands(rows, columns, None, None,
+                              lambda: _npy_bands(path, rows, columns, fortran, dtype, data_offset))
+    if fmt in FLOAT_FORMATS:
+        rows, columns, spacing, bands = float_heightmap_bands(path, fmt, size)
+        return HeightmapBands(rows, columns, None, spacing, bands)
+    if fmt == "r16":
+        mapping = _mapping(None, offset, scale, path)
+        columns, rows = raw_grid_shape(path, size, 2, "16-bit")
+        return HeightmapBands(rows, columns, mapping, None, lambda: _r16_bands(path, rows, columns, mapping))
+    png = PngBands(path)
+    mapping = _mapping(png.text, offset, scale, path)
+    spacing = _text_float(png.text, "spacing", path)
+
+    def png_bands():
+        for r0, pixels in png.bands(PNG_BAND_ROWS):
+            if pixels.dtype == np.uint8:
+                pixels = pixels.astype(np.uint16) * 257
+            yield r0, _dequantised(pixels, mapping)
+
+    return HeightmapBands(png.height, png.width, mapping, spacing, png_bands)
+
+
+BAND_ROWS = 512  # rows read at a time where the format leaves the choice
+PNG_BAND_ROWS = 256  # rows inflated and unfiltered at a time (~3.5x a band of pixels held meanwhile)
+
+
+def _r16_bands(path: Path, rows: int, columns: int, mapping: HeightMapping):
+    try:
+        with open(path, "rb") as f:
+            for r0 in range(0, rows, BAND_ROWS):
+                n = min(BAND_ROWS, rows - r0)
+                values = np.fromfile(f, dtype="<u2", count=n * columns)
+                if values.size != n * columns:
+                    raise FormatError(path, r0 * columns * 2, "the file ended early (changed while read?)")
+                yield r0, _dequantised(values.reshape(n, columns).astype(np.uint16), mapping)
+    except OSError as e:
+        raise FormatError(path, None, e.strerror or str(e)) from None
+
+
+def _npy_bands(path: Path, rows: int, columns: int, fortran: bool, dtype: np.dtype, offset: int):
+    """Each band through its own read-only map, dropped before the next: a map kept open would
+    keep every page read so far resident (they count as this process's memory)."""
+    for r0 in range(0, rows, BAND_ROWS):
+        n = min(BAND_ROWS, rows - r0)
+        try:
+            if fortran:
+                view = np.memmap(path, dtype, "r", offset=offset, shape=(rows, columns), order="F")[r0:r0 + n]
+            else:
+                view = np.memmap(path, dtype, "r", offset=offset + r0 * columns * dtype.itemsize,
+                                 shape=(n, columns))
+            heights = np.ascontiguousarray(view, dtype=np.float32)
+            del view
+        except (ValueError, OSError) as e:
+            raise FormatError(path, offset, f"cannot read the array: {e}") from None
+        finite = np.isfinite(heights)
+        if not finite.all():
+            bad = np.argwhere(~finite)[0]
+            raise FormatError(path, f"row {r0 + bad[0]}, column {bad[1]}", "height is NaN or infinite")
+        yield r0, heights
+
+
+def tile_bands(bands: Iterator[tuple[int, np.ndarray]], tile: int, rows: int) -> Iterator[np.ndarray]:
+    """Bands of any height, re-cut into bands of `tile` rows (the last one shorter), in order:
+    each filled in place as the rows come, so one band and one incoming piece are all it holds."""
+    out: np.ndarray | None = None
+    start = filled = 0  # first row of `out`, rows of it filled
+    for _, band in bands:
+        taken = 0
+        while taken < band.shape[0]:
+            if out is None:
+                if band.shape[0] - taken >= min(tile, rows - start) and taken == 0 \
+                        and band.shape[0] == min(tile, rows - start):
+                    yield band  # already a whole tile band: no copy
+                    start += band.shape[0]
+                    taken = band.shape[0]
+                    continue
+                out = np.empty((min(tile, rows - start), band.shape[1]), band.dtype)
+            n = min(out.shape[0] - filled, band.shape[0] - taken)
+            out[filled:filled + n] = band[taken:taken + n]
+            filled += n
+            taken += n
+            if filled == out.shape[0]:
+                yield out
+                start += filled
+                out, filled = None, 0
+
+
+def write_scene_from_heightmap(path: str | Path, out: str | Path, fmt: str | None = None,
+                               size: tuple[int, int] | None = None, offset: float | None = None,
+                               scale: float | None = None, spacing: float | None = None,
+                               name: str | None = None, progress: TileProgress | None = None) -> Scene:
+    """`save_scene(scene_from_heightmap(...), out)` for a heightmap of any size: read a band of
+    tiles at a time and written tile by tile (`SceneWriter`), the same bytes, in bounded memory.
+    `progress(done, total, what)` hears every tile; False stops (ImportCancelled) and removes
+    every tile written. Returns the written scene, paged."""
+    from model.formats.scene_writer import SceneWriter
+
+    source = open_heightmap(path, fmt, size, offset, scale)
+    spacing = spacing if spacing is not None else (source.spacing if source.spacing is not None else 1.0)
+    if not (math.isfinite(spacing) and spacing > 0):
+        raise FormatError(path, None, f"spacing must be positive, got {spacing}")
+    with SceneWriter(out, source.rows, source.columns, float(spacing)) as writer:
+        n_i, n_j = writer.tile_counts
+        total, done = n_i * n_j, 0
+        if progress is not None and progress(0, total, "reading") is False:
+            raise ImportCancelled("reading")
+        for i, band in enumerate(tile_bands(source.bands(), writer.tile, source.rows)):
+            for j in range(n_j):
+                cs = slice(j * writer.tile, min(source.columns, (j + 1) * writer.tile))
+                writer.put_heights(i, j, band[:, cs])
+                done += 1
+                if progress is not None and progress(done, total, "writing tiles") is False:
+                    raise ImportCancelled("writing tiles")
+        return writer.finish(name or Path(path).stem)

@@ -8,6 +8,7 @@ with a clear error. Writing produces 8/16-bit grey or 8-bit RGB(A) images, filte
 
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 from pathlib import Path
@@ -224,16 +225,19 @@ def _decode_pixels(compressed: bytes, width: int, height: int, depth: int, chann
     return samples
 
 
-def unfilter(rows: np.ndarray, kinds: np.ndarray, bpp: int) -> np.ndarray:
-    """Undo PNG row filters. Sub/Up rows go a row at a time; Average/Paeth sweep anti-diagonals."""
+def unfilter(rows: np.ndarray, kinds: np.ndarray, bpp: int, prev: np.ndarray | None = None) -> np.ndarray:
+    """Undo PNG row filters. Sub/Up rows go a row at a time; Average/Paeth sweep anti-diagonals.
+
+    `prev`: the decoded row above the first (a band of a larger image); zeros when absent."""
     if (kinds <= 2).all():
-        return _unfilter_rows(rows, kinds, bpp)
-    return _unfilter_wavefront(rows, kinds, bpp)
+        return _unfilter_rows(rows, kinds, bpp, prev)
+    return _unfilter_wavefront(rows, kinds, bpp, prev)
 
 
-def _unfilter_rows(rows: np.ndarray, kinds: np.ndarray, bpp: int) -> np.ndarray:
+def _unfilter_rows(rows: np.ndarray, kinds: np.ndarray, bpp: int,
+                   prev: np.ndarray | None = None) -> np.ndarray:
     out = np.empty_like(rows)
-    prev = np.zeros(rows.shape[1], np.uint8)
+    prev = np.zeros(rows.shape[1], np.uint8) if prev is None else prev
     for r in range(rows.shape[0]):
         kind = kinds[r]
         if kind == 0:
@@ -246,7 +250,8 @@ def _unfilter_rows(rows: np.ndarray, kinds: np.ndarray, bpp: int) -> np.ndarray:
     return out
 
 
-def _unfilter_wavefront(rows: np.ndarray, kinds: np.ndarray, bpp: int) -> np.ndarray:
+def _unfilter_wavefront(rows: np.ndarray, kinds: np.ndarray, bpp: int,
+                        prev: np.ndarray | None = None) -> np.ndarray:
     """Each pixel needs its left, upper and upper-left neighbours, so every anti-diagonal is
     independent. Bands of rows are sheared so that each diagonal is a contiguous row of an array.
     """
@@ -254,7 +259,7 @@ def _unfilter_wavefront(rows: np.ndarray, kinds: np.ndarray, bpp: int) -> np.nda
     width = stride // bpp
     x = rows.reshape(height, width, bpp)
     out = np.empty_like(x)
-    prev = np.zeros((width, bpp), np.uint8)
+    prev = np.zeros((width, bpp), np.uint8) if prev is None else prev.reshape(width, bpp)
     for start in range(0, height, WAVEFRONT_BAND):
         band = slice(start, min(height, start + WAVEFRONT_BAND))
         out[band] = _unfilter_band(x[band], kinds[band].astype(np.int16), prev)
@@ -291,3 +296,148 @@ def _unfilter_band(x: np.ndarray, kinds: np.ndarray, prev: np.ndarray) -> np.nda
     for r in range(h):
         out[r] = p[r + 2:r + 2 + w, r + 1]
     return out
+
+
+# ---- reading band by band ------------------------------------------------------------------
+_READ_PIECE = 1 << 20  # bytes of compressed data read (and inflated) at a time
+
+
+class PngBands:
+    """A PNG read a band of rows at a time (for images too big to hold whole): the chunks are
+    walked and checked first, with the errors `read_png` gives; then `bands(n)` inflates and
+    unfilters `n` rows at a time, the same pixels `read_png` gives, in bounded memory."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.text: dict[str, str] = {}
+        self._idat: list[tuple[int, int]] = []  # (offset of the payload, length)
+        self._idat_offset: int | None = None
+        try:
+            with open(self.path, "rb") as f:
+                self._walk(f, os.fstat(f.fileno()).st_size)
+        except FileNotFoundError:
+            raise FormatError(self.path, None, "file not found") from None
+        except OSError as e:
+            raise FormatError(self.path, None, e.strerror or str(e)) from None
+        self.width, self.height, self.depth, self.channels = self._header
+
+    def _walk(self, f, size: int) -> None:
+        path = self.path
+        if f.read(len(SIGNATURE)) != SIGNATURE:
+            raise FormatError(path, 0, "not a PNG file (bad signature)")
+        pos = len(SIGNATURE)
+        header = None
+        while True:
+            if size - pos < 12:
+                raise FormatError(path, pos, "truncated: missing chunk or IEND")
+            f.seek(pos)
+            length, kind = struct.unpack(">I4s", f.read(8))
+            if length > size - pos - 12:
+                raise FormatError(path, pos, f"chunk {kind!r} claims {length} bytes but only "
+                                  f"{max(0, size - pos - 12)} remain")
+            crc = zlib.crc32(kind)
+            keep = kind != b"IDAT"
+            payload = bytearray()
+            left = length
+            while left:
+                piece = f.read(min(left, _READ_PIECE))
+                if not piece:
+                    raise FormatError(path, pos, "truncated: missing chunk or IEND")
+                crc = zlib.crc32(piece, crc)
+                if keep:
+                    payload += piece
+                left -= len(piece)
+            (stored,) = struct.unpack(">I", f.read(4))
+            if crc != stored:
+                raise FormatError(path, pos, f"chunk {kind.decode('latin-1')!r} checksum mismatch "
+                                  "(file damaged)")
+            if header is None and kind != b"IHDR":
+                raise FormatError(path, pos, "the first chunk must be IHDR")
+            if kind == b"IHDR":
+                header = _parse_header(bytes(payload), path, pos)
+            elif kind == b"IDAT":
+                self._idat_offset = pos if self._idat_offset is None else self._idat_offset
+                self._idat.append((pos + 8, length))
+            elif kind == b"tEXt":
+                key, _, value = bytes(payload).partition(b"\0")
+                self.text[key.decode("latin-1")] = value.decode("latin-1")
+            elif kind == b"IEND":
+                break
+            elif kind[0:1].isupper() and kind != b"PLTE":
+                raise FormatError(path, pos, f"unknown critical chunk {kind.decode('latin-1')!r}")
+            pos += 12 + length
+        if not self._idat:
+            raise FormatError(path, pos, "no image data (IDAT)")
+        self._header = header
+
+    def _inflated(self, f):
+        inflater = zlib.decompressobj()
+        try:
+            for offset, length in self._idat:
+                f.seek(offset)
+                left = length
+                while left:
+                    piece = f.read(min(left, _READ_PIECE))
+                    left -= len(piece)
+                    out = inflater.decompress(piece, _READ_PIECE * 4)
+                    yield out
+                    while inflater.unconsumed_tail:
+                        yield inflater.decompress(inflater.unconsumed_tail, _READ_PIECE * 4)
+            yield inflater.flush()
+        except zlib.error as e:
+            raise FormatError(self.path, self._idat_offset, f"damaged image data: {e}") from None
+
+    def bands(self, rows: int):
+        """(first row, pixels) of every band of up to `rows` rows, top to bottom: the first
+        channel, uint8 or uint16, as `read_png` gives them."""
+        width, height, depth, channels = self._header
+        bpp = channels * depth // 8
+        stride = width * bpp
+        expected = height * (stride + 1)
+        band = np.empty((min(rows, height), stride + 1), np.uint8)  # one band, filled in place
+        flat = band.reshape(-1)
+        got = pos = r0 = 0
+        prev = None
+        try:
+            f = open(self.path, "rb")
+        except OSError as e:
+            raise FormatError(self.path, None, e.strerror or str(e)) from None
+        with f:
+            for piece in self._inflated(f):
+                got += len(piece)
+                if got > expected:
+                    break
+                data = np.frombuffer(piece, np.uint8)
+                off = 0
+                while off < data.size:
+                    n = min(rows, height - r0)
+                    need = n * (stride + 1)
+                    take = min(need - pos, data.size - off)
+                    flat[pos:pos + take] = data[off:off + take]
+                    pos += take
+                    off += take
+                    if pos < need:
+                        continue
+                    lines = band[:n]
+                    kinds = lines[:, 0]
+                    bad = np.nonzero(kinds > 4)[0]
+                    if bad.size:
+                        raise FormatError(self.path, self._idat_offset, f"row {r0 + int(bad[0])} has "
+                                          f"unknown filter type {int(kinds[bad[0]])}")
+                    decoded = unfilter(lines[:, 1:], kinds, bpp, prev)
+                    prev = decoded[-1].copy()
+                    samples = decoded.reshape(n, width, bpp)
+                    if depth == 16:
+                        first = np.ascontiguousarray(samples[:, :, :2])
+                        pixels = first.view(">u2")[:, :, 0].astype(np.uint16)
+                    else:
+                        pixels = np.ascontiguousarray(samples[:, :, 0])
+                    del decoded, samples
+                    yield r0, pixels
+                    r0 += n
+                    pos = 0
+            if got != expected:
+                what = "more" if got > expected else "less"
+                raise FormatError(self.path, self._idat_offset, f"image data holds {what} than {width} x "
+                                  f"{height} needs (expected {expected} bytes after inflating, got "
+                                  f"{got if got <= expected else 'more'})")

@@ -45,7 +45,7 @@ class ImportCancelled(Exception):
 def blocking_types(zone: Zone, rules: Mapping[int, Any] | None = None) -> dict[int, bool]:
     """Plant type → whether it ever blocks: from rules (any blockingHeight > 0) when given, else from
     the zone's blocks layer (a tile of that type with the Plant flag and a height), else by species."""
-    present = [int(v) for v in np.flatnonzero(np.bincount(zone.plants["type"].ravel(), minlength=256)) if v]
+    present = [int(v) for v in np.flatnonzero(_counts(zone.plants["type"])) if v]
     out: dict[int, bool] = {}
     blocks = zone.blocks if zone.has("blocks") else None
     for kind in present:
@@ -58,6 +58,15 @@ def blocking_types(zone: Zone, rules: Mapping[int, Any] | None = None) -> dict[i
         else:
             out[kind] = SPECIES_MESH.get(PLANT_TYPES.get(kind, "")) != "grass"
     return out
+
+
+def _counts(values: np.ndarray, rows: int = 256) -> np.ndarray:
+    """How often each byte value occurs, counted a band of rows at a time (a bincount of the whole
+    layer would hold 8 bytes per tile)."""
+    counts = np.zeros(256, np.int64)
+    for r0 in range(0, values.shape[0], rows):
+        counts += np.bincount(values[r0:r0 + rows].ravel(), minlength=256)
+    return counts
 
 
 def _names(zone: Zone, rules: Mapping[int, Any] | None) -> dict[int, str]:
@@ -164,3 +173,81 @@ def _add_plants(scene: Scene, zone: Zone, tile_size: float, rules: Mapping[int, 
             top = h.max() if h.size else 0.0
             scale = np.clip(h / top, 0.3, 1.0) if top > 0 else scale
         foliage.volume.add(label, plant_records(terrain, x, z, tile, scale), copy=False)
+
+
+# ---- big zones: written tile by tile ----------------------------------------------------------
+TileProgress = Callable[[int, int, str], Any]  # (tiles done, tiles in all, what) → False stops
+
+
+def write_zone_scene(zone: Zone, out, tile_size: float = 1.0, rules: Mapping[int, Any] | None = None,
+                     progress: TileProgress | None = None, name: str | None = None) -> Scene:
+    """`save_scene(zone_to_scene(...), out)` one band of 512 tile rows at a time: heights and
+    layer weights are made and written per band (`SceneWriter`), never for the whole zone, and
+    the plants' ground heights are read back from the written tiles. The same bytes; the written
+    scene, paged. `progress(done, total, what)` hears every tile; False stops (ImportCancelled)
+    and removes what was written."""
+    from model.foliage import FoliageType, LayerFilter
+    from model.formats.scene_writer import SceneWriter
+
+    if not tile_size > 0:
+        raise ValueError("tile size must be positive")
+    zone.require("altitude")
+    plants = zone.plants if zone.has("plants") else None
+    layers: list[tuple[str, tuple[int, int, int], bool]] = []
+    masks: list[tuple[str, int]] = []  # per layer: which plant field, equal to what
+    blocking: dict[int, bool] = {}
+    names = _names(zone, rules)
+    if plants is not None:
+        for value in np.flatnonzero(_counts(plants["groundType"])):
+            gname = GROUND_TYPES.get(int(value), f"ground {int(value)}")
+            layers.append((gname, GROUND_COLORS.get(gname, _palette_color(int(value))), True))
+            masks.append(("groundType", int(value)))
+        blocking = blocking_types(zone, rules)
+        for kind, blocks in sorted(blocking.items()):
+            if not blocks:
+                layers.append((f"plants: {type_name(kind, names)}", (80, 170, 70), True))
+                masks.append(("type", kind))
+    found: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {k: [] for k, b in blocking.items() if b}
+    with SceneWriter(out, zone.height, zone.width, float(tile_size)) as writer:
+        writer.set_layers(layers)
+        n_i, n_j = writer.tile_counts
+        total = n_i * n_j
+        if progress is not None and progress(0, total, "terrain") is False:
+            raise ImportCancelled("terrain")
+        for i in range(n_i):
+            rs = writer.band(i)
+            heights = zone.altitude[rs].astype(np.float32) * np.float32(1 / 32)
+            weights = np.empty((len(layers), rs.stop - rs.start, zone.width), np.uint8)
+            for k, (field_name, value) in enumerate(masks):
+                weights[k] = np.where(plants[field_name][rs] == value, np.uint8(255), np.uint8(0))
+            for kind, parts in found.items():
+                ys, xs = np.nonzero(plants["type"][rs] == kind)
+                parts.append((ys + rs.start, xs))
+            for j in range(n_j):
+                cs = slice(j * writer.tile, min(zone.width, (j + 1) * writer.tile))
+                writer.put_heights(i, j, heights[:, cs])
+                writer.put_layers(i, j, weights[:, :, cs])
+                if progress is not None and progress(i * n_j + j + 1, total, "terrain") is False:
+                    raise ImportCancelled("terrain")
+        foliage = SceneFoliage()
+        ground = writer.heights_terrain()
+        block_heights = zone.blocks["height"] if zone.has("blocks") else None
+        for kind, blocks in sorted(blocking.items()):
+            label = type_name(kind, names)
+            mesh = "builtin:" + SPECIES_MESH.get(PLANT_TYPES.get(kind, ""), "bush" if blocks else "grass")
+            if not blocks:
+                foliage.palette.add(FoliageType(label, mesh=mesh, storage="derived", density=GRASS_DENSITY,
+                                                layer=LayerFilter(f"plants: {label}", 0.5)))
+                continue
+            foliage.palette.add(FoliageType(label, mesh=mesh))
+            ys = np.concatenate([p[0] for p in found[kind]])
+            xs = np.concatenate([p[1] for p in found[kind]])
+            tile = (ys.astype(np.int64) * zone.width + xs).astype(np.uint32)
+            scale = np.ones(xs.size)
+            if block_heights is not None:
+                h = block_heights[ys, xs].astype(np.float64)
+                top = h.max() if h.size else 0.0
+                scale = np.clip(h / top, 0.3, 1.0) if top > 0 else scale
+            foliage.volume.add(label, plant_records(ground, xs * tile_size, ys * tile_size, tile, scale),
+                               copy=False)
+        return writer.finish(name or f"zone {zone.zone_id:04d}", {"foliage": foliage})

@@ -84,3 +84,29 @@ def test_sculpt_bench_is_proportional_to_the_brush() -> None:
 def test_undo_memory_bench_is_proportional_to_the_brush() -> None:
     (case,) = [c for c in CASES if c.name == "terrain.stroke_undo_memory_4096_vs_512"]
     assert case.run(True) == 1.0  # the same tiles, however large the terrain
+
+
+def test_import_writes_tiles_with_a_bar_and_ctrl_c_leaves_nothing(tmp_path: Path, capsys,
+                                                                  monkeypatch) -> None:
+    from app.cli import _progress
+    from model.formats import tiles
+
+    monkeypatch.setattr(tiles, "TILE", 16)
+    np.save(tmp_path / "h.npy", np.arange(40 * 50, dtype=np.float32).reshape(40, 50))
+    heard: list[tuple[int, int]] = []
+
+    def step(self, done: int, total: int) -> bool:
+        heard.append((done, total))
+        if stop and done == 5:
+            raise KeyboardInterrupt
+        return True
+
+    monkeypatch.setattr(_progress.TerminalProgress, "step", step)
+    stop = True
+    out = tmp_path / "out" / "s.boscage"
+    assert run_cli(["heightmap", "import", str(tmp_path / "h.npy"), str(out)]) == 130
+    assert "cancelled" in capsys.readouterr().err and list(out.parent.iterdir()) == []
+    stop, heard[:] = False, []
+    assert run_cli(["heightmap", "import", str(tmp_path / "h.npy"), str(out)]) == 0
+    assert heard == [(d, 12) for d in range(13)]  # 3 x 4 tiles, each heard
+    assert load_scene(out).terrain.heights.tobytes() == np.load(tmp_path / "h.npy").tobytes()

@@ -233,3 +233,24 @@ def test_non_finite_numbers_are_usage_errors(tmp_path, capsys, args):
     path = _write(tmp_path, build.document())
     assert run_cli(["trn", args[0], str(path), *args[1:]]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_to_scene_writes_the_whole_import_tile_by_tile(tmp_path, capsys, monkeypatch):
+    from model.formats import tiles
+    from model.formats.scene_file import load_scene, save_scene
+    from model.trn.to_scene import trn_to_scene
+
+    monkeypatch.setattr(tiles, "TILE", 16)
+    path = _hill_file(tmp_path)
+    out = tmp_path / "scene" / "hill.boscage"
+    assert run_cli(["trn", "to-scene", str(path), "--region=-60,-60,60,40", "--spacing", "2",
+                    "--out", str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["columns"], doc["rows"]) == (61, 51) and doc["layers"]
+    region = Region.from_bounds(-60, -60, 60, 40, 2.0)
+    save_scene(trn_to_scene(trn_document.read(path), region, name="hill"), tmp_path / "ref" / "hill.boscage")
+    files = {p.name: p.read_bytes() for p in sorted(out.parent.iterdir())}
+    assert files == {p.name: p.read_bytes() for p in sorted((tmp_path / "ref").iterdir())}
+    assert load_scene(out).terrain.height_range()[1] == pytest.approx(40.0)
+    assert run_cli(["trn", "to-scene", str(path), "--region=0,0,1,1", "--spacing", "2",
+                    "--out", str(out)]) == 2  # one pole is no terrain

@@ -133,3 +133,24 @@ def test_naming_plants_from_a_folder_without_rules_is_an_error(zone_dir: Path, t
     (tmp_path / "empty").mkdir()
     assert run_cli(["zone", "info", str(zone_dir), "--id", "106", "--rules", str(tmp_path / "empty")]) == 1
     assert "no plant rules here" in capsys.readouterr().err
+
+
+def test_to_scene_writes_tile_by_tile_the_bytes_of_the_whole_scene(zone_dir: Path, tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    from model.formats import tiles
+    from model.formats.scene_file import save_scene
+    from model.plants.loader import load_rules
+    from model.zones import read_zone
+    from model.zones.scene_import import zone_to_scene
+
+    monkeypatch.setattr(tiles, "TILE", 16)  # 4 x 4 tiles of the 64² zone
+    rules_dir = Path(__file__).resolve().parents[2] / "resources" / "plants"
+    zone = read_zone(zone_dir, 106)
+    save_scene(zone_to_scene(zone, 2.0, rules=load_rules(rules_dir), name="zone"),
+               tmp_path / "a" / "zone.boscage")
+    out = tmp_path / "b" / "zone.boscage"
+    assert run_cli(["zone", "to-scene", str(zone_dir), "--id", "106", "--out", str(out), "--tile", "2",
+                    "--rules", str(rules_dir)]) == 0
+    files = {p.name: p.read_bytes() for p in sorted(out.parent.iterdir())}
+    assert files == {p.name: p.read_bytes() for p in sorted((tmp_path / "a").iterdir())}
+    assert len(files) > 16

@@ -11,11 +11,12 @@ from pathlib import Path
 import numpy as np
 
 from model.biomes import flattened_json, load_biome_set
+from model.errors import FormatError
 from model.foliage.foliage_type import load_foliage_type
 from model.foliage.palette import Palette, load_palette_file
 from model.foliage.store import load_store
 from model.foliage.volume import FoliageVolume
-from model.formats.heightmap import read_heightmap, read_layer_png
+from model.formats.heightmap import open_heightmap, read_heightmap, read_layer_png
 from model.formats.scene_file import load_scene
 from model.grasslib import library_bytes, read_library
 from model.plants.loader import load_folder
@@ -73,9 +74,26 @@ def _biomes(folder: Path, main: str) -> None:
 
 
 def _heights(path: Path) -> None:
-    heights = read_heightmap(path).heights
-    # a terrain's heights are finite float32 (the scene reader refuses any other)
-    assert np.isfinite(heights).all(), "the heightmap reader returned heights that are not finite"
+    refusal = None
+    try:
+        heights = read_heightmap(path).heights
+    except FormatError as e:
+        whole, refusal = None, e
+    else:
+        # a terrain's heights are finite float32 (the scene reader refuses any other)
+        assert np.isfinite(heights).all(), "the heightmap reader returned heights that are not finite"
+        whole = heights
+    # the band-by-band reader the importers use: the same heights, or a refusal as well
+    try:
+        opened = open_heightmap(path)
+        bands = [band for _, band in opened.bands()]
+    except FormatError:
+        assert whole is None, "the band reader refused a heightmap the whole-file reader reads"
+    else:
+        assert whole is not None, "the band reader read a heightmap the whole-file reader refuses"
+        assert np.concatenate(bands).tobytes() == whole.tobytes(), "the band reader read other heights"
+    if refusal is not None:
+        raise refusal
 
 
 def _png16(folder: Path, main: str) -> None:
