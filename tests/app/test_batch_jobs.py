@@ -1,9 +1,11 @@
-"""Batch jobs through the command line: a real scheduler and workers on localhost, local clusters
-of 2 and 3 workers, two tile sizes, and a resume after SIGKILL — the same bytes every time."""
+"""Batch jobs through the command line (trn bake, spawn, scatter --whole, plants grow over many
+zones): a real scheduler and workers on localhost, local clusters of 2 and 3 workers, two tile
+sizes, and a resume after SIGKILL — the same bytes every time."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import signal
 import subprocess
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.dask_cluster import ROOT, local_cluster
+from tests.app.dask_cluster import ROOT, fresh_mmaps, local_cluster, square
 from tests.app.test_cli_spawn import RECIPE as FOREST
 
 RECIPE = FOREST  # the same two-species forest the spawn command's own tests run
@@ -46,17 +48,60 @@ def spawned(demo: Path, where: Path, *flags: str) -> dict[str, str]:
     return digest(where)
 
 
-def test_spawn_on_a_real_scheduler_matches_one_process(demo, tmp_path):
+def scattered(demo: Path, where: Path, *flags: str) -> dict[str, str]:
+    """`scatter --whole` of the demo's conifers (spacing 4 m, on its forest floor) over the whole demo."""
+    shutil.copytree(demo, where)
+    r = boscage("scatter", str(where / "demo.boscage"), "--type", "conifer", "--whole", "--seed", "3",
+                "--save", *flags)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    return digest(where)
+
+
+def test_spawn_and_scatter_on_a_real_scheduler_match_one_process(demo, tmp_path):
     one = spawned(demo, tmp_path / "one", "--workers", "1")
+    scatter_one = scattered(demo, tmp_path / "scatter_one")
+    assert scatter_one != digest(demo)  # it placed something
     with local_cluster(2) as address:
         cluster = spawned(demo, tmp_path / "cluster", "--scheduler", address, "--tile", "200")
+        scatter_cluster = scattered(demo, tmp_path / "scatter_cluster", "--scheduler", address, "--tile",
+                                    "200")
     assert cluster == one
+    assert scatter_cluster == scatter_one
 
 
 @pytest.mark.parametrize("workers, tile", [("2", "150"), ("3", "333")])
 def test_spawn_on_local_workers_and_tile_sizes_matches_one_process(demo, tmp_path, workers, tile):
     one = spawned(demo, tmp_path / "one")
     assert spawned(demo, tmp_path / "many", "--workers", workers, "--tile", tile) == one
+
+
+@pytest.mark.parametrize("workers, tile", [("2", "150"), ("3", "333")])
+def test_scatter_on_local_workers_and_tile_sizes_matches_one_process(demo, tmp_path, workers, tile):
+    one = scattered(demo, tmp_path / "one", "--workers", "1", "--tile", "64")
+    assert scattered(demo, tmp_path / "many", "--workers", workers, "--tile", tile) == one
+
+
+def test_scatter_resumes_after_sigkill(demo, tmp_path):
+    one = scattered(demo, tmp_path / "one")
+    work, tiles = tmp_path / "killed", tmp_path / "tiles"
+    shutil.copytree(demo, work)
+    flags = ["--type", "conifer", "--whole", "--seed", "3", "--save", "--workers", "1", "--tile", "40",
+             "--tiles-dir", str(tiles)]
+    proc = subprocess.Popen([sys.executable, "-m", "app", "scatter", str(work / "demo.boscage"), *flags],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while len(list(tiles.glob("tile_*.npz"))) < 20 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert len(list(tiles.glob("tile_*.npz"))) >= 20, "the scatter finished before it could be killed"
+    assert digest(work) == digest(demo)  # nothing was saved by the killed run
+    r = boscage("scatter", str(work / "demo.boscage"), *flags, "--resume", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["placed"] > 0  # the final report
+    assert digest(work) == one
+    assert not tiles.exists()
 
 
 def test_resume_after_sigkill_ends_with_the_same_bytes(demo, tmp_path):
@@ -157,3 +202,19 @@ def test_grow_many_zones_on_a_real_scheduler_matches_one_process(zones, tmp_path
     assert grown(zones, tmp_path / "two", "--ids", "12,3,7", "--workers", "2") == one
     with local_cluster(2) as address:
         assert grown(zones, tmp_path / "cluster", "--all", "--scheduler", address) == one
+
+
+# ---- workers someone else started ----------------------------------------------------------------
+def test_workers_of_an_existing_cluster_stop_mapping_every_numpy_temporary():
+    """`dask worker`'s nanny sets MALLOC_TRIM_THRESHOLD_: each 1 MiB array is then its own mmap. A
+    job through --scheduler gives the workers glibc's large thresholds back (and so do later ones)."""
+    from distributed import Client
+
+    from model.batch import Task, run_tasks
+
+    with local_cluster(1) as address, Client(address, timeout=20) as client:
+        [(env, mapped)] = client.run(fresh_mmaps).values()
+        assert env == "65536" and mapped == 8
+        assert run_tasks(square, [Task("a", (3,))], scheduler=address)["a"]["y"] == 9
+        [(env, mapped)] = client.run(fresh_mmaps).values()
+        assert env == "65536" and mapped == 0
