@@ -218,3 +218,102 @@ def test_workers_of_an_existing_cluster_stop_mapping_every_numpy_temporary():
         assert run_tasks(square, [Task("a", (3,))], scheduler=address)["a"]["y"] == 9
         [(env, mapped)] = client.run(fresh_mmaps).values()
         assert env == "65536" and mapped == 0
+
+
+def test_grow_on_three_local_workers_matches_one_process(zones, tmp_path):
+    one = grown(zones, tmp_path / "one", "--all")
+    assert grown(zones, tmp_path / "three", "--all", "--workers", "3") == one
+
+
+@pytest.fixture(scope="module")
+def slow_zones(tmp_path_factory) -> Path:
+    """Six 512² zones: at 40 passes each takes about half a second to grow, long enough to kill a
+    job between two of them and for a terminal bar to show a rate."""
+    from model.zones import write_zone
+    from model.zones.sample import sample_zone
+
+    folder = tmp_path_factory.mktemp("slow_zones")
+    for zone_id in range(1, 7):
+        write_zone(sample_zone(zone_id, 512, seed=zone_id), folder)
+    return folder
+
+
+def _grow_args(zones: Path, out: Path, *flags: str, which: str = "--all") -> list[str]:
+    from tests.app.test_cli_plants import SAMPLE
+
+    return ["plants", "grow", "--zones", str(zones), which, "--rules", str(SAMPLE), "--passes", "40",
+            "--seed", "5", "--out", str(out), *flags]
+
+
+def test_grow_resumes_after_sigkill(slow_zones, tmp_path):
+    r = boscage(*_grow_args(slow_zones, tmp_path / "one", "--workers", "1"))
+    assert r.returncode == 0, r.stderr
+    one = digest(tmp_path / "one")
+    out, tiles = tmp_path / "killed", tmp_path / "tiles"
+    args = _grow_args(slow_zones, out, "--workers", "1", "--tiles-dir", str(tiles))
+    proc = subprocess.Popen([sys.executable, "-m", "app", *args], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while len(list(tiles.glob("zone_*.npz"))) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert 2 <= len(list(tiles.glob("zone_*.npz"))) < 6, "the grow finished before it could be killed"
+    assert not out.exists() or not any(out.iterdir())  # zones are written once all are grown
+    r = boscage(*args, "--resume", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["zones"] == [1, 2, 3, 4, 5, 6]
+    assert digest(out) == one
+    assert not tiles.exists()
+
+
+# ---- what a terminal shows ---------------------------------------------------------------------
+def on_a_terminal(*args: str) -> tuple[str, str]:
+    """Run with stderr on a pseudo-terminal (the bar draws only there): (stdout, what the bar drew)."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "app", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                                stderr=slave, text=True)
+        os.close(slave)
+        drawn = bytearray()
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the child closed its end
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        out, _ = proc.communicate(timeout=300)
+    finally:
+        os.close(master)
+    assert proc.returncode == 0, drawn.decode(errors="replace")
+    return out, drawn.decode(errors="replace")
+
+
+def test_every_batch_command_draws_tiles_rate_and_time_left_and_reports_json(demo, planet, slow_zones,
+                                                                              tmp_path):
+    import re
+
+    work = tmp_path / "demo"
+    shutil.copytree(demo, work)
+    runs = {
+        "tiles": [("trn", "bake", str(planet), "--region=-600,-600,600,600", "--spacing", "4", "--out",
+                   str(tmp_path / "bake"), "--workers", "1", "--tile", "50"),
+                  ("spawn", str(work / "demo.boscage"), "--recipe", str(demo.parent / "forest.toml"),
+                   "--workers", "1", "--tile", "100"),
+                  ("scatter", str(work / "demo.boscage"), "--type", "conifer", "--whole", "--workers", "1",
+                   "--tile", "100")],
+        "zones": [tuple(_grow_args(slow_zones, tmp_path / "grown", "--workers", "1", which="--ids=1,2,3"))],
+    }
+    for unit, commands in runs.items():
+        for command in commands:
+            out, drawn = on_a_terminal(*command, "--json")
+            frames = [f for f in drawn.replace("\n", "\r").split("\r") if "] " in f]
+            assert any(re.search(rf"\] \d+/(\d+) {unit}  [\d.]+/s, \d+ s left", f) for f in frames), \
+                (command[0], frames[:3])
+            assert re.search(rf"\] (\d+)/\1 {unit}", frames[-1]), (command[0], frames[-1])  # all done
+            json.loads(out)  # one JSON document: the final report
