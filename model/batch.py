@@ -200,13 +200,32 @@ def _run_on_dask(func, todo: list[Task], shared: tuple, workers: int | None, sch
                     continue
                 for future in sorted(done, key=lambda f: by_future[f].key):
                     finished(by_future[future], future.result())
-        except BaseException:
+        except BaseException:  # a cancel, Ctrl+C or a failed task: stop the rest now
             client.cancel(list(by_future))
+            if cluster is not None:
+                _kill_workers(cluster)
             raise
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _kill_workers(cluster) -> None:
+    """End a local cluster's worker processes at once: Dask cannot interrupt a running task, and a
+    cluster's close waits for it (a zone that grows for a minute would hold a Cancel that long).
+    Their results are not wanted; the nannies are closed right after."""
+    import signal
+
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        pid = getattr(nanny, "pid", None)
+        if hasattr(nanny, "close_gracefully"):
+            nanny.close_gracefully()  # a nanny restarts a worker that dies, unless told it is closing
+        if pid:
+            try:
+                os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 def restore_malloc() -> bool:
@@ -281,7 +300,10 @@ def start_local_cluster(workers: int):
                if k != "MALLOC_TRIM_THRESHOLD_"}
     with dask.config.set({"distributed.worker.profile.enabled": False,
                           "distributed.nanny.pre-spawn-environ": environ}):
+        # no dashboard; the scheduler's own HTTP routes on a free loopback port (by default they take
+        # 8787 on every interface, and warn when another cluster has it)
         return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                             silence_logs=logging.CRITICAL)
 
 

@@ -23,8 +23,17 @@ ZONES = ((3, 1), (7, 2), (12, 3), (20, 4))
 @pytest.fixture(scope="module")
 def zones(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("zones")
-    for zone_id, seed in ZONES:  # 512² at 60 passes: about half a second each on one core
-        write_zone(sample_zone(zone_id, 512, seed=seed), folder)
+    for zone_id, seed in ZONES:  # 256² at 60 passes: a fraction of a second each
+        write_zone(sample_zone(zone_id, 256, seed=seed), folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def big_last(tmp_path_factory) -> Path:
+    """Two small zones, then a 1024² one that grows for seconds: a Cancel lands while it runs."""
+    folder = tmp_path_factory.mktemp("big_last")
+    for zone_id, size in ((3, 128), (7, 128), (12, 1024)):
+        write_zone(sample_zone(zone_id, size, seed=zone_id), folder)
     return folder
 
 
@@ -100,7 +109,7 @@ def _workers() -> set[int]:
 
 
 def test_growing_every_zone_cancels_the_workers_then_writes_the_command_lines_bytes(
-        qtbot, dask_offload_thread, main_window, zones, tmp_path, monkeypatch) -> None:
+        qtbot, dask_offload_thread, main_window, zones, big_last, tmp_path, monkeypatch) -> None:
     from app.cli import run_cli
 
     infos, errors = [], []
@@ -111,18 +120,19 @@ def test_growing_every_zone_cancels_the_workers_then_writes_the_command_lines_by
     steps, clean = undo.count(), undo.isClean()
     children = _workers()
 
-    # Cancel once one zone of four is grown: the workers stop, nothing is written, the scene stays.
+    # Cancel once a zone is grown, while the big one grows: the workers stop at once (not when the
+    # zone is done), nothing is written, the open scene stays as it was.
     out = tmp_path / "grown"
     seen: dict = {"labels": set()}
-    _drive(qtbot, zones, out, 1, seen)
+    _drive(qtbot, big_last, out, 1, seen)
     main_window.run_importer(importer)
     seen["running"] = False
     returned = time.monotonic()
     assert not errors and not infos
     at, done = seen["cancelled_at"]
-    assert 1 <= done < len(ZONES) and seen["maximum"] == len(ZONES)
-    assert returned - at < 10, f"Cancel took {returned - at:.1f} s to stop the job"
-    assert any(f"of {len(ZONES)} zones done" in text for text in seen["labels"])
+    assert 1 <= done < 3 and seen["maximum"] == 3
+    assert returned - at < 1.5, f"Cancel took {returned - at:.1f} s to stop the job"
+    assert any("of 3 zones done" in text for text in seen["labels"])
     deadline = time.monotonic() + 10
     while _workers() - children and time.monotonic() < deadline:
         time.sleep(0.1)
