@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from model.errors import FormatError
 from model.scene import Scene
-from widgets.progress import BatchProgress, ModalProgress
+from widgets.progress import BatchProgress
 
 ONE_ZONE, ALL_ZONES, LISTED_ZONES = "one", "all", "ids"
 
@@ -166,9 +166,10 @@ def grow_forest_scene(parent: QWidget | None, zone_folder: str | Path | None = N
             return None
         options = GrowthOptions(fertility=fertility, drop_unknown=drop_unknown)
         try:
-            with ModalProgress(parent, f"Growing zone {zone.zone_id}…", passes) as progress:
-                grown = grow_zone(zone, rules, passes, seed, options,
-                                  progress=progress.step, cancelled=progress.cancelled)
+            with BatchProgress(parent, f"Growing zone {zone.zone_id}…", "passes",
+                               minimum_duration_ms=300) as progress:
+                step, cancelled = progress.passes(passes)
+                grown = grow_zone(zone, rules, passes, seed, options, progress=step, cancelled=cancelled)
         except Cancelled:
             return None
         return zone_to_scene(grown, rules=rules, name=f"zone {zone.zone_id:04d} grown")
@@ -282,9 +283,11 @@ def grow_forest_on_scene(main_window: Any, rules_folder: str | Path | None = Non
             raise FormatError(rules_folder, None, "plant rules folder not found")
         rules = load_rules(rules_folder)
         try:
-            with ModalProgress(parent, f"Growing a forest on {scene.name}…", passes) as progress:
+            with BatchProgress(parent, f"Growing a forest on {scene.name}…", "passes",
+                               minimum_duration_ms=300) as progress:
+                step, cancelled = progress.passes(passes)
                 return grow_forest(scene, rules, passes, seed, GrowthOptions(fertility=fertility),
-                                   progress=progress.step, cancelled=progress.cancelled)
+                                   progress=step, cancelled=cancelled)
         except Cancelled:
             return None
     except (FormatError, ValueError) as e:

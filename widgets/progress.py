@@ -68,6 +68,16 @@ class BatchProgress:
         QApplication.processEvents()
         return not self.dialog.wasCanceled()
 
+    def passes(self, total: int) -> tuple:
+        """`(progress, cancelled)` callbacks for work that reports a fraction of `total` steps (a
+        growth's passes), counted, with rate and time left, like a job's tasks."""
+        self.step(0, total)
+        return (lambda fraction: self.step(round(fraction * total), total)), self.cancelled
+
+    def cancelled(self) -> bool:
+        QApplication.processEvents()
+        return self.dialog.wasCanceled()
+
     def __enter__(self) -> BatchProgress:
         return self
 

@@ -187,3 +187,30 @@ def test_one_listed_zone_grows_here_and_matches_the_command_line(qtbot, zones, t
     assert run_cli(["plants", "grow", "--zones", str(zones), "--id", "7", "--rules", str(SAMPLE), "--passes",
                     "3", "--seed", "2", "--out", str(tmp_path / "cli")]) == 0
     assert digest(tmp_path / "gui") == digest(tmp_path / "cli")
+
+
+def test_one_zone_grown_as_a_scene_counts_passes_with_rate_and_cancels(qtbot, big_last, monkeypatch) -> None:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox, QProgressDialog, QPushButton
+
+    from widgets.plant_grow import grow_forest_scene
+
+    monkeypatch.setattr("widgets.plant_grow.QMessageBox.warning", lambda *a: QMessageBox.StandardButton.Ok)
+    monkeypatch.setattr("widgets.zone_open.QInputDialog.getItem", lambda *a: ("12", True))  # the big zone
+    seen: dict = {"labels": []}
+
+    def watch() -> None:
+        progress = next((w for w in QApplication.topLevelWidgets()
+                         if isinstance(w, QProgressDialog) and w.isVisible()), None)
+        if progress is not None:
+            seen["labels"].append(progress.labelText())
+            if progress.value() >= 4:
+                seen["at"] = progress.value()
+                next(b for b in progress.findChildren(QPushButton) if b.text() == "Cancel").click()
+                return
+        QTimer.singleShot(10, watch)
+
+    QTimer.singleShot(0, watch)
+    assert grow_forest_scene(None, big_last, SAMPLE, passes=400, seed=1) is None
+    assert 4 <= seen["at"] < 400
+    assert any(" of 400 passes done · " in t and "passes/s" in t and "left" in t for t in seen["labels"])
