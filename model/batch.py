@@ -173,7 +173,7 @@ def _run_on_dask(func, todo: list[Task], shared: tuple, workers: int | None, sch
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
     cluster = None
     if scheduler is None:
-        cluster = start_local_cluster(workers or default_workers())
+        cluster = _start_while_waiting(workers or default_workers(), waiting)
         client = Client(cluster)
     else:
         try:
@@ -209,6 +209,38 @@ def _run_on_dask(func, todo: list[Task], shared: tuple, workers: int | None, sch
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _start_while_waiting(workers: int, waiting: Callable[[], None]):
+    """`start_local_cluster` in a helper thread, asking `waiting` every POLL_S meanwhile (a cluster
+    takes seconds to start: a GUI stays drawn and hears its Cancel). A cancel waits for the start to
+    end, then ends the workers, so nothing outlives the job."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def start() -> None:
+        try:
+            box["cluster"] = start_local_cluster(workers)
+        except BaseException as e:  # handed to the caller's thread
+            box["error"] = e
+
+    thread = threading.Thread(target=start, name="boscage-cluster-start", daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(POLL_S)
+            if thread.is_alive():
+                waiting()
+    except BaseException:
+        thread.join()
+        if "cluster" in box:
+            _kill_workers(box["cluster"])
+            box["cluster"].close()
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["cluster"]
 
 
 def _kill_workers(cluster) -> None:

@@ -120,10 +120,19 @@ def test_growing_every_zone_cancels_the_workers_then_writes_the_command_lines_by
     steps, clean = undo.count(), undo.isClean()
     children = _workers()
 
+    # Cancel while the workers start: heard then (the dialog is asked every 0.1 s), nothing is left.
+    seen: dict = {"labels": set()}
+    _drive(qtbot, big_last, tmp_path / "early", 0, seen)
+    main_window.run_importer(importer)
+    seen["running"] = False
+    assert seen["cancelled_at"][1] == 0 and not errors and not infos
+    assert any("starting the worker processes" in text for text in seen["labels"])
+    assert not _workers() - children and not (tmp_path / "early").exists()
+
     # Cancel once a zone is grown, while the big one grows: the workers stop at once (not when the
     # zone is done), nothing is written, the open scene stays as it was.
     out = tmp_path / "grown"
-    seen: dict = {"labels": set()}
+    seen = {"labels": set()}
     _drive(qtbot, big_last, out, 1, seen)
     main_window.run_importer(importer)
     seen["running"] = False
