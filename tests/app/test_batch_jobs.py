@@ -58,10 +58,16 @@ def scattered(demo: Path, where: Path, *flags: str) -> dict[str, str]:
     return digest(where)
 
 
-def test_spawn_and_scatter_on_a_real_scheduler_match_one_process(demo, tmp_path):
+@pytest.fixture(scope="module")
+def scatter_one(demo, tmp_path_factory) -> dict[str, str]:
+    """The demo after `scatter --whole` in this process (tiles of 256 m, the default)."""
+    one = scattered(demo, tmp_path_factory.mktemp("scatter") / "one")
+    assert one != digest(demo)  # it placed something
+    return one
+
+
+def test_spawn_and_scatter_on_a_real_scheduler_match_one_process(demo, scatter_one, tmp_path):
     one = spawned(demo, tmp_path / "one", "--workers", "1")
-    scatter_one = scattered(demo, tmp_path / "scatter_one")
-    assert scatter_one != digest(demo)  # it placed something
     with local_cluster(2) as address:
         cluster = spawned(demo, tmp_path / "cluster", "--scheduler", address, "--tile", "200")
         scatter_cluster = scattered(demo, tmp_path / "scatter_cluster", "--scheduler", address, "--tile",
@@ -77,13 +83,12 @@ def test_spawn_on_local_workers_and_tile_sizes_matches_one_process(demo, tmp_pat
 
 
 @pytest.mark.parametrize("workers, tile", [("2", "150"), ("3", "333")])
-def test_scatter_on_local_workers_and_tile_sizes_matches_one_process(demo, tmp_path, workers, tile):
-    one = scattered(demo, tmp_path / "one", "--workers", "1", "--tile", "64")
-    assert scattered(demo, tmp_path / "many", "--workers", workers, "--tile", tile) == one
+def test_scatter_on_local_workers_and_tile_sizes_matches_one_process(demo, scatter_one, tmp_path, workers,
+                                                                     tile):
+    assert scattered(demo, tmp_path / "many", "--workers", workers, "--tile", tile) == scatter_one
 
 
-def test_scatter_resumes_after_sigkill(demo, tmp_path):
-    one = scattered(demo, tmp_path / "one")
+def test_scatter_resumes_after_sigkill(demo, scatter_one, tmp_path):
     work, tiles = tmp_path / "killed", tmp_path / "tiles"
     shutil.copytree(demo, work)
     flags = ["--type", "conifer", "--whole", "--seed", "3", "--save", "--workers", "1", "--tile", "40",
@@ -100,7 +105,7 @@ def test_scatter_resumes_after_sigkill(demo, tmp_path):
     r = boscage("scatter", str(work / "demo.boscage"), *flags, "--resume", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["placed"] > 0  # the final report
-    assert digest(work) == one
+    assert digest(work) == scatter_one
     assert not tiles.exists()
 
 
