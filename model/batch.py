@@ -32,6 +32,11 @@ MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "boscage-batch"
 
 
+POLL_S = 0.1  # while tasks run on Dask, progress is asked this often (so a GUI's Cancel is prompt)
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc mallopt parameters (malloc.h)
+MMAP_THRESHOLD_MAX = 32 << 20  # glibc's ceiling for its dynamic mmap threshold on 64-bit
+
+
 class BatchCancelled(Exception):
     """The progress callback asked to stop; finished tasks stay stored for a resume."""
 
@@ -121,7 +126,9 @@ def run_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: tup
     """`func(*shared, *task.args)` for every task → {key: arrays}, by any executor.
 
     `shared` is sent to each worker once (the parsed input file, say). `progress(done, total)`
-    returning False stops the job (BatchCancelled); stored tasks survive for a resume."""
+    returning False stops the job (BatchCancelled; on Dask the running tasks are cancelled and a
+    local cluster is closed); stored tasks survive for a resume. In this process it is asked after
+    each task, on Dask also every `POLL_S` while waiting (the same `done` again)."""
     results: dict[str, Arrays] = {}
     todo = []
     for task in tasks:
@@ -147,46 +154,79 @@ def run_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: tup
         for task in todo:
             finished(task, func(*shared, *task.args))
         return results
-    _run_on_dask(func, todo, shared, workers, scheduler, finished)
+    def waiting() -> None:
+        if progress is not None and progress(len(results), total) is False:
+            raise BatchCancelled(f"stopped after {len(results)} of {total} tasks")
+
+    _run_on_dask(func, todo, shared, workers, scheduler, finished, waiting)
     return results
 
 
-def _run_on_dask(func, todo: list[Task], shared: tuple, workers: int | None, scheduler: str | None,
-                 finished: Callable[[Task, Arrays], None]) -> None:
+def _connect(workers: int | None, scheduler: str | None, waiting: Callable[[], None] = lambda: None):
+    """(client, cluster): a local cluster of `workers` (cluster is None for `scheduler`'s)."""
     import logging
 
-    from dask.distributed import Client, as_completed
+    from dask.distributed import Client
 
     # Dask reports its own shutdown chatter (heartbeats to a closed scheduler) with tracebacks: a
     # failed task still arrives here as an exception, so its log says nothing a user needs
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
-    cluster = None
     if scheduler is None:
-        cluster = start_local_cluster(workers or default_workers())
-        client = Client(cluster)
-    else:
-        try:
-            client = Client(scheduler, timeout=20)
-        except OSError as e:
-            raise FormatError(None, scheduler, f"no Dask scheduler answers there ({e})") from None
+        cluster = _start_while_waiting(workers or default_workers(), waiting)
+        return Client(cluster), cluster
     try:
-        # a list of one: scatter sends each element whole (a dict alone would be split by key)
-        handles = [client.scatter([item], broadcast=True)[0] for item in shared]
-        by_future = {}
-        for task in todo:
-            future = client.submit(func, *handles, *task.args, key=f"boscage-{os.getpid()}-{task.key}",
-                                   pure=False)
-            by_future[future] = task
-        try:
-            for future in as_completed(by_future):
-                finished(by_future[future], future.result())
-        except BaseException:
-            client.cancel(list(by_future))
-            raise
+        client = Client(scheduler, timeout=20)
+    except OSError as e:
+        raise FormatError(None, scheduler, f"no Dask scheduler answers there ({e})") from None
+    try:
+        register_malloc_fix(client)  # workers someone else started: undo their nanny's malloc setting
+    except BaseException:
+        client.close()
+        raise
+    return client, None
+
+
+def _disconnect(client, cluster, cancel: list | None = None) -> None:
+    """Close the client (and a local cluster); `cancel`: futures of a stopped job, ended now."""
+    try:
+        if cancel:
+            client.cancel(cancel)
+            if cluster is not None:
+                _kill_workers(cluster)
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _run_on_dask(func, todo: list[Task], shared: tuple, workers: int | None, scheduler: str | None,
+                 finished: Callable[[Task, Arrays], None], waiting: Callable[[], None]) -> None:
+    from dask.distributed import wait
+
+    client, cluster = _connect(workers, scheduler, waiting)
+    by_future: dict = {}
+    stopped = False
+    try:
+        # a list of one: scatter sends each element whole (a dict alone would be split by key)
+        handles = [client.scatter([item], broadcast=True)[0] for item in shared]
+        for task in todo:
+            future = client.submit(func, *handles, *task.args, key=f"boscage-{os.getpid()}-{task.key}",
+                                   pure=False)
+            by_future[future] = task
+        pending = set(by_future)
+        while pending:
+            try:
+                done, pending = wait(pending, timeout=POLL_S, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                waiting()  # nothing finished yet: the caller may still cancel
+                continue
+            for future in sorted(done, key=lambda f: by_future[f].key):
+                finished(by_future[future], future.result())
+    except BaseException:  # a cancel, Ctrl+C or a failed task: stop the rest now
+        stopped = True
+        raise
+    finally:
+        _disconnect(client, cluster, list(by_future) if stopped else None)
 
 
 def stream_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: tuple = (),
@@ -201,20 +241,9 @@ def stream_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: 
         for task in tasks:
             yield task, func(*shared, *task.args)
         return
-    import logging
+    from dask.distributed import as_completed
 
-    from dask.distributed import Client, as_completed
-
-    logging.getLogger("distributed").setLevel(logging.CRITICAL)
-    cluster = None
-    if scheduler is None:
-        cluster = start_local_cluster(workers or default_workers())
-        client = Client(cluster)
-    else:
-        try:
-            client = Client(scheduler, timeout=20)
-        except OSError as e:
-            raise FormatError(None, scheduler, f"no Dask scheduler answers there ({e})") from None
+    client, cluster = _connect(workers, scheduler)
     pending: dict = {}
     try:
         handles = [client.scatter([item], broadcast=True)[0] for item in shared]
@@ -242,12 +271,114 @@ def stream_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: 
                 if submitted < len(tasks):
                     running.add(submit(submitted))
                     submitted += 1
-    finally:
-        if pending:
-            client.cancel(list(pending.values()))
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    finally:  # a generator closed early (a cancel) ends the tasks still out
+        _disconnect(client, cluster, list(pending.values()) or None)
+
+
+def _start_while_waiting(workers: int, waiting: Callable[[], None]):
+    """`start_local_cluster` in a helper thread, asking `waiting` every POLL_S meanwhile (a cluster
+    takes seconds to start: a GUI stays drawn and hears its Cancel). A cancel waits for the start to
+    end, then ends the workers, so nothing outlives the job."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def start() -> None:
+        try:
+            box["cluster"] = start_local_cluster(workers)
+        except BaseException as e:  # handed to the caller's thread
+            box["error"] = e
+
+    thread = threading.Thread(target=start, name="boscage-cluster-start", daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(POLL_S)
+            if thread.is_alive():
+                waiting()
+    except BaseException:
+        thread.join()
+        if "cluster" in box:
+            _kill_workers(box["cluster"])
+            box["cluster"].close()
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["cluster"]
+
+
+def _kill_workers(cluster) -> None:
+    """End a local cluster's worker processes at once: Dask cannot interrupt a running task, and a
+    cluster's close waits for it (a zone that grows for a minute would hold a Cancel that long).
+    Their results are not wanted; the nannies are closed right after."""
+    import signal
+
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        pid = getattr(nanny, "pid", None)
+        if hasattr(nanny, "close_gracefully"):
+            nanny.close_gracefully()  # a nanny restarts a worker that dies, unless told it is closing
+        if pid:
+            try:
+                os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def restore_malloc() -> bool:
+    """Undo a Dask nanny's `MALLOC_TRIM_THRESHOLD_` in this (worker) process; True if it was set.
+
+    Setting that variable switches off glibc's dynamic mmap threshold, so every numpy temporary
+    over 128 KiB is a fresh mmap, page-faulted in and unmapped again (numpy work ran 2-3x slower).
+    glibc cannot switch the dynamic threshold back on, so this fixes it where the dynamic one ends
+    up for large arrays: mmap above 32 MiB, and trim the heap only past twice that."""
+    if "MALLOC_TRIM_THRESHOLD_" not in os.environ:
+        return False
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):  # not glibc: the variable means nothing there
+        return False
+    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_MAX)) and bool(
+        mallopt(M_TRIM_THRESHOLD, 2 * MMAP_THRESHOLD_MAX))
+
+
+def register_malloc_fix(client) -> None:
+    """Run `restore_malloc` on every worker of `client`'s cluster, now and as workers join (a
+    Dask worker plugin)."""
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class RestoreMalloc(WorkerPlugin):
+        name = "boscage-restore-malloc"
+
+        def setup(self, worker) -> None:
+            restore_malloc()
+
+    client.register_plugin(RestoreMalloc(), name=RestoreMalloc.name)
+
+
+class RateMeter:
+    """Rate and time left of a job that reports `done` of `total` tasks (counted from the first
+    report, so a resumed job's rate is its own)."""
+
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+        import time
+
+        self.clock = clock or time.monotonic
+        self.start: tuple[float, int] | None = None
+
+    def update(self, done: int, total: int) -> tuple[float | None, float | None]:
+        """(tasks per second, seconds left); None where not known yet."""
+        now = self.clock()
+        if self.start is None:
+            self.start = (now, done)
+        t0, d0 = self.start
+        if done <= d0 or now <= t0:
+            return None, None
+        rate = (done - d0) / (now - t0)
+        return rate, max(total - done, 0) / rate
 
 
 def start_local_cluster(workers: int):
@@ -265,7 +396,10 @@ def start_local_cluster(workers: int):
                if k != "MALLOC_TRIM_THRESHOLD_"}
     with dask.config.set({"distributed.worker.profile.enabled": False,
                           "distributed.nanny.pre-spawn-environ": environ}):
+        # no dashboard; the scheduler's own HTTP routes on a free loopback port (by default they take
+        # 8787 on every interface, and warn when another cluster has it)
         return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                             silence_logs=logging.CRITICAL)
 
 

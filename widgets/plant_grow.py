@@ -7,6 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -22,11 +23,14 @@ from PySide6.QtWidgets import (
 
 from model.errors import FormatError
 from model.scene import Scene
-from widgets.progress import ModalProgress
+from widgets.progress import BatchProgress
+
+ONE_ZONE, ALL_ZONES, LISTED_ZONES = "one", "all", "ids"
 
 
 class GrowForestDialog(QDialog):
-    """Zone folder, rules folder, passes, seed and fertility."""
+    """Zone folder, which zones (one as a scene, or many into a folder), rules folder, passes, seed
+    and fertility."""
 
     def __init__(self, parent: QWidget | None = None, with_zone: bool = True) -> None:
         super().__init__(parent)
@@ -49,11 +53,28 @@ class GrowForestDialog(QDialog):
         self.drop_unknown = QCheckBox("Remove plants that have no rule in the set")
         self.drop_unknown.setToolTip("Off: plants of types the rules folder does not cover are kept as they "
                                      "are. On: they are removed, as the game's validation does")
+        self.zones = QComboBox()
+        self.zones.addItem("One zone, opened as a scene", ONE_ZONE)
+        self.zones.addItem("Every zone of the folder, into a folder", ALL_ZONES)
+        self.zones.addItem("These zones, into a folder", LISTED_ZONES)
+        self.zones.setToolTip("Several zones grow as one batch job (one worker process per core), as "
+                              "`boscage plants grow --zones` does, and their grown layers are written to "
+                              "a folder")
+        self.ids_edit = QLineEdit()
+        self.ids_edit.setPlaceholderText("3, 7, 12")
+        self.ids_edit.setToolTip("Zone ids, separated by commas")
+        self.out_edit = self._folder_row("Folder for the grown layers ({layer}.{id}.bin files)")
+        self.zones.currentIndexChanged.connect(self._zones_changed)
         form = QFormLayout(self)
         if with_zone:
             form.addRow("Zone folder:", self.zone_edit.parentWidget())
+            form.addRow("Grow:", self.zones)
+            form.addRow("Zone ids:", self.ids_edit)
+            form.addRow("Grown layers to:", self.out_edit.parentWidget())
         else:
-            self.zone_edit.parentWidget().hide()
+            rows = (self.zone_edit.parentWidget(), self.zones, self.ids_edit, self.out_edit.parentWidget())
+            for row in rows:
+                row.hide()
             self.drop_unknown.hide()  # a forest grown on a scene starts with no plants
         form.addRow("Rules folder:", self.rules_edit.parentWidget())
         form.addRow("Passes:", self.passes)
@@ -65,6 +86,29 @@ class GrowForestDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+        self._zones_changed()
+
+    def mode(self) -> str:
+        return self.zones.currentData()
+
+    def _zones_changed(self) -> None:
+        mode = self.mode()
+        self.ids_edit.setEnabled(mode == LISTED_ZONES)
+        self.out_edit.parentWidget().setEnabled(mode != ONE_ZONE)
+
+    def zone_ids(self) -> list[int] | None:
+        """The listed ids (None: every zone of the folder); ValueError naming a bad entry."""
+        if self.mode() != LISTED_ZONES:
+            return None
+        ids = []
+        for part in self.ids_edit.text().replace(";", ",").split(","):
+            if part.strip():
+                if not part.strip().isdigit():
+                    raise ValueError(f"zone ids are whole numbers separated by commas, not {part.strip()!r}")
+                ids.append(int(part))
+        if not ids:
+            raise ValueError("list the zones to grow (e.g. 3, 7, 12), or choose every zone of the folder")
+        return sorted(set(ids))
 
     def _folder_row(self, tip: str) -> QLineEdit:
         box = QWidget(self)
@@ -101,6 +145,15 @@ def grow_forest_scene(parent: QWidget | None, zone_folder: str | Path | None = N
         zone_folder, rules_folder = dialog.zone_edit.text(), dialog.rules_edit.text()
         passes, seed, fertility = dialog.passes.value(), dialog.seed.value(), dialog.fertility.value()
         drop_unknown = dialog.drop_unknown.isChecked()
+        if dialog.mode() != ONE_ZONE:
+            try:
+                ids = dialog.zone_ids()
+            except ValueError as e:
+                QMessageBox.critical(parent, "Cannot grow a forest", str(e))
+                return None
+            grow_zones_to_folder(parent, zone_folder, rules_folder, dialog.out_edit.text(), ids, passes,
+                                 seed, fertility, drop_unknown)
+            return None  # the grown zones are files: the open scene stays as it is
     try:
         if not Path(rules_folder).is_dir():
             raise FormatError(rules_folder, None, "plant rules folder not found")
@@ -113,12 +166,72 @@ def grow_forest_scene(parent: QWidget | None, zone_folder: str | Path | None = N
             return None
         options = GrowthOptions(fertility=fertility, drop_unknown=drop_unknown)
         try:
-            with ModalProgress(parent, f"Growing zone {zone.zone_id}…", passes) as progress:
-                grown = grow_zone(zone, rules, passes, seed, options,
-                                  progress=progress.step, cancelled=progress.cancelled)
+            with BatchProgress(parent, f"Growing zone {zone.zone_id}…", "passes",
+                               minimum_duration_ms=300) as progress:
+                step, cancelled = progress.passes(passes)
+                grown = grow_zone(zone, rules, passes, seed, options, progress=step, cancelled=cancelled)
         except Cancelled:
             return None
         return zone_to_scene(grown, rules=rules, name=f"zone {zone.zone_id:04d} grown")
+    except (FormatError, ValueError) as e:
+        QMessageBox.critical(parent, "Cannot grow a forest", str(e))
+        return None
+
+
+def grow_zones_to_folder(parent: QWidget | None, zone_folder: str | Path, rules_folder: str | Path,
+                         out_folder: str | Path, ids: list[int] | None = None, passes: int = 20,
+                         seed: int = 1, fertility: float = 10.0, drop_unknown: bool = False,
+                         workers: int | None = None) -> list[Path] | None:
+    """Grow several zones (`ids`, or every zone with altitude and plants) into `out_folder` as the
+    batch job `boscage plants grow --zones` runs, with the same bytes: one task per zone, on one
+    worker process per core when there are several (`workers` overrides), with a progress dialog
+    counting zones, their rate and the time left. Cancel stops the workers and writes nothing.
+    Returns the files written, or None when cancelled or refused (refusals are one message)."""
+    from model.batch import BatchCancelled
+    from model.plants.grow_batch import NEEDS, GrowJob, grow_zones, workers_for
+    from model.plants.growth import GrowthOptions
+    from model.plants.loader import load_rules
+    from model.zones import no_zone_with, zone_ids
+
+    try:
+        zones, rules, out = Path(zone_folder), Path(rules_folder), Path(out_folder)
+        if not str(out_folder).strip():
+            raise ValueError("choose a folder for the grown layers")
+        if not zones.is_dir():
+            raise FormatError(zones, None, "zone folder not found")
+        if out.resolve() == zones.resolve():
+            raise ValueError("the grown layers need another folder than the zones': they would replace "
+                             "the originals")
+        if not rules.is_dir():
+            raise FormatError(rules, None, "plant rules folder not found")
+        load_rules(rules)  # a folder without rules is refused here, before any worker starts
+        present = zone_ids(zones, NEEDS)
+        if not present:
+            raise no_zone_with(zones, NEEDS)
+        if ids is None:
+            ids = present
+        missing = sorted(set(ids) - set(present))
+        if missing:
+            raise FormatError(zones, None, f"no zone {', '.join(map(str, missing))} with altitude and plants "
+                                           f"layers here (it has {', '.join(map(str, present))})")
+        options = GrowthOptions(fertility=fertility, drop_unknown=drop_unknown)
+        job = GrowJob(zones, rules, passes, seed, options)
+        workers = workers_for(len(ids), workers)
+        label = f"Growing {len(ids)} zone{'s' if len(ids) != 1 else ''} for {passes} passes…"
+        try:
+            with BatchProgress(parent, label, "zones",
+                               "starting the worker processes…" if workers != 1 else "") as progress:
+                warnings = grow_zones(job, ids, out, workers, None, None, False, progress.step)
+        except BatchCancelled:
+            return None  # nothing was written: results are written once every zone is grown
+        written = sorted(p for p in out.iterdir() if p.is_file() and any(f".{i:04d}." in p.name for i in ids))
+        found = [f"zone {k}: {w}" for k, ws in warnings.items() for w in ws]
+        text = (f"Grew {len(ids)} zone{'s' if len(ids) != 1 else ''} ({', '.join(map(str, ids))}) for "
+                f"{passes} passes, seed {seed}, into {out}.")
+        if found:
+            text += "\n\nLeft out while reading:\n" + "\n".join(f"• {w}" for w in found)
+        QMessageBox.information(parent, "Zones grown", text)
+        return written
     except (FormatError, ValueError) as e:
         QMessageBox.critical(parent, "Cannot grow a forest", str(e))
         return None
@@ -170,9 +283,11 @@ def grow_forest_on_scene(main_window: Any, rules_folder: str | Path | None = Non
             raise FormatError(rules_folder, None, "plant rules folder not found")
         rules = load_rules(rules_folder)
         try:
-            with ModalProgress(parent, f"Growing a forest on {scene.name}…", passes) as progress:
+            with BatchProgress(parent, f"Growing a forest on {scene.name}…", "passes",
+                               minimum_duration_ms=300) as progress:
+                step, cancelled = progress.passes(passes)
                 return grow_forest(scene, rules, passes, seed, GrowthOptions(fertility=fertility),
-                                   progress=progress.step, cancelled=progress.cancelled)
+                                   progress=step, cancelled=cancelled)
         except Cancelled:
             return None
     except (FormatError, ValueError) as e:

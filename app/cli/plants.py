@@ -266,7 +266,7 @@ def _zone_ids(args: argparse.Namespace) -> list[int]:
 
 def _grow_batch(args: argparse.Namespace, ids: list[int], batch) -> int:
     """Several zones (or one, with batch options) as a batch job: each grown where it runs, written here."""
-    from model.plants.grow_batch import GrowJob, grow_zones
+    from model.plants.grow_batch import GrowJob, grow_zones, workers_for
     from model.plants.growth import GrowthOptions
 
     if args.scene is not None:
@@ -275,8 +275,8 @@ def _grow_batch(args: argparse.Namespace, ids: list[int], batch) -> int:
                             damage_walls=not args.no_wall_decay, drop_unknown=args.drop_unknown_plants)
     job = GrowJob(args.zone, args.rules, args.passes, args.seed, options)
     folder = args.tiles_dir or args.out.parent / f".{args.out.name}.grow"
-    workers = batch.workers if batch is not None else None
     scheduler = batch.scheduler if batch is not None else None
+    workers = workers_for(len(ids), batch.workers if batch is not None else None)
     with _TerminalProgress(len(ids), "growing", "zones") as bar:
         warnings = grow_zones(job, ids, args.out, workers, scheduler, folder, args.resume, bar.step)
     doc = {"zones": ids, "passes": args.passes, "seed": args.seed, "fertility": options.fertility,

@@ -1,10 +1,17 @@
-"""A spawner over a whole scene in tiles, on any number of workers, with the bytes of one run.
+"""A spawner (or one type's scatter) over a whole scene in tiles, on any number of workers, with the
+bytes of one run.
 
 Each tile is computed from its own box plus the spawner's dependency margin (see `spawn_run`),
 so a tile's instances are exactly a full run's there; tiles are merged in tile order, and what is
 stored is sorted by position, so tile size, worker count and completion order never show.
 Workers receive plain arrays and TOML tables (the terrain, the palette, the stored foliage that
 is not the spawner's own), never the live scene.
+
+A type's whole-scene scatter is the same job with a spawner of that one type (its density, area
+"all", the seed given): candidates on the hashed 32 m grid, the type's bands, spacing against the
+stored foliage and blue-noise spacing among its own. Painting's stamps decide spacing greedily in
+candidate order, which no tiling can reproduce; this order-free rule can be split into tiles. Its
+instances are painted foliage: no spawner owns them.
 """
 
 from __future__ import annotations
@@ -26,21 +33,30 @@ from model.foliage.spawn_run import (
     merge_results,
     run_spawner,
 )
-from model.foliage.spawner import Spawner, spawner_from_toml, spawner_to_toml
-from model.foliage.spawner_section import SpawnChange, apply_result, spawners_of, stored_positions
+from model.foliage.spawner import Area, Spawner, Species, spawner_from_toml, spawner_to_toml
+from model.foliage.spawner_section import (
+    SpawnChange,
+    apply_result,
+    position_keys,
+    spawners_of,
+    stored_positions,
+)
+from model.foliage.volume import Selection
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
 
 DEFAULT_TILE = 256.0  # metres
 
 
-def _world(scene: Scene, spawner: Spawner) -> dict:
+def _world(scene: Scene, spawner: Spawner, owned: bool = True) -> dict:
     """What every tile needs, as plain values: terrain arrays, palette and spawner tables, and the
-    stored positions (per type) of everything that is not this spawner's own."""
+    stored positions (per type) of everything that is not this spawner's own (`owned=False`: of
+    everything stored)."""
     t = scene.terrain
     foliage = foliage_of(scene)
     section = spawners_of(scene)
-    stored = stored_positions(foliage.volume, {spawner.name: section.owned.get(spawner.name, {})})
+    own = section.owned.get(spawner.name, {}) if owned else {}
+    stored = stored_positions(foliage.volume, {spawner.name: own})
     x0, z0, x1, z1 = t.bounds()
     huge = (x0 - 1e6, z0 - 1e6, x1 + 1e6, z1 + 1e6)
     positions = {name: stored([name], huge) for name in foliage.volume.type_names()}
@@ -107,28 +123,62 @@ def spawn_in_tiles(scene: Scene, spawner: Spawner, tile: float = DEFAULT_TILE, w
                    progress=None) -> tuple[SpawnResult, SpawnChange]:
     """Run a spawner over its whole area in tiles and make the scene's volume hold the result."""
     foliage = foliage_of(scene)
-    full = area_box(spawner, scene.terrain)
-    if full is None:
+    if area_box(spawner, scene.terrain) is None:
         result = run_spawner(spawner, scene.terrain, foliage.palette, lambda types, box: np.empty((0, 2)))
         return result, apply_result(scene, result, whole=True)
+    result = _tiled(scene, spawner, "spawn", True, tile, workers, scheduler, store_folder, resume, progress)
+    return result, apply_result(scene, result, whole=True)
+
+
+def scatter_spawner(type_name: str, density: float, seed: int = 0) -> Spawner:
+    """A type's whole-scene scatter as a spawner of that one type (see the module's docstring)."""
+    return Spawner(f"scatter {type_name}", int(seed), Area(), (Species(type_name, float(density)),))
+
+
+def scatter_in_tiles(scene: Scene, type_name: str, seed: int = 0, strength: float = 1.0,
+                     tile: float = DEFAULT_TILE, workers: int | None = 1, scheduler: str | None = None,
+                     store_folder: Path | None = None, resume: bool = False, progress=None,
+                     apply: bool = True) -> tuple[SpawnResult, Selection]:
+    """Scatter one palette type over the whole terrain in tiles; with `apply` its placed instances
+    are added to the volume as painted foliage, in position-key order (the same bytes for any tile
+    size, worker count and completion order). Returns the result and the addresses added."""
+    foliage = foliage_of(scene)
+    ftype = foliage.palette[type_name]
+    spawner = scatter_spawner(type_name, ftype.density * max(float(strength), 0.0), seed)
+    result = _tiled(scene, spawner, "scatter", False, tile, workers, scheduler, store_folder, resume,
+                    progress)
+    added: Selection = {}
+    records = result.records_by_type().get(type_name)
+    if apply and records is not None and len(records):
+        added = foliage.volume.add(type_name, records[np.argsort(position_keys(records), kind="stable")])
+    return result, added
+
+
+def _tiled(scene: Scene, spawner: Spawner, job: str, owned: bool, tile: float, workers: int | None,
+           scheduler: str | None, store_folder: Path | None, resume: bool, progress) -> SpawnResult:
+    """The spawner's full run, as tiles by any executor, merged in tile order."""
+    foliage = foliage_of(scene)
+    full = area_box(spawner, scene.terrain)
     check_runnable(spawner, foliage.palette)  # here, before any worker starts
+    if full is None:
+        return SpawnResult(spawner.name, (0.0, 0.0, 0.0, 0.0), [])
     boxes = tile_boxes(full, tile)
     tasks = [Task(f"tile_{n:05d}", (b,)) for n, b in enumerate(boxes)]
     store = None
     if store_folder is not None:
-        store = TileStore(store_folder, "spawn", parameters_of(spawner=spawner_to_toml(spawner), tile=tile,
-                                                               scene=scene.name))
+        store = TileStore(store_folder, job, parameters_of(spawner=spawner_to_toml(spawner), tile=tile,
+                                                           scene=scene.name))
         store.open(resume)
-    world = _world(scene, spawner)
+    world = _world(scene, spawner, owned)
     results = run_tasks(spawn_tile, tasks, shared=(world,), workers=workers, scheduler=scheduler, store=store,
                         progress=progress)
     parts = [SpawnResult(spawner.name, b, _outcomes(results[t.key], spawner))
              for t, b in zip(tasks, boxes, strict=True)]
     merged = merge_results(parts, full)
-    change = apply_result(scene, merged, whole=True)
     if store is not None:
         store.clear()  # finished: nothing is left to resume
-    return merged, change
+    return merged
 
 
-__all__ = ["DEFAULT_TILE", "PLACED", "spawn_in_tiles", "spawn_tile", "tile_boxes"]
+__all__ = ["DEFAULT_TILE", "PLACED", "scatter_in_tiles", "scatter_spawner", "spawn_in_tiles", "spawn_tile",
+           "tile_boxes"]

@@ -32,6 +32,15 @@ class GrowJob:
     options: GrowthOptions
 
 
+def workers_for(zones: int, workers: int | None = None) -> int | None:
+    """The worker count a grow of `zones` zones runs with (the command line and the editor alike):
+    as asked, else one per core for several zones (None) and this process for one (a cluster takes
+    seconds to start, more than one zone's work is worth)."""
+    if workers is not None:
+        return workers
+    return None if zones > 1 else 1
+
+
 def grow_task(job: GrowJob, zone_id: int) -> dict[str, np.ndarray]:
     """One zone grown (a batch task): its layers as arrays, and the warnings reading it gave."""
     zone = read_zone(job.zones, zone_id, require=NEEDS)

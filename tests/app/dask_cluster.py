@@ -66,3 +66,33 @@ def local_cluster(workers: int = 2, timeout: float = 60.0) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait(timeout=10)
+
+
+def square(x: int) -> dict:
+    """A batch task small enough to say only that a job ran."""
+    import numpy as np
+
+    return {"y": np.array(x * x)}
+
+
+def fresh_mmaps() -> tuple[str | None, int]:
+    """Run on a worker: its MALLOC_TRIM_THRESHOLD_, and how many of eight 1 MiB numpy arrays glibc
+    gave their own mmap (`mallinfo2().hblks`) once one such array was freed (glibc's dynamic
+    threshold then rises above 1 MiB; a fixed one stays at 128 KiB)."""
+    import ctypes
+
+    import numpy as np
+
+    class Mallinfo2(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
+                                                          "usmblks", "fsmblks", "uordblks", "fordblks",
+                                                          "keepcost")]
+
+    libc = ctypes.CDLL("libc.so.6")
+    libc.mallinfo2.restype = Mallinfo2
+    np.ones(1 << 17).sum()  # warm-up: one 1 MiB block allocated and freed
+    before = libc.mallinfo2().hblks
+    arrays = [np.ones(1 << 17) for _ in range(8)]
+    mapped = libc.mallinfo2().hblks - before
+    del arrays
+    return os.environ.get("MALLOC_TRIM_THRESHOLD_"), int(mapped)

@@ -111,3 +111,32 @@ def test_a_derived_type_cannot_be_painted(scene_path, capsys):
                     "--save"]) != 0
     assert "derived" in capsys.readouterr().err
     assert scene_path.read_bytes() == before
+
+
+def test_whole_scene_scatter_reports_each_rule_and_adds_painted_foliage(scene_path, capsys):
+    code, doc = run_json(capsys, str(scene_path), "--type", "oak", "--whole", "--seed", "5", "--save")
+    assert code == 0 and doc["whole"] and doc["saved"] and doc["region"] == [0.0, 0.0, 64.0, 64.0]
+    assert doc["placed"] + sum(r["count"] for r in doc["refused"]) == doc["candidates"]
+    # 4 per 100 m² over 64 m × 64 m, on the hashed 32 m grid
+    assert abs(doc["candidates"] - 4 * 64 * 64 / 100) < 40
+    reasons = {r["reason"] for r in doc["refused"]}
+    assert "outside oak's slope 0–30°" in reasons and "spacing 1 m" in reasons
+    scene = load_scene(scene_path)
+    assert foliage_of(scene).volume.count("oak") == doc["placed"] == doc["added"] > 0
+    # painted foliage: no spawner owns it (an owned instance is listed in NAME.spawned.<crc>.bin)
+    assert not list(scene_path.parent.glob("*.spawned.*")) and "spawned" not in scene_path.read_text()
+    # Again with the same seed: every candidate now stands too close to the first run's instances.
+    code, again = run_json(capsys, str(scene_path), "--type", "oak", "--whole", "--seed", "5")
+    assert code == 0 and again["placed"] == 0 and not again["saved"]
+
+
+def test_whole_scene_scatter_and_a_stamp_take_their_own_options(scene_path, capsys):
+    assert run_cli(["scatter", str(scene_path), "--type", "oak"]) == 2
+    assert "--whole for the whole scene" in capsys.readouterr().err
+    assert run_cli(["scatter", str(scene_path), "--type", "oak", "--whole", "--at", "1,1"]) == 2
+    assert "takes no --at or --radius" in capsys.readouterr().err
+    assert run_cli(["scatter", str(scene_path), "--type", "oak", "--at", "1,1", "--radius", "5",
+                    "--workers", "2"]) == 2
+    assert "go with --whole" in capsys.readouterr().err
+    assert run_cli(["scatter", str(scene_path), "--type", "grass", "--whole"]) == 2  # built-in, derived
+    assert "derived type" in capsys.readouterr().err
