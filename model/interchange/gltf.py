@@ -3,14 +3,17 @@
 Written by hand rather than through pygltflib: its dataclass JSON took 0.8 s to write and 15 s to
 parse the 30,000 accessors of a million-instance export, and its GLB writer wants the whole binary
 chunk in memory. The container is a 12-byte header and two chunks, so the document is laid out
-first (every size is known from the chunk counts) and the binary chunk is then streamed chunk by
-chunk; pygltflib and trimesh read our files back in the tests, as independent readers.
+first (every size is known from the chunk counts) and the binary chunk is then streamed batch by
+batch; pygltflib and trimesh read our files back in the tests, as independent readers.
 
 Layout: `Terrain` (one node per tile) and `Foliage` → one node per type (name and palette keys in
-`extras`) → one node per chunk (one 32 m cell × one type) carrying the type's mesh with
-`EXT_mesh_gpu_instancing` (TRANSLATION, ROTATION, SCALE, and `_BOSCAGE_YPR`: the record's exact
-yaw/pitch/roll, so our reader restores records bit for bit), or, with `gpu_instancing=False`, a
-plain child node per instance.
+`extras`) → one node per group of chunks (whole 32 m cells in cell order, up to GROUP instances)
+and variant, carrying the variant's mesh with `EXT_mesh_gpu_instancing` (TRANSLATION, ROTATION,
+SCALE, `_BOSCAGE_YPR`: the record's exact yaw/pitch/roll, so our reader restores records bit for
+bit, and `_BOSCAGE_HUE_VALUE` for a type with colour variation), interleaved in one view per node;
+or, with `gpu_instancing=False`, one node per chunk with a plain child node per instance. A type
+with variants has one mesh per variant (`NAME`, `NAME.v1`, …); an instance's variant and colour
+shift come from its position hash (`model.foliage.variants`), as in the viewport.
 """
 
 from __future__ import annotations
@@ -25,15 +28,16 @@ import numpy as np
 
 from model.atomic import atomic_write
 from model.foliage.foliage_type import foliage_type_to_dict
+from model.foliage.variants import colour_shifts, variant_indices
 from model.interchange.conventions import Conventions, angle_quaternions, target_positions
 from model.interchange.geometry import (
     IndexedMesh,
     terrain_tile_count,
     terrain_tiles,
     terrain_vertex_count,
-    type_mesh,
+    variant_mesh,
 )
-from model.interchange.instances import instance_chunks, selected_types, volume_of
+from model.interchange.instances import instance_chunks, selected_types, type_records, volume_of
 from model.interchange.options import (
     DEFAULT_OPTIONS,
     ExportOptions,
@@ -45,6 +49,7 @@ from model.scene import Scene
 
 EXT = "EXT_mesh_gpu_instancing"
 YPR = "_BOSCAGE_YPR"
+HUE_VALUE = "_BOSCAGE_HUE_VALUE"  # per-instance colour shift: hue degrees, value change
 KEY = "boscage"  # our key inside `extras`
 FORMAT_VERSION = 1
 FLOAT, UBYTE, USHORT, UINT = 5126, 5121, 5123, 5125
@@ -52,6 +57,7 @@ ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
 GLB_MAGIC, JSON_CHUNK, BIN_CHUNK = 0x46546C67, 0x4E4F534A, 0x004E4942
 INSTANCE_BYTES = 4 * (3 + 4 + 3 + 3)  # translation, rotation, scale, yaw/pitch/roll
 BATCH = 16384  # instances converted at once: bounded memory, and temporaries small enough to be reused
+GROUP = 1 << 18  # instances per EXT_mesh_gpu_instancing node at most (whole chunks, in cell order)
 
 
 def json_safe(value):
@@ -66,14 +72,6 @@ def json_safe(value):
 
 
 # ---- writing ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Fragment:
-    """`count` list items already rendered as JSON text (comma-separated)."""
-
-    text: str
-    count: int
-
-
 @dataclass
 class _Document:
     """The JSON document being laid out, and the binary chunk's views in file order."""
@@ -82,7 +80,6 @@ class _Document:
         "asset": {"version": "2.0", "generator": "Boscage"}, "scene": 0, "scenes": [], "nodes": [],
         "meshes": [], "materials": [], "accessors": [], "bufferViews": [], "buffers": []})
     size: int = 0
-    _counted: dict = field(default_factory=dict)  # list -> (items looked at, their count)
 
     def view(self, nbytes: int, target: int | None = None) -> int:
         self.size = (self.size + 3) & ~3  # every view starts 4-byte aligned
@@ -111,14 +108,7 @@ class _Document:
         return self.length("nodes") - 1
 
     def length(self, key: str) -> int:
-        """Items in the list `key`, fragments counted by what they hold (kept, not recounted:
-        plain-node exports append one node per instance)."""
-        items = self.doc[key]
-        seen, total = self._counted.get(key, (0, 0))
-        for x in items[seen:]:
-            total += x.count if isinstance(x, _Fragment) else 1
-        self._counted[key] = (len(items), total)
-        return total
+        return len(self.doc[key])
 
     def attribute(self, array: np.ndarray, kind: str, component: int = FLOAT, normalized: bool = False,
                   bounds: bool = False, target: int | None = ARRAY_BUFFER) -> int:
@@ -183,18 +173,8 @@ def _instance_arrays(records: np.ndarray | list[np.ndarray],
 
 
 def _dumps(doc: dict) -> bytes:
-    """The document as compact JSON, with the pre-rendered fragments spliced into their lists."""
-    def dump(value) -> str:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-    parts = []
-    for key, value in doc.items():
-        if isinstance(value, list) and any(isinstance(v, _Fragment) for v in value):
-            items = ",".join(v.text if isinstance(v, _Fragment) else dump(v) for v in value)
-            parts.append(f"{dump(key)}:[{items}]")
-        else:
-            parts.append(f"{dump(key)}:{dump(value)}")
-    return ("{" + ",".join(parts) + "}").encode("utf-8")
+    """The document as compact JSON."""
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 def _type_extras(scene: Scene, name: str) -> dict:
@@ -213,6 +193,110 @@ def _mesh_folder(scene: Scene) -> Path | None:
     return scene.path.parent if scene.path is not None else None
 
 
+@dataclass
+class _Group:
+    """Instances of one type that share EXT_mesh_gpu_instancing nodes (one node per variant): whole
+    chunks in cell order, up to about GROUP instances, streamed in batches of about BATCH."""
+
+    type_name: str
+    batches: list[list[np.ndarray]]     # record arrays (chunks, or BATCH-sized pieces of one)
+    count: int
+    variant_counts: np.ndarray          # instances of each variant (one entry: no variants)
+
+
+@dataclass(frozen=True)
+class _TypeLook:
+    """What decides each instance's look: the variant weights and the colour-shift ranges."""
+
+    weights: tuple[float, ...] = (1.0,)
+    hue: tuple[float, float] = (0.0, 0.0)
+    value: tuple[float, float] = (0.0, 0.0)
+
+    @property
+    def variants(self) -> int:
+        return len(self.weights)
+
+    @property
+    def shifted(self) -> bool:
+        return self.hue != (0.0, 0.0) or self.value != (0.0, 0.0)
+
+    def variant_of(self, records: np.ndarray, type_name: str) -> np.ndarray:
+        if self.variants == 1:
+            return np.zeros(len(records), np.int32)
+        return variant_indices(records, type_name, self.weights)
+
+
+def _groups(type_name: str, parts: list[np.ndarray], look: _TypeLook) -> list[_Group]:
+    """The type's chunks cut into groups and batches by their first instance's index (vectorised:
+    a million instances are 16,000 chunks); a chunk over BATCH is cut into pieces first."""
+    n = np.fromiter(map(len, parts), np.int64, len(parts))
+    if n.max() > BATCH:
+        parts = [p[i:i + BATCH] for p in parts for i in range(0, len(p), BATCH)]
+        n = np.fromiter(map(len, parts), np.int64, len(parts))
+    first = np.cumsum(n) - n
+    cuts = (np.flatnonzero(np.diff(first // BATCH)) + 1).tolist()
+    batch_starts = [0, *cuts]
+    bounds = list(zip(batch_starts, [*cuts, len(parts)], strict=True))
+    group_of = (first[batch_starts] // GROUP).tolist()
+    groups: list[_Group] = []
+    current = -1
+    for (a, b), g in zip(bounds, group_of, strict=True):
+        if g != current:
+            groups.append(_Group(type_name, [], 0, np.zeros(look.variants, np.int64)))
+            current = g
+        batch = parts[a:b]
+        groups[-1].batches.append(batch)
+        count = int(n[a:b].sum())
+        groups[-1].count += count
+        if look.variants == 1:
+            groups[-1].variant_counts[0] += count
+        else:
+            groups[-1].variant_counts += np.bincount(look.variant_of(_concat(batch), type_name),
+                                                     minlength=look.variants)
+    return groups
+
+
+def _concat(parts: list[np.ndarray]) -> np.ndarray:
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _instance_width(look: _TypeLook) -> int:
+    """float32 values per instance: translation, rotation, scale, yaw/pitch/roll (, hue/value)."""
+    return 13 + (2 if look.shifted else 0)
+
+
+def _fill_instances(records: np.ndarray, type_name: str, look: _TypeLook, conventions: Conventions,
+                    out: np.ndarray) -> np.ndarray:
+    """One interleaved row per record into `out` (n, width) float32: the layout of one node's view."""
+    # column by column: numpy copies a strided column faster than a block three values wide
+    if conventions.is_identity:
+        for i in range(3):
+            out[:, i] = records[:, i]  # as stored: bit for bit
+    else:
+        out[:, 0:3] = target_positions(records[:, 0:3], conventions)
+    angle_quaternions(records[:, 3:6], conventions, single=True, out=out[:, 3:7])
+    for i in range(3):
+        out[:, 7 + i] = records[:, 6]
+        out[:, 10 + i] = records[:, 3 + i]
+    if look.shifted:
+        out[:, 13:15] = colour_shifts(records, type_name, look.hue, look.value)
+    return out
+
+
+def _type_look(scene: Scene, name: str) -> _TypeLook:
+    volume = volume_of(scene)
+    ftype = volume.palette.get(name) if volume is not None else None
+    if ftype is None:
+        return _TypeLook()
+    return _TypeLook(tuple(ftype.weights), tuple(ftype.hue), tuple(ftype.value))
+
+
+def variant_mesh_name(type_name: str, variant: int) -> str:
+    """glTF mesh name of a type's variant: the type's name for the first, `NAME.vK` for the others
+    (what a reader without our extras maps back to the type)."""
+    return type_name if variant == 0 else f"{type_name}.v{variant}"
+
+
 def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_OPTIONS,
                progress: Progress | None = None) -> ExportReport:
     """Write `.glb` (one file) or `.gltf` + `<stem>.bin` beside it; atomic, cancellable."""
@@ -220,10 +304,13 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
     binary = path.suffix.lower() == ".glb"
     conv = options.conventions
     d = _Document()
-    # the chunks, once: views of the volume's arrays (copies only of cells the region cuts)
-    chunks = list(instance_chunks(scene, options))
-    counts = [(c.type_name, c.cell, len(c.records)) for c in chunks]
-    total_instances = sum(n for *_, n in counts)
+    names = selected_types(scene, options)
+    # every type's chunk records, once: views of the volume's arrays (copies only of cells the
+    # region cuts)
+    records = type_records(scene, options)
+    looks = {name: _type_look(scene, name) for name in names}
+    type_counts = {name: sum(map(len, parts)) for name, parts in records.items()}
+    total_instances = sum(type_counts.values())
     step = options.terrain_step
     tiles = terrain_tile_count(scene.terrain, step, options.region) if options.terrain else 0
     t_vertices = terrain_vertex_count(scene.terrain, step, options.region) if options.terrain else 0
@@ -238,20 +325,24 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
         {"name": "terrain", "pbrMetallicRoughness": {"baseColorFactor": [1, 1, 1, 1],
                                                      "metallicFactor": 0.0, "roughnessFactor": 1.0}}]
     roots = []
-    # foliage type meshes first: small, kept in memory until written
+    # foliage meshes first (one per variant): small, kept in memory until written
     folder = _mesh_folder(scene)
-    names = selected_types(scene, options)
-    type_meshes: dict[str, IndexedMesh] = {}
-    mesh_index: dict[str, int] = {}
+    type_meshes: list[IndexedMesh] = []
+    mesh_index: dict[tuple[str, int], int] = {}
+    volume = volume_of(scene)
     for name in names:
-        volume = volume_of(scene)
         ftype = volume.palette.get(name) if volume is not None else None
-        mesh = type_mesh(ftype, folder, conv) if ftype is not None else None
-        if mesh is None:  # stored records of a type the palette lost: a stand-in bush
+        if ftype is None:  # stored records of a type the palette lost: a stand-in bush
             from model.foliage.foliage_type import FoliageType
-            mesh = type_mesh(FoliageType(name, "builtin:bush"), folder, conv)
-        type_meshes[name] = mesh
-        mesh_index[name] = _lay_out_mesh(d, mesh, name, 0, _type_extras(scene, name))
+            ftype = FoliageType(name, "builtin:bush")
+        laid: dict[str, int] = {}  # a mesh two variants name is written once
+        for k, mesh in enumerate(ftype.meshes):
+            if mesh not in laid:
+                geometry = variant_mesh(ftype, k, folder, conv)
+                extras = _type_extras(scene, name) if k == 0 else {KEY: {"type": name, "variant": k}}
+                laid[mesh] = _lay_out_mesh(d, geometry, variant_mesh_name(name, k), 0, extras)
+                type_meshes.append(geometry)
+            mesh_index[(name, k)] = laid[mesh]
 
     # terrain: laid out from a first pass over the tiles (POSITION needs its exact bounds)
     if tiles:
@@ -266,74 +357,42 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
 
     # foliage nodes
     type_nodes: dict[str, list[int]] = {name: [] for name in names}
-    instance_start = (d.size + 3) & ~3  # instance views follow, back to back (52 n bytes each)
-    batches: list[tuple[int, int, int]] = []  # (first chunk, end chunk, instances)
-    if options.gpu_instancing and counts:
-        # Chunks are grouped in batches of about BATCH instances; a batch has four views (all its
-        # translations, rotations, scales, angles) and each chunk's accessors point into them, so
-        # the data streams out as four arrays per batch. The JSON of the ~16,000 chunks of a
-        # million instances is rendered by one `%` per type: dicts through json.dumps cost more
-        # than the binary chunk.
-        n = np.array([c for *_, c in counts], np.int64)
-        start = 0
-        while start < len(counts):
-            end, total = start, 0
-            while end < len(counts) and (total < BATCH or end == start):
-                total += int(n[end])
-                end += 1
-            batches.append((start, end, total))
-            start = end
-        view0, acc0, node0 = d.length("bufferViews"), d.length("accessors"), d.length("nodes")
-        view_of = np.empty(len(counts), np.int64)   # first of the chunk's batch's four views
-        local = np.empty(len(counts), np.int64)     # the chunk's first instance within its batch
-        views_json = []
-        offset = instance_start
-        for b, (first, end, total) in enumerate(batches):
-            view_of[first:end] = view0 + 4 * b
-            local[first:end] = np.concatenate([[0], np.cumsum(n[first:end])[:-1]])
-            for width in (12, 16, 12, 12):
-                views_json.append(f'{{"buffer":0,"byteOffset":{offset},"byteLength":{width * total},'
-                                  f'"byteStride":{width}}}')
-                offset += width * total
-        acc = ('{"bufferView":%d,"byteOffset":%d,"componentType":5126,"count":%d,"type":"VEC3"},'
-               '{"bufferView":%d,"byteOffset":%d,"componentType":5126,"count":%d,"type":"VEC4"},'
-               '{"bufferView":%d,"byteOffset":%d,"componentType":5126,"count":%d,"type":"VEC3"},'
-               '{"bufferView":%d,"byteOffset":%d,"componentType":5126,"count":%d,"type":"VEC3"}')
-        v = view_of
-        acc_text = ",".join([acc] * len(counts)) % tuple(np.column_stack(
-            [v, 12 * local, n, v + 1, 16 * local, n, v + 2, 12 * local, n, v + 3, 12 * local, n]
-        ).ravel().tolist())
-        node_parts = []
-        first = 0
-        groups: dict[str, list[int]] = {}
-        for i, (t, _, _) in enumerate(counts):
-            groups.setdefault(t, []).append(i)
-        for type_name in names:
-            mine = groups.get(type_name)
-            if not mine:
+    groups: list[_Group] = []
+    instance_views: list[int] = []  # the view of each (group, variant) node, in stream order
+    if options.gpu_instancing:
+        # One node per group × variant, its instances interleaved in one view (52 bytes each, 60
+        # with the colour shift): the JSON stays a few kilobytes for millions of instances, and the
+        # data streams out batch by batch in the order it is laid out.
+        for name in names:
+            if name not in records:
                 continue
-            quoted = json.dumps(type_name, ensure_ascii=False)[:-1].replace("%", "%%")
-            template = (f'{{"name":{quoted} %d,%d","mesh":{mesh_index[type_name]},"extensions":{{"{EXT}":'
-                        f'{{"attributes":{{"TRANSLATION":%d,"ROTATION":%d,"SCALE":%d,"{YPR}":%d}}}}}},'
-                        f'"extras":{{"{KEY}":{{"cell":[%d,%d]}}}}}}')
-            cells = np.array([counts[i][1] for i in mine], np.int64).reshape(-1, 2)
-            a = acc0 + 4 * np.asarray(mine, np.int64)
-            values = np.column_stack([cells[:, 0], cells[:, 1], a, a + 1, a + 2, a + 3, cells[:, 0],
-                                      cells[:, 1]])
-            node_parts.append(",".join([template] * len(mine)) % tuple(values.ravel().tolist()))
-            type_nodes[type_name] = list(range(node0 + first, node0 + first + len(mine)))
-            first += len(mine)
-        d.doc["bufferViews"].append(_Fragment(",".join(views_json), 4 * len(batches)))
-        d.doc["accessors"].append(_Fragment(acc_text, 4 * len(counts)))
-        d.doc["nodes"].append(_Fragment(",".join(node_parts), len(counts)))
-        d.size = offset
-        d.doc["extensionsUsed"] = [EXT]
+            look = looks[name]
+            width = 4 * _instance_width(look)
+            for g, group in enumerate(_groups(name, records[name], look)):
+                groups.append(group)
+                for k in range(look.variants):
+                    count = int(group.variant_counts[k])
+                    if not count:
+                        continue
+                    view = d.view(width * count)
+                    d.doc["bufferViews"][-1]["byteStride"] = width
+                    instance_views.append(view)
+                    attributes = {key: d.accessor(view, FLOAT, count, kind, offset)
+                                  for key, kind, offset in _instance_attributes(look)}
+                    type_nodes[name].append(d.node(
+                        name=f"{variant_mesh_name(name, k)} {g}", mesh=mesh_index[(name, k)],
+                        extensions={EXT: {"attributes": attributes}},
+                        extras={KEY: {"variant": k}} if look.variants > 1 else None))
+        if groups:
+            d.doc["extensionsUsed"] = [EXT]
     else:
-        for chunk in chunks:
+        for chunk in instance_chunks(scene, options):
+            look = looks[chunk.type_name]
             t, r, s, ypr = _instance_arrays(chunk.records, conv)
-            mesh = mesh_index[chunk.type_name]
-            children = [d.node(mesh=mesh, translation=t[i].tolist(), rotation=r[i].tolist(),
-                               scale=s[i].tolist(), extras={KEY: {"ypr": ypr[i].tolist()}})
+            variant = look.variant_of(chunk.records, chunk.type_name).tolist()
+            children = [d.node(mesh=mesh_index[(chunk.type_name, variant[i])], translation=t[i].tolist(),
+                               rotation=r[i].tolist(), scale=s[i].tolist(),
+                               extras={KEY: {"ypr": ypr[i].tolist()}})
                         for i in range(len(t))]
             type_nodes[chunk.type_name].append(d.node(
                 name=f"{chunk.type_name} {chunk.cell[0]},{chunk.cell[1]}", children=children,
@@ -344,9 +403,6 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
                         for name in names]
     roots.append(d.node(name="Foliage", children=foliage_children, extras={KEY: {"foliage": True}}))
     d.doc["scenes"] = [{"name": scene.name, "nodes": roots}]
-    type_counts: dict[str, int] = {}
-    for type_name, _, n in counts:
-        type_counts[type_name] = type_counts.get(type_name, 0) + n
     d.doc["asset"]["extras"] = {KEY: {
         "version": FORMAT_VERSION, "scene": scene.name,
         "conventions": {"up": conv.up, "handedness": conv.handedness, "units": conv.units},
@@ -364,48 +420,70 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
             del d.doc[key]
     text = _dumps(d.doc)
     text += b" " * (-len(text) % 4)
-    views = [v for v in d.doc.get("bufferViews", []) if isinstance(v, dict)]
+    views = d.doc.get("bufferViews", [])
 
     def stream(f) -> None:
         nonlocal done
         written = 0
         v = 0
 
-        def emit(*arrays: np.ndarray) -> None:
-            nonlocal written, v
-            start = views[v]["byteOffset"]
+        def pad_to(start: int) -> None:
+            nonlocal written
             f.write(b"\0" * (start - written))
-            n = 0
-            for a in arrays:
-                f.write(memoryview(np.ascontiguousarray(a)).cast("B"))
-                n += a.nbytes
-            if n != views[v]["byteLength"]:  # the layout and the data disagree: a bug, never a file
-                raise RuntimeError(f"bufferView {v}: {n} bytes written, {views[v]['byteLength']} laid out")
-            written = start + n
-            v += 1
+            written = start
 
-        for name in names:
-            for block in _mesh_blocks(type_meshes[name]):
+        def emit(array: np.ndarray) -> None:
+            nonlocal written
+            f.write(memoryview(np.ascontiguousarray(array)).cast("B"))
+            written += array.nbytes
+
+        def check_view(index: int) -> None:  # the layout and the data disagree: a bug, never a file
+            end = views[index]["byteOffset"] + views[index]["byteLength"]
+            if written != end:
+                raise RuntimeError(f"bufferView {index}: data ends at {written}, laid out to end at {end}")
+
+        for mesh in type_meshes:
+            for block in _mesh_blocks(mesh):
+                pad_to(views[v]["byteOffset"])
                 emit(block)
+                check_view(v)
+                v += 1
         for tile in terrain_tiles(scene.terrain, step, options.region, conv) if tiles else ():
             for block in _mesh_blocks(tile):
+                pad_to(views[v]["byteOffset"])
                 emit(block)
+                check_view(v)
+                v += 1
             done += tile.vertex_count
             check_progress(progress, done, work)
-        if v != len(views):
-            raise RuntimeError(f"{v} of {len(views)} bufferViews written")
-        if batches:
-            f.write(b"\0" * (instance_start - written))
-            written = instance_start
-            for first, end, total in batches:
-                for array in _instance_arrays([c.records for c in chunks[first:end]], conv):
-                    f.write(memoryview(array).cast("B"))
-                    written += array.nbytes
-                done += total
-                check_progress(progress, done, work)
-            if written != d.size:  # the layout and the data disagree: a bug, never a file
-                raise RuntimeError(f"instance data ends at {written}, laid out to end at {d.size}")
-        f.write(b"\0" * (bin_size - written))
+        node_views = iter(instance_views)
+        scratch = np.empty(BATCH * 2 * 15, np.float32)  # one buffer for every batch: no allocation
+        for group in groups:
+            name = group.type_name
+            look = looks[name]
+            width = _instance_width(look)
+            variants = range(look.variants)
+            if look.variants > 1:  # each variant's node holds its instances: one pass per variant
+                chosen = [look.variant_of(_concat(batch), name) for batch in group.batches]
+            for k in variants:
+                if not group.variant_counts[k]:
+                    continue
+                view = next(node_views)
+                pad_to(views[view]["byteOffset"])
+                for b, batch in enumerate(group.batches):
+                    rec = _concat(batch)
+                    if look.variants > 1:
+                        rec = rec[chosen[b] == k]
+                    if len(scratch) < len(rec) * width:
+                        scratch = np.empty(len(rec) * width, np.float32)
+                    out = scratch[:len(rec) * width].reshape(len(rec), width)
+                    emit(_fill_instances(rec, name, look, conv, out))
+                    done += len(rec)
+                    check_progress(progress, done, work)
+                check_view(view)
+        if next(node_views, None) is not None:
+            raise RuntimeError("fewer instance nodes written than laid out")
+        pad_to(bin_size)
 
     if binary:
         def write_glb(f) -> None:
@@ -426,3 +504,11 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
     if progress is not None:
         progress(work, work)  # done: the files are in place, so this report cannot cancel
     return ExportReport(path, total_instances, type_counts, t_vertices, size)
+
+
+def _instance_attributes(look: _TypeLook) -> list[tuple[str, str, int]]:
+    """(attribute, type, byte offset in the interleaved row) of each instance attribute."""
+    attrs = [("TRANSLATION", "VEC3", 0), ("ROTATION", "VEC4", 12), ("SCALE", "VEC3", 28), (YPR, "VEC3", 40)]
+    if look.shifted:
+        attrs.append((HUE_VALUE, "VEC2", 52))
+    return attrs

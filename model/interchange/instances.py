@@ -108,3 +108,20 @@ def instance_counts(scene: Scene, options: ExportOptions = DEFAULT_OPTIONS) -> l
         if n:
             out.append((type_name, cell, n))
     return out
+
+
+def type_records(scene: Scene, options: ExportOptions = DEFAULT_OPTIONS) -> dict[str, list[np.ndarray]]:
+    """Every selected type (sorted) with instances inside the region → its chunks' records in cell
+    order: what `instance_chunks` yields, grouped by type without a Python object per chunk (views,
+    copies only of cells the region cuts)."""
+    volume = volume_of(scene)
+    if volume is None:
+        return {}
+    names = selected_types(scene, options)
+    if options.region is None:
+        by_type = volume.records_by_type()  # one pass over the chunks, cells sorted per type
+        return {name: by_type[name] for name in names if name in by_type}
+    out: dict[str, list[np.ndarray]] = {}
+    for chunk in instance_chunks(scene, options):
+        out.setdefault(chunk.type_name, []).append(chunk.records)
+    return out

@@ -2,7 +2,7 @@
 glTF importer and sees every instance with its transform, in Blender's Z-up frame.
 
 Blender 4.5's importer (io_scene_gltf2 4.5) reads EXT_mesh_gpu_instancing: each instance becomes
-a mesh object sharing the type's mesh data under the chunk's empty, as plain nodes do.
+a mesh object sharing the type's mesh data under the instancing node's empty, as plain nodes do.
 """
 
 from __future__ import annotations
