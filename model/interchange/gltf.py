@@ -28,7 +28,6 @@ import numpy as np
 
 from model.atomic import atomic_write
 from model.foliage.foliage_type import foliage_type_to_dict
-from model.foliage.variants import colour_shifts, variant_indices
 from model.interchange.conventions import Conventions, angle_quaternions, target_positions
 from model.interchange.geometry import (
     IndexedMesh,
@@ -37,7 +36,14 @@ from model.interchange.geometry import (
     terrain_vertex_count,
     variant_mesh,
 )
-from model.interchange.instances import instance_chunks, selected_types, type_records, volume_of
+from model.interchange.instances import (
+    TypeLook,
+    instance_chunks,
+    selected_types,
+    tiled_chunks,
+    type_look,
+    volume_of,
+)
 from model.interchange.options import (
     DEFAULT_OPTIONS,
     ExportOptions,
@@ -57,7 +63,8 @@ ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
 GLB_MAGIC, JSON_CHUNK, BIN_CHUNK = 0x46546C67, 0x4E4F534A, 0x004E4942
 INSTANCE_BYTES = 4 * (3 + 4 + 3 + 3)  # translation, rotation, scale, yaw/pitch/roll
 BATCH = 16384  # instances converted at once: bounded memory, and temporaries small enough to be reused
-GROUP = 1 << 18  # instances per EXT_mesh_gpu_instancing node at most (whole chunks, in cell order)
+GROUP = 1 << 18  # instances per EXT_mesh_gpu_instancing node at most (whole chunks of one tile)
+TILE_CELLS = 8   # a node's tile: 8 × 8 cells (256 m), colocated instances an engine culls together
 
 
 def json_safe(value):
@@ -194,78 +201,80 @@ def _mesh_folder(scene: Scene) -> Path | None:
 
 
 @dataclass
-class _Group:
-    """Instances of one type that share EXT_mesh_gpu_instancing nodes (one node per variant): whole
-    chunks in cell order, up to about GROUP instances, streamed in batches of about BATCH."""
+class _Node:
+    """One EXT_mesh_gpu_instancing node per variant: the chunks `start:end` of its type's list,
+    all in one tile, up to about GROUP instances."""
 
-    type_name: str
-    batches: list[list[np.ndarray]]     # record arrays (chunks, or BATCH-sized pieces of one)
+    tile: tuple[int, int]
+    start: int
+    end: int
     count: int
-    variant_counts: np.ndarray          # instances of each variant (one entry: no variants)
+    variant_counts: np.ndarray  # instances of each variant (one entry: no variants)
+    part: int = 0               # which node of its tile (a tile over GROUP instances has several)
 
 
-@dataclass(frozen=True)
-class _TypeLook:
-    """What decides each instance's look: the variant weights and the colour-shift ranges."""
+@dataclass
+class _TypePlan:
+    """A type's chunks in tile order (pieces of at most BATCH instances) and its nodes."""
 
-    weights: tuple[float, ...] = (1.0,)
-    hue: tuple[float, float] = (0.0, 0.0)
-    value: tuple[float, float] = (0.0, 0.0)
+    name: str
+    look: TypeLook
+    parts: list[np.ndarray]
+    counts: np.ndarray
+    nodes: list[_Node]
 
-    @property
-    def variants(self) -> int:
-        return len(self.weights)
-
-    @property
-    def shifted(self) -> bool:
-        return self.hue != (0.0, 0.0) or self.value != (0.0, 0.0)
-
-    def variant_of(self, records: np.ndarray, type_name: str) -> np.ndarray:
-        if self.variants == 1:
-            return np.zeros(len(records), np.int32)
-        return variant_indices(records, type_name, self.weights)
+    def batches(self, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+        """Ranges of parts in `start:end` holding about BATCH instances each, cut where a part's
+        first instance starts a new BATCH (vectorised: a million instances are 16,000 chunks)."""
+        end = len(self.parts) if end is None else end
+        n = self.counts[start:end]
+        cuts = (np.flatnonzero(np.diff((np.cumsum(n) - n) // BATCH)) + 1 + start).tolist()
+        return list(zip([start, *cuts], [*cuts, end], strict=True))
 
 
-def _groups(type_name: str, parts: list[np.ndarray], look: _TypeLook) -> list[_Group]:
-    """The type's chunks cut into groups and batches by their first instance's index (vectorised:
-    a million instances are 16,000 chunks); a chunk over BATCH is cut into pieces first."""
+def _plan(name: str, cells: np.ndarray, parts: list[np.ndarray], look: TypeLook) -> _TypePlan:
     n = np.fromiter(map(len, parts), np.int64, len(parts))
-    if n.max() > BATCH:
-        parts = [p[i:i + BATCH] for p in parts for i in range(0, len(p), BATCH)]
+    if n.max() > BATCH:  # a chunk over BATCH: cut into pieces, each keeping its cell
+        pieces = [(c, p[i:i + BATCH]) for c, p in zip(cells.tolist(), parts, strict=True)
+                  for i in range(0, len(p), BATCH)]
+        cells = np.array([c for c, _ in pieces], np.int64).reshape(-1, 2)
+        parts = [p for _, p in pieces]
         n = np.fromiter(map(len, parts), np.int64, len(parts))
+    plan = _TypePlan(name, look, parts, n, [])
+    # a node starts where the tile changes, or where its tile's instances pass another GROUP
+    tiles = cells // TILE_CELLS
+    new_tile = np.ones(len(parts), bool)
+    new_tile[1:] = np.any(tiles[1:] != tiles[:-1], axis=1)
     first = np.cumsum(n) - n
-    cuts = (np.flatnonzero(np.diff(first // BATCH)) + 1).tolist()
-    batch_starts = [0, *cuts]
-    bounds = list(zip(batch_starts, [*cuts, len(parts)], strict=True))
-    group_of = (first[batch_starts] // GROUP).tolist()
-    groups: list[_Group] = []
-    current = -1
-    for (a, b), g in zip(bounds, group_of, strict=True):
-        if g != current:
-            groups.append(_Group(type_name, [], 0, np.zeros(look.variants, np.int64)))
-            current = g
-        batch = parts[a:b]
-        groups[-1].batches.append(batch)
-        count = int(n[a:b].sum())
-        groups[-1].count += count
+    tile_first = first[np.flatnonzero(new_tile)][np.cumsum(new_tile) - 1]  # first instance of the tile
+    block = (first - tile_first) // GROUP
+    new_node = new_tile.copy()
+    new_node[1:] |= block[1:] != block[:-1]
+    starts = np.flatnonzero(new_node)
+    ends = [*starts[1:].tolist(), len(parts)]
+    counts = np.add.reduceat(n, starts).tolist()
+    for x, y, count, tile, j in zip(starts.tolist(), ends, counts, tiles[starts].tolist(),
+                                    block[starts].tolist(), strict=True):
+        variants = np.zeros(look.variants, np.int64)
         if look.variants == 1:
-            groups[-1].variant_counts[0] += count
+            variants[0] = count
         else:
-            groups[-1].variant_counts += np.bincount(look.variant_of(_concat(batch), type_name),
-                                                     minlength=look.variants)
-    return groups
+            for u, v in plan.batches(x, y):
+                variants += np.bincount(look.variant_of(_concat(parts[u:v]), name), minlength=look.variants)
+        plan.nodes.append(_Node((tile[0], tile[1]), x, y, count, variants, j))
+    return plan
 
 
 def _concat(parts: list[np.ndarray]) -> np.ndarray:
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-def _instance_width(look: _TypeLook) -> int:
+def _instance_width(look: TypeLook) -> int:
     """float32 values per instance: translation, rotation, scale, yaw/pitch/roll (, hue/value)."""
     return 13 + (2 if look.shifted else 0)
 
 
-def _fill_instances(records: np.ndarray, type_name: str, look: _TypeLook, conventions: Conventions,
+def _fill_instances(records: np.ndarray, type_name: str, look: TypeLook, conventions: Conventions,
                     out: np.ndarray) -> np.ndarray:
     """One interleaved row per record into `out` (n, width) float32: the layout of one node's view."""
     # column by column: numpy copies a strided column faster than a block three values wide
@@ -279,16 +288,8 @@ def _fill_instances(records: np.ndarray, type_name: str, look: _TypeLook, conven
         out[:, 7 + i] = records[:, 6]
         out[:, 10 + i] = records[:, 3 + i]
     if look.shifted:
-        out[:, 13:15] = colour_shifts(records, type_name, look.hue, look.value)
+        out[:, 13:15] = look.shifts_of(records, type_name)
     return out
-
-
-def _type_look(scene: Scene, name: str) -> _TypeLook:
-    volume = volume_of(scene)
-    ftype = volume.palette.get(name) if volume is not None else None
-    if ftype is None:
-        return _TypeLook()
-    return _TypeLook(tuple(ftype.weights), tuple(ftype.hue), tuple(ftype.value))
 
 
 def variant_mesh_name(type_name: str, variant: int) -> str:
@@ -305,11 +306,11 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
     conv = options.conventions
     d = _Document()
     names = selected_types(scene, options)
-    # every type's chunk records, once: views of the volume's arrays (copies only of cells the
-    # region cuts)
-    records = type_records(scene, options)
-    looks = {name: _type_look(scene, name) for name in names}
-    type_counts = {name: sum(map(len, parts)) for name, parts in records.items()}
+    # every type's chunks, once, in tile order: views of the volume's arrays (copies only of cells
+    # the region cuts)
+    tiled = tiled_chunks(scene, options, TILE_CELLS)
+    looks = {name: type_look(scene, name) for name in names}
+    type_counts = {name: sum(map(len, parts)) for name, (_, parts) in tiled.items()}
     total_instances = sum(type_counts.values())
     step = options.terrain_step
     tiles = terrain_tile_count(scene.terrain, step, options.region) if options.terrain else 0
@@ -357,21 +358,21 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
 
     # foliage nodes
     type_nodes: dict[str, list[int]] = {name: [] for name in names}
-    groups: list[_Group] = []
-    instance_views: list[int] = []  # the view of each (group, variant) node, in stream order
+    plans: list[_TypePlan] = []
+    instance_views: list[int] = []  # the view of each node, in stream order
     if options.gpu_instancing:
-        # One node per group × variant, its instances interleaved in one view (52 bytes each, 60
-        # with the colour shift): the JSON stays a few kilobytes for millions of instances, and the
-        # data streams out batch by batch in the order it is laid out.
-        for name in names:
-            if name not in records:
-                continue
+        # One node per tile of 8 × 8 cells (more where a tile holds over GROUP instances) and
+        # variant, its instances interleaved in one view (52 bytes each, 60 with the colour shift):
+        # the JSON stays small for millions of instances, an engine culls colocated instances
+        # together, and the data streams out batch by batch in the order it is laid out.
+        for name, (cells, parts) in tiled.items():
             look = looks[name]
+            plan = _plan(name, cells, parts, look)
+            plans.append(plan)
             width = 4 * _instance_width(look)
-            for g, group in enumerate(_groups(name, records[name], look)):
-                groups.append(group)
+            for node in plan.nodes:
                 for k in range(look.variants):
-                    count = int(group.variant_counts[k])
+                    count = int(node.variant_counts[k])
                     if not count:
                         continue
                     view = d.view(width * count)
@@ -379,11 +380,13 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
                     instance_views.append(view)
                     attributes = {key: d.accessor(view, FLOAT, count, kind, offset)
                                   for key, kind, offset in _instance_attributes(look)}
+                    label = f"{variant_mesh_name(name, k)} {node.tile[0]},{node.tile[1]}"
+                    ours = {"tile": list(node.tile)} | ({"variant": k} if look.variants > 1 else {})
                     type_nodes[name].append(d.node(
-                        name=f"{variant_mesh_name(name, k)} {g}", mesh=mesh_index[(name, k)],
-                        extensions={EXT: {"attributes": attributes}},
-                        extras={KEY: {"variant": k}} if look.variants > 1 else None))
-        if groups:
+                        name=label + (f" #{node.part + 1}" if node.part else ""),
+                        mesh=mesh_index[(name, k)], extensions={EXT: {"attributes": attributes}},
+                        extras={KEY: ours}))
+        if plans:
             d.doc["extensionsUsed"] = [EXT]
     else:
         for chunk in instance_chunks(scene, options):
@@ -458,29 +461,45 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
             check_progress(progress, done, work)
         node_views = iter(instance_views)
         scratch = np.empty(BATCH * 2 * 15, np.float32)  # one buffer for every batch: no allocation
-        for group in groups:
-            name = group.type_name
-            look = looks[name]
-            width = _instance_width(look)
-            variants = range(look.variants)
-            if look.variants > 1:  # each variant's node holds its instances: one pass per variant
-                chosen = [look.variant_of(_concat(batch), name) for batch in group.batches]
-            for k in variants:
-                if not group.variant_counts[k]:
-                    continue
-                view = next(node_views)
-                pad_to(views[view]["byteOffset"])
-                for b, batch in enumerate(group.batches):
-                    rec = _concat(batch)
-                    if look.variants > 1:
-                        rec = rec[chosen[b] == k]
-                    if len(scratch) < len(rec) * width:
-                        scratch = np.empty(len(rec) * width, np.float32)
-                    out = scratch[:len(rec) * width].reshape(len(rec), width)
-                    emit(_fill_instances(rec, name, look, conv, out))
+
+        def fill(plan: _TypePlan, rec: np.ndarray) -> np.ndarray:
+            nonlocal scratch
+            width = _instance_width(plan.look)
+            if len(scratch) < len(rec) * width:
+                scratch = np.empty(len(rec) * width, np.float32)
+            out = scratch[:len(rec) * width].reshape(len(rec), width)
+            return _fill_instances(rec, plan.name, plan.look, conv, out)
+
+        for plan in plans:
+            if plan.look.variants == 1:
+                # the type's views lie back to back (rows are whole 4-byte words): one stream,
+                # batches running across node boundaries
+                first = next(node_views)
+                last = first + len(plan.nodes) - 1
+                for _ in plan.nodes[1:]:
+                    next(node_views)
+                pad_to(views[first]["byteOffset"])
+                for a, b in plan.batches():
+                    rec = _concat(plan.parts[a:b])
+                    emit(fill(plan, rec))
                     done += len(rec)
                     check_progress(progress, done, work)
-                check_view(view)
+                check_view(last)
+                continue
+            for node in plan.nodes:  # each variant's node holds its instances: one pass per variant
+                ranges = plan.batches(node.start, node.end)
+                chosen = [plan.look.variant_of(_concat(plan.parts[a:b]), plan.name) for a, b in ranges]
+                for k in range(plan.look.variants):
+                    if not node.variant_counts[k]:
+                        continue
+                    view = next(node_views)
+                    pad_to(views[view]["byteOffset"])
+                    for (a, b), variant in zip(ranges, chosen, strict=True):
+                        rec = _concat(plan.parts[a:b])[variant == k]
+                        emit(fill(plan, rec))
+                        done += len(rec)
+                        check_progress(progress, done, work)
+                    check_view(view)
         if next(node_views, None) is not None:
             raise RuntimeError("fewer instance nodes written than laid out")
         pad_to(bin_size)
@@ -506,7 +525,7 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
     return ExportReport(path, total_instances, type_counts, t_vertices, size)
 
 
-def _instance_attributes(look: _TypeLook) -> list[tuple[str, str, int]]:
+def _instance_attributes(look: TypeLook) -> list[tuple[str, str, int]]:
     """(attribute, type, byte offset in the interleaved row) of each instance attribute."""
     attrs = [("TRANSLATION", "VEC3", 0), ("ROTATION", "VEC4", 12), ("SCALE", "VEC3", 28), (YPR, "VEC3", 40)]
     if look.shifted:

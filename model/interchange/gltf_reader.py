@@ -9,6 +9,7 @@ the file holds before anything is allocated.
 from __future__ import annotations
 
 import json
+import re
 import struct
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from model.interchange.gltf import BIN_CHUNK, EXT, FLOAT, JSON_CHUNK, KEY, UBYTE
 from model.interchange.options import ImportedFoliage, Progress, check_progress
 
 MAX_JSON_BYTES = 256 << 20
+VARIANT_NAME = re.compile(r"(.+)\.v[1-9][0-9]*")  # see gltf.variant_mesh_name
 COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 DTYPES = {FLOAT: np.float32, UBYTE: np.uint8, USHORT: np.uint16, UINT: np.uint32,
           5120: np.int8, 5122: np.int16}
@@ -298,7 +300,9 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
             return type_name or mo["type"]
         if type_name:
             return type_name
-        return m.get("name") if isinstance(m.get("name"), str) and m.get("name") else f"mesh_{mesh_index}"
+        name = m.get("name") if isinstance(m.get("name"), str) and m.get("name") else f"mesh_{mesh_index}"
+        variant = VARIANT_NAME.fullmatch(name)  # `NAME.vK`, our variant mesh, with its extras lost
+        return variant.group(1) if variant else name
 
     parts: dict[str, list[np.ndarray]] = {}
     mesh_of_type: dict[str, int] = {}
