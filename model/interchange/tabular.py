@@ -3,8 +3,10 @@
 One row (CSV) or object (JSON) per instance: type, position and quaternion in the target frame
 (the export's conventions), the record's yaw/pitch/roll in degrees (in the scene frame: yaw about
 up, pitch about right, roll about forward, R = Ry·Rx·Rz), the uniform scale, and optionally the
-4×4 matrix. The CSV's leading `#` lines and the JSON's top-level keys state these conventions;
-our reader takes the angles when present (exact) and the quaternion otherwise.
+4×4 matrix, then the instance's look (variant index, its mesh, hue and value shift; derived from
+its position hash, so the reader ignores them). The CSV's leading `#` lines and the JSON's
+top-level keys state these conventions; our reader takes the angles when present (exact) and the
+quaternion otherwise.
 
 Written chunk by chunk, each chunk formatted by one `%` over the whole batch (no per-value Python
 loop); float32 values with 9 significant digits, which restores them bit for bit.

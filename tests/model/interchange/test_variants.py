@@ -214,3 +214,23 @@ def test_csv_and_json_carry_the_variant_its_mesh_and_the_colour_shift(tmp_path, 
     imported = read_foliage(out)
     assert imported.counts() == {"rock": 20, "tree": 300}
     assert np.array_equal(imported.records["tree"], records_of(scene, "tree"))
+
+
+@pytest.mark.parametrize("suffix", [".glb", ".usdc", ".json"])
+def test_importing_into_an_empty_scene_makes_one_type_with_its_variants(tmp_path, scene, suffix) -> None:
+    from model.interchange.merge import add_to_scene
+    from model.scene import Scene
+    from model.terrain import Terrain
+
+    out = tmp_path / f"source{suffix}"
+    export_scene(scene, out, ExportOptions(terrain=False))
+    target = Scene(Terrain(np.zeros((8, 8), np.float32)))
+    target.path = tmp_path / "target.boscage"
+    result = add_to_scene(target, read_foliage(out))
+    assert [t.name for t in result.new_types] == ["rock", "tree"]  # no type per variant mesh
+    assert foliage_of(target).palette["tree"] == foliage_of(scene).palette["tree"]  # variants, hue, value
+    for name in ("rock", "tree"):  # the same records: the same variants and colours again
+        got, want = records_of(target, name), records_of(scene, name)
+        if suffix == ".glb" and name == "tree":  # written variant by variant: a chunk's order changes
+            got, want = sort_rows(got), sort_rows(want)
+        assert np.array_equal(got, want)
