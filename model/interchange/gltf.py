@@ -193,7 +193,8 @@ def _type_extras(scene: Scene, name: str) -> dict:
     return {KEY: extras}
 
 
-def _mesh_folder(scene: Scene) -> Path | None:
+def mesh_folder(scene: Scene) -> Path | None:
+    """Where the palette's mesh files resolve: the volume's mesh folder, else the scene's."""
     volume = volume_of(scene)
     if volume is not None and volume.mesh_folder is not None:
         return Path(volume.mesh_folder)
@@ -327,7 +328,7 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
                                                      "metallicFactor": 0.0, "roughnessFactor": 1.0}}]
     roots = []
     # foliage meshes first (one per variant): small, kept in memory until written
-    folder = _mesh_folder(scene)
+    folder = mesh_folder(scene)
     type_meshes: list[IndexedMesh] = []
     mesh_index: dict[tuple[str, int], int] = {}
     volume = volume_of(scene)

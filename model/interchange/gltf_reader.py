@@ -396,16 +396,30 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
             check_progress(progress, done, total)
     if uneven:
         result.warnings.append("some instances are scaled unevenly: their mean scale is used")
+    # our own meshes name their type and variant: the type's mesh is its first variant's
+    variant_of: dict[str, dict[int, int]] = {}
+    for index, m in enumerate(meshes):
+        mo = _ours(m) if isinstance(m, dict) else {}
+        variant = mo.get("variant", 0)
+        if isinstance(mo.get("type"), str) and isinstance(variant, int) and not isinstance(variant, bool):
+            variant_of.setdefault(mo["type"], {}).setdefault(variant, index)
     for name in sorted(parts):
         result.records[name] = np.concatenate(parts[name]).astype(np.float32)
         palette = type_extras.get(name)
         if palette is not None:
             result.extras[name] = palette
         mesh = palette.get("mesh", "builtin:conifer") if palette is not None else None
+        mine = variant_of.get(name, {})
         if isinstance(mesh, str) and mesh.startswith("builtin:"):
             result.meshes[name] = mesh
         else:
-            result.meshes[name] = mesh_geometry(r, mesh_of_type[name])
+            result.meshes[name] = mesh_geometry(r, mine.get(0, mesh_of_type[name]))
+        listed = palette.get("variants") if palette is not None else None
+        for k, v in enumerate(listed if isinstance(listed, list) else []):
+            file_mesh = isinstance(v, dict) and isinstance(v.get("mesh"), str) and \
+                not v["mesh"].startswith("builtin:")
+            if file_mesh and k in mine:  # a file mesh of the exporting scene: its geometry travels
+                result.variant_meshes.setdefault(name, {})[k] = mesh_geometry(r, mine[k])
     return result
 
 

@@ -53,7 +53,7 @@ from model.interchange.conventions import (
     rotation_matrices,
 )
 from model.interchange.geometry import IndexedMesh, terrain_tiles, terrain_vertex_count, variant_mesh
-from model.interchange.gltf import json_safe
+from model.interchange.gltf import json_safe, mesh_folder
 from model.interchange.instances import (
     TypeLook,
     instance_chunks,
@@ -162,7 +162,7 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
         if names:
             UsdGeom.Scope.Define(stage, "/World/Foliage")
         volume = volume_of(scene)
-        folder = scene.path.parent if scene.path is not None else None
+        folder = mesh_folder(scene)  # where the palette's mesh files resolve, as for glTF
         chunks = instance_chunks(scene, options)
         used: set[str] = set()
         plain: list[tuple] = []  # plain-prims types: path, type, class path per variant, count
@@ -720,12 +720,26 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
             if keys:
                 result.extras.setdefault(name, keys)
             if name not in result.meshes:
-                if own_mesh and name == base:
+                if own_mesh and name == base and str(own_mesh).startswith("builtin:"):
                     result.meshes[name] = str(own_mesh)
-                elif protos:
+                elif protos:  # a file mesh (or a foreign prototype): its geometry travels
                     geometry = _prototype_mesh(stage, protos[k])
                     if geometry is not None:
                         result.meshes[name] = _to_scene_mesh(geometry, frame, meters)
+                    elif own_mesh and name == base:
+                        result.meshes[name] = str(own_mesh)
+            for j in ks:  # our variants with file meshes: each prototype's geometry travels
+                proto = stage.GetPrimAtPath(protos[j]) if j < len(protos) else None
+                variant = proto.GetAttribute(NS + "variant") if proto else None
+                mesh_name = proto.GetAttribute(NS + "mesh") if proto else None
+                if not (variant and variant.HasAuthoredValue()
+                        and mesh_name and mesh_name.HasAuthoredValue()):
+                    continue
+                if not str(mesh_name.Get()).startswith("builtin:"):
+                    geometry = _prototype_mesh(stage, protos[j])
+                    if geometry is not None:
+                        result.variant_meshes.setdefault(name, {})[int(variant.Get())] = \
+                            _to_scene_mesh(geometry, frame, meters)
         done += n
         check_progress(progress, done, total)
     for group, children in plain:

@@ -234,3 +234,34 @@ def test_importing_into_an_empty_scene_makes_one_type_with_its_variants(tmp_path
         if suffix == ".glb" and name == "tree":  # written variant by variant: a chunk's order changes
             got, want = sort_rows(got), sort_rows(want)
         assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("suffix", [".glb", ".usdc"])
+def test_variant_mesh_files_travel_into_a_new_scene(tmp_path, suffix) -> None:
+    from model.foliage.meshes import mesh_for
+    from model.interchange.merge import add_to_scene
+    from model.scene import Scene
+    from model.terrain import Terrain
+
+    source = small_scene({"stump": 60})
+    (tmp_path / "stump.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 2 0\nf 1 2 3\n")
+    (tmp_path / "log.obj").write_text("v 0 0 0\nv 3 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 3 4\n")
+    variants = (Variant("stump.obj", 1.0), Variant("builtin:rock", 1.0), Variant("log.obj", 1.0))
+    foliage_of(source).palette.replace(FoliageType("stump", "stump.obj", variants=variants))
+    foliage_of(source).volume.mesh_folder = tmp_path
+    out = tmp_path / f"stumps{suffix}"
+    export_scene(source, out, ExportOptions(terrain=False))
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    target = Scene(Terrain(np.zeros((8, 8), np.float32)))
+    target.path = dest / "t.boscage"
+    result = add_to_scene(target, read_foliage(out))
+    ftype = foliage_of(target).palette["stump"]
+    assert [t.name for t in result.new_types] == ["stump"] and not result.warnings
+    assert [v.weight for v in ftype.variants] == [1.0, 1.0, 1.0]
+    assert ftype.variants[0].mesh == ftype.mesh == "stump.glb" and ftype.variants[1].mesh == "builtin:rock"
+    assert ftype.variants[2].mesh == "stump_v2.glb"
+    assert sorted(p.name for p in result.mesh_files) == ["stump.glb", "stump_v2.glb"]
+    assert mesh_for(ftype.variants[0].mesh, dest).triangles == 1
+    log = mesh_for(ftype.variants[2].mesh, dest)
+    assert log.triangles == 2 and np.isclose(log.bounds()[1][0], 3.0)
