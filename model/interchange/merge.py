@@ -2,7 +2,8 @@
 
 Types are matched by name first; a new name becomes a new palette type built from the palette
 keys the file carried (its extras), with its mesh: a built-in name as such, geometry from the file
-written as a `.glb` beside the scene (when the scene has a folder; a stand-in otherwise).
+written as a `.glb` beside the scene (when the scene has a folder; a stand-in otherwise); the
+variants' file meshes likewise, as `<type>_vK.glb`.
 """
 
 from __future__ import annotations
