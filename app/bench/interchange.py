@@ -82,7 +82,7 @@ CASES = [
     # instances stream out in interleaved batches. Measured 1.9-2.2x (1.3-1.8x quick) on the shared
     # 2-core machine; the per-chunk layout it replaced measured 4-4.6x.
     BenchCase("interchange.glb_export_1m_vs_raw_io", budget=3.0, run=glb_ratio,
-              description="quaternions and interleaved instance batches vs the bare write"),
+              description="quaternions and instance batches, one write per attribute, vs the bare write"),
     # Measured 16-31x: every number is printed as text (12 per instance).
     BenchCase("interchange.csv_export_1m_vs_raw_io", budget=60.0, run=csv_ratio,
               description="text formatting of 12 numbers per instance, one % per batch"),

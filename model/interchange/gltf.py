@@ -7,13 +7,15 @@ first (every size is known from the chunk counts) and the binary chunk is then s
 batch; pygltflib and trimesh read our files back in the tests, as independent readers.
 
 Layout: `Terrain` (one node per tile) and `Foliage` → one node per type (name and palette keys in
-`extras`) → one node per group of chunks (whole 32 m cells in cell order, up to GROUP instances)
+`extras`) → one node per 256 m tile (TILE_CELLS² cells; a tile over GROUP instances gets several)
 and variant, carrying the variant's mesh with `EXT_mesh_gpu_instancing` (TRANSLATION, ROTATION,
 SCALE, `_BOSCAGE_YPR`: the record's exact yaw/pitch/roll, so our reader restores records bit for
-bit, and `_BOSCAGE_HUE_VALUE` for a type with colour variation), interleaved in one view per node;
-or, with `gpu_instancing=False`, one node per chunk with a plain child node per instance. A type
-with variants has one mesh per variant (`NAME`, `NAME.v1`, …); an instance's variant and colour
-shift come from its position hash (`model.foliage.variants`), as in the viewport.
+bit, and `_BOSCAGE_HUE_VALUE` for a type with colour variation). Each accessor has a tight view of
+its own; a type's views of one attribute lie back to back, so a batch of instances is one write per
+attribute whichever nodes it spans. With `gpu_instancing=False`: one node per chunk with a plain
+child node per instance. A type with variants has one mesh per variant (`NAME`, `NAME.v1`, …); an
+instance's variant and colour shift come from its position hash (`model.foliage.variants`), as in
+the viewport.
 """
 
 from __future__ import annotations
@@ -95,6 +97,18 @@ class _Document:
             v["target"] = target
         self.doc["bufferViews"].append(v)
         self.size += int(nbytes)
+        return self.length("bufferViews") - 1
+
+    def reserve(self, nbytes: int) -> int:
+        """`nbytes` of the binary chunk, 4-byte aligned, for views laid out later (`view_at`)."""
+        self.size = (self.size + 3) & ~3
+        start = self.size
+        self.size += int(nbytes)
+        return start
+
+    def view_at(self, offset: int, nbytes: int) -> int:
+        """A view of reserved bytes."""
+        self.doc["bufferViews"].append({"buffer": 0, "byteOffset": int(offset), "byteLength": int(nbytes)})
         return self.length("bufferViews") - 1
 
     def accessor(self, view: int, component: int, count: int, kind: str, offset: int = 0,
@@ -223,6 +237,7 @@ class _TypePlan:
     parts: list[np.ndarray]
     counts: np.ndarray
     nodes: list[_Node]
+    regions: list[int] = field(default_factory=list)  # byte offset of each attribute's block
 
     def batches(self, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
         """Ranges of parts in `start:end` holding about BATCH instances each, cut where a part's
@@ -270,26 +285,31 @@ def _concat(parts: list[np.ndarray]) -> np.ndarray:
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-def _instance_width(look: TypeLook) -> int:
-    """float32 values per instance: translation, rotation, scale, yaw/pitch/roll (, hue/value)."""
-    return 13 + (2 if look.shifted else 0)
+def _instance_attributes(look: TypeLook) -> list[tuple[str, str, int]]:
+    """(attribute, accessor type, float32 values) of each instance attribute, in file order."""
+    attrs = [("TRANSLATION", "VEC3", 3), ("ROTATION", "VEC4", 4), ("SCALE", "VEC3", 3), (YPR, "VEC3", 3)]
+    if look.shifted:
+        attrs.append((HUE_VALUE, "VEC2", 2))
+    return attrs
 
 
 def _fill_instances(records: np.ndarray, type_name: str, look: TypeLook, conventions: Conventions,
-                    out: np.ndarray) -> np.ndarray:
-    """One interleaved row per record into `out` (n, width) float32: the layout of one node's view."""
+                    out: list[np.ndarray]) -> list[np.ndarray]:
+    """Each instance attribute of `records` into its (n, width) float32 array of `out` (one tight
+    block per attribute: the layout of the accessors' views)."""
+    t, r, s, ypr = out[:4]
     # column by column: numpy copies a strided column faster than a block three values wide
     if conventions.is_identity:
         for i in range(3):
-            out[:, i] = records[:, i]  # as stored: bit for bit
+            t[:, i] = records[:, i]  # as stored: bit for bit
     else:
-        out[:, 0:3] = target_positions(records[:, 0:3], conventions)
-    angle_quaternions(records[:, 3:6], conventions, single=True, out=out[:, 3:7])
+        t[:] = target_positions(records[:, 0:3], conventions)
+    angle_quaternions(records[:, 3:6], conventions, single=True, out=r)
     for i in range(3):
-        out[:, 7 + i] = records[:, 6]
-        out[:, 10 + i] = records[:, 3 + i]
+        s[:, i] = records[:, 6]
+        ypr[:, i] = records[:, 3 + i]
     if look.shifted:
-        out[:, 13:15] = look.shifts_of(records, type_name)
+        out[4][:] = look.shifts_of(records, type_name)
     return out
 
 
@@ -360,27 +380,32 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
     # foliage nodes
     type_nodes: dict[str, list[int]] = {name: [] for name in names}
     plans: list[_TypePlan] = []
-    instance_views: list[int] = []  # the view of each node, in stream order
     if options.gpu_instancing:
         # One node per tile of 8 × 8 cells (more where a tile holds over GROUP instances) and
-        # variant, its instances interleaved in one view (52 bytes each, 60 with the colour shift):
-        # the JSON stays small for millions of instances, an engine culls colocated instances
-        # together, and the data streams out batch by batch in the order it is laid out.
+        # variant: the JSON stays small for millions of instances and an engine culls colocated
+        # instances together. Each attribute of a type is one tight block in the binary chunk, its
+        # nodes' accessors (each with a view of its own, no byteStride: what every reader of the
+        # extension takes) back to back in it, so the data streams out batch by batch, one write
+        # per attribute, across node boundaries.
         for name, (cells, parts) in tiled.items():
             look = looks[name]
             plan = _plan(name, cells, parts, look)
             plans.append(plan)
-            width = 4 * _instance_width(look)
+            attrs = _instance_attributes(look)
+            total = int(plan.counts.sum())
+            for _, _, width in attrs:
+                plan.regions.append(d.reserve(4 * width * total))
+            row = 0
             for node in plan.nodes:
                 for k in range(look.variants):
                     count = int(node.variant_counts[k])
                     if not count:
                         continue
-                    view = d.view(width * count)
-                    d.doc["bufferViews"][-1]["byteStride"] = width
-                    instance_views.append(view)
-                    attributes = {key: d.accessor(view, FLOAT, count, kind, offset)
-                                  for key, kind, offset in _instance_attributes(look)}
+                    attributes = {}
+                    for (key, kind, width), region in zip(attrs, plan.regions, strict=True):
+                        view = d.view_at(region + 4 * width * row, 4 * width * count)
+                        attributes[key] = d.accessor(view, FLOAT, count, kind)
+                    row += count
                     label = f"{variant_mesh_name(name, k)} {node.tile[0]},{node.tile[1]}"
                     ours = {"tile": list(node.tile)} | ({"variant": k} if look.variants > 1 else {})
                     type_nodes[name].append(d.node(
@@ -428,6 +453,7 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
 
     def stream(f) -> None:
         nonlocal done
+        origin = f.tell()  # the binary chunk's first byte
         written = 0
         v = 0
 
@@ -460,49 +486,47 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
                 v += 1
             done += tile.vertex_count
             check_progress(progress, done, work)
-        node_views = iter(instance_views)
-        scratch = np.empty(BATCH * 2 * 15, np.float32)  # one buffer for every batch: no allocation
+        scratch: dict[tuple[int, int], np.ndarray] = {}  # a buffer per attribute for every batch
 
-        def fill(plan: _TypePlan, rec: np.ndarray) -> np.ndarray:
-            nonlocal scratch
-            width = _instance_width(plan.look)
-            if len(scratch) < len(rec) * width:
-                scratch = np.empty(len(rec) * width, np.float32)
-            out = scratch[:len(rec) * width].reshape(len(rec), width)
+        def fill(plan: _TypePlan, rec: np.ndarray) -> list[np.ndarray]:
+            out = []
+            for k, (_, _, width) in enumerate(_instance_attributes(plan.look)):
+                if len(scratch.get((k, width), ())) < len(rec):
+                    scratch[(k, width)] = np.empty((max(len(rec), 2 * BATCH), width), np.float32)
+                out.append(scratch[(k, width)][:len(rec)])
             return _fill_instances(rec, plan.name, plan.look, conv, out)
 
+        def put(plan: _TypePlan, rec: np.ndarray, row: int) -> int:
+            """The records' rows of every attribute, each into its block at `row`; the next row."""
+            nonlocal done
+            for region, block in zip(plan.regions, fill(plan, rec), strict=True):
+                f.seek(origin + region + block.shape[1] * 4 * row)
+                f.write(memoryview(block).cast("B"))
+            done += len(rec)
+            check_progress(progress, done, work)
+            return row + len(rec)
+
         for plan in plans:
+            pad_to(plan.regions[0])
+            row = 0
             if plan.look.variants == 1:
-                # the type's views lie back to back (rows are whole 4-byte words): one stream,
-                # batches running across node boundaries
-                first = next(node_views)
-                last = first + len(plan.nodes) - 1
-                for _ in plan.nodes[1:]:
-                    next(node_views)
-                pad_to(views[first]["byteOffset"])
-                for a, b in plan.batches():
-                    rec = _concat(plan.parts[a:b])
-                    emit(fill(plan, rec))
-                    done += len(rec)
-                    check_progress(progress, done, work)
-                check_view(last)
-                continue
-            for node in plan.nodes:  # each variant's node holds its instances: one pass per variant
-                ranges = plan.batches(node.start, node.end)
-                chosen = [plan.look.variant_of(_concat(plan.parts[a:b]), plan.name) for a, b in ranges]
-                for k in range(plan.look.variants):
-                    if not node.variant_counts[k]:
-                        continue
-                    view = next(node_views)
-                    pad_to(views[view]["byteOffset"])
-                    for (a, b), variant in zip(ranges, chosen, strict=True):
-                        rec = _concat(plan.parts[a:b])[variant == k]
-                        emit(fill(plan, rec))
-                        done += len(rec)
-                        check_progress(progress, done, work)
-                    check_view(view)
-        if next(node_views, None) is not None:
-            raise RuntimeError("fewer instance nodes written than laid out")
+                for a, b in plan.batches():  # one stream, batches running across node boundaries
+                    row = put(plan, _concat(plan.parts[a:b]), row)
+            else:
+                for node in plan.nodes:  # each variant's node holds its instances: a pass per variant
+                    ranges = plan.batches(node.start, node.end)
+                    chosen = [plan.look.variant_of(_concat(plan.parts[a:b]), plan.name) for a, b in ranges]
+                    for k in range(plan.look.variants):
+                        for (a, b), variant in zip(ranges, chosen, strict=True):
+                            rec = _concat(plan.parts[a:b])[variant == k]
+                            if len(rec):
+                                row = put(plan, rec, row)
+            widths = [4 * w for *_, w in _instance_attributes(plan.look)]
+            end = plan.regions[-1] + widths[-1] * row
+            if row != int(plan.counts.sum()):  # the layout and the data disagree: a bug, never a file
+                raise RuntimeError(f"{plan.name}: {row} instances written, {int(plan.counts.sum())} laid out")
+            f.seek(origin + end)
+            written = end
         pad_to(bin_size)
 
     if binary:
@@ -525,10 +549,3 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
         progress(work, work)  # done: the files are in place, so this report cannot cancel
     return ExportReport(path, total_instances, type_counts, t_vertices, size)
 
-
-def _instance_attributes(look: TypeLook) -> list[tuple[str, str, int]]:
-    """(attribute, type, byte offset in the interleaved row) of each instance attribute."""
-    attrs = [("TRANSLATION", "VEC3", 0), ("ROTATION", "VEC4", 12), ("SCALE", "VEC3", 28), (YPR, "VEC3", 40)]
-    if look.shifted:
-        attrs.append((HUE_VALUE, "VEC2", 52))
-    return attrs

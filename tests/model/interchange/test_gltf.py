@@ -45,7 +45,7 @@ def accessor_data(gltf: pygltflib.GLTF2, blob: bytes, index: int) -> np.ndarray:
     dtype = {5126: np.float32, 5123: np.uint16, 5125: np.uint32, 5121: np.uint8}[a.componentType]
     start = (v.byteOffset or 0) + (a.byteOffset or 0)
     size = np.dtype(dtype).itemsize
-    stride = v.byteStride or size * width  # interleaved views (our instance data) have a stride
+    stride = v.byteStride or size * width  # an interleaved vertex view has a stride
     return np.ndarray((a.count, width), dtype, blob, start, (stride, size)).copy()
 
 
@@ -452,3 +452,26 @@ def test_big_chunks_and_full_tiles_are_cut_into_batches_and_nodes(tmp_path, monk
         assert np.array_equal(imported[np.lexsort(imported.T)], want[np.lexsort(want.T)])
     else:
         assert np.array_equal(imported, export_order(scene, "conifer"))
+
+
+def test_instance_attributes_are_tight_views_of_their_own(tmp_path) -> None:
+    """What every reader of the extension takes: each instance accessor has a view of its own,
+    tightly packed, with no byteStride (glTF allows a stride on vertex data only)."""
+    scene = small_scene({"conifer": 3000, "rock": 500})
+    out = tmp_path / "tight.glb"
+    export_scene(scene, out, ExportOptions(terrain=False))
+    gltf = pygltflib.GLTF2.load(str(out))
+    used: list[int] = []
+    for node in gltf.nodes:
+        if node.extensions and EXT in node.extensions:
+            counts = set()
+            for index in node.extensions[EXT]["attributes"].values():
+                a = gltf.accessors[index]
+                v = gltf.bufferViews[a.bufferView]
+                width = {"VEC2": 2, "VEC3": 3, "VEC4": 4}[a.type]
+                assert v.byteStride is None and v.target is None and not a.byteOffset
+                assert v.byteLength == 4 * width * a.count and a.componentType == 5126
+                used.append(a.bufferView)
+                counts.add(a.count)
+            assert len(counts) == 1  # the extension: all of a node's attributes have one count
+    assert len(used) == len(set(used))
