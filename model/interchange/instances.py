@@ -124,15 +124,15 @@ def tiled_chunks(scene: Scene, options: ExportOptions = DEFAULT_OPTIONS,
     names = selected_types(scene, options)
     if options.region is None:
         keys = volume.keys()
-        chunk = volume.chunk
         cells_of = [cell for cell, _ in keys]
         types_of = [t for _, t in keys]
-        records = lambda i: chunk(cells_of[i], types_of[i]).records  # noqa: E731
+        chunk = volume.chunk
+        records = [chunk(cell, t).records for cell, t in keys]
     else:
         found = list(instance_chunks(scene, options))
         cells_of = [c.cell for c in found]
         types_of = [c.type_name for c in found]
-        records = lambda i: found[i].records  # noqa: E731
+        records = [c.records for c in found]
     # one lexsort for every chunk (type, tile, cell): no Python sort of 16,000 tuples
     index = {name: k for k, name in enumerate(names)}
     kind = np.array([index.get(t, -1) for t in types_of], np.int64)
@@ -147,7 +147,7 @@ def tiled_chunks(scene: Scene, options: ExportOptions = DEFAULT_OPTIONS,
         a, b = int(bounds[k]), int(bounds[k + 1])
         if a < b:
             mine = order[a:b]
-            out[name] = (c[mine], [records(i) for i in mine.tolist()])
+            out[name] = (c[mine], [records[i] for i in mine.tolist()])
     return out
 
 
