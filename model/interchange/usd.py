@@ -47,6 +47,7 @@ from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType, foliage_type_to_dict
 from model.interchange.conventions import (
     Conventions,
+    angle_quaternions,
     from_target,
     quaternion_matrices,
     quaternions,
@@ -56,9 +57,8 @@ from model.interchange.geometry import IndexedMesh, terrain_tiles, terrain_verte
 from model.interchange.gltf import json_safe, mesh_folder
 from model.interchange.instances import (
     TypeLook,
-    instance_chunks,
-    instance_counts,
     selected_types,
+    tiled_chunks,
     volume_of,
 )
 from model.interchange.options import (
@@ -96,24 +96,9 @@ def usd_frame(conventions: Conventions) -> Conventions:
 
 def ypr_quaternions(ypr: np.ndarray, frame: Conventions) -> np.ndarray:
     """(n, 4) float32 unit quaternions x y z w (w ≥ 0) of Ry·Rx·Rz (yaw, pitch, roll in radians)
-    in a right-handed target frame.
-
-    Straight from the half angles (no matrices): the basis change M is a proper rotation, so
-    M·R·Mᵀ is the quaternion with its vector part turned by M."""
-    half = np.ascontiguousarray(np.asarray(ypr, np.float32).T) * np.float32(0.5)  # rows: sin/cos vectorise
-    sy, cy = np.sin(half[0]), np.cos(half[0])
-    sp, cp = np.sin(half[1]), np.cos(half[1])
-    sr, cr = np.sin(half[2]), np.cos(half[2])
-    cycp, sysp, sycp, cysp = cy * cp, sy * sp, sy * cp, cy * sp
-    w = cycp * cr + sysp * sr
-    sign = np.where(w < 0, np.float32(-1), np.float32(1))  # w ≥ 0, as conventions.quaternions
-    x, y, z = (cysp * cr + sycp * sr) * sign, (sycp * cr - cysp * sr) * sign, (cycp * sr - sysp * cr) * sign
-    if not frame.is_identity:
-        x, y, z = frame.basis.astype(np.float32) @ np.stack([x, y, z])
-    q = np.empty((len(w), 4), np.float32)
-    for c, v in enumerate((x, y, z, w * sign)):
-        q[:, c] = v
-    return q
+    in a right-handed target frame: `conventions.angle_quaternions` in float32 (straight from the
+    half angles; the basis change is a proper rotation, so it only turns the vector part)."""
+    return angle_quaternions(ypr, frame, single=True)
 
 
 def safe_name(name: str) -> str:
@@ -134,11 +119,10 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
     if suffix not in SUFFIXES:
         raise ValueError(f"{path.name}: not a USD file name (use {', '.join(SUFFIXES)})")
     frame = usd_frame(options.conventions)
-    layout = instance_counts(scene, options)
     names = selected_types(scene, options)
-    per_type = {name: 0 for name in names}
-    for type_name, _, n in layout:
-        per_type[type_name] += n
+    # every type's chunk records in cell order, in one pass (no Python object per chunk)
+    tiled = tiled_chunks(scene, options, tile=1)
+    per_type = {name: sum(map(len, tiled[name][1])) if name in tiled else 0 for name in names}
     instances = sum(per_type.values())
     t = scene.terrain
     terrain_vertices = terrain_vertex_count(t, options.terrain_step, options.region) if options.terrain else 0
@@ -163,7 +147,7 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
             UsdGeom.Scope.Define(stage, "/World/Foliage")
         volume = volume_of(scene)
         folder = mesh_folder(scene)  # where the palette's mesh files resolve, as for glTF
-        chunks = instance_chunks(scene, options)
+        chunks = iter([records for name in names if name in tiled for records in tiled[name][1]])
         used: set[str] = set()
         plain: list[tuple] = []  # plain-prims types: path, type, class path per variant, count
         for type_name in names:
@@ -366,7 +350,7 @@ def _write_prims(layer, path: str, ftype: FoliageType, protos: list[str], frame:
     index = 0
     with Sdf.ChangeBlock():
         while index < n:
-            rec = next(chunks).records
+            rec = next(chunks)
             positions = rec[:, :3].astype(np.float64) @ m * s if not frame.is_identity else rec[:, :3]
             quats = ypr_quaternions(rec[:, 3:6], frame).tolist()
             scales = rec[:, 6].tolist()
@@ -390,7 +374,8 @@ def _write_prims(layer, path: str, ftype: FoliageType, protos: list[str], frame:
 
 def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conventions, n: int,
                      chunks, progress, done: int, total: int) -> int:
-    """One type's instancer, filled chunk by chunk from `chunks` (the shared, ordered iterator)."""
+    """One type's instancer, filled chunk by chunk from `chunks` (the shared, ordered iterator of
+    every type's chunk records)."""
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
     inst = UsdGeom.PointInstancer.Define(stage, path)
     _type_attributes(inst.GetPrim(), ftype)
@@ -417,7 +402,7 @@ def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conven
     gathered = 0
     while offset < n:  # chunks gathered into blocks: one chunk is too small to vectorise well
         if offset + gathered < n:
-            rec = next(chunks).records
+            rec = next(chunks)
             pending.append(rec)
             gathered += len(rec)
             done += len(rec)
