@@ -11,8 +11,9 @@ Layout: `Terrain` (one node per tile) and `Foliage` → one node per type (name 
 and variant, carrying the variant's mesh with `EXT_mesh_gpu_instancing` (TRANSLATION, ROTATION,
 SCALE, `_BOSCAGE_YPR`: the record's exact yaw/pitch/roll, so our reader restores records bit for
 bit, and `_BOSCAGE_HUE_VALUE` for a type with colour variation). Each accessor has a tight view of
-its own; a type's views of one attribute lie back to back, so a batch of instances is one write per
-attribute whichever nodes it spans. With `gpu_instancing=False`: one node per chunk with a plain
+its own (no byteStride); the views of consecutive nodes, about GROUP instances in all, lie back to
+back in one block per attribute, computed batch by batch in memory and written in file order.
+With `gpu_instancing=False`: one node per chunk with a plain
 child node per instance. A type with variants has one mesh per variant (`NAME`, `NAME.v1`, …); an
 instance's variant and colour shift come from its position hash (`model.foliage.variants`), as in
 the viewport.
@@ -65,7 +66,7 @@ ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
 GLB_MAGIC, JSON_CHUNK, BIN_CHUNK = 0x46546C67, 0x4E4F534A, 0x004E4942
 INSTANCE_BYTES = 4 * (3 + 4 + 3 + 3)  # translation, rotation, scale, yaw/pitch/roll
 BATCH = 16384  # instances converted at once: bounded memory, and temporaries small enough to be reused
-GROUP = 1 << 18  # instances per EXT_mesh_gpu_instancing node at most (whole chunks of one tile)
+GROUP = 1 << 16  # instances per EXT_mesh_gpu_instancing node, and per block written, about at most
 TILE_CELLS = 8   # a node's tile: 8 × 8 cells (256 m), colocated instances an engine culls together
 
 
@@ -229,6 +230,18 @@ class _Node:
 
 
 @dataclass
+class _Window:
+    """Whole consecutive nodes of a type, about GROUP instances in all, written as one tight block
+    per attribute (their accessors' views back to back in it): computed in memory batch by
+    batch, then written in order, so the file is written front to back."""
+
+    first: int                  # nodes[first:end] of the type
+    end: int
+    count: int
+    regions: list[int] = field(default_factory=list)  # byte offset of each attribute's block
+
+
+@dataclass
 class _TypePlan:
     """A type's chunks in tile order (pieces of at most BATCH instances) and its nodes."""
 
@@ -237,7 +250,7 @@ class _TypePlan:
     parts: list[np.ndarray]
     counts: np.ndarray
     nodes: list[_Node]
-    regions: list[int] = field(default_factory=list)  # byte offset of each attribute's block
+    windows: list[_Window] = field(default_factory=list)
 
     def batches(self, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
         """Ranges of parts in `start:end` holding about BATCH instances each, cut where a part's
@@ -278,6 +291,13 @@ def _plan(name: str, cells: np.ndarray, parts: list[np.ndarray], look: TypeLook)
             for u, v in plan.batches(x, y):
                 variants += np.bincount(look.variant_of(_concat(parts[u:v]), name), minlength=look.variants)
         plan.nodes.append(_Node((tile[0], tile[1]), x, y, count, variants, j))
+    first = total = 0
+    for i, node in enumerate(plan.nodes):  # windows of whole nodes, each about GROUP instances
+        if total and total + node.count > GROUP:
+            plan.windows.append(_Window(first, i, total))
+            first, total = i, 0
+        total += node.count
+    plan.windows.append(_Window(first, len(plan.nodes), total))
     return plan
 
 
@@ -383,35 +403,34 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
     if options.gpu_instancing:
         # One node per tile of 8 × 8 cells (more where a tile holds over GROUP instances) and
         # variant: the JSON stays small for millions of instances and an engine culls colocated
-        # instances together. Each attribute of a type is one tight block in the binary chunk, its
-        # nodes' accessors (each with a view of its own, no byteStride: what every reader of the
-        # extension takes) back to back in it, so the data streams out batch by batch, one write
-        # per attribute, across node boundaries.
+        # instances together. Each accessor has a tight view of its own (no byteStride: what every
+        # reader of the extension takes); a window of consecutive nodes has one block per
+        # attribute holding their views back to back, filled batch by batch across node
+        # boundaries, then written: the file is written front to back, in bounded memory.
         for name, (cells, parts) in tiled.items():
             look = looks[name]
             plan = _plan(name, cells, parts, look)
             plans.append(plan)
             attrs = _instance_attributes(look)
-            total = int(plan.counts.sum())
-            for _, _, width in attrs:
-                plan.regions.append(d.reserve(4 * width * total))
-            row = 0
-            for node in plan.nodes:
-                for k in range(look.variants):
-                    count = int(node.variant_counts[k])
-                    if not count:
-                        continue
-                    attributes = {}
-                    for (key, kind, width), region in zip(attrs, plan.regions, strict=True):
-                        view = d.view_at(region + 4 * width * row, 4 * width * count)
-                        attributes[key] = d.accessor(view, FLOAT, count, kind)
-                    row += count
-                    label = f"{variant_mesh_name(name, k)} {node.tile[0]},{node.tile[1]}"
-                    ours = {"tile": list(node.tile)} | ({"variant": k} if look.variants > 1 else {})
-                    type_nodes[name].append(d.node(
-                        name=label + (f" #{node.part + 1}" if node.part else ""),
-                        mesh=mesh_index[(name, k)], extensions={EXT: {"attributes": attributes}},
-                        extras={KEY: ours}))
+            for window in plan.windows:
+                window.regions = [d.reserve(4 * width * window.count) for *_, width in attrs]
+                row = 0
+                for node in plan.nodes[window.first:window.end]:
+                    for k in range(look.variants):
+                        count = int(node.variant_counts[k])
+                        if not count:
+                            continue
+                        attributes = {}
+                        for (key, kind, width), region in zip(attrs, window.regions, strict=True):
+                            view = d.view_at(region + 4 * width * row, 4 * width * count)
+                            attributes[key] = d.accessor(view, FLOAT, count, kind)
+                        row += count
+                        label = f"{variant_mesh_name(name, k)} {node.tile[0]},{node.tile[1]}"
+                        ours = {"tile": list(node.tile)} | ({"variant": k} if look.variants > 1 else {})
+                        type_nodes[name].append(d.node(
+                            name=label + (f" #{node.part + 1}" if node.part else ""),
+                            mesh=mesh_index[(name, k)], extensions={EXT: {"attributes": attributes}},
+                            extras={KEY: ours}))
         if plans:
             d.doc["extensionsUsed"] = [EXT]
     else:
@@ -453,7 +472,6 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
 
     def stream(f) -> None:
         nonlocal done
-        origin = f.tell()  # the binary chunk's first byte
         written = 0
         v = 0
 
@@ -486,47 +504,44 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
                 v += 1
             done += tile.vertex_count
             check_progress(progress, done, work)
-        scratch: dict[tuple[int, int], np.ndarray] = {}  # a buffer per attribute for every batch
+        blocks: dict[tuple[int, int], np.ndarray] = {}  # a window's rows of each attribute
 
-        def fill(plan: _TypePlan, rec: np.ndarray) -> list[np.ndarray]:
-            out = []
-            for k, (_, _, width) in enumerate(_instance_attributes(plan.look)):
-                if len(scratch.get((k, width), ())) < len(rec):
-                    scratch[(k, width)] = np.empty((max(len(rec), 2 * BATCH), width), np.float32)
-                out.append(scratch[(k, width)][:len(rec)])
-            return _fill_instances(rec, plan.name, plan.look, conv, out)
-
-        def put(plan: _TypePlan, rec: np.ndarray, row: int) -> int:
-            """The records' rows of every attribute, each into its block at `row`; the next row."""
+        def put(plan: _TypePlan, out: list[np.ndarray], rec: np.ndarray, row: int) -> int:
+            """The records' attributes into the window's rows from `row`; the next row."""
             nonlocal done
-            for region, block in zip(plan.regions, fill(plan, rec), strict=True):
-                f.seek(origin + region + block.shape[1] * 4 * row)
-                f.write(memoryview(block).cast("B"))
+            _fill_instances(rec, plan.name, plan.look, conv, [block[row:row + len(rec)] for block in out])
             done += len(rec)
             check_progress(progress, done, work)
             return row + len(rec)
 
         for plan in plans:
-            pad_to(plan.regions[0])
-            row = 0
-            if plan.look.variants == 1:
-                for a, b in plan.batches():  # one stream, batches running across node boundaries
-                    row = put(plan, _concat(plan.parts[a:b]), row)
-            else:
-                for node in plan.nodes:  # each variant's node holds its instances: a pass per variant
-                    ranges = plan.batches(node.start, node.end)
-                    chosen = [plan.look.variant_of(_concat(plan.parts[a:b]), plan.name) for a, b in ranges]
-                    for k in range(plan.look.variants):
-                        for (a, b), variant in zip(ranges, chosen, strict=True):
-                            rec = _concat(plan.parts[a:b])[variant == k]
-                            if len(rec):
-                                row = put(plan, rec, row)
-            widths = [4 * w for *_, w in _instance_attributes(plan.look)]
-            end = plan.regions[-1] + widths[-1] * row
-            if row != int(plan.counts.sum()):  # the layout and the data disagree: a bug, never a file
-                raise RuntimeError(f"{plan.name}: {row} instances written, {int(plan.counts.sum())} laid out")
-            f.seek(origin + end)
-            written = end
+            attrs = _instance_attributes(plan.look)
+            for window in plan.windows:
+                out = []
+                for k, (_, _, width) in enumerate(attrs):
+                    if len(blocks.get((k, width), ())) < window.count:  # a window: at most a node past GROUP
+                        blocks[(k, width)] = np.empty((max(window.count, GROUP + BATCH), width), np.float32)
+                    out.append(blocks[(k, width)][:window.count])
+                row = 0
+                nodes = plan.nodes[window.first:window.end]
+                if plan.look.variants == 1:  # batches running across node boundaries
+                    for a, b in plan.batches(nodes[0].start, nodes[-1].end):
+                        row = put(plan, out, _concat(plan.parts[a:b]), row)
+                else:
+                    for node in nodes:  # each variant's node holds its instances: a pass per variant
+                        ranges = plan.batches(node.start, node.end)
+                        chosen = [plan.look.variant_of(_concat(plan.parts[a:b]), plan.name)
+                                  for a, b in ranges]
+                        for k in range(plan.look.variants):
+                            for (a, b), variant in zip(ranges, chosen, strict=True):
+                                rec = _concat(plan.parts[a:b])[variant == k]
+                                if len(rec):
+                                    row = put(plan, out, rec, row)
+                if row != window.count:  # the layout and the data disagree: a bug, never a file
+                    raise RuntimeError(f"{plan.name}: {row} instances computed, {window.count} laid out")
+                for region, block in zip(window.regions, out, strict=True):
+                    pad_to(region)
+                    emit(block)
         pad_to(bin_size)
 
     if binary:
