@@ -78,11 +78,12 @@ def csv_ratio(quick: bool) -> float:
 
 
 CASES = [
-    # One node per type and group of chunks (not per chunk): the JSON is a few kilobytes, and the
-    # instances stream out in interleaved batches. Measured 1.9-2.2x (1.3-1.8x quick) on the shared
-    # 2-core machine; the per-chunk layout it replaced measured 4-4.6x.
+    # One node per type and 256 m tile (not per 32 m chunk): the JSON is some 75 kB instead of
+    # 9 MB, and the instances go out in tight blocks per attribute, written front to back. Measured
+    # 2.1-2.7x (quick 2.4-2.8x) on the shared 2-core machine under a load of 6-7; the per-chunk
+    # layout it replaced measured 4-4.6x on a quiet machine.
     BenchCase("interchange.glb_export_1m_vs_raw_io", budget=3.0, run=glb_ratio,
-              description="quaternions and instance batches, one write per attribute, vs the bare write"),
+              description="quaternions and tight attribute blocks vs the bare write"),
     # Measured 16-31x: every number is printed as text (12 per instance).
     BenchCase("interchange.csv_export_1m_vs_raw_io", budget=60.0, run=csv_ratio,
               description="text formatting of 12 numbers per instance, one % per batch"),
