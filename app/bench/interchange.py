@@ -78,7 +78,7 @@ def csv_ratio(quick: bool) -> float:
 
 
 CASES = [
-    # One node per type and 256 m tile (not per 32 m chunk): the JSON is some 75 kB instead of
+    # One node per type and 256 m tile (not per 32 m chunk): the JSON is 178 kB instead of
     # 9 MB, and the instances go out in tight blocks per attribute, written front to back. Measured
     # 2.1-2.7x (quick 2.4-2.8x) on the shared 2-core machine under a load of 6-7; the per-chunk
     # layout it replaced measured 4-4.6x on a quiet machine.
