@@ -402,7 +402,7 @@ def test_a_million_instances_export_in_bounded_memory_with_a_small_document(tmp_
     volume = scene.sections["foliage"].volume
     tiles = {(t, cx // TILE_CELLS, cz // TILE_CELLS) for (cx, cz), t in volume.keys()}
     assert len(volume.keys()) > 7_000 and len(instanced) == len(tiles) <= 2 * 8 * 8
-    assert doc_length < 100_000
+    assert doc_length < 150_000  # some 700 bytes a node; a node per chunk made megabytes
     assert sum(doc["accessors"][n["extensions"][EXT]["attributes"]["TRANSLATION"]]["count"]
                for n in instanced) == 1_000_000
 
