@@ -301,8 +301,14 @@ def _plan(name: str, cells: np.ndarray, parts: list[np.ndarray], look: TypeLook)
     return plan
 
 
-def _concat(parts: list[np.ndarray]) -> np.ndarray:
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+def _concat(parts: list[np.ndarray], into: np.ndarray | None = None) -> np.ndarray:
+    """The parts' records as one array: into the start of `into` (a reused buffer big enough)
+    when given."""
+    if len(parts) == 1:
+        return parts[0]
+    if into is None:
+        return np.concatenate(parts)
+    return np.concatenate(parts, out=into[:sum(map(len, parts))])
 
 
 def _instance_attributes(look: TypeLook) -> list[tuple[str, str, int]]:
@@ -505,6 +511,7 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
             done += tile.vertex_count
             check_progress(progress, done, work)
         blocks: dict[tuple[int, int], np.ndarray] = {}  # a window's rows of each attribute
+        gathered = np.empty((2 * BATCH, 7), np.float32)  # a batch's records (parts are ≤ BATCH)
 
         def put(plan: _TypePlan, out: list[np.ndarray], rec: np.ndarray, row: int) -> int:
             """The records' attributes into the window's rows from `row`; the next row."""
@@ -526,7 +533,7 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
                 nodes = plan.nodes[window.first:window.end]
                 if plan.look.variants == 1:  # batches running across node boundaries
                     for a, b in plan.batches(nodes[0].start, nodes[-1].end):
-                        row = put(plan, out, _concat(plan.parts[a:b]), row)
+                        row = put(plan, out, _concat(plan.parts[a:b], gathered), row)
                 else:
                     for node in nodes:  # each variant's node holds its instances: a pass per variant
                         ranges = plan.batches(node.start, node.end)
