@@ -79,9 +79,10 @@ def csv_ratio(quick: bool) -> float:
 
 CASES = [
     # One node per type and 256 m tile (not per 32 m chunk): the JSON is 178 kB instead of
-    # 9 MB, and the instances go out in tight blocks per attribute, written front to back. Measured
-    # 2.1-2.7x (quick 2.4-2.8x) on the shared 2-core machine under a load of 6-7; the per-chunk
-    # layout it replaced measured 4-4.6x on a quiet machine.
+    # 9 MB, and the instances go out in tight blocks per attribute, written front to back: about
+    # 60 ms of CPU for 1M instances where the bare write spends 11 (and both some 45 waiting on the
+    # disk). Measured 1.8-2.8x on the shared 2-core machine under a load of 3-7, single runs up to
+    # 3.5x (quick up to 4x) at its peaks; the per-chunk layout it replaced measured 4-4.6x quiet.
     BenchCase("interchange.glb_export_1m_vs_raw_io", budget=3.0, run=glb_ratio,
               description="quaternions and tight attribute blocks vs the bare write"),
     # Measured 16-31x: every number is printed as text (12 per instance).
