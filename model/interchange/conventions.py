@@ -171,27 +171,41 @@ def record_quaternions(records: np.ndarray, conventions: Conventions = Conventio
 
 
 def angle_quaternions(angles: np.ndarray, conventions: Conventions = Conventions(),
-                      single: bool = False) -> np.ndarray:
+                      single: bool = False, out: np.ndarray | None = None) -> np.ndarray:
     """(n, 4) unit quaternions (x, y, z, w), w ≥ 0, of (n, 3) yaw, pitch, roll in the target frame,
     in closed form: q = q_yaw ⊗ q_pitch ⊗ q_roll, then the basis change M·R·Mᵀ, which for an
     orthonormal M turns (v, w) into (det(M)·M·v, w). Same as `quaternions(M · R · Mᵀ)`, without
     building matrices (a million instances in a few numpy passes). `single` computes in float32
-    (several times faster; within a few float32 ulps, for writers that store float32)."""
+    (several times faster; within a few float32 ulps, for writers that store float32); `out`, an
+    (n, 4) array (a column slice of a wider one is fine), receives the result."""
     dtype = np.float32 if single else np.float64
-    half = np.ascontiguousarray(np.asarray(angles).reshape(-1, 3).T, dtype) * dtype(0.5)  # exact
-    (cy, cx, cz), (sy, sx, sz) = np.cos(half), np.sin(half)
-    cycx, sysx, cysx, sycx = cy * cx, sy * sx, cy * sx, sy * cx
-    w = cycx * cz + sysx * sz
+    a = np.asarray(angles).reshape(-1, 3)
+    half = np.empty((3, len(a)), dtype)
+    np.multiply(a.T, dtype(0.5), out=half, casting="unsafe" if a.dtype != dtype else "same_kind")  # exact
+    c, s = np.cos(half), np.sin(half)
+    (cy, cx, cz), (sy, sx, sz) = c, s
+    # the four products, in the rows of `half` and one more (no temporaries per term)
+    cycx, sysx = np.multiply(cy, cx, out=half[0]), np.multiply(sy, sx, out=half[1])
+    cysx, sycx = np.multiply(cy, sx, out=half[2]), sy * cx
+    w = cycx * cz
+    w += sysx * sz
     sign = np.where(w < 0, dtype(-1), dtype(1))  # w ≥ 0: one of the two equal quaternions
-    v = ((cysx * cz + sycx * sz) * sign, (sycx * cz - cysx * sz) * sign, (cycx * sz - sysx * cz) * sign)
-    q = np.empty((len(w), 4), dtype)
+    x = cysx * cz
+    x += sycx * sz
+    y = np.multiply(sycx, cz, out=sy)  # sy is no longer needed
+    y -= cysx * sz
+    z = np.multiply(cycx, sz, out=cx)  # nor cx
+    z -= sysx * cz
+    q = np.empty((len(w), 4), dtype) if out is None else out
     if conventions.is_identity:
-        q[:, 0], q[:, 1], q[:, 2] = v
+        for i, v in enumerate((x, y, z)):
+            np.multiply(v, sign, out=q[:, i])
     else:
+        v = (x * sign, y * sign, z * sign)
         m = conventions.basis * np.linalg.det(conventions.basis)
         for i in range(3):
             q[:, i] = sum(v[j] * dtype(m[i, j]) for j in range(3) if m[i, j])
-    q[:, 3] = w * sign
+    np.multiply(w, sign, out=q[:, 3])
     return q
 
 

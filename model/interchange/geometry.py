@@ -75,6 +75,12 @@ def type_mesh(ftype: FoliageType, folder: str | Path | None = None,
     return in_frame(indexed(mesh_for(ftype.mesh, folder)), conventions)
 
 
+def variant_mesh(ftype: FoliageType, variant: int, folder: str | Path | None = None,
+                 conventions: Conventions = IDENTITY) -> IndexedMesh:
+    """The mesh of a type's variant `variant` (0 for a type with one mesh), in the target frame."""
+    return in_frame(indexed(mesh_for(ftype.meshes[variant], folder)), conventions)
+
+
 # ---- terrain --------------------------------------------------------------------------------
 def sample_indices(count: int, step: int, lo: int = 0, hi: int | None = None) -> np.ndarray:
     """Every `step`th sample index in lo..hi (inclusive), the last one always kept so the mesh

@@ -3,14 +3,20 @@
 Written by hand rather than through pygltflib: its dataclass JSON took 0.8 s to write and 15 s to
 parse the 30,000 accessors of a million-instance export, and its GLB writer wants the whole binary
 chunk in memory. The container is a 12-byte header and two chunks, so the document is laid out
-first (every size is known from the chunk counts) and the binary chunk is then streamed chunk by
-chunk; pygltflib and trimesh read our files back in the tests, as independent readers.
+first (every size is known from the chunk counts) and the binary chunk is then streamed batch by
+batch; pygltflib and trimesh read our files back in the tests, as independent readers.
 
 Layout: `Terrain` (one node per tile) and `Foliage` → one node per type (name and palette keys in
-`extras`) → one node per chunk (one 32 m cell × one type) carrying the type's mesh with
-`EXT_mesh_gpu_instancing` (TRANSLATION, ROTATION, SCALE, and `_BOSCAGE_YPR`: the record's exact
-yaw/pitch/roll, so our reader restores records bit for bit), or, with `gpu_instancing=False`, a
-plain child node per instance.
+`extras`) → one node per 256 m tile (TILE_CELLS² cells; a tile over GROUP instances gets several)
+and variant, carrying the variant's mesh with `EXT_mesh_gpu_instancing` (TRANSLATION, ROTATION,
+SCALE, `_BOSCAGE_YPR`: the record's exact yaw/pitch/roll, so our reader restores records bit for
+bit, and `_BOSCAGE_HUE_VALUE` for a type with colour variation). Each accessor has a tight view of
+its own (no byteStride); the views of consecutive nodes, about GROUP instances in all, lie back to
+back in one block per attribute, computed batch by batch in memory and written in file order.
+With `gpu_instancing=False`: one node per chunk with a plain
+child node per instance. A type with variants has one mesh per variant (`NAME`, `NAME.v1`, …); an
+instance's variant and colour shift come from its position hash (`model.foliage.variants`), as in
+the viewport.
 """
 
 from __future__ import annotations
@@ -31,9 +37,16 @@ from model.interchange.geometry import (
     terrain_tile_count,
     terrain_tiles,
     terrain_vertex_count,
-    type_mesh,
+    variant_mesh,
 )
-from model.interchange.instances import instance_chunks, selected_types, volume_of
+from model.interchange.instances import (
+    TypeLook,
+    instance_chunks,
+    selected_types,
+    tiled_chunks,
+    type_look,
+    volume_of,
+)
 from model.interchange.options import (
     DEFAULT_OPTIONS,
     ExportOptions,
@@ -45,6 +58,7 @@ from model.scene import Scene
 
 EXT = "EXT_mesh_gpu_instancing"
 YPR = "_BOSCAGE_YPR"
+HUE_VALUE = "_BOSCAGE_HUE_VALUE"  # per-instance colour shift: hue degrees, value change
 KEY = "boscage"  # our key inside `extras`
 FORMAT_VERSION = 1
 FLOAT, UBYTE, USHORT, UINT = 5126, 5121, 5123, 5125
@@ -52,6 +66,8 @@ ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
 GLB_MAGIC, JSON_CHUNK, BIN_CHUNK = 0x46546C67, 0x4E4F534A, 0x004E4942
 INSTANCE_BYTES = 4 * (3 + 4 + 3 + 3)  # translation, rotation, scale, yaw/pitch/roll
 BATCH = 16384  # instances converted at once: bounded memory, and temporaries small enough to be reused
+GROUP = 1 << 16  # instances per EXT_mesh_gpu_instancing node, and per block written, about at most
+TILE_CELLS = 8   # a node's tile: 8 × 8 cells (256 m), colocated instances an engine culls together
 
 
 def json_safe(value):
@@ -66,14 +82,6 @@ def json_safe(value):
 
 
 # ---- writing ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Fragment:
-    """`count` list items already rendered as JSON text (comma-separated)."""
-
-    text: str
-    count: int
-
-
 @dataclass
 class _Document:
     """The JSON document being laid out, and the binary chunk's views in file order."""
@@ -82,7 +90,6 @@ class _Document:
         "asset": {"version": "2.0", "generator": "Boscage"}, "scene": 0, "scenes": [], "nodes": [],
         "meshes": [], "materials": [], "accessors": [], "bufferViews": [], "buffers": []})
     size: int = 0
-    _counted: dict = field(default_factory=dict)  # list -> (items looked at, their count)
 
     def view(self, nbytes: int, target: int | None = None) -> int:
         self.size = (self.size + 3) & ~3  # every view starts 4-byte aligned
@@ -91,6 +98,18 @@ class _Document:
             v["target"] = target
         self.doc["bufferViews"].append(v)
         self.size += int(nbytes)
+        return self.length("bufferViews") - 1
+
+    def reserve(self, nbytes: int) -> int:
+        """`nbytes` of the binary chunk, 4-byte aligned, for views laid out later (`view_at`)."""
+        self.size = (self.size + 3) & ~3
+        start = self.size
+        self.size += int(nbytes)
+        return start
+
+    def view_at(self, offset: int, nbytes: int) -> int:
+        """A view of reserved bytes."""
+        self.doc["bufferViews"].append({"buffer": 0, "byteOffset": int(offset), "byteLength": int(nbytes)})
         return self.length("bufferViews") - 1
 
     def accessor(self, view: int, component: int, count: int, kind: str, offset: int = 0,
@@ -111,14 +130,7 @@ class _Document:
         return self.length("nodes") - 1
 
     def length(self, key: str) -> int:
-        """Items in the list `key`, fragments counted by what they hold (kept, not recounted:
-        plain-node exports append one node per instance)."""
-        items = self.doc[key]
-        seen, total = self._counted.get(key, (0, 0))
-        for x in items[seen:]:
-            total += x.count if isinstance(x, _Fragment) else 1
-        self._counted[key] = (len(items), total)
-        return total
+        return len(self.doc[key])
 
     def attribute(self, array: np.ndarray, kind: str, component: int = FLOAT, normalized: bool = False,
                   bounds: bool = False, target: int | None = ARRAY_BUFFER) -> int:
@@ -183,18 +195,8 @@ def _instance_arrays(records: np.ndarray | list[np.ndarray],
 
 
 def _dumps(doc: dict) -> bytes:
-    """The document as compact JSON, with the pre-rendered fragments spliced into their lists."""
-    def dump(value) -> str:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-    parts = []
-    for key, value in doc.items():
-        if isinstance(value, list) and any(isinstance(v, _Fragment) for v in value):
-            items = ",".join(v.text if isinstance(v, _Fragment) else dump(v) for v in value)
-            parts.append(f"{dump(key)}:[{items}]")
-        else:
-            parts.append(f"{dump(key)}:{dump(value)}")
-    return ("{" + ",".join(parts) + "}").encode("utf-8")
+    """The document as compact JSON."""
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 def _type_extras(scene: Scene, name: str) -> dict:
@@ -206,11 +208,141 @@ def _type_extras(scene: Scene, name: str) -> dict:
     return {KEY: extras}
 
 
-def _mesh_folder(scene: Scene) -> Path | None:
+def mesh_folder(scene: Scene) -> Path | None:
+    """Where the palette's mesh files resolve: the volume's mesh folder, else the scene's."""
     volume = volume_of(scene)
     if volume is not None and volume.mesh_folder is not None:
         return Path(volume.mesh_folder)
     return scene.path.parent if scene.path is not None else None
+
+
+@dataclass
+class _Node:
+    """One EXT_mesh_gpu_instancing node per variant: the chunks `start:end` of its type's list,
+    all in one tile, up to about GROUP instances."""
+
+    tile: tuple[int, int]
+    start: int
+    end: int
+    count: int
+    variant_counts: np.ndarray  # instances of each variant (one entry: no variants)
+    part: int = 0               # which node of its tile (a tile over GROUP instances has several)
+
+
+@dataclass
+class _Window:
+    """Whole consecutive nodes of a type, about GROUP instances in all, written as one tight block
+    per attribute (their accessors' views back to back in it): computed in memory batch by
+    batch, then written in order, so the file is written front to back."""
+
+    first: int                  # nodes[first:end] of the type
+    end: int
+    count: int
+    regions: list[int] = field(default_factory=list)  # byte offset of each attribute's block
+
+
+@dataclass
+class _TypePlan:
+    """A type's chunks in tile order (pieces of at most BATCH instances) and its nodes."""
+
+    name: str
+    look: TypeLook
+    parts: list[np.ndarray]
+    counts: np.ndarray
+    nodes: list[_Node]
+    windows: list[_Window] = field(default_factory=list)
+
+    def batches(self, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+        """Ranges of parts in `start:end` holding about BATCH instances each, cut where a part's
+        first instance starts a new BATCH (vectorised: a million instances are 16,000 chunks)."""
+        end = len(self.parts) if end is None else end
+        n = self.counts[start:end]
+        cuts = (np.flatnonzero(np.diff((np.cumsum(n) - n) // BATCH)) + 1 + start).tolist()
+        return list(zip([start, *cuts], [*cuts, end], strict=True))
+
+
+def _plan(name: str, cells: np.ndarray, parts: list[np.ndarray], look: TypeLook) -> _TypePlan:
+    n = np.fromiter(map(len, parts), np.int64, len(parts))
+    if n.max() > BATCH:  # a chunk over BATCH: cut into pieces, each keeping its cell
+        pieces = [(c, p[i:i + BATCH]) for c, p in zip(cells.tolist(), parts, strict=True)
+                  for i in range(0, len(p), BATCH)]
+        cells = np.array([c for c, _ in pieces], np.int64).reshape(-1, 2)
+        parts = [p for _, p in pieces]
+        n = np.fromiter(map(len, parts), np.int64, len(parts))
+    plan = _TypePlan(name, look, parts, n, [])
+    # a node starts where the tile changes, or where its tile's instances pass another GROUP
+    tiles = cells // TILE_CELLS
+    new_tile = np.ones(len(parts), bool)
+    new_tile[1:] = np.any(tiles[1:] != tiles[:-1], axis=1)
+    first = np.cumsum(n) - n
+    tile_first = first[np.flatnonzero(new_tile)][np.cumsum(new_tile) - 1]  # first instance of the tile
+    block = (first - tile_first) // GROUP
+    new_node = new_tile.copy()
+    new_node[1:] |= block[1:] != block[:-1]
+    starts = np.flatnonzero(new_node)
+    ends = [*starts[1:].tolist(), len(parts)]
+    counts = np.add.reduceat(n, starts).tolist()
+    for x, y, count, tile, j in zip(starts.tolist(), ends, counts, tiles[starts].tolist(),
+                                    block[starts].tolist(), strict=True):
+        variants = np.zeros(look.variants, np.int64)
+        if look.variants == 1:
+            variants[0] = count
+        else:
+            for u, v in plan.batches(x, y):
+                variants += np.bincount(look.variant_of(_concat(parts[u:v]), name), minlength=look.variants)
+        plan.nodes.append(_Node((tile[0], tile[1]), x, y, count, variants, j))
+    first = total = 0
+    for i, node in enumerate(plan.nodes):  # windows of whole nodes, each about GROUP instances
+        if total and total + node.count > GROUP:
+            plan.windows.append(_Window(first, i, total))
+            first, total = i, 0
+        total += node.count
+    plan.windows.append(_Window(first, len(plan.nodes), total))
+    return plan
+
+
+def _concat(parts: list[np.ndarray], into: np.ndarray | None = None) -> np.ndarray:
+    """The parts' records as one array: into the start of `into` (a reused buffer big enough)
+    when given."""
+    if len(parts) == 1:
+        return parts[0]
+    if into is None:
+        return np.concatenate(parts)
+    return np.concatenate(parts, out=into[:sum(map(len, parts))])
+
+
+def _instance_attributes(look: TypeLook) -> list[tuple[str, str, int]]:
+    """(attribute, accessor type, float32 values) of each instance attribute, in file order."""
+    attrs = [("TRANSLATION", "VEC3", 3), ("ROTATION", "VEC4", 4), ("SCALE", "VEC3", 3), (YPR, "VEC3", 3)]
+    if look.shifted:
+        attrs.append((HUE_VALUE, "VEC2", 2))
+    return attrs
+
+
+def _fill_instances(records: np.ndarray, type_name: str, look: TypeLook, conventions: Conventions,
+                    out: list[np.ndarray]) -> list[np.ndarray]:
+    """Each instance attribute of `records` into its (n, width) float32 array of `out` (one tight
+    block per attribute: the layout of the accessors' views)."""
+    t, r, s, ypr = out[:4]
+    # column by column: numpy copies a strided column faster than a block three values wide
+    if conventions.is_identity:
+        for i in range(3):
+            t[:, i] = records[:, i]  # as stored: bit for bit
+    else:
+        t[:] = target_positions(records[:, 0:3], conventions)
+    angle_quaternions(records[:, 3:6], conventions, single=True, out=r)
+    for i in range(3):
+        s[:, i] = records[:, 6]
+        ypr[:, i] = records[:, 3 + i]
+    if look.shifted:
+        out[4][:] = look.shifts_of(records, type_name)
+    return out
+
+
+def variant_mesh_name(type_name: str, variant: int) -> str:
+    """glTF mesh name of a type's variant: the type's name for the first, `NAME.vK` for the others
+    (what a reader without our extras maps back to the type)."""
+    return type_name if variant == 0 else f"{type_name}.v{variant}"
 
 
 def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_OPTIONS,
@@ -220,10 +352,13 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
     binary = path.suffix.lower() == ".glb"
     conv = options.conventions
     d = _Document()
-    # the chunks, once: views of the volume's arrays (copies only of cells the region cuts)
-    chunks = list(instance_chunks(scene, options))
-    counts = [(c.type_name, c.cell, len(c.records)) for c in chunks]
-    total_instances = sum(n for *_, n in counts)
+    names = selected_types(scene, options)
+    # every type's chunks, once, in tile order: views of the volume's arrays (copies only of cells
+    # the region cuts)
+    tiled = tiled_chunks(scene, options, TILE_CELLS)
+    looks = {name: type_look(scene, name) for name in names}
+    type_counts = {name: sum(map(len, parts)) for name, (_, parts) in tiled.items()}
+    total_instances = sum(type_counts.values())
     step = options.terrain_step
     tiles = terrain_tile_count(scene.terrain, step, options.region) if options.terrain else 0
     t_vertices = terrain_vertex_count(scene.terrain, step, options.region) if options.terrain else 0
@@ -238,20 +373,24 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
         {"name": "terrain", "pbrMetallicRoughness": {"baseColorFactor": [1, 1, 1, 1],
                                                      "metallicFactor": 0.0, "roughnessFactor": 1.0}}]
     roots = []
-    # foliage type meshes first: small, kept in memory until written
-    folder = _mesh_folder(scene)
-    names = selected_types(scene, options)
-    type_meshes: dict[str, IndexedMesh] = {}
-    mesh_index: dict[str, int] = {}
+    # foliage meshes first (one per variant): small, kept in memory until written
+    folder = mesh_folder(scene)
+    type_meshes: list[IndexedMesh] = []
+    mesh_index: dict[tuple[str, int], int] = {}
+    volume = volume_of(scene)
     for name in names:
-        volume = volume_of(scene)
         ftype = volume.palette.get(name) if volume is not None else None
-        mesh = type_mesh(ftype, folder, conv) if ftype is not None else None
-        if mesh is None:  # stored records of a type the palette lost: a stand-in bush
+        if ftype is None:  # stored records of a type the palette lost: a stand-in bush
             from model.foliage.foliage_type import FoliageType
-            mesh = type_mesh(FoliageType(name, "builtin:bush"), folder, conv)
-        type_meshes[name] = mesh
-        mesh_index[name] = _lay_out_mesh(d, mesh, name, 0, _type_extras(scene, name))
+            ftype = FoliageType(name, "builtin:bush")
+        laid: dict[str, int] = {}  # a mesh two variants name is written once
+        for k, mesh in enumerate(ftype.meshes):
+            if mesh not in laid:
+                geometry = variant_mesh(ftype, k, folder, conv)
+                extras = _type_extras(scene, name) if k == 0 else {KEY: {"type": name, "variant": k}}
+                laid[mesh] = _lay_out_mesh(d, geometry, variant_mesh_name(name, k), 0, extras)
+                type_meshes.append(geometry)
+            mesh_index[(name, k)] = laid[mesh]
 
     # terrain: laid out from a first pass over the tiles (POSITION needs its exact bounds)
     if tiles:
@@ -266,74 +405,48 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
 
     # foliage nodes
     type_nodes: dict[str, list[int]] = {name: [] for name in names}
-    instance_start = (d.size + 3) & ~3  # instance views follow, back to back (52 n bytes each)
-    batches: list[tuple[int, int, int]] = []  # (first chunk, end chunk, instances)
-    if options.gpu_instancing and counts:
-        # Chunks are grouped in batches of about BATCH instances; a batch has four views (all its
-        # translations, rotations, scales, angles) and each chunk's accessors point into them, so
-        # the data streams out as four arrays per batch. The JSON of the ~16,000 chunks of a
-        # million instances is rendered by one `%` per type: dicts through json.dumps cost more
-        # than the binary chunk.
-        n = np.array([c for *_, c in counts], np.int64)
-        start = 0
-        while start < len(counts):
-            end, total = start, 0
-            while end < len(counts) and (total < BATCH or end == start):
-                total += int(n[end])
-                end += 1
-            batches.append((start, end, total))
-            start = end
-        view0, acc0, node0 = d.length("bufferViews"), d.length("accessors"), d.length("nodes")
-        view_of = np.empty(len(counts), np.int64)   # first of the chunk's batch's four views
-        local = np.empty(len(counts), np.int64)     # the chunk's first instance within its batch
-        views_json = []
-        offset = instance_start
-        for b, (first, end, total) in enumerate(batches):
-            view_of[first:end] = view0 + 4 * b
-            local[first:end] = np.concatenate([[0], np.cumsum(n[first:end])[:-1]])
-            for width in (12, 16, 12, 12):
-                views_json.append(f'{{"buffer":0,"byteOffset":{offset},"byteLength":{width * total},'
-                                  f'"byteStride":{width}}}')
-                offset += width * total
-        acc = ('{"bufferView":%d,"byteOffset":%d,"componentType":5126,"count":%d,"type":"VEC3"},'
-               '{"bufferView":%d,"byteOffset":%d,"componentType":5126,"count":%d,"type":"VEC4"},'
-               '{"bufferView":%d,"byteOffset":%d,"componentType":5126,"count":%d,"type":"VEC3"},'
-               '{"bufferView":%d,"byteOffset":%d,"componentType":5126,"count":%d,"type":"VEC3"}')
-        v = view_of
-        acc_text = ",".join([acc] * len(counts)) % tuple(np.column_stack(
-            [v, 12 * local, n, v + 1, 16 * local, n, v + 2, 12 * local, n, v + 3, 12 * local, n]
-        ).ravel().tolist())
-        node_parts = []
-        first = 0
-        groups: dict[str, list[int]] = {}
-        for i, (t, _, _) in enumerate(counts):
-            groups.setdefault(t, []).append(i)
-        for type_name in names:
-            mine = groups.get(type_name)
-            if not mine:
-                continue
-            quoted = json.dumps(type_name, ensure_ascii=False)[:-1].replace("%", "%%")
-            template = (f'{{"name":{quoted} %d,%d","mesh":{mesh_index[type_name]},"extensions":{{"{EXT}":'
-                        f'{{"attributes":{{"TRANSLATION":%d,"ROTATION":%d,"SCALE":%d,"{YPR}":%d}}}}}},'
-                        f'"extras":{{"{KEY}":{{"cell":[%d,%d]}}}}}}')
-            cells = np.array([counts[i][1] for i in mine], np.int64).reshape(-1, 2)
-            a = acc0 + 4 * np.asarray(mine, np.int64)
-            values = np.column_stack([cells[:, 0], cells[:, 1], a, a + 1, a + 2, a + 3, cells[:, 0],
-                                      cells[:, 1]])
-            node_parts.append(",".join([template] * len(mine)) % tuple(values.ravel().tolist()))
-            type_nodes[type_name] = list(range(node0 + first, node0 + first + len(mine)))
-            first += len(mine)
-        d.doc["bufferViews"].append(_Fragment(",".join(views_json), 4 * len(batches)))
-        d.doc["accessors"].append(_Fragment(acc_text, 4 * len(counts)))
-        d.doc["nodes"].append(_Fragment(",".join(node_parts), len(counts)))
-        d.size = offset
-        d.doc["extensionsUsed"] = [EXT]
+    plans: list[_TypePlan] = []
+    if options.gpu_instancing:
+        # One node per tile of 8 × 8 cells (more where a tile holds over GROUP instances) and
+        # variant: the JSON stays small for millions of instances and an engine culls colocated
+        # instances together. Each accessor has a tight view of its own (no byteStride: what every
+        # reader of the extension takes); a window of consecutive nodes has one block per
+        # attribute holding their views back to back, filled batch by batch across node
+        # boundaries, then written: the file is written front to back, in bounded memory.
+        for name, (cells, parts) in tiled.items():
+            look = looks[name]
+            plan = _plan(name, cells, parts, look)
+            plans.append(plan)
+            attrs = _instance_attributes(look)
+            for window in plan.windows:
+                window.regions = [d.reserve(4 * width * window.count) for *_, width in attrs]
+                row = 0
+                for node in plan.nodes[window.first:window.end]:
+                    for k in range(look.variants):
+                        count = int(node.variant_counts[k])
+                        if not count:
+                            continue
+                        attributes = {}
+                        for (key, kind, width), region in zip(attrs, window.regions, strict=True):
+                            view = d.view_at(region + 4 * width * row, 4 * width * count)
+                            attributes[key] = d.accessor(view, FLOAT, count, kind)
+                        row += count
+                        label = f"{variant_mesh_name(name, k)} {node.tile[0]},{node.tile[1]}"
+                        ours = {"tile": list(node.tile)} | ({"variant": k} if look.variants > 1 else {})
+                        type_nodes[name].append(d.node(
+                            name=label + (f" #{node.part + 1}" if node.part else ""),
+                            mesh=mesh_index[(name, k)], extensions={EXT: {"attributes": attributes}},
+                            extras={KEY: ours}))
+        if plans:
+            d.doc["extensionsUsed"] = [EXT]
     else:
-        for chunk in chunks:
+        for chunk in instance_chunks(scene, options):
+            look = looks[chunk.type_name]
             t, r, s, ypr = _instance_arrays(chunk.records, conv)
-            mesh = mesh_index[chunk.type_name]
-            children = [d.node(mesh=mesh, translation=t[i].tolist(), rotation=r[i].tolist(),
-                               scale=s[i].tolist(), extras={KEY: {"ypr": ypr[i].tolist()}})
+            variant = look.variant_of(chunk.records, chunk.type_name).tolist()
+            children = [d.node(mesh=mesh_index[(chunk.type_name, variant[i])], translation=t[i].tolist(),
+                               rotation=r[i].tolist(), scale=s[i].tolist(),
+                               extras={KEY: {"ypr": ypr[i].tolist()}})
                         for i in range(len(t))]
             type_nodes[chunk.type_name].append(d.node(
                 name=f"{chunk.type_name} {chunk.cell[0]},{chunk.cell[1]}", children=children,
@@ -344,9 +457,6 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
                         for name in names]
     roots.append(d.node(name="Foliage", children=foliage_children, extras={KEY: {"foliage": True}}))
     d.doc["scenes"] = [{"name": scene.name, "nodes": roots}]
-    type_counts: dict[str, int] = {}
-    for type_name, _, n in counts:
-        type_counts[type_name] = type_counts.get(type_name, 0) + n
     d.doc["asset"]["extras"] = {KEY: {
         "version": FORMAT_VERSION, "scene": scene.name,
         "conventions": {"up": conv.up, "handedness": conv.handedness, "units": conv.units},
@@ -364,48 +474,82 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
             del d.doc[key]
     text = _dumps(d.doc)
     text += b" " * (-len(text) % 4)
-    views = [v for v in d.doc.get("bufferViews", []) if isinstance(v, dict)]
+    views = d.doc.get("bufferViews", [])
 
     def stream(f) -> None:
         nonlocal done
         written = 0
         v = 0
 
-        def emit(*arrays: np.ndarray) -> None:
-            nonlocal written, v
-            start = views[v]["byteOffset"]
+        def pad_to(start: int) -> None:
+            nonlocal written
             f.write(b"\0" * (start - written))
-            n = 0
-            for a in arrays:
-                f.write(memoryview(np.ascontiguousarray(a)).cast("B"))
-                n += a.nbytes
-            if n != views[v]["byteLength"]:  # the layout and the data disagree: a bug, never a file
-                raise RuntimeError(f"bufferView {v}: {n} bytes written, {views[v]['byteLength']} laid out")
-            written = start + n
-            v += 1
+            written = start
 
-        for name in names:
-            for block in _mesh_blocks(type_meshes[name]):
+        def emit(array: np.ndarray) -> None:
+            nonlocal written
+            f.write(memoryview(np.ascontiguousarray(array)).cast("B"))
+            written += array.nbytes
+
+        def check_view(index: int) -> None:  # the layout and the data disagree: a bug, never a file
+            end = views[index]["byteOffset"] + views[index]["byteLength"]
+            if written != end:
+                raise RuntimeError(f"bufferView {index}: data ends at {written}, laid out to end at {end}")
+
+        for mesh in type_meshes:
+            for block in _mesh_blocks(mesh):
+                pad_to(views[v]["byteOffset"])
                 emit(block)
+                check_view(v)
+                v += 1
         for tile in terrain_tiles(scene.terrain, step, options.region, conv) if tiles else ():
             for block in _mesh_blocks(tile):
+                pad_to(views[v]["byteOffset"])
                 emit(block)
+                check_view(v)
+                v += 1
             done += tile.vertex_count
             check_progress(progress, done, work)
-        if v != len(views):
-            raise RuntimeError(f"{v} of {len(views)} bufferViews written")
-        if batches:
-            f.write(b"\0" * (instance_start - written))
-            written = instance_start
-            for first, end, total in batches:
-                for array in _instance_arrays([c.records for c in chunks[first:end]], conv):
-                    f.write(memoryview(array).cast("B"))
-                    written += array.nbytes
-                done += total
-                check_progress(progress, done, work)
-            if written != d.size:  # the layout and the data disagree: a bug, never a file
-                raise RuntimeError(f"instance data ends at {written}, laid out to end at {d.size}")
-        f.write(b"\0" * (bin_size - written))
+        blocks: dict[tuple[int, int], np.ndarray] = {}  # a window's rows of each attribute
+        gathered = np.empty((2 * BATCH, 7), np.float32)  # a batch's records (parts are ≤ BATCH)
+
+        def put(plan: _TypePlan, out: list[np.ndarray], rec: np.ndarray, row: int) -> int:
+            """The records' attributes into the window's rows from `row`; the next row."""
+            nonlocal done
+            _fill_instances(rec, plan.name, plan.look, conv, [block[row:row + len(rec)] for block in out])
+            done += len(rec)
+            check_progress(progress, done, work)
+            return row + len(rec)
+
+        for plan in plans:
+            attrs = _instance_attributes(plan.look)
+            for window in plan.windows:
+                out = []
+                for k, (_, _, width) in enumerate(attrs):
+                    if len(blocks.get((k, width), ())) < window.count:  # a window: at most a node past GROUP
+                        blocks[(k, width)] = np.empty((max(window.count, GROUP + BATCH), width), np.float32)
+                    out.append(blocks[(k, width)][:window.count])
+                row = 0
+                nodes = plan.nodes[window.first:window.end]
+                if plan.look.variants == 1:  # batches running across node boundaries
+                    for a, b in plan.batches(nodes[0].start, nodes[-1].end):
+                        row = put(plan, out, _concat(plan.parts[a:b], gathered), row)
+                else:
+                    for node in nodes:  # each variant's node holds its instances: a pass per variant
+                        ranges = plan.batches(node.start, node.end)
+                        chosen = [plan.look.variant_of(_concat(plan.parts[a:b]), plan.name)
+                                  for a, b in ranges]
+                        for k in range(plan.look.variants):
+                            for (a, b), variant in zip(ranges, chosen, strict=True):
+                                rec = _concat(plan.parts[a:b])[variant == k]
+                                if len(rec):
+                                    row = put(plan, out, rec, row)
+                if row != window.count:  # the layout and the data disagree: a bug, never a file
+                    raise RuntimeError(f"{plan.name}: {row} instances computed, {window.count} laid out")
+                for region, block in zip(window.regions, out, strict=True):
+                    pad_to(region)
+                    emit(block)
+        pad_to(bin_size)
 
     if binary:
         def write_glb(f) -> None:
@@ -426,3 +570,4 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
     if progress is not None:
         progress(work, work)  # done: the files are in place, so this report cannot cancel
     return ExportReport(path, total_instances, type_counts, t_vertices, size)
+

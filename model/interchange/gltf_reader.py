@@ -9,6 +9,7 @@ the file holds before anything is allocated.
 from __future__ import annotations
 
 import json
+import re
 import struct
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from model.interchange.gltf import BIN_CHUNK, EXT, FLOAT, JSON_CHUNK, KEY, UBYTE
 from model.interchange.options import ImportedFoliage, Progress, check_progress
 
 MAX_JSON_BYTES = 256 << 20
+VARIANT_NAME = re.compile(r"(.+)\.v[1-9][0-9]*")  # see gltf.variant_mesh_name
 COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 DTYPES = {FLOAT: np.float32, UBYTE: np.uint8, USHORT: np.uint16, UINT: np.uint32,
           5120: np.int8, 5122: np.int16}
@@ -298,7 +300,9 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
             return type_name or mo["type"]
         if type_name:
             return type_name
-        return m.get("name") if isinstance(m.get("name"), str) and m.get("name") else f"mesh_{mesh_index}"
+        name = m.get("name") if isinstance(m.get("name"), str) and m.get("name") else f"mesh_{mesh_index}"
+        variant = VARIANT_NAME.fullmatch(name)  # `NAME.vK`, our variant mesh, with its extras lost
+        return variant.group(1) if variant else name
 
     parts: dict[str, list[np.ndarray]] = {}
     mesh_of_type: dict[str, int] = {}
@@ -392,16 +396,30 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
             check_progress(progress, done, total)
     if uneven:
         result.warnings.append("some instances are scaled unevenly: their mean scale is used")
+    # our own meshes name their type and variant: the type's mesh is its first variant's
+    variant_of: dict[str, dict[int, int]] = {}
+    for index, m in enumerate(meshes):
+        mo = _ours(m) if isinstance(m, dict) else {}
+        variant = mo.get("variant", 0)
+        if isinstance(mo.get("type"), str) and isinstance(variant, int) and not isinstance(variant, bool):
+            variant_of.setdefault(mo["type"], {}).setdefault(variant, index)
     for name in sorted(parts):
         result.records[name] = np.concatenate(parts[name]).astype(np.float32)
         palette = type_extras.get(name)
         if palette is not None:
             result.extras[name] = palette
         mesh = palette.get("mesh", "builtin:conifer") if palette is not None else None
+        mine = variant_of.get(name, {})
         if isinstance(mesh, str) and mesh.startswith("builtin:"):
             result.meshes[name] = mesh
         else:
-            result.meshes[name] = mesh_geometry(r, mesh_of_type[name])
+            result.meshes[name] = mesh_geometry(r, mine.get(0, mesh_of_type[name]))
+        listed = palette.get("variants") if palette is not None else None
+        for k, v in enumerate(listed if isinstance(listed, list) else []):
+            file_mesh = isinstance(v, dict) and isinstance(v.get("mesh"), str) and \
+                not v["mesh"].startswith("builtin:")
+            if file_mesh and k in mine:  # a file mesh of the exporting scene: its geometry travels
+                result.variant_meshes.setdefault(name, {})[k] = mesh_geometry(r, mine[k])
     return result
 
 

@@ -4,11 +4,13 @@ chunk (one 32 m cell × one type) at a time, so a million instances never sit in
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from model.foliage.section import KEY as FOLIAGE_KEY
+from model.foliage.variants import colour_shifts, variant_indices
 from model.foliage.volume import Cell, FoliageVolume
 from model.interchange.options import DEFAULT_OPTIONS, ExportOptions
 from model.scene import Scene
@@ -108,3 +110,84 @@ def instance_counts(scene: Scene, options: ExportOptions = DEFAULT_OPTIONS) -> l
         if n:
             out.append((type_name, cell, n))
     return out
+
+
+def tiled_chunks(scene: Scene, options: ExportOptions = DEFAULT_OPTIONS,
+                 tile: int = 8) -> dict[str, tuple[np.ndarray, list[np.ndarray]]]:
+    """Every selected type (sorted) with instances inside the region → (cells (m, 2) int64, their
+    records) of its chunks, ordered by tile of `tile` × `tile` cells, then by cell: neighbouring
+    chunks together, so a writer can group them into colocated nodes. Records are views (copies
+    only of cells the region cuts); one pass over the chunk keys, the ordering vectorised."""
+    volume = volume_of(scene)
+    if volume is None:
+        return {}
+    names = selected_types(scene, options)
+    if options.region is None:
+        keys = volume.keys()
+        cells_of = [cell for cell, _ in keys]
+        types_of = [t for _, t in keys]
+        chunk = volume.chunk
+        records = [chunk(cell, t).records for cell, t in keys]
+    else:
+        found = list(instance_chunks(scene, options))
+        cells_of = [c.cell for c in found]
+        types_of = [c.type_name for c in found]
+        records = [c.records for c in found]
+    # one lexsort for every chunk (type, tile, cell): no Python sort of 16,000 tuples
+    index = {name: k for k, name in enumerate(names)}
+    kind = np.array([index.get(t, -1) for t in types_of], np.int64)
+    c = np.array(cells_of, np.int64).reshape(-1, 2)
+    t = c // tile
+    order = np.lexsort((c[:, 1], c[:, 0], t[:, 1], t[:, 0], kind))
+    order = order[kind[order] >= 0]  # types not selected sort first: dropped
+    kinds = kind[order]
+    bounds = np.searchsorted(kinds, np.arange(len(names) + 1))
+    out = {}
+    for k, name in enumerate(names):
+        a, b = int(bounds[k]), int(bounds[k + 1])
+        if a < b:
+            mine = order[a:b]
+            out[name] = (c[mine], [records[i] for i in mine.tolist()])
+    return out
+
+
+@dataclass(frozen=True)
+class TypeLook:
+    """What decides each instance's look beyond its record, derived from its position hash
+    (`model.foliage.variants`, as the viewport draws it): the variant weights and the colour-shift
+    ranges of its type."""
+
+    weights: tuple[float, ...] = (1.0,)
+    hue: tuple[float, float] = (0.0, 0.0)
+    value: tuple[float, float] = (0.0, 0.0)
+    meshes: tuple[str, ...] = ("builtin:bush",)
+
+    @property
+    def variants(self) -> int:
+        return len(self.weights)
+
+    @property
+    def shifted(self) -> bool:
+        """Whether the type has colour variation at all."""
+        return self.hue != (0.0, 0.0) or self.value != (0.0, 0.0)
+
+    def variant_of(self, records: np.ndarray, type_name: str) -> np.ndarray:
+        """int32 variant index per record (zeros for a type with one mesh)."""
+        if self.variants == 1:
+            return np.zeros(len(records), np.int32)
+        return variant_indices(records, type_name, self.weights)
+
+    def shifts_of(self, records: np.ndarray, type_name: str) -> np.ndarray:
+        """float32 (n, 2) hue shift in degrees and value change per record (zeros without variation)."""
+        if not self.shifted:
+            return np.zeros((len(records), 2), np.float32)
+        return colour_shifts(records, type_name, self.hue, self.value)
+
+
+def type_look(scene: Scene, name: str) -> TypeLook:
+    """The look of type `name` in the scene's palette (one stand-in bush mesh when it has none)."""
+    volume = volume_of(scene)
+    ftype = volume.palette.get(name) if volume is not None else None
+    if ftype is None:
+        return TypeLook()
+    return TypeLook(tuple(ftype.weights), tuple(ftype.hue), tuple(ftype.value), tuple(ftype.meshes))

@@ -2,7 +2,8 @@
 
 Types are matched by name first; a new name becomes a new palette type built from the palette
 keys the file carried (its extras), with its mesh: a built-in name as such, geometry from the file
-written as a `.glb` beside the scene (when the scene has a folder; a stand-in otherwise).
+written as a `.glb` beside the scene (when the scene has a folder; a stand-in otherwise); the
+variants' file meshes likewise, as `<type>_vK.glb`.
 """
 
 from __future__ import annotations
@@ -103,9 +104,37 @@ def _new_type(name: str, imported: ImportedFoliage, folder: Path | None, write_m
     elif not ftype.mesh.startswith("builtin:"):
         ftype = replace(ftype, mesh=STAND_IN)  # a mesh file of the exporting scene, not ours
         result.warnings.append(f"{name}: its mesh file did not travel with the data; stands in as {STAND_IN}")
+    if ftype.variants:
+        ftype = replace(ftype, variants=_new_variants(name, ftype, doc, imported, folder, write_meshes,
+                                                      result))
     if ftype.derived:
         ftype = replace(ftype, storage="stored")
     return ftype
+
+
+def _new_variants(name: str, ftype: FoliageType, doc, imported: ImportedFoliage, folder: Path | None,
+                  write_meshes: bool, result: MergeResult) -> tuple:
+    """The new type's variants with each file mesh of the exporting scene replaced: by the geometry
+    the file carries, written beside the scene as `<type>_vK.glb` (the type's own mesh file where
+    the variant named the same one), else by a stand-in with a warning."""
+    original = doc.get("mesh") if isinstance(doc, dict) else None
+    carried = imported.variant_meshes.get(name, {})
+    out = []
+    for k, variant in enumerate(ftype.variants):
+        if variant.mesh.startswith("builtin:"):
+            out.append(variant)
+        elif variant.mesh == original and not ftype.mesh.startswith("builtin:"):
+            out.append(replace(variant, mesh=ftype.mesh))  # the type's mesh, written above
+        elif isinstance(carried.get(k), IndexedMesh) and carried[k].triangle_count and write_meshes \
+                and folder is not None:
+            path = _write_mesh(carried[k], folder, f"{name}_v{k}")
+            result.mesh_files.append(path)
+            out.append(replace(variant, mesh=path.name))
+        else:
+            out.append(replace(variant, mesh=STAND_IN))
+            result.warnings.append(f"{name}: variant {k}'s mesh {variant.mesh!r} did not come along; "
+                                   f"stands in as {STAND_IN}")
+    return tuple(out)
 
 
 def add_to_scene(scene: Scene, imported: ImportedFoliage, folder: str | Path | None = None,

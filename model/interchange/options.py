@@ -57,6 +57,8 @@ class ImportedFoliage:
     records: dict[str, np.ndarray] = field(default_factory=dict)  # type -> (n, 7) float32, scene frame
     meshes: dict[str, object] = field(default_factory=dict)   # type -> its mesh (path or geometry)
     extras: dict[str, dict] = field(default_factory=dict)     # type -> palette keys found in the file
+    # type -> variant index -> that variant's geometry, where the file carries it (file meshes)
+    variant_meshes: dict[str, dict[int, object]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
     @property

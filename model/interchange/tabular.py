@@ -3,8 +3,10 @@
 One row (CSV) or object (JSON) per instance: type, position and quaternion in the target frame
 (the export's conventions), the record's yaw/pitch/roll in degrees (in the scene frame: yaw about
 up, pitch about right, roll about forward, R = Ry·Rx·Rz), the uniform scale, and optionally the
-4×4 matrix. The CSV's leading `#` lines and the JSON's top-level keys state these conventions;
-our reader takes the angles when present (exact) and the quaternion otherwise.
+4×4 matrix, then the instance's look (variant index, its mesh, hue and value shift; derived from
+its position hash, so the reader ignores them). The CSV's leading `#` lines and the JSON's
+top-level keys state these conventions; our reader takes the angles when present (exact) and the
+quaternion otherwise.
 
 Written chunk by chunk, each chunk formatted by one `%` over the whole batch (no per-value Python
 loop); float32 values with 9 significant digits, which restores them bit for bit.
@@ -24,7 +26,14 @@ from model.errors import FormatError
 from model.foliage.foliage_type import foliage_type_to_dict
 from model.interchange.conventions import Conventions, from_target, quaternions, to_target
 from model.interchange.gltf import json_safe
-from model.interchange.instances import instance_chunks, instance_counts, selected_types, volume_of
+from model.interchange.instances import (
+    TypeLook,
+    instance_chunks,
+    instance_counts,
+    selected_types,
+    type_look,
+    volume_of,
+)
 from model.interchange.options import (
     DEFAULT_OPTIONS,
     ExportOptions,
@@ -39,6 +48,12 @@ FORMAT = "boscage-instances"
 VERSION = 1
 COLUMNS = ("type", "x", "y", "z", "yaw_deg", "pitch_deg", "roll_deg", "qx", "qy", "qz", "qw", "scale")
 MATRIX_COLUMNS = tuple(f"m{r}{c}" for r in range(4) for c in range(4))
+# each instance's look, derived from its position hash as the viewport draws it (never read back:
+# the position decides it again)
+LOOK_COLUMNS = ("variant", "mesh", "hue_shift", "value_shift")
+LOOK_NOTE = ("variant: which of the type's meshes the instance draws (0 for a type with one), mesh: "
+             "that mesh as the palette names it; hue_shift (degrees) and value_shift (brightness "
+             "change, -0.2: 20 % darker): the instance's colour variation")
 ROTATION_NOTE = ("yaw_deg/pitch_deg/roll_deg: the scene's angles in degrees, applied yaw (about up) "
                  "then pitch (about right) then roll (about forward), R = Ry*Rx*Rz in Boscage's "
                  "right-handed +Y-up frame; qx,qy,qz,qw: the same rotation as a unit quaternion in "
@@ -55,7 +70,7 @@ def _metadata(conv: Conventions) -> dict:
     return {"format": FORMAT, "version": VERSION,
             "conventions": {"up": conv.up, "handedness": conv.handedness, "units": conv.units},
             "position": f"target frame: +{conv.up.upper()} up, {conv.handedness}-handed, {conv.units}",
-            "rotation": ROTATION_NOTE, "scale": "uniform"}
+            "rotation": ROTATION_NOTE, "scale": "uniform", "look": LOOK_NOTE}
 
 
 def _columns(records: np.ndarray, conv: Conventions, matrix: bool) -> np.ndarray:
@@ -71,6 +86,26 @@ def _columns(records: np.ndarray, conv: Conventions, matrix: bool) -> np.ndarray
 
 def _row_format(matrix: bool) -> str:
     return ",".join([F32] * 3 + [DEG] * 3 + [F32] * 5 + ([F32] * 16 if matrix else []))
+
+
+def _look_values(records: np.ndarray, name: str, look: TypeLook, cols: np.ndarray,
+                 quote) -> tuple[list[str], np.ndarray]:
+    """The format of each LOOK_COLUMNS value, and the rows' values with the varying ones appended.
+    Constants (variant 0, the one mesh, no shift) go into the format itself, so most types format
+    as fast as without them."""
+    pieces = ["0", quote(look.meshes[0]).replace("%", "%%"), "0", "0"]
+    values = cols
+    if look.variants > 1:
+        variant = look.variant_of(records, name)
+        values = np.empty((len(cols), cols.shape[1] + 2), object)
+        values[:, :-2] = cols
+        values[:, -2] = variant.tolist()
+        values[:, -1] = np.array([quote(m) for m in look.meshes], object)[variant]
+        pieces[:2] = ["%d", "%s"]
+    if look.shifted:
+        values = np.concatenate([values, look.shifts_of(records, name).astype(np.float64)], axis=1)
+        pieces[2:] = [F32, F32]
+    return pieces, values
 
 
 def _csv_field(text: str) -> str:
@@ -109,6 +144,7 @@ def write_tabular(scene: Scene, path: str | Path, options: ExportOptions = DEFAU
     if options.matrix:
         meta["matrix"] = MATRIX_NOTE
     volume = volume_of(scene)
+    looks = {name: type_look(scene, name) for name in types}
 
     def write(f) -> None:
         done = 0
@@ -129,8 +165,10 @@ def write_tabular(scene: Scene, path: str | Path, options: ExportOptions = DEFAU
                        f'"quaternion": [{F32}, {F32}, {F32}, {F32}], "scale": {F32}')
                 if options.matrix:
                     fmt += ', "matrix": [' + ", ".join([F32] * 16) + "]"
-                fmt += "},"
-                text = (fmt * len(cols)) % tuple(cols.ravel().tolist())
+                pieces, values = _look_values(records, name, looks[name], cols,
+                                              lambda t: json.dumps(t, ensure_ascii=False))
+                fmt += "".join(f', "{key}": {p}' for key, p in zip(LOOK_COLUMNS, pieces, strict=True)) + "},"
+                text = (fmt * len(cols)) % tuple(values.ravel().tolist())
                 first = False
                 f.write(text.encode("utf-8"))
                 done += len(cols)
@@ -142,18 +180,19 @@ def write_tabular(scene: Scene, path: str | Path, options: ExportOptions = DEFAU
             f.truncate()
         else:
             lines = [f"# {FORMAT} v{VERSION}: one row per instance"]
-            for key in ("position", "rotation", "scale", "matrix"):
+            for key in ("position", "rotation", "scale", "matrix", "look"):
                 if key in meta:
                     lines.append(f"# {key}: {meta[key]}")
             c = meta["conventions"]
             lines.append(f"# conventions: up={c['up']} handedness={c['handedness']} units={c['units']}")
-            lines.append(",".join(COLUMNS + (MATRIX_COLUMNS if options.matrix else ())))
+            lines.append(",".join(COLUMNS + (MATRIX_COLUMNS if options.matrix else ()) + LOOK_COLUMNS))
             f.write(("\n".join(lines) + "\n").encode("utf-8"))
             row = _row_format(options.matrix)
             for name, records in _batches(scene, options):
                 cols = _columns(records, conv, options.matrix)
-                fmt = _csv_field(name).replace("%", "%%") + "," + row + "\n"
-                f.write(((fmt * len(cols)) % tuple(cols.ravel().tolist())).encode("utf-8"))
+                pieces, values = _look_values(records, name, looks[name], cols, _csv_field)
+                fmt = _csv_field(name).replace("%", "%%") + "," + row + "," + ",".join(pieces) + "\n"
+                f.write(((fmt * len(cols)) % tuple(values.ravel().tolist())).encode("utf-8"))
                 done += len(cols)
                 check_progress(progress, done, total)
 
@@ -277,13 +316,14 @@ def _read_csv(path: Path, progress: Progress | None) -> ImportedFoliage:
                     header = [h.strip() for h in line]
                     if "type" not in header:
                         raise FormatError(path, f"line {line_no}", "header has no 'type' column")
-                    unknown = [h for h in header if h not in COLUMNS + MATRIX_COLUMNS]
+                    unknown = [h for h in header if h not in COLUMNS + MATRIX_COLUMNS + LOOK_COLUMNS]
                     if unknown:
                         raise FormatError(path, f"line {line_no}", f"unknown columns {', '.join(unknown)}")
                     if not ({"x", "y", "z"} <= set(header) or set(MATRIX_COLUMNS) <= set(header)):
                         raise FormatError(path, f"line {line_no}", "header needs x, y, z (or m00..m33)")
                     ti = header.index("type")
-                    names = [h for h in header if h != "type"]
+                    text_columns = {ti} | ({header.index("mesh")} if "mesh" in header else set())
+                    names = [h for i, h in enumerate(header) if i not in text_columns]
                     continue
                 if len(line) != len(header):
                     raise FormatError(path, f"line {line_no}",
@@ -291,7 +331,7 @@ def _read_csv(path: Path, progress: Progress | None) -> ImportedFoliage:
                 if not rows:
                     start_line = line_no
                 types.append(line[ti])
-                rows.append(line[:ti] + line[ti + 1:])
+                rows.append([v for i, v in enumerate(line) if i not in text_columns])
                 if len(rows) >= BATCH:
                     flush()
                     check_progress(progress, min(read, total), total)

@@ -6,12 +6,15 @@ Layout of what we write (the stage's `defaultPrim` is `/World`):
   edges repeat their vertices), vertex `normals`, `primvars:displayColor` (the viewport's blend)
   and one float primvar `primvars:weight_<layer>` (0..1) per paint layer; `boscage:layerNames`
   holds the layers' real names in primvar order.
-- `/World/Foliage/<type>`: a UsdGeomPointInstancer whose one prototype is the type's mesh
-  (`Prototypes/<mesh>`), with `positions`, `orientations` (quath), `orientationsf` (quatf),
-  `scales`, `protoIndices` (all 0) and `ids` (0…n-1 in export order: the same scene exports the
+- `/World/Foliage/<type>`: a UsdGeomPointInstancer with one prototype per variant mesh of the
+  type (`Prototypes/<mesh>`, `Prototypes/<mesh>_v1`, …; each names its type in
+  `boscage:typeName`, its index in `boscage:variant`), with `positions`, `orientations` (quath),
+  `orientationsf` (quatf), `scales`, `protoIndices` (each instance's variant, from its position
+  hash as the viewport picks it) and `ids` (0…n-1 in export order: the same scene exports the
   same ids). `boscage:typeName` holds the real name; every palette key of the type is a custom
   attribute `boscage:palette:<key>`; `primvars:boscage:yawPitchRoll` keeps the record's exact
-  angles so our own importer restores records bit for bit.
+  angles so our own importer restores records bit for bit; a type with colour variation has
+  per-instance `primvars:boscage:hueShift` (degrees) and `primvars:boscage:valueShift`.
 
 Precision: quath has an 11-bit significand: components in [0.5, 1) step by 2^-11, so a
 half-precision quaternion is off by up to 2.4e-4 per component (measured; about 5e-4 rad): 1e-5
@@ -20,8 +23,9 @@ authored) carries float precision (1.4e-7 measured); `orientations` stay for rea
 only them (Blender 4.5 among them).
 
 With `gpu_instancing=False` a type is plain prims instead: `/World/Foliage/<type>` is an Xform
-(`boscage:layout = "prims"`) whose children are instanceable Xforms referencing the type's mesh
-under the abstract class prim `/Prototypes/<type>`, each with translate / orient (quatf) / scale.
+(`boscage:layout = "prims"`) whose children are instanceable Xforms referencing their variant's
+mesh under the abstract class prim `/Prototypes/<type>` (`/Prototypes/<type>_v1`, … for the other
+variants), each with translate / orient (quatf) / scale (and the colour shift as constant primvars).
 
 Conventions: USD space is right-handed by definition, so `upAxis` and `metersPerUnit` follow the
 export's conventions and a left-handed target (Unity, Unreal) gets the right-handed frame with the
@@ -31,6 +35,7 @@ Reading honours the stage's `upAxis` and `metersPerUnit` and each instancer's wo
 
 from __future__ import annotations
 
+import json
 import math
 import tempfile
 from pathlib import Path
@@ -42,13 +47,20 @@ from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType, foliage_type_to_dict
 from model.interchange.conventions import (
     Conventions,
+    angle_quaternions,
     from_target,
     quaternion_matrices,
     quaternions,
     rotation_matrices,
 )
-from model.interchange.geometry import IndexedMesh, terrain_tiles, terrain_vertex_count, type_mesh
-from model.interchange.instances import instance_chunks, instance_counts, selected_types, volume_of
+from model.interchange.geometry import IndexedMesh, terrain_tiles, terrain_vertex_count, variant_mesh
+from model.interchange.gltf import json_safe, mesh_folder
+from model.interchange.instances import (
+    TypeLook,
+    selected_types,
+    tiled_chunks,
+    volume_of,
+)
 from model.interchange.options import (
     DEFAULT_OPTIONS,
     ExportOptions,
@@ -63,7 +75,10 @@ SUFFIXES = (".usda", ".usdc", ".usdz")
 NS = "boscage:"
 YPR_PRIMVAR = "boscage:yawPitchRoll"
 YPR_ATTR = NS + "yawPitchRoll"  # on each prim of the plain-prims layout
+HUE_PRIMVAR = "boscage:hueShift"      # per instance, degrees (types with colour variation)
+VALUE_PRIMVAR = "boscage:valueShift"  # per instance, brightness change (-0.2: 20 % darker)
 PALETTE_NS = NS + "palette:"
+JSON_KEY = "boscageJson"  # custom data of a palette attribute holding a list of tables as JSON
 BLOCK = 1 << 16  # instances converted at a time
 _YPR_TOLERANCE = 1e-4  # |q·q'| ≥ 1 − this: the kept angles still describe the file's orientations
 
@@ -81,24 +96,9 @@ def usd_frame(conventions: Conventions) -> Conventions:
 
 def ypr_quaternions(ypr: np.ndarray, frame: Conventions) -> np.ndarray:
     """(n, 4) float32 unit quaternions x y z w (w ≥ 0) of Ry·Rx·Rz (yaw, pitch, roll in radians)
-    in a right-handed target frame.
-
-    Straight from the half angles (no matrices): the basis change M is a proper rotation, so
-    M·R·Mᵀ is the quaternion with its vector part turned by M."""
-    half = np.ascontiguousarray(np.asarray(ypr, np.float32).T) * np.float32(0.5)  # rows: sin/cos vectorise
-    sy, cy = np.sin(half[0]), np.cos(half[0])
-    sp, cp = np.sin(half[1]), np.cos(half[1])
-    sr, cr = np.sin(half[2]), np.cos(half[2])
-    cycp, sysp, sycp, cysp = cy * cp, sy * sp, sy * cp, cy * sp
-    w = cycp * cr + sysp * sr
-    sign = np.where(w < 0, np.float32(-1), np.float32(1))  # w ≥ 0, as conventions.quaternions
-    x, y, z = (cysp * cr + sycp * sr) * sign, (sycp * cr - cysp * sr) * sign, (cycp * sr - sysp * cr) * sign
-    if not frame.is_identity:
-        x, y, z = frame.basis.astype(np.float32) @ np.stack([x, y, z])
-    q = np.empty((len(w), 4), np.float32)
-    for c, v in enumerate((x, y, z, w * sign)):
-        q[:, c] = v
-    return q
+    in a right-handed target frame: `conventions.angle_quaternions` in float32 (straight from the
+    half angles; the basis change is a proper rotation, so it only turns the vector part)."""
+    return angle_quaternions(ypr, frame, single=True)
 
 
 def safe_name(name: str) -> str:
@@ -119,11 +119,10 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
     if suffix not in SUFFIXES:
         raise ValueError(f"{path.name}: not a USD file name (use {', '.join(SUFFIXES)})")
     frame = usd_frame(options.conventions)
-    layout = instance_counts(scene, options)
     names = selected_types(scene, options)
-    per_type = {name: 0 for name in names}
-    for type_name, _, n in layout:
-        per_type[type_name] += n
+    # every type's chunk records in cell order, in one pass (no Python object per chunk)
+    tiled = tiled_chunks(scene, options, tile=1)
+    per_type = {name: sum(map(len, tiled[name][1])) if name in tiled else 0 for name in names}
     instances = sum(per_type.values())
     t = scene.terrain
     terrain_vertices = terrain_vertex_count(t, options.terrain_step, options.region) if options.terrain else 0
@@ -147,10 +146,10 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
         if names:
             UsdGeom.Scope.Define(stage, "/World/Foliage")
         volume = volume_of(scene)
-        folder = scene.path.parent if scene.path is not None else None
-        chunks = instance_chunks(scene, options)
+        folder = mesh_folder(scene)  # where the palette's mesh files resolve, as for glTF
+        chunks = iter([records for name in names if name in tiled for records in tiled[name][1]])
         used: set[str] = set()
-        plain: list[tuple[str, str, int]] = []  # plain-prims types: path, class path, count
+        plain: list[tuple] = []  # plain-prims types: path, type, class path per variant, count
         for type_name in names:
             ftype = volume.palette.get(type_name) if volume is not None else None
             ftype = ftype or FoliageType(type_name)
@@ -163,11 +162,11 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
                 done = _write_instancer(stage, type_path, ftype, folder, frame, per_type[type_name], chunks,
                                         progress, done, total)
             else:
-                plain.append((type_path, _define_prims(stage, type_path, ftype, folder, frame),
+                plain.append((type_path, ftype, _define_prims(stage, type_path, ftype, folder, frame),
                               per_type[type_name]))
         del stage  # the layer lives on; plain prims are authored with no stage recomposing them
-        for type_path, proto, count in plain:
-            done = _write_prims(layer, type_path, proto, frame, count, chunks, progress, done, total)
+        for type_path, ftype, protos, count in plain:
+            done = _write_prims(layer, type_path, ftype, protos, frame, count, chunks, progress, done, total)
         check_progress(progress, total - 1, total)
 
         def export(target: Path) -> None:
@@ -263,9 +262,14 @@ def _write_palette_keys(prim, ftype: FoliageType) -> None:
             prim.CreateAttribute(name, Sdf.ValueTypeNames.Bool, custom=True).Set(value)
         elif isinstance(value, int | float):
             prim.CreateAttribute(name, Sdf.ValueTypeNames.Double, custom=True).Set(float(value))
-        elif isinstance(value, list | tuple):
+        elif isinstance(value, list | tuple) and all(isinstance(v, int | float) and not isinstance(v, bool)
+                                                     for v in value):
             prim.CreateAttribute(name, Sdf.ValueTypeNames.DoubleArray, custom=True).Set(
                 [float(v) for v in value])
+        elif isinstance(value, list | tuple):  # tables in a list (variants, lods): as JSON text
+            attr = prim.CreateAttribute(name, Sdf.ValueTypeNames.String, custom=True)
+            attr.Set(json.dumps(json_safe(value), ensure_ascii=False))
+            attr.SetCustomDataByKey(JSON_KEY, True)
 
     for key, value in foliage_type_to_dict(ftype).items():
         if key != "name":
@@ -288,15 +292,32 @@ def _define_prims(stage, path: str, ftype: FoliageType, folder, frame: Conventio
     group = UsdGeom.Xform.Define(stage, path)
     _type_attributes(group.GetPrim(), ftype)
     group.GetPrim().CreateAttribute(NS + "layout", Sdf.ValueTypeNames.Token, custom=True).Set("prims")
-    mesh = type_mesh(ftype, folder, frame)
-    proto = f"/Prototypes/{path.rsplit('/', 1)[1]}"
     stage.CreateClassPrim("/Prototypes")
-    stage.CreateClassPrim(proto)
-    _write_mesh(stage, f"{proto}/{safe_name(mesh.name or 'mesh')}", mesh)
-    return proto
+    protos = []
+    for k in range(len(ftype.meshes)):  # one class per variant: `<type>`, `<type>_v1`, …
+        mesh = variant_mesh(ftype, k, folder, frame)
+        proto = f"/Prototypes/{path.rsplit('/', 1)[1]}" + (f"_v{k}" if k else "")
+        _variant_attributes(stage.CreateClassPrim(proto), ftype, k)
+        _write_mesh(stage, f"{proto}/{safe_name(mesh.name or 'mesh')}", mesh)
+        protos.append(proto)
+    return protos
 
 
-def _write_prims(layer, path: str, proto: str, frame: Conventions, n: int,
+def _variant_attributes(prim, ftype: FoliageType, variant: int) -> None:
+    """On a variant's prototype: its type (so a reader maps it back to the type, not a new one),
+    its index and its mesh."""
+    from pxr import Sdf
+
+    prim.CreateAttribute(NS + "typeName", Sdf.ValueTypeNames.String, custom=True).Set(ftype.name)
+    prim.CreateAttribute(NS + "variant", Sdf.ValueTypeNames.Int, custom=True).Set(int(variant))
+    prim.CreateAttribute(NS + "mesh", Sdf.ValueTypeNames.String, custom=True).Set(ftype.meshes[variant])
+
+
+def _look(ftype: FoliageType) -> TypeLook:
+    return TypeLook(tuple(ftype.weights), tuple(ftype.hue), tuple(ftype.value), tuple(ftype.meshes))
+
+
+def _write_prims(layer, path: str, ftype: FoliageType, protos: list[str], frame: Conventions, n: int,
                  chunks, progress, done: int, total: int) -> int:
     """One type as plain prims: an Xform per instance, instanceable, referencing the type's mesh,
     with translate / orient (quatf) / scale ops.
@@ -309,31 +330,40 @@ def _write_prims(layer, path: str, proto: str, frame: Conventions, n: int,
     # One instance's spec made once in a scratch layer, then copied per instance and filled in:
     # copying a spec costs about half of building it attribute by attribute from Python.
     scratch = Sdf.Layer.CreateAnonymous("instance.usdc")
-    template = Sdf.CreatePrimInLayer(scratch, "/Instance")
-    template.specifier, template.typeName, template.instanceable = Sdf.SpecifierDef, "Xform", True
-    template.referenceList.Prepend(Sdf.Reference(primPath=Sdf.Path(proto)))
     float3 = Sdf.ValueTypeNames.Float3
     names = ("xformOp:translate", "xformOp:orient", "xformOp:scale", YPR_ATTR)
-    for name, kind in zip(names, (float3, Sdf.ValueTypeNames.Quatf, float3, float3), strict=True):
-        Sdf.AttributeSpec(template, name, kind)
-    order = Sdf.AttributeSpec(template, "xformOpOrder", Sdf.ValueTypeNames.TokenArray, Sdf.VariabilityUniform)
-    order.default = Vt.TokenArray(["xformOp:translate", "xformOp:orient", "xformOp:scale"])
+    kinds = (float3, Sdf.ValueTypeNames.Quatf, float3, float3)
+    look = _look(ftype)
+    if look.shifted:  # colour variation as constant primvars of each instance
+        names += ("primvars:" + HUE_PRIMVAR, "primvars:" + VALUE_PRIMVAR)
+        kinds += (Sdf.ValueTypeNames.Float, Sdf.ValueTypeNames.Float)
+    for k, proto in enumerate(protos):  # one template per variant: the reference differs
+        template = Sdf.CreatePrimInLayer(scratch, f"/Instance{k}")
+        template.specifier, template.typeName, template.instanceable = Sdf.SpecifierDef, "Xform", True
+        template.referenceList.Prepend(Sdf.Reference(primPath=Sdf.Path(proto)))
+        for name, kind in zip(names, kinds, strict=True):
+            Sdf.AttributeSpec(template, name, kind)
+        order = Sdf.AttributeSpec(template, "xformOpOrder", Sdf.ValueTypeNames.TokenArray,
+                                  Sdf.VariabilityUniform)
+        order.default = Vt.TokenArray(["xformOp:translate", "xformOp:orient", "xformOp:scale"])
     m, s = frame.basis.T, frame.unit_scale
     index = 0
     with Sdf.ChangeBlock():
         while index < n:
-            rec = next(chunks).records
+            rec = next(chunks)
             positions = rec[:, :3].astype(np.float64) @ m * s if not frame.is_identity else rec[:, :3]
             quats = ypr_quaternions(rec[:, 3:6], frame).tolist()
             scales = rec[:, 6].tolist()
             angles = rec[:, 3:6].tolist()
+            variants = look.variant_of(rec, ftype.name).tolist()
+            shifts = look.shifts_of(rec, ftype.name).tolist() if look.shifted else None
             for k, (x, y, z) in enumerate(positions.tolist()):
                 prim = f"{path}/i{index}"
-                Sdf.CopySpec(scratch, "/Instance", layer, prim)
+                Sdf.CopySpec(scratch, f"/Instance{variants[k]}", layer, prim)
                 qx, qy, qz, qw = quats[k]
                 scale = scales[k]
                 values = (Gf.Vec3f(x, y, z), Gf.Quatf(qw, qx, qy, qz), Gf.Vec3f(scale, scale, scale),
-                          Gf.Vec3f(*angles[k]))
+                          Gf.Vec3f(*angles[k]), *(shifts[k] if shifts else ()))
                 for name, value in zip(names, values, strict=True):
                     layer.GetAttributeAtPath(f"{prim}.{name}").default = value
                 index += 1
@@ -344,15 +374,24 @@ def _write_prims(layer, path: str, proto: str, frame: Conventions, n: int,
 
 def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conventions, n: int,
                      chunks, progress, done: int, total: int) -> int:
-    """One type's instancer, filled chunk by chunk from `chunks` (the shared, ordered iterator)."""
+    """One type's instancer, filled chunk by chunk from `chunks` (the shared, ordered iterator of
+    every type's chunk records)."""
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
     inst = UsdGeom.PointInstancer.Define(stage, path)
     _type_attributes(inst.GetPrim(), ftype)
     UsdGeom.Scope.Define(stage, f"{path}/Prototypes")
-    mesh = type_mesh(ftype, folder, frame)
-    proto_path = f"{path}/Prototypes/{safe_name(mesh.name or 'mesh')}"
-    _write_mesh(stage, proto_path, mesh)
-    inst.CreatePrototypesRel().SetTargets([Sdf.Path(proto_path)])
+    look = _look(ftype)
+    proto_paths, reach = [], 0.0
+    for k in range(look.variants):  # one prototype per variant; protoIndices pick them
+        mesh = variant_mesh(ftype, k, folder, frame)
+        proto_path = f"{path}/Prototypes/{safe_name(mesh.name or 'mesh')}" + (f"_v{k}" if k else "")
+        _write_mesh(stage, proto_path, mesh)
+        _variant_attributes(stage.GetPrimAtPath(proto_path), ftype, k)
+        proto_paths.append(Sdf.Path(proto_path))
+        reach = max(reach, float(np.abs(mesh.positions).max()) if mesh.vertex_count else 0.0)
+    inst.CreatePrototypesRel().SetTargets(proto_paths)
+    variants = np.zeros(n, np.int32)
+    shifts = np.empty((n, 2), np.float32) if look.shifted else None
     positions = np.empty((n, 3), np.float32)
     quats = np.empty((n, 4), np.float32)
     scales = np.empty((n, 3), np.float32)
@@ -363,7 +402,7 @@ def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conven
     gathered = 0
     while offset < n:  # chunks gathered into blocks: one chunk is too small to vectorise well
         if offset + gathered < n:
-            rec = next(chunks).records
+            rec = next(chunks)
             pending.append(rec)
             gathered += len(rec)
             done += len(rec)
@@ -380,9 +419,12 @@ def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conven
         scales[offset:end] = block[:, 6:7]
         ypr[offset:end] = block[:, 3:6]
         quats[offset:end] = ypr_quaternions(ypr[offset:end], frame)
+        if look.variants > 1:
+            variants[offset:end] = look.variant_of(block, ftype.name)
+        if shifts is not None:
+            shifts[offset:end] = look.shifts_of(block, ftype.name)
         offset = end
-    if n:  # a conservative box: every instance's position ± its scale × the prototype's reach
-        reach = float(np.abs(mesh.positions).max()) if mesh.vertex_count else 0.0
+    if n:  # a conservative box: every instance's position ± its scale × the prototypes' reach
         reach *= float(np.abs(scales[:, 0]).max())
         # column by column: a reduction over axis 0 of an (n, 3) array is many times slower
         lo = np.array([positions[:, c].min() for c in range(3)]) - reach
@@ -399,7 +441,12 @@ def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conven
     UsdGeom.PrimvarsAPI(inst).CreatePrimvar(YPR_PRIMVAR, Sdf.ValueTypeNames.Float3Array,
                                              UsdGeom.Tokens.vertex).Set(Vt.Vec3fArray.FromNumpy(ypr))
     del ypr
-    inst.CreateProtoIndicesAttr(Vt.IntArray(n))  # zeros: the one prototype
+    inst.CreateProtoIndicesAttr(Vt.IntArray.FromNumpy(variants))  # each instance's variant
+    if shifts is not None:  # colour variation, per instance (the viewport's hue and value shift)
+        api = UsdGeom.PrimvarsAPI(inst)
+        for name, column in ((HUE_PRIMVAR, 0), (VALUE_PRIMVAR, 1)):
+            api.CreatePrimvar(name, Sdf.ValueTypeNames.FloatArray, UsdGeom.Tokens.vertex).Set(
+                Vt.FloatArray.FromNumpy(np.ascontiguousarray(shifts[:, column])))
     inst.CreateIdsAttr(Vt.Int64Array.FromNumpy(np.arange(n, dtype=np.int64)))
     return done
 
@@ -461,7 +508,12 @@ def _palette_keys(prim) -> dict:
         value = attr.Get()
         if value is None:
             continue
-        if hasattr(value, "__len__") and not isinstance(value, str):
+        if attr.GetCustomDataByKey(JSON_KEY) and isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                continue  # edited beyond recognition: the key is left out, as an unknown one
+        elif hasattr(value, "__len__") and not isinstance(value, str):
             value = [float(v) for v in value]
         keys = name[len(PALETTE_NS):].split(":")
         target = out
@@ -632,14 +684,20 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
         keys = _palette_keys(prim)
         mesh_attr = prim.GetAttribute(NS + "mesh")
         own_mesh = mesh_attr.Get() if mesh_attr and mesh_attr.HasAuthoredValue() else None
-        groups = [(0, np.arange(count))] if len(protos) <= 1 else \
-            [(k, np.flatnonzero(proto_idx == k)) for k in range(len(protos))]
-        for k, rows in groups:
-            if not len(rows) and len(protos) > 1:
+        # prototypes group by the type they name (our variants all name the instancer's type), so
+        # variants never become types of their own and our records keep their order
+        by_name: dict[str, list[int]] = {}
+        for k, proto in enumerate(protos):
+            by_name.setdefault(base if len(protos) <= 1 else _type_name(
+                stage.GetPrimAtPath(proto), f"{base}_{proto.name}"), []).append(k)
+        if not by_name:
+            by_name[base] = [0]
+        for name, ks in by_name.items():
+            rows = None if len(by_name) == 1 else np.flatnonzero(np.isin(proto_idx, ks))
+            if rows is not None and not len(rows):
                 continue
-            name = base if len(protos) <= 1 else _type_name(stage.GetPrimAtPath(protos[k]),
-                                                            f"{base}_{protos[k].name}")
-            rec = records[rows] if len(groups) > 1 else records
+            k = ks[0]
+            rec = records if rows is None else records[rows]
             if name in result.records:
                 result.records[name] = np.concatenate([result.records[name], rec])
             else:
@@ -647,12 +705,26 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
             if keys:
                 result.extras.setdefault(name, keys)
             if name not in result.meshes:
-                if own_mesh and len(protos) <= 1:
+                if own_mesh and name == base and str(own_mesh).startswith("builtin:"):
                     result.meshes[name] = str(own_mesh)
-                elif protos:
+                elif protos:  # a file mesh (or a foreign prototype): its geometry travels
                     geometry = _prototype_mesh(stage, protos[k])
                     if geometry is not None:
                         result.meshes[name] = _to_scene_mesh(geometry, frame, meters)
+                    elif own_mesh and name == base:
+                        result.meshes[name] = str(own_mesh)
+            for j in ks:  # our variants with file meshes: each prototype's geometry travels
+                proto = stage.GetPrimAtPath(protos[j]) if j < len(protos) else None
+                variant = proto.GetAttribute(NS + "variant") if proto else None
+                mesh_name = proto.GetAttribute(NS + "mesh") if proto else None
+                if not (variant and variant.HasAuthoredValue()
+                        and mesh_name and mesh_name.HasAuthoredValue()):
+                    continue
+                if not str(mesh_name.Get()).startswith("builtin:"):
+                    geometry = _prototype_mesh(stage, protos[j])
+                    if geometry is not None:
+                        result.variant_meshes.setdefault(name, {})[int(variant.Get())] = \
+                            _to_scene_mesh(geometry, frame, meters)
         done += n
         check_progress(progress, done, total)
     for group, children in plain:

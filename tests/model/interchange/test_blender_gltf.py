@@ -2,7 +2,7 @@
 glTF importer and sees every instance with its transform, in Blender's Z-up frame.
 
 Blender 4.5's importer (io_scene_gltf2 4.5) reads EXT_mesh_gpu_instancing: each instance becomes
-a mesh object sharing the type's mesh data under the chunk's empty, as plain nodes do.
+a mesh object sharing the type's mesh data under the instancing node's empty, as plain nodes do.
 """
 
 from __future__ import annotations
@@ -98,3 +98,28 @@ def test_what_blender_writes_back_imports_as_the_same_foliage(tmp_path, extras) 
         assert np.abs(rotation_matrices(got) - rotation_matrices(want)).max() <= 1e-5
     if extras == "extras":
         assert imported.extras["rock"]["name"] == "rock"  # palette keys survive Blender
+
+
+def test_blender_places_each_instance_with_its_variant_mesh(tmp_path) -> None:
+    from model.foliage.variants import variant_indices
+
+    from .test_variants import WEIGHTS, variant_scene
+
+    scene = variant_scene()
+    files = {label: tmp_path / f"{label}.glb" for label in ("instanced", "plain")}
+    for label, path in files.items():
+        export_scene(scene, path, ExportOptions(terrain=False, gpu_instancing=label == "instanced"))
+    seen = run_in_blender(SCRIPT, *(str(p) for p in files.values()))
+    rec = scene.sections["foliage"].volume.all_records("tree")
+    variant = variant_indices(rec, "tree", WEIGHTS)
+    blender = ENGINE_PRESETS["Blender"]
+    for label, path in files.items():
+        got = seen[str(path)]["objects"]
+        assert sorted(got) == ["rock", "tree", "tree.v1", "tree.v2"], label  # one mesh per variant
+        for k, mesh in enumerate(("tree", "tree.v1", "tree.v2")):
+            want = to_target(rec[variant == k], blender).matrices()
+            m = np.array(got[mesh])
+            assert m.shape == want.shape, (label, mesh)
+            order = np.lexsort(np.round(m[:, :3, 3], 3).T)
+            expect = np.lexsort(np.round(want[:, :3, 3], 3).T)
+            assert np.abs(m[order] - want[expect]).max() <= 1e-4, (label, mesh)

@@ -71,3 +71,25 @@ def test_blender_imports_every_usd_instance_with_its_transform(tmp_path) -> None
             error = _largest_error(got["instances"][key], volume.all_records(type_name), conv)
             # quath orientations: ~1e-3 (Blender ignores orientationsf); plain prims: full precision
             assert error <= (3e-3 if instancer else 1e-4), (name, type_name, error)
+
+
+def test_blender_instances_each_usd_variant_prototype(tmp_path) -> None:
+    from model.foliage.variants import variant_indices
+
+    from .test_variants import WEIGHTS, variant_scene
+
+    scene = variant_scene()
+    files = {"variants.usdc": True, "variant_prims.usdc": False}
+    for name, instancer in files.items():
+        export_scene(scene, tmp_path / name, ExportOptions(conventions=Z_UP, terrain=False,
+                                                           gpu_instancing=instancer))
+    seen = run_in_blender(SCRIPT, *(str(tmp_path / name) for name in files))
+    rec = scene.sections["foliage"].volume.all_records("tree")
+    variant = variant_indices(rec, "tree", WEIGHTS)
+    for name, instancer in files.items():
+        got = seen[str(tmp_path / name)]["instances"]
+        for k, mesh in enumerate(("conifer", "broadleaf", "bush")):
+            key = [key for key in got if mesh in key]
+            assert len(key) == 1, (name, mesh, sorted(got))  # one prototype object per variant
+            error = _largest_error(got[key[0]], rec[variant == k], Z_UP)
+            assert error <= (3e-3 if instancer else 1e-4), (name, mesh, error)

@@ -19,7 +19,7 @@ from model.errors import FormatError
 from model.foliage import FoliageType, foliage_of
 from model.interchange import Cancelled, ExportOptions, export_scene, read_foliage
 from model.interchange.conventions import ENGINE_PRESETS, Conventions
-from model.interchange.gltf import EXT, YPR
+from model.interchange.gltf import EXT, TILE_CELLS, YPR
 
 from .conftest import small_scene
 
@@ -41,14 +41,27 @@ def quat_xyzw_matrix(q: np.ndarray) -> np.ndarray:
 def accessor_data(gltf: pygltflib.GLTF2, blob: bytes, index: int) -> np.ndarray:
     a = gltf.accessors[index]
     v = gltf.bufferViews[a.bufferView]
-    width = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}[a.type]
+    width = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}[a.type]
     dtype = {5126: np.float32, 5123: np.uint16, 5125: np.uint32, 5121: np.uint8}[a.componentType]
     start = (v.byteOffset or 0) + (a.byteOffset or 0)
-    return np.frombuffer(blob, dtype, a.count * width, start).reshape(a.count, width)
+    size = np.dtype(dtype).itemsize
+    stride = v.byteStride or size * width  # an interleaved vertex view has a stride
+    return np.ndarray((a.count, width), dtype, blob, start, (stride, size)).copy()
 
 
 def volume_records(scene, name: str) -> np.ndarray:
     return scene.sections["foliage"].volume.all_records(name)
+
+
+def export_order(scene, name: str, tiled: bool = True) -> np.ndarray:
+    """A type's records in the order our glTF holds them: instancing nodes take the chunks tile by
+    tile (TILE_CELLS² cells), then cell by cell; plain nodes cell by cell. Within a chunk the order
+    is kept, so an import fills every chunk exactly as it was."""
+    volume = scene.sections["foliage"].volume
+    cells = sorted(cell for cell, t in volume.keys() if t == name)
+    if tiled:
+        cells.sort(key=lambda c: (c[0] // TILE_CELLS, c[1] // TILE_CELLS, c))
+    return np.concatenate([volume.records(cell, name) for cell in cells])
 
 
 def test_pygltflib_reads_every_instance_with_its_transform(tmp_path) -> None:
@@ -72,7 +85,7 @@ def test_pygltflib_reads_every_instance_with_its_transform(tmp_path) -> None:
             assert mesh.extras["boscage"]["type"] == mesh.name
     for name in ("conifer", "rock"):
         t, q, s, ypr = (np.concatenate(p) for p in zip(*by_type[name], strict=True))
-        rec = volume_records(scene, name)
+        rec = export_order(scene, name)
         assert np.abs(t - rec[:, :3]).max() <= 1e-5
         assert np.abs(quat_xyzw_matrix(q) - expected_rotations(rec)).max() <= 1e-5
         assert np.array_equal(s, np.repeat(rec[:, 6:7], 3, axis=1))
@@ -150,7 +163,7 @@ def test_round_trip_is_bit_exact_in_the_glTF_frame(tmp_path, suffix, instancing)
     assert sorted(imported.records) == ["conifer", "rock"]
     for name, rec in imported.records.items():
         assert rec.dtype == np.float32
-        assert np.array_equal(rec, volume_records(scene, name))
+        assert np.array_equal(rec, export_order(scene, name, tiled=instancing))
         assert imported.meshes[name] == f"builtin:{name}"
         assert imported.extras[name]["name"] == name
     assert imported.warnings == []
@@ -164,7 +177,7 @@ def test_round_trip_through_an_engine_frame(tmp_path, engine) -> None:
     export_scene(scene, out, ExportOptions(conventions=conv))
     imported = read_foliage(out)
     for name, rec in imported.records.items():
-        want = volume_records(scene, name)
+        want = export_order(scene, name)
         assert np.abs(rec[:, :3] - want[:, :3]).max() <= 1e-4 * max(1.0, np.abs(want[:, :3]).max())
         assert np.array_equal(rec[:, 3:], want[:, 3:])  # angles from _BOSCAGE_YPR, scale as is
 
@@ -344,7 +357,7 @@ def test_conventions_in_the_file_are_applied_on_import(tmp_path) -> None:
     out = tmp_path / "zup.glb"
     export_scene(scene, out, ExportOptions(conventions=conv))
     rec = read_foliage(out).records["rock"]
-    assert np.allclose(rec[:, :3], volume_records(scene, "rock")[:, :3], atol=1e-4)
+    assert np.allclose(rec[:, :3], export_order(scene, "rock")[:, :3], atol=1e-4)
 
 
 def test_export_memory_does_not_grow_with_the_instances(tmp_path) -> None:
@@ -366,3 +379,99 @@ def test_export_memory_does_not_grow_with_the_instances(tmp_path) -> None:
     assert sizes[1] - sizes[0] > 20_000_000
     assert peaks[1] - peaks[0] < 0.1 * (sizes[1] - sizes[0]), (peaks, sizes)
     assert read_foliage(tmp_path / "big250000.glb").count == 500_000
+
+
+def test_a_million_instances_export_in_bounded_memory_with_a_small_document(tmp_path) -> None:
+    import tracemalloc
+
+    scene = small_scene({"conifer": 500_000, "rock": 500_000}, size=201, spacing=10.0)
+    out = tmp_path / "million.glb"
+    tracemalloc.start()  # numpy reports its buffers to tracemalloc
+    try:
+        report = export_scene(scene, out, ExportOptions(terrain=False))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert report.instances == 1_000_000 and report.bytes > 52_000_000
+    # a few batches in memory, not the 52 MB of instance data (nor the 28 MB of records again)
+    assert peak < 12_000_000, peak
+    doc_length = struct.unpack_from("<I", out.read_bytes()[:20], 12)[0]
+    doc = json.loads(out.read_bytes()[20:20 + doc_length])
+    instanced = [n for n in doc["nodes"] if EXT in n.get("extensions", {})]
+    # one node per type and 256 m tile (8 x 8 cells of 32 m), not one per chunk (3,900 of each type)
+    volume = scene.sections["foliage"].volume
+    tiles = {(t, cx // TILE_CELLS, cz // TILE_CELLS) for (cx, cz), t in volume.keys()}
+    assert len(volume.keys()) > 7_000 and len(instanced) == len(tiles) <= 2 * 8 * 8
+    assert doc_length < 150_000  # some 700 bytes a node; a node per chunk made megabytes
+    assert sum(doc["accessors"][n["extensions"][EXT]["attributes"]["TRANSLATION"]]["count"]
+               for n in instanced) == 1_000_000
+
+
+def test_instancing_nodes_hold_colocated_instances_one_tile_each(tmp_path) -> None:
+    scene = small_scene({"conifer": 20_000, "rock": 5_000}, size=201, spacing=5.0)  # 1 km square
+    out = tmp_path / "tiles.glb"
+    export_scene(scene, out, ExportOptions(terrain=False))
+    gltf = pygltflib.GLTF2.load(str(out))
+    blob = gltf.binary_blob()
+    tile_metres = TILE_CELLS * scene.sections["foliage"].volume.cell_size
+    seen: dict[str, set] = {}
+    for node in gltf.nodes:
+        if not (node.extensions and EXT in node.extensions):
+            continue
+        t = accessor_data(gltf, blob, node.extensions[EXT]["attributes"]["TRANSLATION"])
+        tiles = {tuple(v) for v in np.floor(t[:, [0, 2]].astype(np.float64) / tile_metres).astype(int)}
+        assert tiles == {tuple(node.extras["boscage"]["tile"])}, node.name  # culled as one by an engine
+        name = gltf.meshes[node.mesh].name
+        assert node.name == f"{name} {node.extras['boscage']['tile'][0]},{node.extras['boscage']['tile'][1]}"
+        assert tuple(node.extras["boscage"]["tile"]) not in seen.setdefault(name, set())
+        seen[name].add(tuple(node.extras["boscage"]["tile"]))
+    assert {k: len(v) for k, v in seen.items()} == {"conifer": 16, "rock": 16}  # 4 x 4 tiles of 256 m
+
+
+@pytest.mark.parametrize("variants", [False, True])
+def test_big_chunks_and_full_tiles_are_cut_into_batches_and_nodes(tmp_path, monkeypatch, variants) -> None:
+    from model.foliage.foliage_type import Variant
+    from model.interchange import gltf as writer
+
+    monkeypatch.setattr(writer, "BATCH", 50)   # chunks of ~190 instances: cut into pieces
+    monkeypatch.setattr(writer, "GROUP", 200)  # tiles of ~750: several nodes each
+    scene = small_scene({"conifer": 3000})
+    if variants:
+        foliage_of(scene).palette.replace(FoliageType("conifer", variants=(
+            Variant("builtin:conifer", 1.0), Variant("builtin:bush", 1.0)), hue=(-5.0, 5.0)))
+    out = tmp_path / "cut.glb"
+    export_scene(scene, out, ExportOptions(terrain=False))
+    gltf = pygltflib.GLTF2.load(str(out))
+    nodes = [n for n in gltf.nodes if n.extensions and EXT in n.extensions]
+    counts = [gltf.accessors[n.extensions[EXT]["attributes"]["TRANSLATION"]].count for n in nodes]
+    assert sum(counts) == 3000 and max(counts) <= 200 + 50
+    assert any(n.name.endswith("#2") for n in nodes)
+    imported = read_foliage(out).records["conifer"]
+    if variants:  # each node holds one variant's instances: compare as sets
+        want = volume_records(scene, "conifer")
+        assert np.array_equal(imported[np.lexsort(imported.T)], want[np.lexsort(want.T)])
+    else:
+        assert np.array_equal(imported, export_order(scene, "conifer"))
+
+
+def test_instance_attributes_are_tight_views_of_their_own(tmp_path) -> None:
+    """What every reader of the extension takes: each instance accessor has a view of its own,
+    tightly packed, with no byteStride (glTF allows a stride on vertex data only)."""
+    scene = small_scene({"conifer": 3000, "rock": 500})
+    out = tmp_path / "tight.glb"
+    export_scene(scene, out, ExportOptions(terrain=False))
+    gltf = pygltflib.GLTF2.load(str(out))
+    used: list[int] = []
+    for node in gltf.nodes:
+        if node.extensions and EXT in node.extensions:
+            counts = set()
+            for index in node.extensions[EXT]["attributes"].values():
+                a = gltf.accessors[index]
+                v = gltf.bufferViews[a.bufferView]
+                width = {"VEC2": 2, "VEC3": 3, "VEC4": 4}[a.type]
+                assert v.byteStride is None and v.target is None and not a.byteOffset
+                assert v.byteLength == 4 * width * a.count and a.componentType == 5126
+                used.append(a.bufferView)
+                counts.add(a.count)
+            assert len(counts) == 1  # the extension: all of a node's attributes have one count
+    assert len(used) == len(set(used))

@@ -72,3 +72,22 @@ def test_the_suffix_picks_the_format(tmp_path, scene) -> None:
     with pytest.raises(FormatError, match="x.fbx: unknown format"):
         read_foliage(tmp_path / "x.fbx")
     assert not any(p.suffix == ".tmp" for p in tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("region", [None, (-20.0, -50.0, 45.0, 10.0)])
+def test_tiled_chunks_are_the_same_chunks_tile_by_tile(region) -> None:
+    from model.interchange.instances import tiled_chunks
+
+    from .conftest import small_scene
+
+    scene = small_scene({"conifer": 4000, "rock": 300, "bush": 50}, size=101, spacing=5.0)  # 500 m
+    opts = ExportOptions(region=region, types=("conifer", "rock"))
+    tiled = tiled_chunks(scene, opts, tile=4)
+    assert list(tiled) == ["conifer", "rock"]
+    for name, (cells, parts) in tiled.items():
+        keys = [(c[0] // 4, c[1] // 4, c[0], c[1]) for c in cells.tolist()]
+        assert keys == sorted(keys) and len(set(keys)) == len(keys)  # tile by tile, then cell by cell
+        expected = {c.cell: c.records for c in instance_chunks(scene, opts) if c.type_name == name}
+        assert set(map(tuple, cells.tolist())) == set(expected)
+        for cell, records in zip(cells.tolist(), parts, strict=True):
+            assert np.array_equal(records, expected[tuple(cell)])
