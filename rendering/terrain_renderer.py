@@ -16,6 +16,7 @@ per tile), and recomputes only the touched nodes' errors, so a brush stamp's cos
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -71,6 +72,28 @@ class _Tile:
     skirt: float = 0.0
 
 
+class _PyramidJob:
+    """A `LodPyramid` built on a worker thread while the window comes up (numpy lets go of the
+    interpreter while it reduces, so the build overlaps Qt's set-up of the window and its first
+    paint); `take()` waits for it. A failed build is redone where it is needed, raising there."""
+
+    def __init__(self, terrain: Terrain) -> None:
+        self.terrain = terrain
+        self.pyramid: LodPyramid | None = None
+        self.thread = threading.Thread(target=self._run, name="terrain LOD pyramid", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.pyramid = LodPyramid(self.terrain, TILE)
+        except Exception:  # noqa: BLE001 - rebuilt (and reported) on the drawing thread
+            self.pyramid = None
+
+    def take(self) -> LodPyramid | None:
+        self.thread.join()
+        return self.pyramid
+
+
 class TerrainRenderer(Renderer):
     """Terrain tiles. `uploads` counts uploads of full-detail (level 0) tiles per (tile row, tile
     column) and `visible` lists the level-0 tiles drawn, as with the chunks of old; `tile_uploads`
@@ -106,6 +129,9 @@ class TerrainRenderer(Renderer):
         self.triangles = 0
         self._subscribed = False
         self._subscribe()
+        # a big terrain's pyramid reads every sample once (0.4 s at 8,193²): start it now, so it
+        # overlaps building and showing the window; edits meanwhile wait in _pending
+        self._job = _PyramidJob(terrain) if not self.full_detail else None
 
     @property
     def full_detail(self) -> bool:
@@ -184,7 +210,7 @@ class TerrainRenderer(Renderer):
         p = self.pyramid
         rows, cols = p.samples[key[0]]
         a, b, c, d = p.tile_range(key)
-        grid = vertex_grid(self.terrain, rows, cols, a, b, c, d)
+        grid = vertex_grid(self.terrain, rows, cols, a, b, c, d, p.take_heights)
         n, m = b - a, d - c
         g = grid.reshape(n, m, VERTEX_FLOATS)
         vertices = np.concatenate([grid, g[0], g[-1], g[:, 0], g[:, -1]])  # skirt: copies of the edges
@@ -219,7 +245,7 @@ class TerrainRenderer(Renderer):
         cb = c + int(np.searchsorted(cols[c:d], c1))
         if ra >= rb or ca >= cb:
             return
-        band = vertex_grid(self.terrain, rows, cols, ra, rb, c, d)
+        band = vertex_grid(self.terrain, rows, cols, ra, rb, c, d, p.take_heights)
         n, m = tile.rows, tile.cols
         item = VERTEX_FLOATS * 4
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, tile.vbo)
@@ -267,8 +293,11 @@ class TerrainRenderer(Renderer):
         if self._rebuild or self.pyramid is None:
             for key in list(self._tiles):
                 self._drop(key)
-            self.pyramid = LodPyramid(self.terrain, TILE)
-            self._pending.clear()
+            job, self._job = self._job, None
+            self.pyramid = job.take() if job is not None else None
+            if self.pyramid is None:
+                self.pyramid = LodPyramid(self.terrain, TILE)
+                self._pending.clear()  # it read the edits made so far (a job's are applied below)
             self._dirty.clear()
             self._rebuild = False
         for rect in self._pending:
@@ -307,6 +336,9 @@ class TerrainRenderer(Renderer):
         d = self.density
         if d is None or not self.show_density:
             return False
+        d.bind()  # the scene's foliage may have been replaced
+        if d.volume is None or not len(d.volume.keys()):
+            return False  # no stored foliage: nothing to tint, no cover grid to compute (2048² on 16 km)
         first = not self._density_tex
         if first:
             self._density_tex = int(GL.glGenTextures(1))
@@ -379,6 +411,9 @@ class TerrainRenderer(Renderer):
         return len(self._tiles)
 
     def release(self) -> None:
+        if self._job is not None:  # not used: this renderer may be dropped, and its thread with it
+            self._job.take()
+            self._job = None
         if self._density_tex:
             GL.glDeleteTextures(1, [self._density_tex])
             self._density_tex = 0
