@@ -12,7 +12,6 @@ assemblies over every grid, so a test can tell that an editor path never made on
 from __future__ import annotations
 
 import os
-import threading
 from collections import OrderedDict
 from pathlib import Path
 
@@ -49,9 +48,6 @@ class PagedGrid:
         self.ranges: dict[tuple[int, int], list[tuple[float, float]]] = {}
         self.sums: dict[tuple[int, int], list[int]] = {}  # per tile and plane: sum of the values
         self._full: np.ndarray | None = None
-        # the maps and private copies change under one lock: a renderer reads tiles on a worker
-        # thread (its level-of-detail pyramid) while the editor may write some
-        self._lock = threading.RLock()
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -62,10 +58,6 @@ class PagedGrid:
 
     def tile_array(self, i: int, j: int) -> np.ndarray:
         """Tile (i, j) as (planes, h, w): the private copy if written, else the read-only map."""
-        with self._lock:
-            return self._tile_array(i, j)
-
-    def _tile_array(self, i: int, j: int) -> np.ndarray:
         if self._full is not None:
             rs, cs = self._slices(i, j)
             return self._full[:, rs, cs]
@@ -135,12 +127,11 @@ class PagedGrid:
             return
         for i, j in tiling.tiles_meeting(rows, cols, self.tile):
             key = (i, j)
-            with self._lock:
-                own = self._own.get(key)
-                if own is None:
-                    own = np.array(self._tile_array(i, j), copy=True)
-                    self._own[key] = own
-                    self._maps.pop(key, None)  # the map is no longer needed: its pages can go
+            own = self._own.get(key)
+            if own is None:
+                own = np.array(self.tile_array(i, j), copy=True)
+                self._own[key] = own
+                self._maps.pop(key, None)  # the map is no longer needed: its pages can go
             rs, cs = self._slices(i, j)
             a0, a1, b0, b1 = max(r0, rs.start), min(r1, rs.stop), max(c0, cs.start), min(c1, cs.stop)
             target = own[:, a0 - rs.start:a1 - rs.start, b0 - cs.start:b1 - cs.start]
@@ -226,10 +217,6 @@ class PagedGrid:
     def full(self) -> np.ndarray:
         """The whole grid as one (planes, rows, columns) array, assembled on the first call (one
         copy of every tile) and kept; the maps and private tiles are dropped then."""
-        with self._lock:
-            return self._assemble()
-
-    def _assemble(self) -> np.ndarray:
         global assemblies
         if self._full is None:
             assemblies += 1

@@ -16,7 +16,6 @@ per tile), and recomputes only the touched nodes' errors, so a brush stamp's cos
 from __future__ import annotations
 
 import ctypes
-import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -72,28 +71,6 @@ class _Tile:
     skirt: float = 0.0
 
 
-class _PyramidJob:
-    """A `LodPyramid` built on a worker thread while the window comes up (numpy lets go of the
-    interpreter while it reduces, so the build overlaps Qt's set-up of the window and its first
-    paint); `take()` waits for it. A failed build is redone where it is needed, raising there."""
-
-    def __init__(self, terrain: Terrain) -> None:
-        self.terrain = terrain
-        self.pyramid: LodPyramid | None = None
-        self.thread = threading.Thread(target=self._run, name="terrain LOD pyramid", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            self.pyramid = LodPyramid(self.terrain, TILE)
-        except Exception:  # noqa: BLE001 - rebuilt (and reported) on the drawing thread
-            self.pyramid = None
-
-    def take(self) -> LodPyramid | None:
-        self.thread.join()
-        return self.pyramid
-
-
 class TerrainRenderer(Renderer):
     """Terrain tiles. `uploads` counts uploads of full-detail (level 0) tiles per (tile row, tile
     column) and `visible` lists the level-0 tiles drawn, as with the chunks of old; `tile_uploads`
@@ -129,9 +106,6 @@ class TerrainRenderer(Renderer):
         self.triangles = 0
         self._subscribed = False
         self._subscribe()
-        # a big terrain's pyramid reads every sample once (0.4 s at 8,193²): start it now, so it
-        # overlaps building and showing the window; edits meanwhile wait in _pending
-        self._job = _PyramidJob(terrain) if not self.full_detail else None
 
     @property
     def full_detail(self) -> bool:
@@ -293,11 +267,8 @@ class TerrainRenderer(Renderer):
         if self._rebuild or self.pyramid is None:
             for key in list(self._tiles):
                 self._drop(key)
-            job, self._job = self._job, None
-            self.pyramid = job.take() if job is not None else None
-            if self.pyramid is None:
-                self.pyramid = LodPyramid(self.terrain, TILE)
-                self._pending.clear()  # it read the edits made so far (a job's are applied below)
+            self.pyramid = LodPyramid(self.terrain, TILE)
+            self._pending.clear()
             self._dirty.clear()
             self._rebuild = False
         for rect in self._pending:
@@ -411,9 +382,6 @@ class TerrainRenderer(Renderer):
         return len(self._tiles)
 
     def release(self) -> None:
-        if self._job is not None:  # not used: this renderer may be dropped, and its thread with it
-            self._job.take()
-            self._job = None
         if self._density_tex:
             GL.glDeleteTextures(1, [self._density_tex])
             self._density_tex = 0

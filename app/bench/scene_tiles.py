@@ -68,9 +68,10 @@ def stroke_save_share(size: int) -> float:
 # ---- the editor on a 16 km scene: `boscage --screenshot` in a child process ----------------------
 SHOT_SIZE, QUICK_SHOT_SIZE = 8193, 4097  # 16 km and 8 km at 2 m
 SHOT_RUNS = 2  # screenshots of each scene: the best time is taken, the highest peak
-# Runs the command in its arguments and prints its exit code, wall time and peak resident memory
-# (`wait4`'s ru_maxrss). It is started fresh so that its own small heap is what its child inherits:
-# a child's ru_maxrss starts from its parent's high-water mark (Linux carries it across exec).
+# Runs the command in its arguments and prints its exit code, wall time, processor time and peak
+# resident memory (`wait4`'s ru_maxrss). It is started fresh so that its own small heap is what its
+# child inherits: a child's ru_maxrss starts from its parent's high-water mark (Linux carries it
+# across exec).
 _LAUNCH = (
     "import json, os, subprocess, sys, time\n"
     "t0 = time.perf_counter()\n"
@@ -78,13 +79,13 @@ _LAUNCH = (
     "_, status, usage = os.wait4(child.pid, 0)\n"
     "child.returncode = os.waitstatus_to_exitcode(status)\n"
     "print(json.dumps({'rc': child.returncode, 'wall_s': time.perf_counter() - t0,\n"
-    "                  'peak_mb': usage.ru_maxrss / 1024}))\n"
+    "                  'cpu_s': usage.ru_utime + usage.ru_stime, 'peak_mb': usage.ru_maxrss / 1024}))\n"
 )
 
 
 def screenshot_figures(scene: Path, png: Path, timeout: float = 300.0) -> dict:
-    """Exit code, wall time (start to exit: open, first frame, PNG) and peak memory in MB of
-    `boscage --screenshot PNG SCENE` run as a child process (needs a display)."""
+    """Exit code, wall time (start to exit: open, first frame, PNG), processor time and peak
+    memory in MB of `boscage --screenshot PNG SCENE` run as a child process (needs a display)."""
     import json
     import os
     import subprocess
