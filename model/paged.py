@@ -46,7 +46,7 @@ class PagedGrid:
         self._own: dict[tuple[int, int], np.ndarray] = {}  # tiles written since opening
         # per tile and plane: (min, max), as far as known (the opening pass fills it for heights)
         self.ranges: dict[tuple[int, int], list[tuple[float, float]]] = {}
-        self.sums: dict[tuple[int, int], list[int]] = {}  # per tile and plane: sum of the values
+        self.sums: dict[tuple[int, int], list[float]] = {}  # per tile and plane: sum of the values
         self._full: np.ndarray | None = None
 
     @property

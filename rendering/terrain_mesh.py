@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from model.paged import PagedPlane
@@ -34,7 +36,7 @@ def vertex_block(terrain: Terrain, r0: int, r1: int, c0: int, c1: int) -> np.nda
 
 
 def vertex_grid(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, a: int, b: int, c: int, d: int,
-                heights=None) -> np.ndarray:
+                heights: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> np.ndarray:
     """Vertex data at the samples rows[a:b] x cols[c:d] of a (possibly strided) sample grid, float32
     (n, 9). Normals come from the slope of that grid, so a coarse tile is lit as it is shaped.
     `heights(rows, cols)`, where given, reads the heights (a level-of-detail pyramid's coarse copy);
