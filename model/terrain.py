@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from model.events import Event
-from model.paged import PagedPlane, take
+from model.paged import PagedPlane, int_sum, take
 
 
 class TerrainLayer:
@@ -68,7 +68,8 @@ class TerrainLayer:
         grid = self.grid()
         if isinstance(grid, PagedPlane):
             return int(grid.grid.total(grid.plane))
-        return int(grid.sum(dtype=np.uint64))
+        # per 512-row band: each band's sum fits the fast 32-bit loop (see `int_sum`)
+        return sum(int_sum(grid[r:r + 512]) for r in range(0, grid.shape[0], 512))
 
     def __repr__(self) -> str:
         return f"TerrainLayer({self.name!r}, {self.color!r}, weight_blend={self.weight_blend})"

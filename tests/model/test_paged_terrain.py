@@ -301,3 +301,11 @@ def test_blended_paint_on_a_paged_terrain_writes_tiles_and_undoes_exactly(tmp_pa
     assert all(la.read(slice(0, ROWS), slice(0, COLS)).tobytes() == n.tobytes()
                for la, n in zip(t.layers, now, strict=True))
     assert paged.assemblies == before and all(la.paged is not None for la in t.layers)
+
+
+def test_int_sum_is_exact_either_side_of_32_bits() -> None:
+    from model.paged import int_sum
+
+    assert int_sum(np.full(16_843_009, 255, np.uint8)) == 16_843_009 * 255  # just under 2**32: 32 bits
+    big = np.full(70_000, 65_535, np.uint16)  # 4.6e9: past 32 bits, summed in 64
+    assert int_sum(big) == 70_000 * 65_535 and int_sum(np.ones(5, bool)) == 5
