@@ -13,7 +13,7 @@ import numpy as np
 from PySide6.QtGui import QUndoCommand
 
 from model import layer_ops
-from model.sculpt import HEIGHTS, Patch, TerrainStroke
+from model.sculpt import Patch, TerrainStroke, target_grid
 from model.terrain import Terrain
 
 
@@ -57,9 +57,10 @@ class ReplaceGridCommand(QUndoCommand):
                  volume=None) -> None:
         super().__init__(text)
         self.stroke = TerrainStroke(terrain, target, volume)
-        grid = terrain.heights if target is HEIGHTS else terrain.layer(target).weights
+        grid = target_grid(terrain, target)  # an array, or a paged terrain's tiles: never assembled
         rows, cols = slice(0, grid.shape[0]), slice(0, grid.shape[1])
-        self._patch: Patch | None = Patch(rows, cols, grid.copy(), values.astype(grid.dtype))
+        # the stroke keeps the old values of the tiles it writes (its undo): the patch needs no copy
+        self._patch: Patch | None = Patch(rows, cols, None, values.astype(grid.dtype))
 
     def redo(self) -> None:
         if self._patch is not None:

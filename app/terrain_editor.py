@@ -307,7 +307,7 @@ class TerrainEditor(QObject):
         if not path:
             return
         t = self.terrain
-        lo, hi = float(t.heights.min()), float(t.heights.max())
+        lo, hi = t.height_range()  # paged: from the tiles' ranges
         options = _options(self.window, "Export Heightmap", path, False,
                            note=f"{t.columns} × {t.rows} samples, heights {lo:.2f} m to {hi:.2f} m")
         if options is not None:

@@ -85,9 +85,9 @@ def add_layer(terrain: Terrain, name: str, color: tuple[int, int, int], index: i
     if len(terrain.layers) >= MAX_LAYERS:
         raise LayerError(f"a terrain holds at most {MAX_LAYERS} layers")
     if weights is None:
-        weights = np.zeros(terrain.heights.shape, np.uint8)
+        weights = np.zeros((terrain.rows, terrain.columns), np.uint8)
     weights = np.ascontiguousarray(weights, dtype=np.uint8)
-    if weights.shape != terrain.heights.shape:
+    if weights.shape != (terrain.rows, terrain.columns):
         raise LayerError(f"layer weights are {weights.shape[1]} x {weights.shape[0]}, expected "
                          f"{terrain.columns} x {terrain.rows} to match the terrain")
     index = len(terrain.layers) if index is None else int(index)
@@ -219,14 +219,14 @@ def paint_blended(terrain: Terrain, name: str, delta: np.ndarray, rows: slice, c
     and returns only the window; writes nothing."""
     index = index_of(terrain, name)
     layer = terrain.layers[index]
-    old = layer.weights[rows, cols].copy()
+    old = layer.read(rows, cols)
     step = np.rint(np.asarray(delta, np.float64))
     new = np.clip(old.astype(np.float64) + (-step if erase else step), 0, 255).astype(np.uint8)
     patches = [LayerPatch(layer, old, new)]
     if layer.weight_blend and not erase:
         blended = [other for i, other in enumerate(terrain.layers) if i != index and other.weight_blend]
         if blended:
-            before = np.stack([other.weights[rows, cols] for other in blended])
+            before = np.stack([other.read(rows, cols) for other in blended])
             after = blend_weights(new, before, new > old)
             for other, was, now in zip(blended, before, after, strict=True):
                 if not np.array_equal(was, now):
@@ -294,9 +294,9 @@ class LayerPaintStroke:
         if stamp is None:
             return False
         for patch in stamp.layers:
-            self._undo_of(patch.layer).capture(patch.layer.weights, stamp.rows, stamp.cols)
+            self._undo_of(patch.layer).capture(patch.layer.grid(), stamp.rows, stamp.cols)
         for patch in stamp.layers:
-            patch.layer.weights[stamp.rows, stamp.cols] = patch.new
+            patch.layer.grid()[stamp.rows, stamp.cols] = patch.new
             self._emit(patch.layer, stamp.rows, stamp.cols)
         self._sealed = False
         self.stamps += 1
@@ -309,15 +309,15 @@ class LayerPaintStroke:
 
     def finish(self) -> None:
         for layer, tiles in self._tiles:
-            tiles.seal(layer.weights)
+            tiles.seal(layer.grid())
         if self.follow is not None and self.touched is not None and self.followed is None:
             self.followed = self.follow([layer.name for layer in self.layers()], *self.touched)
         self._sealed = True
 
     def _write(self, new: bool) -> None:
         for layer, tiles in self._tiles:
-            for rows, cols, values in tiles.regions(layer.weights.shape, new):
-                layer.weights[rows, cols] = values
+            for rows, cols, values in tiles.regions(layer.shape, new):
+                layer.grid()[rows, cols] = values
                 self._emit(layer, rows, cols)
 
     def undo(self) -> None:

@@ -49,7 +49,6 @@ def ray_heightfield(terrain: Terrain, origin, direction, max_t: float = math.inf
     if not (np.all(np.isfinite(o)) and np.all(np.isfinite(d))) or not np.any(d):
         return None
     x0, z0, x1, z1 = terrain.bounds()
-    h = terrain.heights
     # Clip to the ground plan only: scanning the whole grid for its height range would cost more
     # than the walk along the ray on a large terrain.
     span = _clip_to_box(o, d, np.array([x0, -np.inf, z0]), np.array([x1, np.inf, z1]))
@@ -59,8 +58,8 @@ def ray_heightfield(terrain: Terrain, origin, direction, max_t: float = math.inf
     if not math.isfinite(t1):  # straight up or down: one cell, bounded by its lowest corner
         ci = min(max(int(math.floor((o[0] - x0) / terrain.spacing)), 0), terrain.columns - 2)
         cj = min(max(int(math.floor((o[2] - z0) / terrain.spacing)), 0), terrain.rows - 2)
-        low = float(np.nanmin(h[cj:cj + 2, ci:ci + 2])) if np.isfinite(h[cj:cj + 2, ci:ci + 2]).any() \
-            else math.nan
+        cell = terrain.read_heights(slice(cj, cj + 2), slice(ci, ci + 2))  # paged: one tile or four
+        low = float(np.nanmin(cell)) if np.isfinite(cell).any() else math.nan
         if d[1] >= 0 or not math.isfinite(low):
             t1 = t0 if d[1] >= 0 else math.nan
         else:
@@ -81,10 +80,7 @@ def ray_heightfield(terrain: Terrain, origin, direction, max_t: float = math.inf
     # The cell of each segment, from its midpoint (never on a grid line unless it has no length).
     ci = np.clip(np.floor((o[0] + mid * d[0] - x0) / s), 0, terrain.columns - 2).astype(np.int64)
     cj = np.clip(np.floor((o[2] + mid * d[2] - z0) / s), 0, terrain.rows - 2).astype(np.int64)
-    h00 = h[cj, ci].astype(np.float64)
-    h10 = h[cj, ci + 1].astype(np.float64)
-    h01 = h[cj + 1, ci].astype(np.float64)
-    h11 = h[cj + 1, ci + 1].astype(np.float64)
+    h00, h10, h01, h11 = terrain.height_corners(ci, cj)  # paged: gathered tile by tile
     # Local cell coordinates along the segment, in the segment's own parameter u = t - ta.
     fu0 = (o[0] + ta * d[0] - x0) / s - ci
     fv0 = (o[2] + ta * d[2] - z0) / s - cj

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from model.events import Event
-from model.paged import PagedPlane
+from model.paged import PagedPlane, int_sum, take
 
 
 class TerrainLayer:
@@ -53,6 +53,23 @@ class TerrainLayer:
     def read(self, rows: slice, cols: slice) -> np.ndarray:
         """A copy of the window's weights."""
         return np.array(self.grid()[rows, cols], copy=True)
+
+    def take(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """The weights at rows x cols (ascending index arrays, as `np.ix_`), tile by tile."""
+        return take(self.grid(), rows, cols)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return tuple(self.grid().shape)
+
+    def weight_sum(self) -> int:
+        """Sum of every weight (0..255 each): per tile where paged, each tile summed once until
+        it is written."""
+        grid = self.grid()
+        if isinstance(grid, PagedPlane):
+            return int(grid.grid.total(grid.plane))
+        # per 512-row band: each band's sum fits the fast 32-bit loop (see `int_sum`)
+        return sum(int_sum(grid[r:r + 512]) for r in range(0, grid.shape[0], 512))
 
     def __repr__(self) -> str:
         return f"TerrainLayer({self.name!r}, {self.color!r}, weight_blend={self.weight_blend})"
@@ -122,6 +139,16 @@ class Terrain:
     def read_heights(self, rows: slice, cols: slice) -> np.ndarray:
         """A float32 copy of the window's heights (tile by tile where they are paged)."""
         return np.array(self.heights_grid()[rows, cols], np.float32, copy=True)
+
+    def take_heights(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """The heights at rows x cols (ascending index arrays, as `np.ix_`): a strided read of a
+        coarse level touches only the tiles, and the rows of them, that it samples."""
+        return take(self.heights_grid(), rows, cols)
+
+    def height_corners(self, i0, j0) -> tuple[np.ndarray, ...]:
+        """Heights (float64) at the corners of cells (column i0, row j0): (i0, j0), (i0 + 1, j0),
+        (i0, j0 + 1), (i0 + 1, j0 + 1), gathered tile by tile where they are paged."""
+        return self._corners(self.heights_grid(), i0, j0)
 
     # ---- shape -------------------------------------------------------------------------
     @property

@@ -3,7 +3,9 @@
 The vertex shader turns `gl_InstanceID` into a candidate of a tile near the eye, hashes it exactly
 as `model.foliage.derived_grass` does, reads the type's layer weight from an integer texture and
 either places the mesh or drops it. Heights and layer weights live in textures that follow the
-terrain's change events (only the changed rectangle is re-uploaded).
+terrain's change events (only the changed rectangle is re-uploaded). On a big terrain the textures
+hold a window of the grid around what the view needs (read tile by tile from a paged terrain),
+moved when the eye leaves it, so their memory follows the grass's reach, not the terrain's size.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ VERSION = "#version 330 core\n"
 FEEDBACK_VARYINGS = ("f_grows", "f_placed", "f_scale")
 FEEDBACK_FLOATS = 6  # uint grows, vec4 (x, y, z, yaw), float scale
 GRASS_SEED = 0
+WHOLE_TEXELS = 2049 * 2049  # up to this many samples the textures hold the whole grid (16 MB)
+WINDOW_MARGIN = 512  # samples kept around the needed block, so flying seldom moves the window
 
 
 def grass_vertex_source(main: str) -> str:
@@ -60,6 +64,8 @@ class GrassRenderer(Renderer):
         self._heights_dirty: tuple[int, int, int, int] | None = None
         self._layers_dirty: dict[str, tuple[int, int, int, int]] = {}
         self._all_dirty = True
+        self._window: tuple[int, int, int, int] | None = None  # grid rows r0:r1, columns c0:c1 held
+        self.window_moves = 0  # times the textures were filled for a new window
         self.drawn: dict[str, int] = {}  # candidates submitted per type in the last frame
         self._subscribed = False
         self._subscribe()
@@ -129,42 +135,74 @@ class GrassRenderer(Renderer):
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         return tex
 
-    def _upload_heights(self, rect=None) -> None:
+    # ---- the window of the grid the textures hold ------------------------------------------------
+    def _block_rect(self, tile0, tiles) -> tuple[int, int, int, int]:
+        """Grid samples a block of grass tiles reads: its cells and the next sample (bilinear)."""
         t = self.terrain
-        GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
-        GL.glBindTexture(GL.GL_TEXTURE_2D, self._heights_tex)
-        if rect is None:
-            GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_R32F, t.columns, t.rows, 0, GL.GL_RED, GL.GL_FLOAT,
-                            np.ascontiguousarray(t.heights, np.float32))
+        return (tile0[1] * TILE_CELLS, min(t.rows, (tile0[1] + tiles[1]) * TILE_CELLS + 2),
+                tile0[0] * TILE_CELLS, min(t.columns, (tile0[0] + tiles[0]) * TILE_CELLS + 2))
+
+    def _fit_window(self, need: tuple[int, int, int, int]) -> None:
+        """Hold a window covering `need` (the whole grid on a small terrain): a new one, with a
+        margin, only when `need` leaves the current one; every texture is refilled then."""
+        t = self.terrain
+        if t.rows * t.columns <= WHOLE_TEXELS:
+            want = (0, t.rows, 0, t.columns)
         else:
-            r0, r1, c0, c1 = rect
-            if r1 > r0 and c1 > c0:
-                GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, c0, r0, c1 - c0, r1 - r0, GL.GL_RED, GL.GL_FLOAT,
-                                   np.ascontiguousarray(t.heights[r0:r1, c0:c1], np.float32))
+            w = self._window
+            if (w is not None and w[0] <= need[0] and need[1] <= w[1] and w[2] <= need[2]
+                    and need[3] <= w[3]):
+                return
+            want = (max(0, need[0] - WINDOW_MARGIN), min(t.rows, need[1] + WINDOW_MARGIN),
+                    max(0, need[2] - WINDOW_MARGIN), min(t.columns, need[3] + WINDOW_MARGIN))
+        if want != self._window:
+            self._window = want
+            self._all_dirty = True
+            self.window_moves += 1
+
+    def _in_window(self, rect) -> tuple[tuple[slice, slice], tuple[int, int]] | None:
+        """The part of a grid rectangle (all of the window for None) inside the window: its grid
+        slices and its texel offset; None where they do not meet."""
+        w0, w1, v0, v1 = self._window
+        r0, r1, c0, c1 = (w0, w1, v0, v1) if rect is None else rect
+        r0, r1, c0, c1 = max(r0, w0), min(r1, w1), max(c0, v0), min(c1, v1)
+        if r1 <= r0 or c1 <= c0:
+            return None
+        return (slice(r0, r1), slice(c0, c1)), (c0 - v0, r0 - w0)
+
+    def _upload(self, tex: int, internal, fmt, kind, read, rect=None) -> None:
+        """Fill the texture with the window (rect None) or refresh the rectangle's part of it;
+        `read(rows, cols)` gives the grid's values there."""
+        part = self._in_window(rect)
+        GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, tex)
+        if rect is None:
+            w0, w1, v0, v1 = self._window
+            GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, internal, v1 - v0, w1 - w0, 0, fmt, kind,
+                            np.ascontiguousarray(read(*part[0])))
+        elif part is not None:
+            (rows, cols), (x, y) = part
+            GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, x, y, cols.stop - cols.start, rows.stop - rows.start,
+                               fmt, kind, np.ascontiguousarray(read(rows, cols)))
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+
+    def _upload_heights(self, rect=None) -> None:
+        self._upload(self._heights_tex, GL.GL_R32F, GL.GL_RED, GL.GL_FLOAT, self.terrain.read_heights, rect)
 
     def _upload_layer(self, name: str, rect=None) -> None:
         layer = self.terrain.layer(name)
         if layer is None:
             return
-        t = self.terrain
-        GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
         if name not in self._layer_tex:
             self._layer_tex[name] = self._texture()
             rect = None
-        GL.glBindTexture(GL.GL_TEXTURE_2D, self._layer_tex[name])
-        if rect is None:
-            GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_R8UI, t.columns, t.rows, 0, GL.GL_RED_INTEGER,
-                            GL.GL_UNSIGNED_BYTE, np.ascontiguousarray(layer.weights, np.uint8))
-        else:
-            r0, r1, c0, c1 = rect
-            if r1 > r0 and c1 > c0:
-                GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, c0, r0, c1 - c0, r1 - r0, GL.GL_RED_INTEGER,
-                                   GL.GL_UNSIGNED_BYTE, np.ascontiguousarray(layer.weights[r0:r1, c0:c1]))
-        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        self._upload(self._layer_tex[name], GL.GL_R8UI, GL.GL_RED_INTEGER, GL.GL_UNSIGNED_BYTE,
+                     layer.read, rect)
 
-    def _sync(self, types: list[FoliageType]) -> None:
+    def _sync(self, types: list[FoliageType], need: tuple[int, int, int, int]) -> None:
+        """Textures up to date for `types` over the grid rectangle `need` (at least)."""
         wanted = {t.layer.name for t in types if t.layer is not None}
+        self._fit_window(need)
         if self._all_dirty:
             self._upload_heights()
             for tex in self._layer_tex.values():
@@ -180,8 +218,9 @@ class GrassRenderer(Renderer):
             if name not in self._layer_tex:
                 self._upload_layer(name)
             elif name in self._layers_dirty:
-                self._upload_layer(name, self._layers_dirty[name])
-        self._layers_dirty.clear()
+                self._upload_layer(name, self._layers_dirty.pop(name))
+        # a layer no type drawn now reads keeps its changes for when one does again
+        self._layers_dirty = {n: r for n, r in self._layers_dirty.items() if n in self._layer_tex}
 
     def _mesh(self, name: str) -> tuple[int, int, int]:
         if name in self._meshes:
@@ -228,6 +267,7 @@ class GrassRenderer(Renderer):
             "u_scale": ("2f", ftype.scale),
             "u_heights": ("1i", 0),
             "u_weights": ("1i", 1),
+            "u_texel0": ("2i", (self._window[2], self._window[0])),
         }
         program = p.id if isinstance(p, ShaderProgram) else p
         for name, (kind, value) in values.items():
@@ -259,16 +299,9 @@ class GrassRenderer(Renderer):
         self.drawn = {}
         if not types:
             return
-        self._sync(types)
         eye = frame.camera.eye()
-        top = float(np.nanmax(self.terrain.heights))
-        p = self.program
-        p.use()
-        p.set_uniform("u_view_projection", frame.view_projection)
-        p.set_uniform("u_light_direction", frame.light_direction)
-        p.set_uniform("u_eye", eye.astype(np.float32))
-        p.set_uniform("u_fog_color", FOG_COLOUR)
-        p.set_uniform("u_fog_distance", float(frame.camera.scene_extent * 2.0 + frame.camera.distance))
+        top = self.terrain.height_range()[1]  # paged: from the tiles' ranges
+        plans = []
         for ftype in types:
             start, end = ftype.cull
             end = max(end, start + 1e-3)
@@ -276,7 +309,22 @@ class GrassRenderer(Renderer):
                 continue  # too high above the ground for any blade to show
             tile0, tiles = tiles_near(self.terrain, eye[0], eye[2], end)
             count = tiles[0] * tiles[1] * per_tile(ftype, self.terrain)
-            if count == 0 or not self._set_type_uniforms(p, ftype, tile0, tiles):
+            if count:
+                plans.append((ftype, start, end, tile0, tiles, count))
+        if not plans:
+            return
+        rects = [self._block_rect(tile0, tiles) for _, _, _, tile0, tiles, _ in plans]
+        self._sync([plan[0] for plan in plans], (min(r[0] for r in rects), max(r[1] for r in rects),
+                                                  min(r[2] for r in rects), max(r[3] for r in rects)))
+        p = self.program
+        p.use()
+        p.set_uniform("u_view_projection", frame.view_projection)
+        p.set_uniform("u_light_direction", frame.light_direction)
+        p.set_uniform("u_eye", eye.astype(np.float32))
+        p.set_uniform("u_fog_color", FOG_COLOUR)
+        p.set_uniform("u_fog_distance", float(frame.camera.scene_extent * 2.0 + frame.camera.distance))
+        for ftype, start, end, tile0, tiles, count in plans:
+            if not self._set_type_uniforms(p, ftype, tile0, tiles):
                 continue
             p.set_uniform("u_fade", np.array([start, end], np.float32))
             vao, _, vertices = self._mesh(ftype.mesh)
@@ -303,7 +351,7 @@ class GrassRenderer(Renderer):
         if self.program is None:
             self.initialize()
         ftype = next(t for t in self.derived_types() if t.name == type_name)
-        self._sync([ftype])
+        self._sync([ftype], self._block_rect(tile0, tiles))
         count = tiles[0] * tiles[1] * per_tile(ftype, self.terrain)
         out = np.zeros((max(count, 1), FEEDBACK_FLOATS), np.float32)
         program = self._feedback()
@@ -336,6 +384,7 @@ class GrassRenderer(Renderer):
             GL.glDeleteTextures(len(textures), textures)
         self._heights_tex = self._dummy_tex = 0
         self._layer_tex.clear()
+        self._window = None
         for vao, vbo, _ in self._meshes.values():
             GL.glDeleteVertexArrays(1, [vao])
             GL.glDeleteBuffers(1, [vbo])

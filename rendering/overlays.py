@@ -345,8 +345,11 @@ class Overlays:
         """The terrain is one level plane: nothing sculpted yet."""
         if self._flat is None:
             t = self._terrain
-            h = None if t is None else t.heights
-            self._flat = h is not None and h.size > 0 and bool(np.ptp(h) == 0.0)
+            if t is None:
+                self._flat = False
+            else:  # from the tiles' ranges where paged: no whole-grid scan
+                lo, hi = t.height_range()
+                self._flat = bool(lo == hi)
         return self._flat
 
     @property
@@ -427,7 +430,7 @@ class Overlays:
         if t is None or not self.flat:
             return empty, empty, empty
         x0, z0, x1, z1 = t.bounds()
-        y = float(t.heights.flat[0]) + LIFT * 2
+        y = float(t.read_heights(slice(0, 1), slice(0, 1))[0, 0]) + LIFT * 2
         step = nice_step(max(x1 - x0, z1 - z0))
 
         def lines(every: float, skip: int = 0) -> np.ndarray:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
+from model.paged import PagedPlane
 from model.terrain import Terrain
 
 VERTEX_FLOATS = 9  # position xyz, normal xyz, colour rgb
@@ -32,20 +35,20 @@ def vertex_block(terrain: Terrain, r0: int, r1: int, c0: int, c1: int) -> np.nda
     return vertex_grid(terrain, rows, cols, r0, r1, c0, c1)
 
 
-def vertex_grid(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, a: int, b: int, c: int, d: int
-                ) -> np.ndarray:
+def vertex_grid(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, a: int, b: int, c: int, d: int,
+                heights: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> np.ndarray:
     """Vertex data at the samples rows[a:b] x cols[c:d] of a (possibly strided) sample grid, float32
-    (n, 9). Normals come from the slope of that grid, so a coarse tile is lit as it is shaped."""
-    h = terrain.heights
+    (n, 9). Normals come from the slope of that grid, so a coarse tile is lit as it is shaped.
+    `heights(rows, cols)`, where given, reads the heights (a level-of-detail pyramid's coarse copy);
+    by default `terrain.take_heights`."""
     # One sample of margin each side so normals at the block's edges see their neighbours.
     ma, mb = max(0, a - 1), min(len(rows), b + 1)
     mc, md = max(0, c - 1), min(len(cols), d + 1)
     rm, cm = rows[ma:mb], cols[mc:md]
-    strided = len(rm) == rm[-1] - rm[0] + 1 and len(cm) == cm[-1] - cm[0] + 1
-    block = h[rm[0]:rm[-1] + 1, cm[0]:cm[-1] + 1] if strided else h[np.ix_(rm, cm)]
-    hm = block.astype(np.float64)
+    unit_step = len(rm) == rm[-1] - rm[0] + 1 and len(cm) == cm[-1] - cm[0] + 1
+    hm = (heights or terrain.take_heights)(rm, cm).astype(np.float64)  # paged: only the tiles it samples
     s = terrain.spacing
-    if strided:  # with the margin a block is at least 2 x 2
+    if unit_step:  # with the margin a block is at least 2 x 2
         dz, dx = np.gradient(hm, s)
     else:
         dz, dx = np.gradient(hm, rm * s, cm * s)
@@ -87,13 +90,18 @@ def layer_colours_at(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, strid
     taps = _taps(stride)
     tr = [np.clip(rows + t, 0, terrain.rows - 1) for t in taps]
     tc = [np.clip(cols + t, 0, terrain.columns - 1) for t in taps]
+    # every tap's samples are read in one pass over the tiles (per layer grid), then picked out
+    ur, uc = np.unique(np.concatenate(tr)), np.unique(np.concatenate(tc))
+    pr = [np.searchsorted(ur, r) for r in tr]
+    pc = [np.searchsorted(uc, c) for c in tc]
     colour = np.zeros(shape + (3,), np.float64)
     total = np.zeros(shape, np.float64)
-    for layer in terrain.layers:
+    for layer, block in layer_blocks(terrain, ur, uc):
         w = np.zeros(shape, np.float64)
-        for r in tr:
-            for c in tc:
-                w += layer.weights[np.ix_(r, c)]
+        for r in pr:
+            sub = block[r]
+            for c in pc:
+                w += sub[:, c]
         w /= 255.0 * len(taps) ** 2
         colour += w[..., None] * (np.asarray(layer.color, np.float64) / 255.0)
         total += w
@@ -102,14 +110,31 @@ def layer_colours_at(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, strid
     return colour
 
 
+def layer_blocks(terrain: Terrain, rows: np.ndarray, cols: np.ndarray) -> list[tuple]:
+    """(layer, uint8 weights at rows x cols) of every layer, in order; the layers of one paged grid
+    (a scene's layer tiles hold every layer) are read in one pass over its tiles."""
+    grids: dict[int, np.ndarray] = {}
+    out = []
+    for layer in terrain.layers:
+        g = layer.grid()
+        if isinstance(g, PagedPlane):
+            key = id(g.grid)
+            if key not in grids:
+                grids[key] = g.grid.take(rows, cols)
+            out.append((layer, grids[key][g.plane]))
+        else:
+            out.append((layer, layer.take(rows, cols)))
+    return out
+
+
 def layer_colours(terrain: Terrain, r0: int, r1: int, c0: int = 0, c1: int | None = None) -> np.ndarray:
     """Weighted blend of layer colours (0..1); bare ground where the weights add to less than 255."""
     c1 = terrain.columns if c1 is None else c1
     shape = (r1 - r0, c1 - c0)
     colour = np.zeros(shape + (3,), np.float64)
     total = np.zeros(shape, np.float64)
-    for layer in terrain.layers:
-        w = layer.weights[r0:r1, c0:c1].astype(np.float64) / 255.0
+    for layer, block in layer_blocks(terrain, np.arange(r0, r1), np.arange(c0, c1)):
+        w = block.astype(np.float64) / 255.0
         colour += w[..., None] * (np.asarray(layer.color, np.float64) / 255.0)
         total += w
     # Weights summing past 1 are normalised; any shortfall shows bare ground.

@@ -184,7 +184,7 @@ class TerrainRenderer(Renderer):
         p = self.pyramid
         rows, cols = p.samples[key[0]]
         a, b, c, d = p.tile_range(key)
-        grid = vertex_grid(self.terrain, rows, cols, a, b, c, d)
+        grid = vertex_grid(self.terrain, rows, cols, a, b, c, d, p.take_heights)
         n, m = b - a, d - c
         g = grid.reshape(n, m, VERTEX_FLOATS)
         vertices = np.concatenate([grid, g[0], g[-1], g[:, 0], g[:, -1]])  # skirt: copies of the edges
@@ -219,7 +219,7 @@ class TerrainRenderer(Renderer):
         cb = c + int(np.searchsorted(cols[c:d], c1))
         if ra >= rb or ca >= cb:
             return
-        band = vertex_grid(self.terrain, rows, cols, ra, rb, c, d)
+        band = vertex_grid(self.terrain, rows, cols, ra, rb, c, d, p.take_heights)
         n, m = tile.rows, tile.cols
         item = VERTEX_FLOATS * 4
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, tile.vbo)
@@ -307,6 +307,9 @@ class TerrainRenderer(Renderer):
         d = self.density
         if d is None or not self.show_density:
             return False
+        d.bind()  # the scene's foliage may have been replaced
+        if d.volume is None or not len(d.volume.keys()):
+            return False  # no stored foliage: nothing to tint, no cover grid to compute (2048² on 16 km)
         first = not self._density_tex
         if first:
             self._density_tex = int(GL.glGenTextures(1))

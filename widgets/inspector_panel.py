@@ -221,8 +221,8 @@ class InspectorPanel(QWidget):
         self._item("Size", f"{width:,.0f} × {depth:,.0f} m", terrain)
         self._item("Spacing", _m(t.spacing), terrain)
         self._item("Origin", f"{t.origin[0]:,.1f}, {t.origin[1]:,.1f} m", terrain)
-        if t.heights.size:
-            self._item("Heights", f"{float(t.heights.min()):,.1f} – {float(t.heights.max()):,.1f} m", terrain)
+        lo, hi = t.height_range()  # paged: from each tile's range, no whole-grid scan
+        self._item("Heights", f"{lo:,.1f} – {hi:,.1f} m", terrain)
         layers = self._item("Layers", str(len(t.layers)))
         for layer in t.layers:
             item = self._item(layer.name, "#{:02x}{:02x}{:02x}".format(*layer.color), layers)

@@ -6,7 +6,6 @@ turns requests into undoable commands. It follows the terrain's layer events.
 
 from __future__ import annotations
 
-import numpy as np
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
@@ -156,7 +155,7 @@ class LayersPanel(QWidget):
         if self.terrain is not None:
             cells = max(1, self.terrain.rows * self.terrain.columns)
             for layer in self.terrain.layers:
-                coverage = float(layer.weights.sum(dtype=np.uint64)) / (255.0 * cells)
+                coverage = float(layer.weight_sum()) / (255.0 * cells)  # per tile where paged
                 mark = "" if layer.weight_blend else "   (not blended)"
                 item = QListWidgetItem(swatch(layer.color), f"{layer.name}   {coverage * 100:.1f} %{mark}")
                 item.setToolTip(f"{layer.name}: colour #{bytes(layer.color).hex()}, "

@@ -65,6 +65,105 @@ def stroke_save_share(size: int) -> float:
         return written / total
 
 
+# ---- the editor on a 16 km scene: `boscage --screenshot` in a child process ----------------------
+SHOT_SIZE, QUICK_SHOT_SIZE = 8193, 4097  # 16 km and 8 km at 2 m
+SHOT_RUNS = 2  # screenshots of each scene: the best time is taken, the highest peak
+# Runs the command in its arguments and prints its exit code, wall time, processor time and peak
+# resident memory (`wait4`'s ru_maxrss). It is started fresh so that its own small heap is what its
+# child inherits: a child's ru_maxrss starts from its parent's high-water mark (Linux carries it
+# across exec).
+_LAUNCH = (
+    "import json, os, subprocess, sys, time\n"
+    "t0 = time.perf_counter()\n"
+    "child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+    "_, status, usage = os.wait4(child.pid, 0)\n"
+    "child.returncode = os.waitstatus_to_exitcode(status)\n"
+    "print(json.dumps({'rc': child.returncode, 'wall_s': time.perf_counter() - t0,\n"
+    "                  'cpu_s': usage.ru_utime + usage.ru_stime, 'peak_mb': usage.ru_maxrss / 1024}))\n"
+)
+
+
+def screenshot_figures(scene: Path, png: Path, timeout: float = 300.0) -> dict:
+    """Exit code, wall time (start to exit: open, first frame, PNG), processor time and peak
+    memory in MB of `boscage --screenshot PNG SCENE` run as a child process (needs a display)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+               # as an installed Boscage runs: its modules' bytecode cached (here in a folder of
+               # its own), not compiled afresh by every start (PYTHONDONTWRITEBYTECODE: +0.5 s)
+               PYTHONPYCACHEPREFIX=str(Path(tempfile.gettempdir()) / "boscage-bench-pycache"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    run = subprocess.run([sys.executable, "-c", _LAUNCH, sys.executable, "-m", "app", "--screenshot",
+                          str(png), str(scene)], capture_output=True, text=True, env=env, cwd=root,
+                         timeout=timeout)
+    if run.returncode != 0 or not run.stdout.strip():
+        raise RuntimeError(f"the screenshot did not run: {run.stderr.strip()[-2000:]}")
+    figures = json.loads(run.stdout.strip().splitlines()[-1])
+    if figures["rc"] != 0:
+        raise RuntimeError(f"boscage --screenshot exited {figures['rc']}: {run.stderr.strip()[-2000:]}")
+    return figures
+
+
+def measure_screenshot(size: int = SHOT_SIZE, runs: int = SHOT_RUNS) -> dict:
+    """A `size`² scene at 2 m (rolling hills, two layers) and an empty one (File ▸ New) saved and
+    shot `runs` times each: every run's wall time and peak memory, the side files' bytes, and the
+    peak over the empty scene's (the fixed Qt, OpenGL and Python overhead) per side-file byte."""
+    from app.document import new_scene
+
+    with tempfile.TemporaryDirectory(prefix="boscage-bench-") as folder:
+        big, empty = Path(folder) / "world.boscage", Path(folder) / "empty.boscage"
+        save_scene(big_scene(size), big)
+        save_scene(new_scene(), empty)
+        side_mb = (scene_bytes(big) - big.stat().st_size) / 2 ** 20
+        base = [screenshot_figures(empty, Path(folder) / "empty.png") for _ in range(runs)]
+        shots = [screenshot_figures(big, Path(folder) / "world.png") for _ in range(runs)]
+    baseline_mb = max(r["peak_mb"] for r in base)
+    peak_mb = max(r["peak_mb"] for r in shots)
+    return {"samples": size, "side_file_mb": side_mb,
+            "baseline_runs": base, "runs": shots,
+            "baseline_mb": baseline_mb, "peak_mb": peak_mb,
+            "first_frame_s": min(r["wall_s"] for r in shots),
+            "baseline_s": min(r["wall_s"] for r in base),
+            "peak_over_baseline_per_side_byte": (peak_mb - baseline_mb) / side_mb}
+
+
+_SHOT_CACHE: dict[bool, dict] = {}
+
+
+def _shot(quick: bool) -> dict | None:
+    """The screenshot figures (measured once per process for both cases); None without a display."""
+    import json
+    import sys
+
+    from app.gui_entry import display_available
+
+    if not display_available():
+        print("scene_tiles bench: the screenshot needs a display (run under xvfb-run)", file=sys.stderr)
+        return None
+    if quick not in _SHOT_CACHE:
+        try:
+            _SHOT_CACHE[quick] = measure_screenshot(QUICK_SHOT_SIZE if quick else SHOT_SIZE)
+        except (RuntimeError, OSError) as e:
+            print(f"scene_tiles bench: {e}", file=sys.stderr)
+            return None
+        print(json.dumps(_SHOT_CACHE[quick]), file=sys.stderr)
+    return _SHOT_CACHE[quick]
+
+
+def _shot_peak_ratio(quick: bool) -> float:
+    figures = _shot(quick)
+    return float("nan") if figures is None else figures["peak_over_baseline_per_side_byte"]
+
+
+def _shot_seconds(quick: bool) -> float:
+    figures = _shot(quick)
+    return float("nan") if figures is None else figures["first_frame_s"]
+
+
 CASES = [
     # Each 512 x 512 tile is its own file named by its CRC-32; a stroke inside one tile rewrites
     # that heights tile (1 MiB) and the manifest. At 8 km (4097², ~100 MB of side files) that is
@@ -73,6 +172,14 @@ CASES = [
               run=lambda quick: stroke_save_share(QUICK_SIZE if quick else FULL_SIZE),
               description="saving after one brush stroke on a 4097² terrain writes at most 2 % of "
                           "the scene's bytes (20 % at 1025², where one tile is a sixth of it)"),
+    # The editor reads only the tiles it draws (coarse levels by strided reads): the process's
+    # peak over an empty scene's is a fraction of the side files, not a multiple of them.
+    BenchCase("scene_tiles.screenshot_16km_peak_vs_side_files", budget=1.5, run=_shot_peak_ratio,
+              description="`boscage --screenshot` of 8,193² at 2 m (4,097² quick): peak memory over an "
+                          "empty scene's, per byte of side files"),
+    BenchCase("scene_tiles.screenshot_16km_first_frame_s", budget=5.0, run=_shot_seconds,
+              description="seconds from starting `boscage --screenshot` of 8,193² at 2 m (4,097² "
+                          "quick) to its PNG: open, first frame, save (best of two)"),
 ]
 
 

@@ -15,6 +15,7 @@ uniform vec2 u_yaw;           // degrees [min, max]
 uniform vec2 u_scale;
 uniform sampler2D u_heights;  // R32F, texel (column, row)
 uniform usampler2D u_weights; // R8UI, the type's layer
+uniform ivec2 u_texel0;       // grid (column, row) of both textures' texel (0, 0): they hold a window
 
 uint pcg(uint v) {
     uint state = v * 747796405u + 2891336453u;
@@ -30,10 +31,11 @@ float terrain_height(float u, float v) {
     int i0 = min(int(floor(u)), u_grid.x - 2);
     int j0 = min(int(floor(v)), u_grid.y - 2);
     float fu = u - float(i0), fv = v - float(j0);
-    float h00 = texelFetch(u_heights, ivec2(i0, j0), 0).r;
-    float h10 = texelFetch(u_heights, ivec2(i0 + 1, j0), 0).r;
-    float h01 = texelFetch(u_heights, ivec2(i0, j0 + 1), 0).r;
-    float h11 = texelFetch(u_heights, ivec2(i0 + 1, j0 + 1), 0).r;
+    ivec2 t = ivec2(i0, j0) - u_texel0;
+    float h00 = texelFetch(u_heights, t, 0).r;
+    float h10 = texelFetch(u_heights, t + ivec2(1, 0), 0).r;
+    float h01 = texelFetch(u_heights, t + ivec2(0, 1), 0).r;
+    float h11 = texelFetch(u_heights, t + ivec2(1, 1), 0).r;
     return h00 * (1.0 - fu) * (1.0 - fv) + h10 * fu * (1.0 - fv) + h01 * (1.0 - fu) * fv + h11 * fu * fv;
 }
 
@@ -56,7 +58,7 @@ bool grass_candidate(int id, out vec3 position, out float yaw, out float scale) 
     float u = float(tx * u_tile_cells) + float(cells) * (float(kx) * (1.0 / 16777216.0));
     float v = float(tz * u_tile_cells) + float(cells) * (float(kz) * (1.0 / 16777216.0));
     if (u > float(u_grid.x - 1) || v > float(u_grid.y - 1) || col >= u_grid.x || row >= u_grid.y) return false;
-    uint weight = u_has_layer ? texelFetch(u_weights, ivec2(col, row), 0).r : 255u;
+    uint weight = u_has_layer ? texelFetch(u_weights, ivec2(col, row) - u_texel0, 0).r : 255u;
     if (weight < u_min_weight) return false;
     uint thin = pcg(h ^ 7u) >> 8u;      // Channel.THIN
     if (thin * 255u >= weight * 16777216u) return false;

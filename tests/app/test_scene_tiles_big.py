@@ -39,3 +39,17 @@ def test_a_16_km_scene_opens_paged_and_a_stroke_saves_under_2_percent(tmp_path: 
     # a caller wanting the whole heights array gets it at about its own size (256 MiB), no more
     heights_mb = 8193 * 8193 * 4 / 2 ** 20
     assert figures["assembled_peak_mb"] <= 1.1 * heights_mb
+
+
+@pytest.mark.slow
+def test_a_16_km_scene_opens_in_the_editor_and_draws_its_first_frame_within_budget() -> None:
+    """`boscage --screenshot` of 8193² at 2 m in a child process: at most 5 s from start to PNG
+    (best of three), and a peak resident memory (the child's ru_maxrss) at most 1.5 times the side
+    files' bytes over an empty scene's screenshot (the Qt, OpenGL and Python baseline)."""
+    from app.bench.scene_tiles import measure_screenshot
+
+    figures = measure_screenshot(8193, runs=3)
+    print(json.dumps(figures, indent=1))
+    assert figures["samples"] == 8193 and figures["side_file_mb"] > 380  # 256 MiB heights, 2 layers
+    assert figures["first_frame_s"] <= 5.0
+    assert figures["peak_mb"] <= 1.5 * figures["side_file_mb"] + figures["baseline_mb"]

@@ -210,3 +210,102 @@ def test_edit_save_reopen_edit_save_round_trips(tmp_path: Path) -> None:
         scene = load_scene(path)
         assert scene.terrain.read_heights(slice(0, ROWS), slice(0, COLS)).tobytes() == expected.tobytes()
     assert len(files_of(tmp_path)) == 1 + 9 + 9
+
+
+def test_take_reads_index_grids_like_np_ix_and_assembles_nothing(tmp_path: Path) -> None:
+    """Strided reads of coarse levels, clamped last samples, repeats and single indices."""
+    from model import paged
+
+    _, original, scene = opened(tmp_path)
+    t = scene.terrain
+    before = paged.assemblies
+    rng = np.random.default_rng(11)
+    cases = [(np.arange(0, ROWS, 4), np.minimum(np.arange(0, COLS + 8, 8), COLS - 1)),  # strided
+             (np.arange(30, 40), np.arange(60, 70)),  # a window over four tiles
+             (np.array([5]), np.array([89])),
+             (np.array([0, 0, 31, 32, 32, 69]), np.array([1, 33, 33, 64, 65, 89])),  # repeats
+             (np.sort(rng.integers(0, ROWS, 40)), np.sort(rng.integers(0, COLS, 50)))]
+    for rows, cols in cases:
+        assert t.take_heights(rows, cols).tobytes() == original.heights[np.ix_(rows, cols)].tobytes()
+        for la, lb in zip(t.layers, original.layers, strict=True):
+            assert la.take(rows, cols).tobytes() == lb.weights[np.ix_(rows, cols)].tobytes()
+        # the same from an array (what a terrain held in memory answers)
+        assert original.take_heights(rows, cols).tobytes() == original.heights[np.ix_(rows, cols)].tobytes()
+    both = t.layers[0].paged.grid.take(np.arange(3, 9), np.arange(60, 70))
+    assert both.shape == (2, 6, 10) and both[1].tobytes() == original.layers[1].weights[3:9, 60:70].tobytes()
+    assert t.take_heights(np.arange(0), np.arange(5)).shape == (0, 5)
+    with pytest.raises(ValueError):
+        t.take_heights(np.array([3, 2]), np.array([0]))
+    with pytest.raises(IndexError):
+        t.take_heights(np.array([ROWS]), np.array([0]))
+    assert paged.assemblies == before and t.paged_heights is not None
+    assert all(la.paged is not None for la in t.layers)
+
+
+def test_height_corners_and_weight_sums_come_from_the_tiles(tmp_path: Path) -> None:
+    from model import paged
+
+    _, original, scene = opened(tmp_path)
+    t = scene.terrain
+    before = paged.assemblies
+    i0, j0 = np.array([0, 31, 63, 88]), np.array([0, 31, 40, 68])
+    for a, b in zip(t.height_corners(i0, j0), original.height_corners(i0, j0), strict=True):
+        assert a.dtype == np.float64 and a.tobytes() == b.tobytes()
+    for la, lb in zip(t.layers, original.layers, strict=True):
+        assert la.weight_sum() == int(lb.weights.sum(dtype=np.uint64)) == lb.weight_sum()
+        assert la.shape == (ROWS, COLS)
+    grid = t.layers[0].paged.grid
+    assert len(grid.sums) == 9  # every one of the 3 x 3 tiles summed once, then kept
+    # a paint stroke drops the sums of the tiles it writes only; the total follows the stroke
+    rock = t.layer("rock")
+    painted_before = rock.weight_sum()
+    stroke = TerrainStroke(t, "rock")
+    stroke.apply(paint_layer(t, "rock", Brush(radius=3.0), 50.0, 40.0))
+    stroke.finish()
+    assert len(grid.sums) == 8  # the brush at (50, 40) lies inside tile (1, 1)
+    whole = rock.read(slice(0, ROWS), slice(0, COLS))
+    assert rock.weight_sum() == int(whole.sum(dtype=np.uint64)) > painted_before
+    assert paged.assemblies == before and rock.paged is not None
+
+
+def test_assembling_is_counted(tmp_path: Path) -> None:
+    from model import paged
+
+    _, _, scene = opened(tmp_path)
+    before = paged.assemblies
+    whole = scene.terrain.heights  # a caller that wants the whole array (an export) still gets it
+    assert whole.shape == (ROWS, COLS)
+    assert paged.assemblies == before + 1 and scene.terrain.paged_heights is None
+
+
+def test_blended_paint_on_a_paged_terrain_writes_tiles_and_undoes_exactly(tmp_path: Path) -> None:
+    from model import paged
+    from model.layer_ops import LayerPaintStroke, paint_layer_stamp
+
+    _, original, scene = opened(tmp_path)
+    t = scene.terrain
+    before = paged.assemblies
+    stroke = LayerPaintStroke(t, "rock")
+    for x in (20.0, 24.0, 28.0):
+        assert stroke.apply(paint_layer_stamp(t, "rock", Brush(radius=5.0, strength=1.0), x, 20.0))
+    stroke.finish()
+    now = [la.read(slice(0, ROWS), slice(0, COLS)) for la in t.layers]
+    was = [la.weights for la in original.layers]
+    assert not np.array_equal(now[1], was[1]) and len(stroke.layers()) == 2  # it took from the other
+    raised = now[1] > was[1]
+    assert raised.any() and (now[0][raised].astype(int) + now[1][raised] <= 255).all()
+    stroke.undo()
+    assert all(la.read(slice(0, ROWS), slice(0, COLS)).tobytes() == w.tobytes()
+               for la, w in zip(t.layers, was, strict=True))
+    stroke.redo()
+    assert all(la.read(slice(0, ROWS), slice(0, COLS)).tobytes() == n.tobytes()
+               for la, n in zip(t.layers, now, strict=True))
+    assert paged.assemblies == before and all(la.paged is not None for la in t.layers)
+
+
+def test_int_sum_is_exact_either_side_of_32_bits() -> None:
+    from model.paged import int_sum
+
+    assert int_sum(np.full(16_843_009, 255, np.uint8)) == 16_843_009 * 255  # just under 2**32: 32 bits
+    big = np.full(70_000, 65_535, np.uint16)  # 4.6e9: past 32 bits, summed in 64
+    assert int_sum(big) == 70_000 * 65_535 and int_sum(np.ones(5, bool)) == 5

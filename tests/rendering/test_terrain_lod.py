@@ -71,3 +71,29 @@ def test_odd_sizes_keep_their_last_sample() -> None:
     assert p.shape[0] == (7, 5) and p.shape[-1] == (1, 1)
     a, b, c, d = p.tile_range((0, 6, 4))
     assert p.samples[0][0][b - 1] == 99 and p.samples[0][1][d - 1] == 69
+
+
+def test_the_one_pass_build_equals_a_level_by_level_one(monkeypatch) -> None:
+    """Blocks for the fine levels and the coarse grid for the others give the very nodes that
+    reading the terrain level by level gives (BLOCK_SAMPLES = tile: every level read apart)."""
+    from rendering import terrain_lod
+
+    t = rough(300, seed=8)
+    monkeypatch.setattr(terrain_lod, "BLOCK_SAMPLES", 64)  # 4 x 4 level-0 nodes a block
+    fine = LodPyramid(t, tile=16)
+    assert fine.block_levels == 2 and fine.coarse_stride == 4 and fine.levels == 6
+    monkeypatch.setattr(terrain_lod, "BLOCK_SAMPLES", 16)
+    apart = LodPyramid(t, tile=16)
+    assert apart.block_levels == 0 and apart.coarse_stride == 1
+    for a, b in zip([fine.lo, fine.hi, fine.err], [apart.lo, apart.hi, apart.err], strict=True):
+        for lv in range(fine.levels):
+            assert a[lv].tobytes() == b[lv].tobytes()
+    # an edit keeps the coarse grid in step: the coarse levels see it
+    t.heights[200:230, 17:40] -= 40.0
+    fine.update(200, 230, 17, 40)
+    apart.update(200, 230, 17, 40)
+    every = np.minimum(np.arange(0, 304, 4), 299)  # every 4th sample and the last
+    np.testing.assert_array_equal(fine.coarse, t.heights[np.ix_(every, every)])
+    for lv in range(fine.levels):
+        assert fine.err[lv].tobytes() == apart.err[lv].tobytes()
+        assert fine.lo[lv].tobytes() == apart.lo[lv].tobytes()

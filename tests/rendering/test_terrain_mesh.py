@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from model.terrain import Terrain
 from rendering.terrain_mesh import BARE_COLOUR, grid_indices, layer_colours, vertex_rows
@@ -82,3 +83,45 @@ def test_a_coarse_grid_averages_the_paint_under_each_vertex() -> None:
     assert red[:, 13].min() > 0.2  # the vertex at 104 sees it (a point sample would not)
     assert abs(red[0].sum() * 8 - 2) < 0.5  # the path's width, spread, not lost
     assert (red[:, :11] < 1e-6).all() and (red[:, 15:] < 1e-6).all()
+
+
+@pytest.mark.parametrize("block", [32, 512])  # 32: the coarse levels read the pyramid's coarse grid
+def test_a_paged_terrain_meshes_every_level_as_its_array_does_reading_only_tiles(
+        tmp_path, monkeypatch, block) -> None:
+    """Coarse tiles read heights and the paint under each vertex by strided reads of the tiles:
+    the same vertices, bit for bit, and nothing assembled."""
+    from model import paged
+    from model.formats import tiles
+    from model.formats.scene_file import load_scene, save_scene
+    from model.scene import Scene
+    from rendering import terrain_lod
+    from rendering.terrain_lod import LodPyramid
+    from rendering.terrain_mesh import vertex_grid
+
+    monkeypatch.setattr(tiles, "TILE", 48)
+    monkeypatch.setattr(terrain_lod, "BLOCK_SAMPLES", block)
+    rng = np.random.default_rng(5)
+    n = 161
+    z, x = np.mgrid[0:n, 0:n].astype(np.float64)
+    t = Terrain((6 * np.sin(x / 11) * np.cos(z / 7) + rng.normal(0, 0.5, (n, n))).astype(np.float32), 1.5,
+                (-50.0, 10.0))
+    t.add_layer("a", (200, 40, 40), rng.integers(0, 256, (n, n), dtype=np.uint8))
+    t.add_layer("b", (40, 200, 40), rng.integers(0, 256, (n, n), dtype=np.uint8))
+    path = tmp_path / "m.boscage"
+    save_scene(Scene(terrain=t, name="m"), path)
+    opened = load_scene(path).terrain
+    opened.add_layer("c", (40, 40, 200), np.full((n, n), 7, np.uint8))  # one held in memory among them
+    t.add_layer("c", (40, 40, 200), np.full((n, n), 7, np.uint8))
+    before = paged.assemblies
+    mine, theirs = LodPyramid(opened, tile=16), LodPyramid(t, tile=16)
+    for lv in range(mine.levels):
+        assert mine.err[lv].tobytes() == theirs.err[lv].tobytes()
+        for key in mine.all_tiles(lv):
+            rows, cols = mine.samples[lv]
+            a, b, c, d = mine.tile_range(key)
+            expected = vertex_grid(t, rows, cols, a, b, c, d).tobytes()
+            assert vertex_grid(opened, rows, cols, a, b, c, d).tobytes() == expected
+            # coarse levels read their heights from the pyramid's coarse grid: the same vertices
+            assert vertex_grid(opened, rows, cols, a, b, c, d, mine.take_heights).tobytes() == expected
+    assert paged.assemblies == before and opened.paged_heights is not None
+    assert opened.layers[0].paged is not None and opened.layers[1].paged is not None

@@ -84,3 +84,43 @@ def test_no_grass_when_the_camera_is_far_above(viewport, qtbot) -> None:
     viewport.camera.pitch, viewport.camera.distance = np.radians(80.0), 500.0
     render(viewport, qtbot)
     assert viewport.stats.grass == 0
+
+
+def test_grass_textures_hold_a_window_of_a_big_terrain_and_follow_its_edits(viewport, qtbot,
+                                                                           monkeypatch) -> None:
+    """Past WHOLE_TEXELS the heights and weights textures hold only a window around the grass's
+    reach (moved when it leaves it): the GPU still grows exactly the CPU reference's candidates."""
+    from rendering import grass_renderer
+
+    monkeypatch.setattr(grass_renderer, "WHOLE_TEXELS", 32 * 32)
+    monkeypatch.setattr(grass_renderer, "WINDOW_MARGIN", 4)
+    scene = half_painted(size=129, hilly=True)
+    foliage_of(scene).palette.add(GRASS)
+    viewport.set_scene(scene)
+    render(viewport, qtbot)
+    t = scene.terrain
+    g = viewport.grass_renderer
+    for x, z in [(-40.0, -30.0), (-20.0, 35.0), (-40.0, -30.0)]:
+        tile0, tiles = tiles_near(t, x, z, 12.0)
+        viewport.makeCurrent()
+        try:
+            gpu = g.gpu_candidates("grass", tile0, tiles)
+        finally:
+            viewport.doneCurrent()
+        r0, r1, c0, c1 = g._window
+        assert (r1 - r0) * (c1 - c0) < t.rows * t.columns / 4  # a window, not the grid
+        cpu = grass_candidates(t, GRASS, tile0, tiles)
+        assert cpu.grows.sum() > 100 and np.array_equal(gpu["grows"], cpu.grows)
+        assert np.abs(gpu["position"][cpu.grows] - cpu.position[cpu.grows]).max() < 1e-3
+    moves = g.window_moves
+    assert moves >= 3  # each place needed its own window
+    # an edit reaches the window's textures in place (no new window)
+    t.layers[1].weights[:, :] = 0
+    t.layer_weights_changed.emit(1, slice(0, t.rows), slice(0, t.columns))
+    tile0, tiles = tiles_near(t, -40.0, -30.0, 12.0)
+    viewport.makeCurrent()
+    try:
+        gpu = g.gpu_candidates("grass", tile0, tiles)
+    finally:
+        viewport.doneCurrent()
+    assert g.window_moves == moves and not gpu["grows"].any()
