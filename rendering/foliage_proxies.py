@@ -22,17 +22,10 @@ from model.foliage.variants import draw24, instance_hashes
 
 PROXY_CHANNEL = 0x103  # the proxy order's hash channel (variants and colours use 0x100..0x102)
 PROXY_CAP = 64  # representatives kept per chunk at most
-PROXY_PIXELS = 32.0  # a chunk's proxy takes over when its cell spans this many pixels
-SATURATION = 3.0  # past this many card areas per cell area, more trees add no cover from afar
+PROXY_PIXELS = 16.0  # a chunk's proxy takes over when its cell spans this many pixels
+SATURATION = 4.0  # past this many card areas per cell area, more trees add no cover from afar
 FLOATS = 10  # per representative: the 7 record floats, then rank, reps, stands for
 STRIDE = FLOATS * 4
-
-
-def proxy_order(records: np.ndarray, type_name: str) -> np.ndarray:
-    """Indices of `records` in proxy order: by a hash of each instance's own position (ties by index)."""
-    rec = np.asarray(records, np.float32).reshape(-1, 7)
-    u = draw24(instance_hashes(rec, type_name), PROXY_CHANNEL).astype(np.int64)
-    return np.lexsort((np.arange(len(rec)), u))
 
 
 def proxy_of(records: np.ndarray, type_name: str, card_area: float, cell_area: float,

@@ -85,11 +85,12 @@ def test_impostor_types_keep_far_chunks_as_proxies_only(viewport, qtbot) -> None
     palette.remove("bush")
     palette.add(FoliageType("bush", mesh="builtin:bush", cull=FADE))  # impostors on (the default)
     viewport.set_scene(scene, frame=False)
+    fr = viewport.foliage_renderer
+    fr.proxy_pixels = 48.0  # proxies from about 190 m in this small viewport
     cam = viewport.camera
     cam.yaw, cam.pitch, cam.distance = 0.0, np.radians(25.0), 40.0
     cam.target = np.array([0.0, 0.0, 250.0])  # looking across the whole forest
     render(viewport, qtbot)
-    fr = viewport.foliage_renderer
     end = fr.plan("bush").full_end()  # where the proxies have taken over
     assert end < 768.0 / 2
     n = fr.resident_chunks

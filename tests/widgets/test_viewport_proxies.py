@@ -14,7 +14,7 @@ from model.formats.scene_file import load_scene
 from tests.widgets.test_viewport import render
 from tests.widgets.test_viewport_foliage import flat_scene, records
 
-COLOUR_TOLERANCE = 12.0  # mean colour difference (0..255 per channel) of the forest's pixels
+COLOUR_TOLERANCE = 6.0  # mean colour difference (0..255 per channel) of the forest's pixels (measured 1.9)
 SIGHT_PIXELS = 2.0  # an instance whose top clears the ground by less than this counts as hidden
 
 
@@ -68,7 +68,7 @@ def test_the_proxy_matches_the_full_instances_at_its_switch_distance(viewport, q
     assert levels == {"proxy": 1200}  # the proxies stand for every instance…
     assert 0 < cards <= 4 * 64  # …with at most 64 cards a chunk
     assert full_pixels > 500
-    assert 0.75 < proxy_pixels / full_pixels < 1.33  # about the same cover
+    assert 0.85 < proxy_pixels / full_pixels < 1.15  # about the same cover (measured 0.97)
     diff = np.abs(full_colour - proxy_colour)
     assert diff.mean() < COLOUR_TOLERANCE, (full_colour, proxy_colour)
 
