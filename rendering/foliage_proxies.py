@@ -91,27 +91,39 @@ class ProxySet:
         self.vao = 0
         self.uploads = 0  # chunk proxies built and sent (cumulative)
 
-    def refresh(self, volume, keys, changed=()) -> None:
-        """Take the volume's chunks of this type (`keys`, sorted) with their bounds; extents of
-        chunks gone become holes, those of `changed` chunks are rebuilt on their next draw."""
-        old = {k: (int(self.start[i]), int(self.room[i]), int(self.reps[i])) for k, i in self.row.items()}
-        self.keys = list(keys)
-        self.row = {k: i for i, k in enumerate(self.keys)}
-        n = len(self.keys)
-        boxes = np.stack([volume.bounds(*k) for k in self.keys]) if n else np.empty((0, 2, 3))
-        self.lo, self.hi = boxes[:, 0].copy(), boxes[:, 1].copy()
-        self.count = np.array([len(volume.chunk(*k)) for k in self.keys], np.int64)
-        self.start = np.full(n, -1, np.int64)
-        self.room = np.zeros(n, np.int64)
-        self.built = np.full(n, -1, np.int64)
-        self.reps = np.zeros(n, np.int64)
-        for k, (start, room, reps) in old.items():
-            i = self.row.get(k)
-            if i is None:
-                self.holes += room
-            else:
-                self.start[i], self.room[i], self.reps[i] = start, room, reps
-                self.built[i] = -1 if k in changed or start < 0 else 0
+    def apply(self, volume, keys) -> None:
+        """Follow an edit of chunks `keys` of this type: new chunks get a row at the end, a chunk
+        gone gives its row to the last one (its extent becomes a hole), a changed chunk's bounds
+        and count are refreshed and its proxy rebuilt on its next far draw. Work follows the edit."""
+        gone = [k for k in keys if k in self.row and volume.chunk(*k) is None]
+        for k in gone:
+            i, last = self.row.pop(k), len(self.keys) - 1
+            self.holes += int(self.room[i])
+            if i != last:  # the last row moves into the hole
+                moved = self.keys[last]
+                self.keys[i] = moved
+                self.row[moved] = i
+                for a in (self.lo, self.hi, self.count, self.reps, self.start, self.room, self.built):
+                    a[i] = a[last]
+            self.keys.pop()
+            for name in ("lo", "hi", "count", "reps", "start", "room", "built"):
+                setattr(self, name, getattr(self, name)[:last])
+        new = [k for k in keys if k not in self.row and volume.chunk(*k) is not None]
+        if new:
+            n = len(new)
+            boxes = np.stack([volume.bounds(*k) for k in new])
+            for k in new:
+                self.row[k] = len(self.keys)
+                self.keys.append(k)
+            self.lo = np.concatenate([self.lo, boxes[:, 0]])
+            self.hi = np.concatenate([self.hi, boxes[:, 1]])
+            self.count = np.concatenate([self.count, [len(volume.chunk(*k)) for k in new]]).astype(np.int64)
+            self.reps = np.concatenate([self.reps, np.zeros(n, np.int64)])
+            self.start = np.concatenate([self.start, np.full(n, -1, np.int64)])
+            self.room = np.concatenate([self.room, np.zeros(n, np.int64)])
+            self.built = np.concatenate([self.built, np.full(n, -1, np.int64)])
+        fresh = set(new)
+        self.update_rows(volume, [k for k in keys if k in self.row and k not in fresh])
 
     def update_rows(self, volume, keys) -> None:
         """Bounds and counts of chunks that changed but still exist (the table's rows stay)."""

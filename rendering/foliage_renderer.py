@@ -444,14 +444,10 @@ class FoliageRenderer(Renderer):
                 if plan.impostor is None:
                     continue
                 ps = self._proxies[type_name] = ProxySet(type_name, plan.card_area, v.cell_size ** 2)
-            if any(k not in ps.row or v.chunk(*k) is None for k in keys):
-                keys_now = sorted((k for k in v.keys() if k[1] == type_name), key=lambda k: k[0])
-                ps.refresh(v, keys_now, set(keys))
-                if not ps.keys:
-                    ps.release()
-                    del self._proxies[type_name]
-            else:
-                ps.update_rows(v, keys)
+            ps.apply(v, sorted(keys, key=lambda k: k[0]))
+            if not ps.keys:
+                ps.release()
+                del self._proxies[type_name]
 
     def _sync_chunks(self, frame: FrameContext) -> None:
         if self._all_dirty:

@@ -103,6 +103,14 @@ def test_a_far_proxy_draws_fewer_cards_and_an_edit_rebuilds_only_its_chunk(viewp
     i = ps.row[key]
     assert ps.count[i] == len(volume.chunk(*key))
     assert sum(viewport.stats.levels.values()) == viewport.stats.instances
+    gone = (volume.cell_of(-300.0, 200.0), "tree")  # a whole far chunk erased: its row goes
+    volume.remove({gone: np.arange(len(volume.chunk(*gone)))})
+    render(viewport, qtbot)
+    assert gone not in ps.row and gone not in fr.proxy_visible and len(ps.keys) == len(volume.keys())
+    assert ps.uploads - before == 1 and sum(viewport.stats.levels.values()) == viewport.stats.instances
+    volume.add("tree", records(np.array([[-300.0, 200.0]]), 1.0))  # and a new one made there
+    render(viewport, qtbot)
+    assert ps.uploads - before == 2 and ps.count[ps.row[gone]] == 1 and gone in fr.proxy_visible
 
 
 def _stored_removed(scene) -> None:
