@@ -105,10 +105,12 @@ class _Plan:
     def names(self) -> list[str]:
         return [f"LOD {i}" for i in range(len(self.levels))] + (["impostor"] if self.impostor else [])
 
-    def owner_edges(self) -> np.ndarray:
+    def owner_edges(self, whole: bool = False) -> np.ndarray:
         """Distances where each level's share begins (the middle of its dissolve-in band), and
-        where the last one's ends: an instance counts for the level that holds most of it."""
-        every = self.levels + ([self.drawn_impostor] if self.drawn_impostor else [])
+        where the last one's ends: an instance counts for the level that holds most of it.
+        `whole`: for a chunk drawn without its proxy (one with a selection), to the impostors' end."""
+        last = self.impostor if whole else self.drawn_impostor
+        every = self.levels + ([last] if last else [])
         return np.array([0.0] + [sum(lv.fade_in) / 2 for lv in every[1:]] + [sum(every[-1].fade_out) / 2])
 RELEASE_FACTOR = 1.5  # resident chunks are released this many fade ends away (hysteresis: no churn)
 
@@ -172,6 +174,7 @@ class FoliageRenderer(Renderer):
         self._stream_end = np.empty(0)
         self._stream_eye = np.full(3, np.nan)
         self._stream_start = math.nan
+        self._stream_held: frozenset = frozenset()
         self._stream_types: list[str] = []
         self._stream_type = np.empty(0, np.int64)
         self.proxy_pixels = PROXY_PIXELS  # a chunk's proxy takes over when its cell spans fewer pixels
@@ -499,11 +502,13 @@ class FoliageRenderer(Renderer):
         went far are released. Returns (chunks to upload, whether any was released)."""
         v = self.volume
         eye = frame.camera.eye()
+        held = frozenset(self._selection)  # chunks with a selection stay whole (drawn amber, no proxy)
         if not dirty and not self._all_dirty and np.array_equal(eye, self._stream_eye) \
-                and self._proxy_start == self._stream_start:
+                and self._proxy_start == self._stream_start and held == self._stream_held:
             return dirty, False  # nothing changed and the camera stood still: nothing comes or goes
         self._stream_eye = eye
         self._stream_start = self._proxy_start
+        self._stream_held = held
         if self._all_dirty or any(k not in self._stream_row or v.chunk(*k) is None for k in dirty):
             self._stream_keys = v.keys()
             self._stream_row = {k: i for i, k in enumerate(self._stream_keys)}
@@ -520,7 +525,8 @@ class FoliageRenderer(Renderer):
         dz = np.maximum(np.maximum(b[:, 1] - eye[2], eye[2] - b[:, 3]), 0.0)
         d = np.hypot(dx, dz) - v.cell_size  # a cell of margin for instances reaching past their cell
         near = {self._stream_keys[i] for i in np.flatnonzero(d <= self._stream_end)}
-        gone = [k for k in self._gpu if (i := self._stream_row.get(k)) is not None
+        near |= {k for k in held if k in self._stream_row}
+        gone = [k for k in self._gpu if (i := self._stream_row.get(k)) is not None and k not in held
                 and d[i] > self._stream_end[i] * RELEASE_FACTOR]
         for key in gone:
             self._delete_chunk(self._gpu.pop(key))
@@ -541,8 +547,12 @@ class FoliageRenderer(Renderer):
             return np.zeros(0, bool)
         planes = frustum_planes(frame.view_projection)
         eye = frame.camera.eye()
-        ends = np.array([self.plan(t).full_end() for t in self._order_types], np.float64)
-        near_enough = box_distance(self._lo, self._hi, eye) <= ends[self._order_type]
+        ends = np.array([self.plan(t).full_end() for t in self._order_types], np.float64)[self._order_type]
+        held = self._held_rows()
+        if held.any():  # a chunk with a selection is drawn whole to its type's far end
+            far_ends = np.array([self.plan(t).far_end for t in self._order_types], np.float64)
+            ends = np.where(held, far_ends[self._order_type], ends)
+        near_enough = box_distance(self._lo, self._hi, eye) <= ends
         return boxes_in_frustum(self._lo, self._hi, planes) & near_enough
 
     def set_proxy_start(self, frame: FrameContext) -> None:
@@ -551,6 +561,13 @@ class FoliageRenderer(Renderer):
         cell = self.volume.cell_size if self.volume is not None else 32.0
         start = cell * focal / self.proxy_pixels if self.proxy_pixels > 0 else math.inf
         self._proxy_start = float(start) if math.isfinite(start) and start > 0 else math.inf
+
+    def _held_rows(self, keys: list[ChunkKey] | None = None) -> np.ndarray:
+        """Which of `keys` (default: the draw order) have a selection: drawn whole, never by proxy."""
+        keys = self._order if keys is None else keys
+        if not self._selection:
+            return np.zeros(len(keys), bool)
+        return np.array([k in self._selection for k in keys], bool)
 
     def draw(self, frame: FrameContext) -> None:
         if self.program is None:
@@ -594,8 +611,12 @@ class FoliageRenderer(Renderer):
             if level is not None and len(ps.keys):
                 near = box_distance(ps.lo, ps.hi, eye)
                 far = _box_far_distance(ps.lo, ps.hi, eye)
-                rows = np.flatnonzero(boxes_in_frustum(ps.lo, ps.hi, planes) & (far >= level.fade_in[0])
-                                      & (near <= level.fade_out[1]))
+                wanted = boxes_in_frustum(ps.lo, ps.hi, planes) & (far >= level.fade_in[0]) \
+                    & (near <= level.fade_out[1])
+                for key in self._selection:
+                    if key[1] == type_name and key in ps.row:
+                        wanted[ps.row[key]] = False  # drawn whole, with its selection
+                rows = np.flatnonzero(wanted)
                 built = ps.ensure(self.volume, rows)
                 if built:
                     frame.stats.count_upload("foliage proxies", built)
@@ -695,22 +716,29 @@ class FoliageRenderer(Renderer):
         that straddles an edge counts its instances by their own distance."""
         eye = np.asarray(eye, np.float64)
         counts = np.array([self._gpu[k].count for k in self.visible], np.int64)
+        held = self._held_rows(self.visible)
         for type_name, a, b in self._runs(self.visible):
             plan = self.plan(type_name)
-            edges, names = plan.owner_edges(), plan.names()
-            lo = np.searchsorted(edges, near[a:b], side="right") - 1
-            hi = np.searchsorted(edges, far[a:b], side="right") - 1
-            whole = lo == hi
-            inside = whole & (lo >= 0) & (lo < len(names))
-            for level, n in enumerate(np.bincount(lo[inside], counts[a:b][inside], minlength=len(names))):
-                frame.stats.count_level(names[level], int(n))
-            for i in np.flatnonzero(~whole) + a:
-                rec = self.volume.chunk(*self.visible[i]).records
-                d = np.sqrt(((rec[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1))
-                which = np.searchsorted(edges, d, side="right") - 1
-                per = np.bincount(which[(which >= 0) & (which < len(names))], minlength=len(names))
-                for name, n in zip(names, per, strict=False):
-                    frame.stats.count_level(name, int(n))
+            names = plan.names()
+            for mine, edges in ((~held[a:b], plan.owner_edges()), (held[a:b], plan.owner_edges(whole=True))):
+                if mine.any():
+                    self._count_rows(frame, np.flatnonzero(mine) + a, edges, names, near, far, counts, eye)
+
+    def _count_rows(self, frame: FrameContext, rows, edges, names, near, far, counts, eye) -> None:
+        """Instances per level of visible chunks `rows`, with these owner edges."""
+        lo = np.searchsorted(edges, near[rows], side="right") - 1
+        hi = np.searchsorted(edges, far[rows], side="right") - 1
+        whole = lo == hi
+        inside = whole & (lo >= 0) & (lo < len(names))
+        for level, n in enumerate(np.bincount(lo[inside], counts[rows][inside], minlength=len(names))):
+            frame.stats.count_level(names[level], int(n))
+        for i in rows[~whole]:
+            rec = self.volume.chunk(*self.visible[i]).records
+            d = np.sqrt(((rec[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1))
+            which = np.searchsorted(edges, d, side="right") - 1
+            per = np.bincount(which[(which >= 0) & (which < len(names))], minlength=len(names))
+            for name, n in zip(names, per, strict=False):
+                frame.stats.count_level(name, int(n))
 
     def _set_type_uniforms(self, program: int, plan: _Plan) -> None:
         GL.glUniform1ui(GL.glGetUniformLocation(program, "u_type_salt"), plan.salt)
@@ -771,14 +799,9 @@ class FoliageRenderer(Renderer):
         p.set_uniform("u_focal", focal)
         p.set_uniform("u_point_pixels", POINT_PIXELS)
         GL.glEnable(GL.GL_PROGRAM_POINT_SIZE)
-        for type_name, a, b in runs:
+        held = self._held_rows(keys)
+        for type_name, level, rows in self._impostor_groups(runs, held, near, far):
             plan = self.plan(type_name)
-            level = plan.drawn_impostor
-            if level is None:
-                continue
-            rows = np.flatnonzero((far[a:b] >= level.fade_in[0]) & (near[a:b] <= level.fade_out[1])) + a
-            if not len(rows):
-                continue
             self._set_type_uniforms(p.id, plan)
             p.set_uniform("u_varied", bool(plan.hue != (0.0, 0.0) or plan.value != (0.0, 0.0)))
             p.set_uniform("u_band", np.array(level.band(), np.float32))
@@ -813,6 +836,19 @@ class FoliageRenderer(Renderer):
         GL.glActiveTexture(GL.GL_TEXTURE0)
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         GL.glBindVertexArray(0)
+
+    def _impostor_groups(self, runs, held: np.ndarray, near: np.ndarray, far: np.ndarray):
+        """(type, impostor level, rows) to draw: per type, the chunks whose distance
+        meets its cards' band; chunks with a selection take the cards to their end (no proxy)."""
+        for type_name, a, b in runs:
+            plan = self.plan(type_name)
+            for level, mine in ((plan.drawn_impostor, ~held[a:b]), (plan.impostor, held[a:b])):
+                if level is None or not mine.any():
+                    continue
+                meets = (far[a:b] >= level.fade_in[0]) & (near[a:b] <= level.fade_out[1])
+                rows = np.flatnonzero(mine & meets)
+                if len(rows):
+                    yield type_name, level, rows + a
 
     def draw_unculled(self, frame: FrameContext) -> None:
         """Every uploaded chunk, no culling and no bookkeeping: the bare instanced draw (benchmarks);

@@ -180,3 +180,38 @@ def _hidden_by_ground(scene, eye, rec, height: float, focal: float) -> np.ndarra
     ground = scene.terrain.height_at(line[..., 0].ravel(), line[..., 2].ravel()).reshape(line.shape[:2])
     clear = np.where(back >= 4.0, margin, 0.0)  # the ground right under it may touch its line
     return (np.nan_to_num(ground, nan=-1e9) > line[..., 1] - clear).any(axis=1)
+
+
+def test_a_far_chunk_with_a_selection_is_drawn_whole_and_amber(viewport, qtbot) -> None:
+    viewport.resize(480, 360)
+    scene = flat_scene(size=257, spacing=4.0)  # 1 km
+    volume = _dense_forest(scene)
+    rng = np.random.default_rng(3)
+    volume.add("tree", records(rng.uniform(-500, 500, (20_000, 2)), 1.0))
+    viewport.set_scene(scene, frame=False)
+    viewport.show_foliage_cover(False)
+    fr = viewport.foliage_renderer
+    fr.proxy_pixels = 64.0
+    cam = viewport.camera
+    cam.target, cam.yaw, cam.pitch, cam.distance = np.array([0.0, 0.0, 0.0]), 0.0, np.radians(50.0), 900.0
+    viewport.orbit_by_degrees(0.0, 0.0)
+    before = render(viewport, qtbot).astype(int)
+    key = (volume.cell_of(-200.0, -200.0), "tree")
+    assert key in fr.proxy_visible and key not in fr._gpu  # far: drawn from its proxy
+    viewport.show_selection({key: np.arange(len(volume.chunk(*key)))})
+    after = render(viewport, qtbot).astype(int)
+    assert key not in fr.proxy_visible and key in fr._gpu  # whole again, to show its selection
+    stats = viewport.stats
+    assert sum(stats.levels.values()) == stats.instances
+    assert stats.levels["impostor"] >= len(volume.chunk(*key))
+    changed = np.abs(after - before).sum(axis=-1) > 24
+    warmer = (after[..., 0] - after[..., 1]) - (before[..., 0] - before[..., 1])  # green to amber
+    assert changed.sum() > 30 and (warmer[changed] > 20).mean() > 0.5, warmer[changed]
+    rec = volume.chunk(*key).records
+    centre = viewport.world_to_screen(rec[:, :3]).mean(axis=0) * viewport.devicePixelRatioF()
+    x, y = np.round(centre).astype(int)
+    ys, xs = np.nonzero(changed)
+    assert np.hypot(xs - x, ys - y).max() < 40  # only there
+    viewport.show_selection({})
+    render(viewport, qtbot)
+    assert key in fr.proxy_visible  # deselected: the proxy again
