@@ -142,20 +142,21 @@ class RemoveTypeCommand(QUndoCommand):
 
 class SetTypeCommand(QUndoCommand):
     """Change one setting of a type. Successive changes of the same setting merge, and a value
-    brought back to where it started leaves no step."""
+    brought back to where it started leaves no step; `merge=False` makes a step of its own (a
+    variant added, a level removed), named by `text` ("{type}" stands for the type's name)."""
 
     def __init__(self, palette: Palette, volume: FoliageVolume, new: FoliageType, key: str,
-                 old_name: str | None = None) -> None:
+                 old_name: str | None = None, text: str | None = None, merge: bool = True) -> None:
         old_name = old_name or new.name
-        super().__init__(f"Change {key} of '{old_name}'")
-        self.palette, self.volume, self.key = palette, volume, key
+        super().__init__(text.replace("{type}", old_name) if text else f"Change {key} of '{old_name}'")
+        self.palette, self.volume, self.key, self.merge = palette, volume, key, merge
         self.old = palette[old_name]
         self.new = new
         if new.name != old_name and new.name in palette:
             raise ValueError(f"the palette already has a type named {new.name!r}")
 
     def id(self) -> int:
-        return int(FoliageCommandId.TYPE_SETTING)
+        return int(FoliageCommandId.TYPE_SETTING) if self.merge else -1
 
     def _set(self, current: FoliageType, target: FoliageType) -> None:
         if target.name != current.name:
@@ -169,7 +170,8 @@ class SetTypeCommand(QUndoCommand):
         self._set(self.new, self.old)
 
     def mergeWith(self, other: QUndoCommand) -> bool:
-        if not isinstance(other, SetTypeCommand) or other.key != self.key or other.old != self.new:
+        if not isinstance(other, SetTypeCommand) or not (self.merge and other.merge) \
+                or other.key != self.key or other.old != self.new:
             return False
         self.new = other.new
         self.setObsolete(self.new == self.old)

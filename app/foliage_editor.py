@@ -215,6 +215,7 @@ class FoliageEditor(QObject):
         p.duplicate_requested.connect(self.duplicate_type)
         p.remove_requested.connect(self.remove_type)
         p.type_edited.connect(self.edit_type)
+        p.type_stepped.connect(lambda old, new, key, text: self.edit_type(old, new, key, text, merge=False))
         self.toolset.stroke_finished.connect(self._on_stroke)
         self.toolset.selection_changed.connect(self._show_selection)
         self.toolset.message.connect(lambda text: self.window.statusBar().showMessage(text, 5000))
@@ -474,12 +475,14 @@ class FoliageEditor(QObject):
         self.toolset.set_selection({k: v for k, v in self.toolset.selection.items() if k[1] != name})
         return self._push(lambda: RemoveTypeCommand(self._palette, self._volume, name))
 
-    def edit_type(self, old_name: str, new: FoliageType, key: str) -> bool:
-        """Change one setting of a type (the form's edit) as an undoable, merging step."""
+    def edit_type(self, old_name: str, new: FoliageType, key: str, text: str | None = None,
+                  merge: bool = True) -> bool:
+        """Change one setting of a type (the form's edit) as an undoable step, merging with the
+        last when it changed the same setting (unless `merge` is False)."""
         if old_name not in self._palette:
             return False
         active = list(self.toolset.active_types)
-        ok = self._push(lambda: SetTypeCommand(self._palette, self._volume, new, key, old_name))
+        ok = self._push(lambda: SetTypeCommand(self._palette, self._volume, new, key, old_name, text, merge))
         if ok and new.name != old_name:
             self.toolset.set_selection({})
             self.palette_panel.select([new.name if n == old_name else n for n in active] or [new.name],

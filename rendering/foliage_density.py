@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from model.foliage.palette import changed_types
+
 CANOPY = (0.2, 0.33, 0.14)  # a type whose mesh cannot be read
 TEXELS_PER_CELL = 4  # 8 m texels for the usual 32 m cells: a clearing or a path still shows
 MAX_TEXELS = 2048  # per side; a huge terrain gets coarser texels instead of a huge texture
@@ -53,13 +55,18 @@ class FoliageDensity:
             volume.changed.connect(self._on_changed)
         if palette is not None:
             palette.changed.connect(self._on_palette_changed)
+        self._seen = changed_types({}, palette)[1]
         self._layout()
         self._dirty = None
 
     def _on_palette_changed(self) -> None:
-        """A type's mesh, extent or storage may have changed: colours and footprints with it."""
+        """A type's mesh, extent or storage may have changed: colours and footprints with it, in
+        the cells that type has instances in."""
         self._colours.clear()
-        self._dirty = None
+        changed, self._seen = changed_types(self._seen, self._palette)
+        if self._dirty is None or self.volume is None:
+            return
+        self._on_changed([k for k in self.volume.keys() if k[1] in changed])
 
     def release(self) -> None:
         if self.volume is not None:

@@ -36,6 +36,7 @@ from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType
 from model.foliage.hashing import pcg, type_key
 from model.foliage.lods import Level, far_end, impostor_level, mesh_levels, proxy_level
+from model.foliage.palette import changed_types
 from model.foliage.variants import variant_thresholds
 from model.foliage.volume import RECORD_BYTES, ChunkKey
 from model.scene import Scene
@@ -165,6 +166,8 @@ class FoliageRenderer(Renderer):
         self._selection_dirty: set[ChunkKey] = set()
         self.mesh_errors: dict[str, str] = {}
         self._plans: dict[str, _Plan] = {}
+        self.plans_built: Counter[str] = Counter()  # plans made per type (cumulative): edits redo one type
+        self._seen: dict = {}  # the palette's types as last planned, to tell which an edit changed
         self.visible: list[ChunkKey] = []  # chunks drawn in the last frame
         self.stream = True  # upload by view distance and release beyond it (False: every chunk)
         self.released: Counter[ChunkKey] = Counter()  # chunks released for distance (cumulative)
@@ -182,6 +185,7 @@ class FoliageRenderer(Renderer):
         self._proxies: dict[str, ProxySet] = {}  # per type with impostors
         self._proxy_dirty: set[ChunkKey] = set()
         self._proxy_all_dirty = True
+        self._proxy_stale_types: set[str] = set()  # their proxies are remade (with a GL context)
         self.proxy_visible: list[ChunkKey] = []  # chunks drawn from their proxy in the last frame
         self._bind()
 
@@ -199,6 +203,7 @@ class FoliageRenderer(Renderer):
             volume.changed.connect(self._on_chunks_changed)
         if palette is not None:
             palette.changed.connect(self._on_palette_changed)
+        self._seen = changed_types({}, palette)[1]
         self._all_dirty = self._mesh_dirty = self._proxy_all_dirty = True
 
     def _unbind(self) -> None:
@@ -214,8 +219,14 @@ class FoliageRenderer(Renderer):
         self.request_update()
 
     def _on_palette_changed(self) -> None:
-        self._mesh_dirty = True  # meshes, extents (bounds) and fade distances may have changed
-        self._all_dirty = self._proxy_all_dirty = True
+        # only the edited types' plans (meshes, levels, variation, fade distances), chunk bounds
+        # (extents) and proxies (cover is reckoned in the card) are redone; no chunk is sent again
+        changed, self._seen = changed_types(self._seen, self.palette)
+        for name in changed:
+            self._plans.pop(name, None)
+        self._boxes = {k: b for k, b in self._boxes.items() if k[1] not in changed}
+        self._proxy_stale_types |= set(changed)
+        self._all_dirty = True
         self.request_update()
 
     def set_selection(self, selection: dict) -> None:
@@ -244,6 +255,7 @@ class FoliageRenderer(Renderer):
             ftype = self.palette.get(type_name) if self.palette is not None else None
             if ftype is None:
                 ftype = FoliageType(type_name, mesh=PLACEHOLDER_MESH)
+            self.plans_built[type_name] += 1
             self._plans[type_name] = _Plan(
                 ftype, mesh_levels(ftype), impostor_level(ftype), far_end(ftype),
                 int(pcg(np.uint32(type_key(type_name)))),
@@ -434,7 +446,13 @@ class FoliageRenderer(Renderer):
             self._proxy_all_dirty = False
         else:
             dirty = self._proxy_dirty
+            for name in self._proxy_stale_types:  # an edited type: its proxies afresh
+                ps = self._proxies.pop(name, None)
+                if ps is not None:
+                    ps.release()
+                    dirty = dirty | {k for k in v.keys() if k[1] == name}
         self._proxy_dirty = set()
+        self._proxy_stale_types = set()
         if not dirty:
             return
         by_type: dict[str, list[ChunkKey]] = {}
@@ -473,8 +491,8 @@ class FoliageRenderer(Renderer):
             frame.stats.count_upload("foliage chunks", uploaded)
         rebuild = self._all_dirty or released or any(k not in self._row for k in dirty if k in self._gpu) \
             or any(k not in self._gpu for k in dirty if k in self._row)
-        if self._all_dirty:
-            self._boxes.clear()  # a palette change may change every type's extent
+        if self._mesh_dirty:
+            self._boxes.clear()  # a new volume or context: every bound afresh
         self._dirty = set()
         self._all_dirty = self._mesh_dirty = False
         if not rebuild:  # the same chunks as before: refresh only the changed rows (work follows the edit)

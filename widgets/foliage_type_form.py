@@ -10,39 +10,32 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QFormLayout,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QVBoxLayout,
     QWidget,
 )
 
-from model.foliage.foliage_type import BUILTIN_MESHES, STORAGES, Extent, FoliageType, LayerFilter
+from model.foliage.foliage_type import (
+    BUILTIN_MESHES,
+    STORAGES,
+    Extent,
+    FoliageType,
+    LayerFilter,
+    edit_problem,
+)
+from widgets.form_fields import compact, spin
+from widgets.lod_list import LodList
+from widgets.variant_list import VariantList
 
 NO_LAYER = "(no layer filter)"
 
 
-def _spin(low: float, high: float, step: float, decimals: int = 2, suffix: str = "",
-          tip: str = "") -> QDoubleSpinBox:
-    box = QDoubleSpinBox()
-    box.setRange(low, high)
-    box.setSingleStep(step)
-    box.setDecimals(decimals)
-    box.setSuffix(suffix)
-    box.setKeyboardTracking(False)  # typing "35" is one edit, not "3" then "35"
-    box.setToolTip(tip)
-    # the size hint fits the largest value of the range (a million, with decimals), which would
-    # make the form wider than its dock; a few digits is what values really take
-    box.setMinimumWidth(60)
-    return box
-
-
-def _compact(combo: QComboBox) -> QComboBox:
-    """A combo box sized by a short name, not by its longest entry."""
-    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-    combo.setMinimumContentsLength(8)
-    return combo
+_spin = spin  # the form's spin boxes and combo boxes (shared with its variant and level lists)
+_compact = compact
 
 
 class RangeEdit(QWidget):
@@ -69,12 +62,14 @@ class RangeEdit(QWidget):
 class FoliageTypeForm(QWidget):
     """Shows one FoliageType; `edited(FoliageType, key)` for every change the user makes."""
 
-    edited = Signal(object, str)
+    edited = Signal(object, str)  # a setting changed; successive changes of one key may merge
+    stepped = Signal(object, str, str)  # one step of its own: new type, key, undo text ("{type}": name)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("foliage_type_form")
         self.ftype: FoliageType | None = None
+        self.mesh_folder = None  # where mesh file paths resolve (the scene's folder)
         self._loading = False
         self.name = QLineEdit()
         self.name.setToolTip("Unique within the palette")
@@ -108,7 +103,18 @@ class FoliageTypeForm(QWidget):
         self.extent_height = _spin(0, 1e4, 0.5, 2, " m", "Extent height (upward)")
         self.activation = _spin(0, 1e5, 1, 1, " m", "Within this distance of a physics point an instance "
                                 "gets a body (0: never)")
-        self.cull = RangeEdit(0, 1e6, 10, " m", "Fade start and end distance")
+        self.cull = RangeEdit(0, 1e6, 10, " m", "Where the meshes fade out (start to end): impostors take "
+                              "over across it when on, else nothing is drawn beyond")
+        self.variants = VariantList()
+        self.hue = RangeEdit(-180, 180, 1, "°", "Hue shift of each instance, drawn from its hash")
+        self.value = RangeEdit(-1, 1, 0.05, "", "Brightness change of each instance (-0.2: 20 % darker)")
+        self.lods = LodList()
+        self.impostor = QCheckBox("cards past cull")
+        self.impostor.setToolTip("Beyond the cull distances draw camera-facing cards baked from the mesh, so "
+                                 "the forest shows at any distance (off: nothing is drawn past cull)")
+        self.impostor_end_on = QCheckBox("end at")
+        self.impostor_end_on.setToolTip("End the cards too, at this distance (off: to the horizon)")
+        self.impostor_end = _spin(0, 1e7, 100, 0, " m", "Where the impostor cards end (beyond the cull end)")
         self.error = QLabel("")
         self.error.setStyleSheet("color: #c0392b")
         self.error.setWordWrap(True)
@@ -139,7 +145,24 @@ class FoliageTypeForm(QWidget):
         row.addWidget(self.extent_height)
         form.addRow("Extent", row)
         form.addRow("Activation", self.activation)
+        form.addRow("Hue", self.hue)
+        form.addRow("Value", self.value)
         form.addRow("Cull", self.cull)
+        row = QHBoxLayout()
+        row.addWidget(self.impostor)
+        row.addStretch(1)
+        form.addRow("Impostor", row)
+        row = QHBoxLayout()
+        row.addWidget(self.impostor_end_on)
+        row.addWidget(self.impostor_end, 1)
+        form.addRow("Cards end", row)
+        for title, widget in (("Variants", self.variants), ("Levels of detail", self.lods)):
+            box = QGroupBox(title)
+            box.setObjectName(f"form_{title.split()[0].lower()}")
+            inner = QVBoxLayout(box)
+            inner.setContentsMargins(4, 4, 4, 4)
+            inner.addWidget(widget)
+            form.addRow(box)
         form.addRow(self.error)
 
         self.name.editingFinished.connect(lambda: self._edit("name"))
@@ -148,7 +171,7 @@ class FoliageTypeForm(QWidget):
         self.storage.activated.connect(lambda *_: self._edit("storage"))
         for key in ("density", "spacing", "align", "activation"):
             getattr(self, key).valueChanged.connect(lambda *_, k=key: self._edit(k))
-        for key in ("scale", "yaw", "tilt", "sink", "slope", "altitude", "cull"):
+        for key in ("scale", "yaw", "tilt", "sink", "slope", "altitude", "cull", "hue", "value"):
             edit: RangeEdit = getattr(self, key)
             edit.low.valueChanged.connect(lambda *_, k=key: self._edit(k))
             edit.high.valueChanged.connect(lambda *_, k=key: self._edit(k))
@@ -159,11 +182,20 @@ class FoliageTypeForm(QWidget):
         self.extent_auto.toggled.connect(lambda *_: self._edit("extent"))
         self.extent_radius.valueChanged.connect(lambda *_: self._edit("extent"))
         self.extent_height.valueChanged.connect(lambda *_: self._edit("extent"))
+        self.impostor.toggled.connect(lambda *_: self._edit("impostor"))
+        self.impostor_end_on.toggled.connect(lambda *_: self._edit("impostor_cull"))
+        self.impostor_end.valueChanged.connect(lambda *_: self._edit("impostor_cull"))
+        self.variants.edited.connect(self._variants_edited)
+        self.lods.edited.connect(self._lods_edited)
+        self.variants.refused.connect(self.error.setText)
+        self.lods.refused.connect(self.error.setText)
         self.setEnabled(False)
 
-    def set_type(self, ftype: FoliageType | None, layer_names: list[str] = ()) -> None:
-        """Show `ftype` (None: nothing to edit) without emitting `edited`."""
+    def set_type(self, ftype: FoliageType | None, layer_names: list[str] = (), mesh_folder=None) -> None:
+        """Show `ftype` (None: nothing to edit) without emitting `edited`; mesh file paths resolve
+        against `mesh_folder` (the scene's folder; None: the working folder)."""
         self.ftype = ftype
+        self.mesh_folder = mesh_folder
         self._loading = True
         try:
             self.setEnabled(ftype is not None)
@@ -175,7 +207,7 @@ class FoliageTypeForm(QWidget):
             self.storage.setCurrentText(ftype.storage)
             self.density.setValue(ftype.density)
             self.spacing.setValue(ftype.spacing)
-            for key in ("scale", "yaw", "tilt", "sink", "slope", "cull"):
+            for key in ("scale", "yaw", "tilt", "sink", "slope", "cull", "hue", "value"):
                 getattr(self, key).set_value(getattr(ftype, key))
             self.align.setValue(ftype.align)
             bounded = all(math.isfinite(v) for v in ftype.altitude)
@@ -197,6 +229,9 @@ class FoliageTypeForm(QWidget):
             self.extent_radius.setEnabled(ftype.extent is not None)
             self.extent_height.setEnabled(ftype.extent is not None)
             self.activation.setValue(ftype.activation_radius)
+            self.variants.set_variants(ftype.variants, ftype.mesh, mesh_folder)
+            self.lods.set_type(ftype, mesh_folder)
+            self._show_far(ftype)
         finally:
             self._loading = False
 
@@ -212,6 +247,10 @@ class FoliageTypeForm(QWidget):
             return getattr(self, key).value()
         if key == "activation":
             return self.activation.value()
+        if key == "impostor":
+            return self.impostor.isChecked()
+        if key == "impostor_cull":
+            return self.impostor_end.value() if self.impostor_end_on.isChecked() else None
         if key == "altitude":
             return self.altitude.value() if self.altitude_on.isChecked() else (-math.inf, math.inf)
         if key == "layer":
@@ -238,13 +277,98 @@ class FoliageTypeForm(QWidget):
                                   or value.lower().endswith((".obj", ".gltf", ".glb"))):
             self.error.setText(f"mesh: {value!r} is neither a built-in mesh nor an OBJ/glTF file")
             return
+        end = self.ftype.impostor_cull
+        if key == "cull" and self.ftype.impostor and end is not None and value[1] >= end:
+            self.error.setText(f"cull: the end {value[1]:g} m must come before the cards' end ({end:g} m); "
+                               "move Cards end first")
+            return
+        if key == "impostor_cull" and value is not None and value <= self.ftype.cull[1]:
+            self.error.setText(f"impostor_cull: the cards must end beyond the cull end "
+                               f"({self.ftype.cull[1]:g} m), got {value:g} m")
+            return
         self.error.setText("")
         if getattr(self.ftype, field) == value:
+            self._show_far(self.ftype)
             return
         new = replace(self.ftype, **{field: value})
+        problem = edit_problem(new, self.ftype, self.mesh_folder)
+        if problem is not None:
+            self.error.setText(problem)
+            return
         self.altitude.setEnabled(self.altitude_on.isChecked())
         self.min_weight.setEnabled(new.layer is not None)
         self.extent_radius.setEnabled(new.extent is not None)
         self.extent_height.setEnabled(new.extent is not None)
+        self._show_far(new)
         self.ftype = new
-        self.edited.emit(new, field)
+        self._show_lists(new)
+        if key == "impostor":
+            self.stepped.emit(new, field, f"{'Impostors for' if value else 'No impostors for'} '{{type}}'")
+        else:
+            self.edited.emit(new, field)
+
+    def _show_far(self, ftype: FoliageType) -> None:
+        """The impostor rows as `ftype` has them (no signals: only while loading or after an edit)."""
+        loading, self._loading = self._loading, True
+        try:
+            self.impostor.setChecked(ftype.impostor)
+            self.impostor_end_on.setChecked(ftype.impostor_cull is not None)
+            self.impostor_end_on.setEnabled(ftype.impostor)
+            if ftype.impostor_cull is not None:
+                self.impostor_end.setValue(ftype.impostor_cull)
+            elif not self.impostor_end_on.isChecked():
+                self.impostor_end.setValue(max(3000.0, ftype.cull[1] * 10))  # what ticking "end at" offers
+            self.impostor_end.setEnabled(ftype.impostor and ftype.impostor_cull is not None)
+            self.mesh.setEnabled(not ftype.variants)
+            self.mesh.setToolTip("The variants below are drawn: this mesh is drawn when the list is empty"
+                                 if ftype.variants else
+                                 "A built-in mesh, or an OBJ/glTF path relative to the scene's folder")
+        finally:
+            self._loading = loading
+
+    def _show_lists(self, ftype: FoliageType) -> None:
+        """The variant and level lists as the edit just asked for (the model's answer reloads them)."""
+        loading, self._loading = self._loading, True
+        try:
+            self.variants.set_variants(ftype.variants, ftype.mesh, self.mesh_folder)
+            self.lods.set_type(ftype, self.mesh_folder)
+        finally:
+            self._loading = loading
+
+    def _commit(self, new: FoliageType, key: str, text: str, merge: bool) -> None:
+        """Check `new` and hand it on: one step of its own, or one that may merge with the last."""
+        if self.ftype is None or self._loading:
+            return
+        problem = edit_problem(new, self.ftype, self.mesh_folder)
+        if problem is not None:
+            self.error.setText(problem)
+            return
+        self.error.setText("")
+        if new == self.ftype:
+            return
+        self.ftype = new
+        self._show_far(new)
+        self._show_lists(new)
+        if merge:
+            self.edited.emit(new, key)
+        else:
+            self.stepped.emit(new, key, text)
+
+    def _variants_edited(self, variants, key: str, text: str, merge: bool) -> None:
+        if self.ftype is None:
+            return
+        for i, v in enumerate(variants):
+            if not v.weight > 0:
+                self.error.setText(f"variant {i + 1} weight: must be greater than 0, got {v.weight:g} "
+                                   "(a variant of weight 0 is never drawn: remove it instead)")
+                return
+        if len(variants) == 1:  # one variant is just the type's mesh
+            new = replace(self.ftype, variants=(), mesh=variants[0].mesh)
+        else:
+            new = replace(self.ftype, variants=tuple(variants), mesh=variants[0].mesh if variants
+                          else self.ftype.mesh)
+        self._commit(new, key, text, merge)
+
+    def _lods_edited(self, lods, key: str, text: str, merge: bool) -> None:
+        if self.ftype is not None:
+            self._commit(replace(self.ftype, lods=lods), key, text, merge)

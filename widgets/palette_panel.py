@@ -215,6 +215,7 @@ class PalettePanel(QWidget):
     duplicate_requested = Signal(str)
     remove_requested = Signal(str)
     type_edited = Signal(str, object, str)  # old name, new FoliageType, key
+    type_stepped = Signal(str, object, str, str)  # old name, new FoliageType, key, undo text: never merges
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -277,6 +278,7 @@ class PalettePanel(QWidget):
         self.list.itemSelectionChanged.connect(self._on_selection)
         self.list.currentItemChanged.connect(lambda *_: self._show_current())
         self.form.edited.connect(self._on_form_edit)
+        self.form.stepped.connect(self._on_form_step)
 
     # ---- showing ------------------------------------------------------------------------
     def set_types(self, types: list[FoliageType], counts: dict[str, int], active: list[str],
@@ -366,7 +368,7 @@ class PalettePanel(QWidget):
     def _show_current(self) -> None:
         name = self.current_name()
         ftype = next((t for t in self.types if t.name == name), None)
-        self.form.set_type(ftype, self.layer_names)
+        self.form.set_type(ftype, self.layer_names, self.mesh_folder)
         self.form.setVisible(ftype is not None)
         self.no_type.setVisible(ftype is None)
         self.buttons["duplicate"].setEnabled(ftype is not None)
@@ -376,3 +378,8 @@ class PalettePanel(QWidget):
         name = self.current_name()
         if name is not None:
             self.type_edited.emit(name, new, key)
+
+    def _on_form_step(self, new: FoliageType, key: str, text: str) -> None:
+        name = self.current_name()
+        if name is not None:
+            self.type_stepped.emit(name, new, key, text)

@@ -28,9 +28,14 @@ def open_ratio(quick: bool) -> float:
         viewer.show()
         app.processEvents()
 
+        held: list[np.ndarray] = []
+
         def raw() -> None:
-            for f in files:
-                np.fromfile(f, np.uint8)
+            # The layers held together until the next read, as the viewer holds a zone's: reading
+            # each file into a buffer freed at once let the allocator reuse one mapping, a third of
+            # the cost of the reads a viewer must do.
+            held.clear()
+            held.extend(np.fromfile(f, np.uint8) for f in files)
 
         def open_and_show() -> None:
             # From an empty viewer, as raw() starts from nothing: one zone in memory at a time.

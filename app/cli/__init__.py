@@ -136,14 +136,31 @@ def strict_json(document: Any, indent: int | None = None) -> str:
 
 
 def finite_or_null(value: Any) -> Any:
-    """`value` with every non-finite float (at any depth of dicts, lists and tuples) as None."""
+    """`value` with every non-finite float (at any depth of dicts, lists and tuples) as None, and
+    every string that is not Unicode (a lone surrogate: a game's file name that is not UTF-8) as
+    its escapes, `bad\\xff`, so any JSON reader can read the document."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
+    if isinstance(value, str):
+        return value if value.isascii() else unicode_text(value)
     if isinstance(value, dict):
-        return {k: finite_or_null(v) for k, v in value.items()}
+        return {finite_or_null(k): finite_or_null(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [finite_or_null(v) for v in value]
     return value
+
+
+def unicode_text(text: str) -> str:
+    """`text`, with the undecodable bytes of a file name (surrogate escapes) written as `\\xff`."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:  # the bytes Python's file-name decoding could not read
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # another lone surrogate, from a document
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def number_text(value: float, spec: str = "g") -> str:

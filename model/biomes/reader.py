@@ -51,8 +51,19 @@ def read_folders(folders: Sequence[str | Path]) -> tuple[dict[str, list[AssetFil
         for path in sorted(folder.glob("*.json")):
             key = path.stem
             doc = _read_file(path, root, key, issues)
+            if doc is not None and not _is_unicode(key):
+                issues.append(Issue(WARNING, key, str(path), "", "the file name is not UTF-8: no "
+                                    "asset's Parent (JSON text) can name this asset"))
             stacks.setdefault(key, []).append(AssetFile(key, path, index, doc))
     return dict(sorted(stacks.items())), issues
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _read_file(path: Path, root: Path, key: str, issues: list[Issue]) -> dict | None:

@@ -388,3 +388,32 @@ def dumps_foliage_type(ftype: FoliageType) -> str:
 def save_foliage_type(ftype: FoliageType, path: str | Path) -> None:
     """Write one `.vxfoliage` file atomically."""
     atomic_write_text(path, dumps_foliage_type(ftype))
+
+
+# ---- checking an edit -----------------------------------------------------------------------
+def mesh_places(ftype: FoliageType) -> list[tuple[str, str]]:
+    """(key, mesh) of every mesh a type names: its own, each variant's, each level's."""
+    out = [("mesh", ftype.mesh)]
+    out += [(f"variants[{i}].mesh", v.mesh) for i, v in enumerate(ftype.variants)]
+    out += [(f"lods[{i}].mesh", lv.mesh) for i, lv in enumerate(ftype.lods or ()) if lv.mesh]
+    return out
+
+
+def edit_problem(new: FoliageType, old: FoliageType | None = None,
+                 folder: str | Path | None = None) -> str | None:
+    """Why `new` cannot be taken as an edit of `old`: the first key a save and read-back would
+    refuse and why, or a mesh file it newly names that is not in `folder` (the scene's; None: the
+    working folder). None when it can. A mesh file `old` already named is not checked again, so a
+    type whose file is missing can still have its other settings edited."""
+    try:
+        foliage_type_from_dict(foliage_type_to_dict(new))
+    except FormatError as e:
+        return f"{e.place}: {e.reason}"
+    known = {m for _, m in mesh_places(old)} if old is not None else set()
+    base = Path(folder) if folder is not None else Path.cwd()
+    for key, mesh in mesh_places(new):
+        if mesh.startswith("builtin:") or mesh in known:
+            continue
+        if not (base / mesh.replace("\\", "/")).is_file():
+            return f"{key}: mesh file {mesh!r} not found in {base}"
+    return None

@@ -80,6 +80,14 @@ class Palette:
         return ftype
 
 
+def changed_types(seen: dict[str, FoliageType], palette: Palette | None) -> tuple[set[str], dict]:
+    """The names whose definition differs between `seen` (name → type, as last looked at) and
+    `palette` (added, removed or edited), and the palette's types now: a view that follows a
+    palette redoes only those types."""
+    now = {t.name: t for t in palette} if palette is not None else {}
+    return {n for n in seen.keys() | now.keys() if seen.get(n) != now.get(n)}, now
+
+
 # ---- persistence ---------------------------------------------------------------------------
 def palette_from_list(items: object, path: str | Path | None = None, where: str = "types") -> Palette:
     """A palette from a TOML array of type tables; duplicate names are an error."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,20 @@ def test_long_chains_are_elided_in_human_output_and_bounded_in_json(tmp_path, ca
     out = tmp_path / "flat.json"
     assert run_cli(["biomes", "export", str(folders[0]), "--asset", "L099", "-o", str(out), "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["chain"]) == 100  # one asset: its whole chain
+
+
+def test_a_file_name_that_is_not_utf8_is_named_in_strict_unicode_json(tmp_path, capsys) -> None:
+    # A game's folder may hold a file named in a legacy code page: Python reads the byte 0xFF of
+    # such a name as a lone surrogate, which strict JSON readers (and UTF-8 output) refuse.
+    folder = tmp_path / "base"
+    folder.mkdir()
+    (folder / "Good.json").write_text('{"Type": "Tile"}')
+    (folder / os.fsdecode(b"Caf\xe9.json")).write_text('{"Type": "Tile", "Parent": "Good"}')
+    assert run_cli(["biomes", "info", str(folder), "--json"]) == 0
+    out = capsys.readouterr().out
+    out.encode("utf-8")  # no lone surrogate anywhere in the document
+    doc = json.loads(out)
+    assert sorted(a["key"] for a in doc["assets"]) == ["Caf\\xe9", "Good"]
+    assert [(w["asset"], w["message"]) for w in doc["warnings"]] == [
+        ("Caf\\xe9", f"{folder}/Caf\\xe9.json: the file name is not UTF-8: no asset's Parent "
+                     "(JSON text) can name this asset")]

@@ -65,5 +65,9 @@ def test_a_palette_edit_recolours_the_cover() -> None:
     d.take_dirty()
     green = d.cover[0, 0, :3].copy()
     foliage.palette.replace(replace(foliage.palette["tree"], mesh="builtin:rock"))
-    assert d.take_dirty() is None  # everything again
+    assert d.take_dirty() == [d._texel_rect(*foliage.volume.cell_box(c))  # the type's cells only
+                              for c, t in foliage.volume.keys() if t == "tree"]
     assert np.ptp(d.cover[0, 0, :3]) < 0.1 and not np.allclose(d.cover[0, 0, :3], green)
+    fresh = FoliageDensity(scene)
+    fresh.take_dirty()
+    assert np.array_equal(d.cover, fresh.cover)  # what a full recompute gives

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from model.foliage import FoliageType, builtin_palette
+from model.foliage.foliage_type import Lod, Variant
 from rendering.meshes import builtin_mesh
 from widgets.palette_panel import PalettePanel, render_mesh, thumbnail
 
@@ -199,3 +200,53 @@ def test_a_big_file_mesh_renders_without_draining_none(qtbot, tmp_path) -> None:
     assert sys.getrefcount(None) >= before - 200
     drawn = np.any(img != BACKGROUND, axis=-1)
     assert 0.3 < drawn.mean() < 0.9 and drawn[24, 24]  # a round ball, filled in the middle
+
+
+def test_the_form_reaches_every_key_of_the_file(qtbot) -> None:
+    """Every `.vxfoliage` key has an editor: driving each one changes that key (and the new
+    variant, level and impostor editors ask without applying, like the rest)."""
+    from dataclasses import fields
+
+    from model.foliage.foliage_type import _KEYS
+
+    panel = PalettePanel()
+    qtbot.addWidget(panel)
+    panel.set_types([FoliageType("fern")], {}, ["fern"], ["moss"])
+    changed: set[str] = set()
+    last = [FoliageType("fern")]
+
+    def seen(new) -> None:
+        changed.update(f.name for f in fields(new) if getattr(new, f.name) != getattr(last[0], f.name))
+        last[0] = new
+
+    panel.type_edited.connect(lambda old, new, key: seen(new))
+    panel.type_stepped.connect(lambda old, new, key, text: seen(new))
+    form = panel.form
+    form.name.setText("fern 2")
+    form.name.editingFinished.emit()
+    form.density.setValue(4.0)
+    form.spacing.setValue(2.5)
+    for key in ("scale", "yaw", "tilt", "sink", "slope", "cull"):
+        edit = getattr(form, key)
+        edit.high.setValue(edit.high.value() - 0.5 if key in ("yaw", "slope") else edit.high.value() + 0.5)
+    form.align.setValue(0.5)
+    form.altitude_on.setChecked(True)
+    form.layer.setCurrentText("moss")
+    form.layer.activated.emit(1)
+    form.extent_auto.setChecked(False)
+    form.activation.setValue(12.0)
+    form.storage.setCurrentText("derived")
+    form.storage.activated.emit(1)
+    form.mesh.setCurrentText("builtin:rock")
+    form.mesh.activated.emit(3)
+    form.hue.high.setValue(8.0)
+    form.value.low.setValue(-0.1)
+    form.impostor_end_on.setChecked(True)
+    form.impostor.setChecked(False)
+    next(a for a in form.variants.add.menu().actions() if a.text() == "builtin:bush").trigger()
+    assert form.variants.share_texts() == ["50 %", "50 %"]
+    assert last[0].variants == (Variant("builtin:rock"), Variant("builtin:bush"))
+    form.lods.table.setCurrentCell(0, 0)
+    form.lods.distance.setValue(30.0)
+    assert last[0].lods[0] == Lod(30.0)
+    assert changed == set(_KEYS)

@@ -215,3 +215,29 @@ def test_a_far_chunk_with_a_selection_is_drawn_whole_and_amber(viewport, qtbot) 
     viewport.show_selection({})
     render(viewport, qtbot)
     assert key in fr.proxy_visible  # deselected: the proxy again
+
+
+def test_a_palette_edit_remakes_only_that_types_proxies(viewport, qtbot) -> None:
+    import dataclasses
+
+    viewport.resize(480, 360)
+    scene = flat_scene(size=257, spacing=4.0)
+    volume = _dense_forest(scene)
+    palette = foliage_of(scene).palette
+    palette.add(FoliageType("shrub", mesh="builtin:bush", cull=(1.0, 2.0)))
+    rng = np.random.default_rng(6)
+    volume.add("shrub", records(rng.uniform(-500, 500, (5000, 2)), 1.0))
+    viewport.set_scene(scene, frame=False)
+    fr = viewport.foliage_renderer
+    fr.proxy_pixels = 64.0
+    cam = viewport.camera
+    cam.target, cam.yaw, cam.pitch, cam.distance = np.array([0.0, 0.0, 0.0]), 0.0, np.radians(50.0), 900.0
+    viewport.orbit_by_degrees(0.0, 0.0)
+    render(viewport, qtbot)
+    trees, shrubs = fr._proxies["tree"], fr._proxies["shrub"]
+    built = shrubs.uploads
+    palette.replace(dataclasses.replace(palette["tree"], hue=(40.0, 60.0)))
+    render(viewport, qtbot)
+    assert fr._proxies["shrub"] is shrubs and shrubs.uploads == built  # the other type is left alone
+    assert fr._proxies["tree"] is not trees and fr._proxies["tree"].uploads > 0
+    assert sum(viewport.stats.levels.values()) == viewport.stats.instances
