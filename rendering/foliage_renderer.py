@@ -639,7 +639,8 @@ class FoliageRenderer(Renderer):
                 if built:
                     frame.stats.count_upload("foliage proxies", built)
                 if len(rows):
-                    drawn[rows] = True
+                    rows = rows[np.argsort(near[rows], kind="stable")]  # near first: the depth test
+                    drawn[rows] = True                                  # then skips hidden cards' shading
                     self.proxy_visible += [ps.keys[i] for i in rows]
                     jobs.append((plan, ps, rows, near[rows], far[rows]))
             frame.stats.chunks_drawn += int(drawn.sum())

@@ -90,8 +90,12 @@ def test_a_far_proxy_draws_fewer_cards_and_an_edit_rebuilds_only_its_chunk(viewp
     assert viewport.stats.levels.get("proxy", 0) > 0
     cam.distance = 1400.0
     viewport.orbit_by_degrees(0.0, 0.0)
+    viewport.show_stats(True)
     render(viewport, qtbot)
     stats = viewport.stats
+    render(viewport, qtbot)  # the corner read-out shows the frame before
+    text = viewport.findChild(type(viewport._stats_label), "frame_stats").text()
+    assert f"proxy {stats.levels['proxy']:,} ({stats.proxy_cards:,} cards)" in text
     assert sum(stats.levels.values()) == stats.instances > len(volume) * 0.9
     assert 0 < stats.proxy_cards < near_cards * 0.6  # twice as far: about a quarter of the cards
     ps = fr._proxies["tree"]
