@@ -8,6 +8,11 @@ as the chunk shrinks on screen (about one per `PROXY_PIXELS`² / `PROXY_CAP` pix
 rest to match, so far foliage costs what its pixels cost, not what its instance count costs.
 A proxy is built once per chunk version; an edit rebuilds only the chunks it touched.
 
+Why a subset rather than a baked card per chunk (HLOD): real instances keep their variants, colour
+shifts, lighting and the impostor atlas as they are, and rebuilding one after a stroke is a hash
+and a partition (microseconds), not an offscreen render. Written here: no library simplifies
+instanced foliage in our chunk buffers.
+
 `proxy_of` is numpy only (tests need no GL); `ProxySet` holds one type's proxies in one GPU
 buffer, each chunk's in an extent of its own, so rebuilding one chunk sends one extent.
 """
