@@ -11,14 +11,20 @@ range meets, and the vertex shader drops the instances that are not of that vari
 levels hand over with a complementary ordered dither.
 Selected instances are drawn tinted and rimmed: a chunk with a selection has a one-float-per-
 instance mask buffer, sent again only when that chunk's selection (or its records) changed.
-Chunks stream by view distance: a chunk goes to the GPU once its cell comes within its type's
-fade end (and a cell of margin) of the eye and is released past `RELEASE_FACTOR` times that, so
-GPU memory follows what is near the camera, not the scene.
+Far away, where a chunk's cell spans under `PROXY_PIXELS` on screen, a type with impostors is
+drawn from each chunk's proxy instead (`rendering.foliage_proxies`: a fixed, hash-ordered handful
+of its instances grown to cover for the rest, fewer as the chunk shrinks), all of a type's far
+chunks in one multi-draw per variant; the impostors dissolve into the proxies over a band, as
+levels do. Chunks stream by view distance: a chunk's instances go to the GPU once its cell comes
+within the distance where its type's full instances end (its far end, or where its proxies take
+over), with a cell of margin, and are released past `RELEASE_FACTOR` times that, so GPU memory
+follows what is near the camera plus the proxies (at most `PROXY_CAP` instances a chunk).
 """
 
 from __future__ import annotations
 
 import ctypes
+import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,20 +33,22 @@ import numpy as np
 from OpenGL import GL
 
 from model.errors import FormatError
+from model.foliage.foliage_type import FoliageType
 from model.foliage.hashing import pcg, type_key
-from model.foliage.lods import Level, far_end, impostor_level, mesh_levels
+from model.foliage.lods import Level, far_end, impostor_level, mesh_levels, proxy_level
 from model.foliage.palette import changed_types
 from model.foliage.variants import variant_thresholds
 from model.foliage.volume import RECORD_BYTES, ChunkKey
 from model.scene import Scene
 from rendering.culling import box_distance, boxes_in_frustum, frustum_planes
+from rendering.foliage_proxies import FLOATS, PROXY_PIXELS, ProxySet, kept_share, presence
 from rendering.gl_program import (
     ShaderProgram,
     capture_points,
     feedback_program,
     load_shader_source,
 )
-from rendering.impostors import CORNERS, VIEWS, Impostor, bake
+from rendering.impostors import CORNERS, VIEWS, Impostor, bake, card_of
 from rendering.meshes import VERTEX_FLOATS, Mesh, builtin_mesh, mesh_for
 from rendering.renderer import FrameContext, Renderer
 from rendering.terrain_renderer import FOG_COLOUR
@@ -67,8 +75,10 @@ def foliage_fragment_source(main: str, common: bool = False) -> str:
 
 @dataclass
 class _Plan:
-    """How one type is drawn: its levels, far end and variation uniforms."""
+    """How one type is drawn: its levels, far end and variation uniforms; `proxy` (and the
+    impostors' end, `drawn_impostor`) follow the frame's proxy start (`set_proxy_start`)."""
 
+    ftype: FoliageType
     levels: list[Level]
     impostor: Level | None
     far_end: float
@@ -76,14 +86,32 @@ class _Plan:
     thresholds: np.ndarray
     hue: tuple[float, float]
     value: tuple[float, float]
+    card_area: float = 1.0  # the first mesh's impostor card at scale 1 (m²)
+    proxy: Level | None = None
+    drawn_impostor: Level | None = None
+    proxy_for: float = math.nan
+
+    def set_proxy_start(self, start: float) -> None:
+        if start == self.proxy_for:
+            return
+        self.proxy_for = start
+        self.proxy = proxy_level(self.ftype, start) if math.isfinite(start) else None
+        self.drawn_impostor = self.impostor if self.proxy is None or self.impostor is None else Level(
+            self.impostor.meshes, self.impostor.fade_in, self.proxy.fade_in)
+
+    def full_end(self) -> float:
+        """Where the type's own instances end: its far end, or where its proxies have taken over."""
+        return self.proxy.fade_in[1] if self.proxy is not None else self.far_end
 
     def names(self) -> list[str]:
         return [f"LOD {i}" for i in range(len(self.levels))] + (["impostor"] if self.impostor else [])
 
-    def owner_edges(self) -> np.ndarray:
+    def owner_edges(self, whole: bool = False) -> np.ndarray:
         """Distances where each level's share begins (the middle of its dissolve-in band), and
-        where the last one's ends: an instance counts for the level that holds most of it."""
-        every = self.levels + ([self.impostor] if self.impostor else [])
+        where the last one's ends: an instance counts for the level that holds most of it.
+        `whole`: for a chunk drawn without its proxy (one with a selection), to the impostors' end."""
+        last = self.impostor if whole else self.drawn_impostor
+        every = self.levels + ([last] if last else [])
         return np.array([0.0] + [sum(lv.fade_in) / 2 for lv in every[1:]] + [sum(every[-1].fade_out) / 2])
 RELEASE_FACTOR = 1.5  # resident chunks are released this many fade ends away (hysteresis: no churn)
 
@@ -129,7 +157,8 @@ class FoliageRenderer(Renderer):
         self._row: dict[ChunkKey, int] = {}  # a chunk's row in the culling arrays (draw order)
         self._lo = np.empty((0, 3))
         self._hi = np.empty((0, 3))
-        self._fade_end = np.empty(0)
+        self._order_types: list[str] = []
+        self._order_type = np.empty(0, np.int64)
         self._counts = np.empty(0, np.int64)
         self.uploads: Counter[ChunkKey] = Counter()
         self.selection_uploads: Counter[ChunkKey] = Counter()  # mask uploads per chunk (cumulative)
@@ -147,6 +176,17 @@ class FoliageRenderer(Renderer):
         self._stream_box = np.empty((0, 4))
         self._stream_end = np.empty(0)
         self._stream_eye = np.full(3, np.nan)
+        self._stream_start = math.nan
+        self._stream_held: frozenset = frozenset()
+        self._stream_types: list[str] = []
+        self._stream_type = np.empty(0, np.int64)
+        self.proxy_pixels = PROXY_PIXELS  # a chunk's proxy takes over when its cell spans fewer pixels
+        self._proxy_start = math.inf  # this frame's: the cell size over the pixels, in metres
+        self._proxies: dict[str, ProxySet] = {}  # per type with impostors
+        self._proxy_dirty: set[ChunkKey] = set()
+        self._proxy_all_dirty = True
+        self._proxy_stale_types: set[str] = set()  # their proxies are remade (with a GL context)
+        self.proxy_visible: list[ChunkKey] = []  # chunks drawn from their proxy in the last frame
         self._bind()
 
     # ---- following the scene -------------------------------------------------------------------
@@ -164,7 +204,7 @@ class FoliageRenderer(Renderer):
         if palette is not None:
             palette.changed.connect(self._on_palette_changed)
         self._seen = changed_types({}, palette)[1]
-        self._all_dirty = self._mesh_dirty = True
+        self._all_dirty = self._mesh_dirty = self._proxy_all_dirty = True
 
     def _unbind(self) -> None:
         if self.volume is not None:
@@ -175,15 +215,17 @@ class FoliageRenderer(Renderer):
 
     def _on_chunks_changed(self, keys) -> None:
         self._dirty.update(keys)
+        self._proxy_dirty.update(keys)
         self.request_update()
 
     def _on_palette_changed(self) -> None:
-        # only the edited types' plans (meshes, levels, variation, fade distances) and chunk bounds
-        # (extents) are redone; no chunk is sent again
+        # only the edited types' plans (meshes, levels, variation, fade distances), chunk bounds
+        # (extents) and proxies (cover is reckoned in the card) are redone; no chunk is sent again
         changed, self._seen = changed_types(self._seen, self.palette)
         for name in changed:
             self._plans.pop(name, None)
         self._boxes = {k: b for k, b in self._boxes.items() if k[1] not in changed}
+        self._proxy_stale_types |= set(changed)
         self._all_dirty = True
         self.request_update()
 
@@ -212,15 +254,25 @@ class FoliageRenderer(Renderer):
         if type_name not in self._plans:
             ftype = self.palette.get(type_name) if self.palette is not None else None
             if ftype is None:
-                from model.foliage.foliage_type import FoliageType
-
                 ftype = FoliageType(type_name, mesh=PLACEHOLDER_MESH)
             self.plans_built[type_name] += 1
             self._plans[type_name] = _Plan(
-                mesh_levels(ftype), impostor_level(ftype), far_end(ftype),
+                ftype, mesh_levels(ftype), impostor_level(ftype), far_end(ftype),
                 int(pcg(np.uint32(type_key(type_name)))),
-                variant_thresholds(ftype.weights), ftype.hue, ftype.value)
-        return self._plans[type_name]
+                variant_thresholds(ftype.weights), ftype.hue, ftype.value, self._card_area(type_name))
+        plan = self._plans[type_name]
+        plan.set_proxy_start(self._proxy_start)
+        return plan
+
+    def _card_area(self, type_name: str) -> float:
+        """Area of the type's impostor card at scale 1 (its proxies' cover is reckoned in it)."""
+        folder = self.scene.path.parent if self.scene.path is not None else None
+        try:
+            mesh = mesh_for(self.mesh_name(type_name), folder)
+        except (FormatError, KeyError):
+            mesh = builtin_mesh(PLACEHOLDER_MESH.removeprefix("builtin:"))
+        half, bottom, top = card_of(mesh)
+        return 2.0 * half * (top - bottom)
 
     def _gpu_mesh(self, name: str) -> _GpuMesh:
         if name in self._meshes:
@@ -373,19 +425,56 @@ class FoliageRenderer(Renderer):
         """Upload what changed since the last frame and refresh the culling arrays."""
         if self.volume is None:
             return
+        if self._all_dirty and self._mesh_dirty:
+            self._plans.clear()  # meshes, levels or variation may have changed (proxies need them)
+        self._sync_proxies()
         self._sync_chunks(frame)
         if self._selection_dirty:
             for key in sorted(self._selection_dirty, key=lambda k: (k[1], k[0])):
                 self._upload_mask(key)
             self._selection_dirty = set()
 
+    def _sync_proxies(self) -> None:
+        """The proxy tables of the types with impostors follow the volume: a changed chunk's row
+        is refreshed and its proxy rebuilt on its next far draw; nothing else is touched."""
+        v = self.volume
+        if self._proxy_all_dirty:
+            for ps in self._proxies.values():
+                ps.release()
+            self._proxies = {}
+            dirty = set(v.keys())
+            self._proxy_all_dirty = False
+        else:
+            dirty = self._proxy_dirty
+            for name in self._proxy_stale_types:  # an edited type: its proxies afresh
+                ps = self._proxies.pop(name, None)
+                if ps is not None:
+                    ps.release()
+                    dirty = dirty | {k for k in v.keys() if k[1] == name}
+        self._proxy_dirty = set()
+        self._proxy_stale_types = set()
+        if not dirty:
+            return
+        by_type: dict[str, list[ChunkKey]] = {}
+        for key in dirty:
+            by_type.setdefault(key[1], []).append(key)
+        for type_name, keys in by_type.items():
+            ps = self._proxies.get(type_name)
+            if ps is None:
+                plan = self.plan(type_name)
+                if plan.impostor is None:
+                    continue
+                ps = self._proxies[type_name] = ProxySet(type_name, plan.card_area, v.cell_size ** 2)
+            ps.apply(v, sorted(keys, key=lambda k: k[0]))
+            if not ps.keys:
+                ps.release()
+                del self._proxies[type_name]
+
     def _sync_chunks(self, frame: FrameContext) -> None:
         if self._all_dirty:
             stale = {k for k, gc in self._gpu.items() if (c := self.volume.chunk(*k)) is None or
                      c.version != gc.version}
             dirty = stale | self._dirty | {k for k in self.volume.keys() if k not in self._gpu}
-            if self._mesh_dirty:
-                self._plans.clear()  # meshes, levels or variation may have changed
         else:
             dirty = self._dirty
         released = False
@@ -420,11 +509,10 @@ class FoliageRenderer(Renderer):
                 self._boxes[k] = self.volume.bounds(*k)
         boxes = np.stack([self._boxes[k] for k in self._order]) if self._order else np.empty((0, 2, 3))
         self._lo, self._hi = boxes[:, 0].copy(), boxes[:, 1].copy()
-        ends = {}
-        for _, t in self._order:
-            if t not in ends:
-                ends[t] = self.plan(t).far_end
-        self._fade_end = np.array([ends[t] for _, t in self._order], np.float64)
+        types = sorted({t for _, t in self._order})
+        index = {t: i for i, t in enumerate(types)}
+        self._order_types = types
+        self._order_type = np.array([index[t] for _, t in self._order], np.int64)
         self._counts = np.array([self._gpu[k].count for k in self._order], np.int64)
 
     def _stream_chunks(self, frame: FrameContext, dirty: set[ChunkKey]) -> tuple[set[ChunkKey], bool]:
@@ -432,22 +520,31 @@ class FoliageRenderer(Renderer):
         went far are released. Returns (chunks to upload, whether any was released)."""
         v = self.volume
         eye = frame.camera.eye()
-        if not dirty and not self._all_dirty and np.array_equal(eye, self._stream_eye):
+        held = frozenset(self._selection)  # chunks with a selection stay whole (drawn amber, no proxy)
+        if not dirty and not self._all_dirty and np.array_equal(eye, self._stream_eye) \
+                and self._proxy_start == self._stream_start and held == self._stream_held:
             return dirty, False  # nothing changed and the camera stood still: nothing comes or goes
         self._stream_eye = eye
+        self._stream_start = self._proxy_start
+        self._stream_held = held
         if self._all_dirty or any(k not in self._stream_row or v.chunk(*k) is None for k in dirty):
             self._stream_keys = v.keys()
             self._stream_row = {k: i for i, k in enumerate(self._stream_keys)}
             boxes = [v.cell_box(c) for c, _ in self._stream_keys]
             self._stream_box = np.array(boxes, np.float64).reshape(-1, 4)
-            ends = {t: self.plan(t).far_end for t in {t for _, t in self._stream_keys}}
-            self._stream_end = np.array([ends[t] for _, t in self._stream_keys], np.float64)
+            self._stream_types = sorted({t for _, t in self._stream_keys})
+            index = {t: i for i, t in enumerate(self._stream_types)}
+            self._stream_type = np.array([index[t] for _, t in self._stream_keys], np.int64)
+        # full instances end where the proxies take over (or at the type's far end)
+        ends = np.array([self.plan(t).full_end() for t in self._stream_types] + [0.0], np.float64)
+        self._stream_end = ends[self._stream_type] if len(self._stream_keys) else np.empty(0)
         b = self._stream_box
         dx = np.maximum(np.maximum(b[:, 0] - eye[0], eye[0] - b[:, 2]), 0.0)
         dz = np.maximum(np.maximum(b[:, 1] - eye[2], eye[2] - b[:, 3]), 0.0)
         d = np.hypot(dx, dz) - v.cell_size  # a cell of margin for instances reaching past their cell
         near = {self._stream_keys[i] for i in np.flatnonzero(d <= self._stream_end)}
-        gone = [k for k in self._gpu if (i := self._stream_row.get(k)) is not None
+        near |= {k for k in held if k in self._stream_row}
+        gone = [k for k in self._gpu if (i := self._stream_row.get(k)) is not None and k not in held
                 and d[i] > self._stream_end[i] * RELEASE_FACTOR]
         for key in gone:
             self._delete_chunk(self._gpu.pop(key))
@@ -468,28 +565,159 @@ class FoliageRenderer(Renderer):
             return np.zeros(0, bool)
         planes = frustum_planes(frame.view_projection)
         eye = frame.camera.eye()
-        near_enough = box_distance(self._lo, self._hi, eye) <= self._fade_end
+        ends = np.array([self.plan(t).full_end() for t in self._order_types], np.float64)[self._order_type]
+        held = self._held_rows()
+        if held.any():  # a chunk with a selection is drawn whole to its type's far end
+            far_ends = np.array([self.plan(t).far_end for t in self._order_types], np.float64)
+            ends = np.where(held, far_ends[self._order_type], ends)
+        near_enough = box_distance(self._lo, self._hi, eye) <= ends
         return boxes_in_frustum(self._lo, self._hi, planes) & near_enough
+
+    def set_proxy_start(self, frame: FrameContext) -> None:
+        """This frame's proxy start: where a cell spans `proxy_pixels` device pixels."""
+        focal = float(frame.projection[1, 1]) * frame.height / 2.0
+        cell = self.volume.cell_size if self.volume is not None else 32.0
+        start = cell * focal / self.proxy_pixels if self.proxy_pixels > 0 else math.inf
+        self._proxy_start = float(start) if math.isfinite(start) and start > 0 else math.inf
+
+    def _held_rows(self, keys: list[ChunkKey] | None = None) -> np.ndarray:
+        """Which of `keys` (default: the draw order) have a selection: drawn whole, never by proxy."""
+        keys = self._order if keys is None else keys
+        if not self._selection:
+            return np.zeros(len(keys), bool)
+        return np.array([k in self._selection for k in keys], bool)
 
     def draw(self, frame: FrameContext) -> None:
         if self.program is None:
             self.initialize()
         self._bind()
+        self.set_proxy_start(frame)
         self._sync(frame)
-        if not self._order:
-            self.visible = []
-            return
-        shown = self.cull(frame)
-        frame.stats.chunks_drawn += int(shown.sum())
-        frame.stats.chunks_culled += int((~shown).sum())
-        frame.stats.instances += int(self._counts[shown].sum())
-        self.visible = [k for k, s in zip(self._order, shown, strict=True) if s]
-        rows = np.flatnonzero(shown)
         eye = frame.camera.eye()
-        near = box_distance(self._lo[rows], self._hi[rows], eye)
-        far = _box_far_distance(self._lo[rows], self._hi[rows], eye)
-        self._count_levels(frame, near, far, eye)
-        self._draw_chunks(frame, self.visible, near, far)
+        shown = self.cull(frame) if self._order else np.zeros(0, bool)
+        self.visible = [k for k, s in zip(self._order, shown, strict=True) if s]
+        proxied = np.array([t in self._proxies for _, t in self._order], bool)
+        own = shown & ~proxied  # chunks of types without proxies: counted here, the rest below
+        frame.stats.chunks_drawn += int(own.sum())
+        frame.stats.chunks_culled += int((~shown & ~proxied).sum())
+        frame.stats.instances += int(self._counts[own].sum())
+        if self.visible:
+            rows = np.flatnonzero(shown)
+            near = box_distance(self._lo[rows], self._hi[rows], eye)
+            far = _box_far_distance(self._lo[rows], self._hi[rows], eye)
+            self._count_levels(frame, near, far, eye)
+            self._draw_chunks(frame, self.visible, near, far)
+        self._draw_proxies(frame, eye)
+
+    def _draw_proxies(self, frame: FrameContext, eye: np.ndarray) -> None:
+        """Each proxied type's far chunks from their proxies, one multi-draw per variant; counts
+        every chunk of those types as drawn (whole, by proxy, or both) or culled."""
+        self.proxy_visible = []
+        if not self._proxies:
+            return
+        planes = frustum_planes(frame.view_projection)
+        shown_full: dict[str, list[int]] = {}
+        for key in self.visible:
+            if key[1] in self._proxies:
+                shown_full.setdefault(key[1], []).append(self._proxies[key[1]].row[key])
+        jobs = []
+        for type_name, ps in self._proxies.items():
+            plan = self.plan(type_name)
+            drawn = np.zeros(len(ps.keys), bool)
+            drawn[shown_full.get(type_name, [])] = True
+            level = plan.proxy
+            if level is not None and len(ps.keys):
+                near = box_distance(ps.lo, ps.hi, eye)
+                far = _box_far_distance(ps.lo, ps.hi, eye)
+                wanted = boxes_in_frustum(ps.lo, ps.hi, planes) & (far >= level.fade_in[0]) \
+                    & (near <= level.fade_out[1])
+                for key in self._selection:
+                    if key[1] == type_name and key in ps.row:
+                        wanted[ps.row[key]] = False  # drawn whole, with its selection
+                rows = np.flatnonzero(wanted)
+                built = ps.ensure(self.volume, rows)
+                if built:
+                    frame.stats.count_upload("foliage proxies", built)
+                if len(rows):
+                    rows = rows[np.argsort(near[rows], kind="stable")]  # near first: the depth test
+                    drawn[rows] = True                                  # then skips hidden cards' shading
+                    self.proxy_visible += [ps.keys[i] for i in rows]
+                    jobs.append((plan, ps, rows, near[rows], far[rows]))
+            frame.stats.chunks_drawn += int(drawn.sum())
+            frame.stats.chunks_culled += int((~drawn).sum())
+            frame.stats.instances += int(ps.count[drawn].sum())
+        if jobs:
+            self._draw_proxy_jobs(frame, jobs, eye)
+
+    def _draw_proxy_jobs(self, frame: FrameContext, jobs, eye: np.ndarray) -> None:
+        p = self.impostor_program
+        for plan, *_ in jobs:  # bake before the program is in use: baking switches programs
+            for name in plan.proxy.meshes:
+                self.impostor(name)
+        p.use()
+        p.set_uniform("u_view_projection", frame.view_projection)
+        p.set_uniform("u_light_direction", frame.light_direction)
+        p.set_uniform("u_eye", eye.astype(np.float32))
+        p.set_uniform("u_fog_color", FOG_COLOUR)
+        p.set_uniform("u_fog_distance", float(frame.camera.scene_extent * 2.0 + frame.camera.distance))
+        p.set_uniform("u_views", VIEWS)
+        p.set_uniform("u_albedo", 0)
+        p.set_uniform("u_normals", 1)
+        focal = float(frame.projection[1, 1]) * frame.height / 2.0
+        p.set_uniform("u_focal", focal)
+        p.set_uniform("u_point_pixels", POINT_PIXELS)
+        p.set_uniform("u_points", True)
+        p.set_uniform("u_proxy", True)
+        GL.glEnable(GL.GL_PROGRAM_POINT_SIZE)
+        GL.glVertexAttrib1f(SELECTED_LOCATION, 0.0)
+        for plan, ps, rows, near, far in jobs:
+            level = plan.proxy
+            start = level.fade_in[0]
+            reps = ps.reps[rows]
+            counts = np.minimum(reps, np.floor(reps * kept_share(near, start)).astype(np.int64) + 1)
+            firsts = ps.start[rows].astype(np.int32)
+            counts = counts.astype(np.int32)
+            self._count_proxy(frame, plan, ps, rows, near, far, firsts, counts, eye)
+            self._set_type_uniforms(p.id, plan)
+            p.set_uniform("u_varied", bool(plan.hue != (0.0, 0.0) or plan.value != (0.0, 0.0)))
+            p.set_uniform("u_band", np.array(level.band(), np.float32))
+            p.set_uniform("u_proxy_start", float(start))
+            GL.glBindVertexArray(ps.vertex_array())
+            for v, name in enumerate(level.meshes):
+                imp = self.impostor(name)
+                GL.glUniform1i(p.location("u_variant"), v)
+                p.set_uniform("u_card", np.array(imp.card, np.float32))
+                GL.glActiveTexture(GL.GL_TEXTURE1)
+                GL.glBindTexture(GL.GL_TEXTURE_2D, imp.normals)
+                GL.glActiveTexture(GL.GL_TEXTURE0)
+                GL.glBindTexture(GL.GL_TEXTURE_2D, imp.albedo)
+                GL.glMultiDrawArrays(GL.GL_POINTS, firsts, counts, len(firsts))
+        p.set_uniform("u_proxy", False)
+        GL.glActiveTexture(GL.GL_TEXTURE1)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        GL.glActiveTexture(GL.GL_TEXTURE0)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        GL.glBindVertexArray(0)
+
+    def _count_proxy(self, frame: FrameContext, plan: _Plan, ps: ProxySet, rows, near, far,
+                     firsts, counts, eye) -> None:
+        """The instances the drawn proxies stand for (level `proxy`: those past the middle of its
+        dissolve band, by their own distance where a chunk straddles it) and the cards drawn."""
+        mid = sum(plan.proxy.fade_in) / 2
+        whole = near >= mid
+        stands = int(ps.count[rows[whole]].sum())
+        for i in rows[~whole & (far >= mid)]:
+            rec = self.volume.chunk(*ps.keys[i]).records
+            stands += int((np.sqrt(((rec[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1)) >= mid).sum())
+        frame.stats.count_level("proxy", stands)
+        if not len(counts) or not counts.sum():
+            return
+        ends = np.cumsum(counts)
+        idx = np.arange(int(ends[-1])) - np.repeat(ends - counts, counts) + np.repeat(firsts, counts)
+        reps = ps.mirror.reshape(-1, FLOATS)[idx]
+        d = np.sqrt(((reps[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1))
+        shows = (presence(reps, kept_share(d, plan.proxy.fade_in[0])) > 0) & (d >= mid)
+        frame.stats.proxy_cards += int(shows.sum())
 
     @staticmethod
     def _runs(keys: list[ChunkKey]) -> list[tuple[str, int, int]]:
@@ -507,22 +735,29 @@ class FoliageRenderer(Renderer):
         that straddles an edge counts its instances by their own distance."""
         eye = np.asarray(eye, np.float64)
         counts = np.array([self._gpu[k].count for k in self.visible], np.int64)
+        held = self._held_rows(self.visible)
         for type_name, a, b in self._runs(self.visible):
             plan = self.plan(type_name)
-            edges, names = plan.owner_edges(), plan.names()
-            lo = np.searchsorted(edges, near[a:b], side="right") - 1
-            hi = np.searchsorted(edges, far[a:b], side="right") - 1
-            whole = lo == hi
-            inside = whole & (lo >= 0) & (lo < len(names))
-            for level, n in enumerate(np.bincount(lo[inside], counts[a:b][inside], minlength=len(names))):
-                frame.stats.count_level(names[level], int(n))
-            for i in np.flatnonzero(~whole) + a:
-                rec = self.volume.chunk(*self.visible[i]).records
-                d = np.sqrt(((rec[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1))
-                which = np.searchsorted(edges, d, side="right") - 1
-                per = np.bincount(which[(which >= 0) & (which < len(names))], minlength=len(names))
-                for name, n in zip(names, per, strict=False):
-                    frame.stats.count_level(name, int(n))
+            names = plan.names()
+            for mine, edges in ((~held[a:b], plan.owner_edges()), (held[a:b], plan.owner_edges(whole=True))):
+                if mine.any():
+                    self._count_rows(frame, np.flatnonzero(mine) + a, edges, names, near, far, counts, eye)
+
+    def _count_rows(self, frame: FrameContext, rows, edges, names, near, far, counts, eye) -> None:
+        """Instances per level of visible chunks `rows`, with these owner edges."""
+        lo = np.searchsorted(edges, near[rows], side="right") - 1
+        hi = np.searchsorted(edges, far[rows], side="right") - 1
+        whole = lo == hi
+        inside = whole & (lo >= 0) & (lo < len(names))
+        for level, n in enumerate(np.bincount(lo[inside], counts[rows][inside], minlength=len(names))):
+            frame.stats.count_level(names[level], int(n))
+        for i in rows[~whole]:
+            rec = self.volume.chunk(*self.visible[i]).records
+            d = np.sqrt(((rec[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1))
+            which = np.searchsorted(edges, d, side="right") - 1
+            per = np.bincount(which[(which >= 0) & (which < len(names))], minlength=len(names))
+            for name, n in zip(names, per, strict=False):
+                frame.stats.count_level(name, int(n))
 
     def _set_type_uniforms(self, program: int, plan: _Plan) -> None:
         GL.glUniform1ui(GL.glGetUniformLocation(program, "u_type_salt"), plan.salt)
@@ -545,7 +780,7 @@ class FoliageRenderer(Renderer):
         far = np.full(n, np.inf) if far is None else far
         runs = self._runs(keys)
         for type_name, _, _ in runs:  # bake before any program is in use: baking switches programs
-            level = self.plan(type_name).impostor
+            level = self.plan(type_name).drawn_impostor
             for name in (level.meshes if level is not None else ()):
                 self.impostor(name)
         for p in (self.program, self.impostor_program):
@@ -575,6 +810,7 @@ class FoliageRenderer(Renderer):
                         GL.glDrawArraysInstanced(GL.GL_TRIANGLES, 0, vertices, gc.count)
         p = self.impostor_program
         p.use()
+        p.set_uniform("u_proxy", False)
         p.set_uniform("u_views", VIEWS)
         p.set_uniform("u_albedo", 0)
         p.set_uniform("u_normals", 1)
@@ -582,14 +818,9 @@ class FoliageRenderer(Renderer):
         p.set_uniform("u_focal", focal)
         p.set_uniform("u_point_pixels", POINT_PIXELS)
         GL.glEnable(GL.GL_PROGRAM_POINT_SIZE)
-        for type_name, a, b in runs:
+        held = self._held_rows(keys)
+        for type_name, level, rows in self._impostor_groups(runs, held, near, far):
             plan = self.plan(type_name)
-            level = plan.impostor
-            if level is None:
-                continue
-            rows = np.flatnonzero((far[a:b] >= level.fade_in[0]) & (near[a:b] <= level.fade_out[1])) + a
-            if not len(rows):
-                continue
             self._set_type_uniforms(p.id, plan)
             p.set_uniform("u_varied", bool(plan.hue != (0.0, 0.0) or plan.value != (0.0, 0.0)))
             p.set_uniform("u_band", np.array(level.band(), np.float32))
@@ -624,6 +855,19 @@ class FoliageRenderer(Renderer):
         GL.glActiveTexture(GL.GL_TEXTURE0)
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         GL.glBindVertexArray(0)
+
+    def _impostor_groups(self, runs, held: np.ndarray, near: np.ndarray, far: np.ndarray):
+        """(type, impostor level, rows) to draw: per type, the chunks whose distance
+        meets its cards' band; chunks with a selection take the cards to their end (no proxy)."""
+        for type_name, a, b in runs:
+            plan = self.plan(type_name)
+            for level, mine in ((plan.drawn_impostor, ~held[a:b]), (plan.impostor, held[a:b])):
+                if level is None or not mine.any():
+                    continue
+                meets = (far[a:b] >= level.fade_in[0]) & (near[a:b] <= level.fade_out[1])
+                rows = np.flatnonzero(mine & meets)
+                if len(rows):
+                    yield type_name, level, rows + a
 
     def draw_unculled(self, frame: FrameContext) -> None:
         """Every uploaded chunk, no culling and no bookkeeping: the bare instanced draw (benchmarks);
@@ -670,6 +914,10 @@ class FoliageRenderer(Renderer):
             self._delete_chunk(gc)
         for mesh in self._meshes.values():
             GL.glDeleteBuffers(1, [mesh.vbo])
+        for ps in self._proxies.values():
+            ps.release()
+        self._proxies = {}
+        self._proxy_all_dirty = True
         self._gpu.clear()
         self._meshes.clear()
         self._plans.clear()

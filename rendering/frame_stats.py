@@ -4,22 +4,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+LEVEL_ORDER = {"impostor": 1, "proxy": 2}  # after the LODs, finest first
+
+
+def _level_key(name: str) -> tuple[int, str]:
+    return LEVEL_ORDER.get(name, 0), name
+
 
 @dataclass
 class FrameStats:
     """Counters for one frame; `uploads` counts chunk buffers re-uploaded, by renderer name;
-    `levels` counts stored instances drawn per level of detail (`LOD 0`, `LOD 1`, …, `impostor`)."""
+    `levels` counts stored instances drawn per level of detail (`LOD 0`, `LOD 1`, …, `impostor`)
+    and, as `proxy`, those that far chunks' proxies stand for; `proxy_cards` counts the cards
+    those proxies drew."""
 
     frame_ms: float = 0.0
     instances: int = 0
     chunks_drawn: int = 0
     chunks_culled: int = 0
     grass: int = 0
+    proxy_cards: int = 0
     uploads: dict[str, int] = field(default_factory=dict)
     levels: dict[str, int] = field(default_factory=dict)
 
     def reset(self) -> None:
-        self.instances = self.chunks_drawn = self.chunks_culled = self.grass = 0
+        self.instances = self.chunks_drawn = self.chunks_culled = self.grass = self.proxy_cards = 0
         self.uploads = {}
         self.levels = {}
 
@@ -31,15 +40,18 @@ class FrameStats:
             self.levels[level] = self.levels.get(level, 0) + int(n)
 
     def level_text(self) -> str:
-        """`LOD 0 1,200 · LOD 1 300 · impostor 9,000`, finest first."""
-        order = sorted(self.levels, key=lambda k: (k == "impostor", k))
-        return " · ".join(f"{k} {self.levels[k]:,}" for k in order)
+        """`LOD 0 1,200 · LOD 1 300 · impostor 9,000 · proxy 80,000 (2,100 cards)`, finest first."""
+        parts = []
+        for k in sorted(self.levels, key=_level_key):
+            extra = f" ({self.proxy_cards:,} cards)" if k == "proxy" else ""
+            parts.append(f"{k} {self.levels[k]:,}{extra}")
+        return " · ".join(parts)
 
     def to_dict(self) -> dict:
         """The frame's numbers for `--stats FILE.json`."""
         return {"frame_ms": round(self.frame_ms, 3), "instances": self.instances,
-                "instances_per_level": dict(sorted(self.levels.items(), key=lambda kv: (
-                    kv[0] == "impostor", kv[0]))),
+                "instances_per_level": dict(sorted(self.levels.items(), key=lambda kv: _level_key(kv[0]))),
+                "proxy_cards": self.proxy_cards,
                 "chunks_drawn": self.chunks_drawn, "chunks_culled": self.chunks_culled,
                 "grass": self.grass, "uploads": dict(self.uploads)}
 

@@ -5,6 +5,8 @@ dissolves out over the same band (complementary dither in the shader, so no pixe
 doubled). Built-in meshes get generated levels (`meshes.simplified`), named `builtin:NAME#lodK`;
 a type's `lods` list may name its own meshes (file meshes) and distances. Beyond the last mesh
 level, over `cull`, the type dissolves into its impostor (or into nothing with `impostor = false`).
+Further still, where a chunk is small on screen, the impostors dissolve into the chunk's far proxy
+(`proxy_level`: a few of its instances standing for all of them), to the impostors' own end.
 """
 
 from __future__ import annotations
@@ -76,6 +78,18 @@ def impostor_level(ftype: FoliageType) -> Level | None:
         end = max(float(ftype.impostor_cull), fade_end + 1e-3)
         out = (end - max(1.0, end * 0.05), end)
     return Level(ftype.meshes, (fade_start, fade_end), out)
+
+
+def proxy_level(ftype: FoliageType, start: float) -> Level | None:
+    """The chunk-proxy level dissolving in from `start` (no nearer than where the impostors are
+    whole), to the impostors' end; None where the type has no impostors or they end first."""
+    level = impostor_level(ftype)
+    if level is None:
+        return None
+    fade_in = _band(max(float(start), level.fade_in[1] * (1.0 + BAND)))
+    if fade_in[1] >= level.fade_out[0]:
+        return None
+    return Level(ftype.meshes, fade_in, level.fade_out)
 
 
 def far_end(ftype: FoliageType) -> float:

@@ -78,15 +78,32 @@ def test_a_far_chunk_edited_out_of_reach_shows_its_edit_when_the_camera_comes(vi
     assert fr._gpu[(far, "bush")].count == len(volume.chunk(far, "bush"))
 
 
-def test_impostors_to_the_horizon_keep_every_chunk_resident(viewport, qtbot) -> None:
-    # a type drawn as cards to the horizon must never lose its far chunks to streaming
+def test_impostor_types_keep_far_chunks_as_proxies_only(viewport, qtbot) -> None:
+    # cards to the horizon: far chunks are drawn from their proxies, their instances leave the GPU
     scene, volume = forest(768.0)
     palette = foliage_of(scene).palette
     palette.remove("bush")
     palette.add(FoliageType("bush", mesh="builtin:bush", cull=FADE))  # impostors on (the default)
     viewport.set_scene(scene, frame=False)
+    fr = viewport.foliage_renderer
+    fr.proxy_pixels = 48.0  # proxies from about 190 m in this small viewport
     cam = viewport.camera
     cam.yaw, cam.pitch, cam.distance = 0.0, np.radians(25.0), 40.0
-    cam.target = np.array([0.0, 0.0, -300.0])
+    cam.target = np.array([0.0, 0.0, 250.0])  # looking across the whole forest
     render(viewport, qtbot)
-    assert viewport.foliage_renderer.resident_chunks == len(volume.keys())
+    end = fr.plan("bush").full_end()  # where the proxies have taken over
+    assert end < 768.0 / 2
+    n = fr.resident_chunks
+    eye = cam.eye()
+    assert cells_within(volume, eye, end) <= n <= cells_within(volume, eye, end * RELEASE_FACTOR)
+    assert n < len(volume.keys()) / 2
+    ps = fr._proxies["bush"]
+    assert len(ps.keys) == len(volume.keys())  # every chunk can be drawn by proxy…
+    assert 0 < len(fr.proxy_visible) and set(fr.proxy_visible) - set(fr._gpu)  # …and far ones are
+    # GPU bytes: the resident chunks' records plus the proxies' slots, not the whole scene
+    held = sum(gc.capacity for gc in fr._gpu.values())
+    assert held <= n * 16 * 28 * 1.5
+    built = ps.start >= 0
+    assert built.sum() >= len(fr.proxy_visible)  # proxies are built where they were drawn
+    assert (ps.room[built] == 16).all()  # a 16-bush chunk's proxy is those 16 bushes, in 16 slots
+    assert ps.gpu_bytes <= max(2 * int(ps.room.sum()), 256) * 40
