@@ -106,9 +106,6 @@ def test_a_large_zone_and_trn_region_are_written_first(qtbot, large, tmp_path: P
     assert "rock" in [la.name for la in scene.terrain.layers]
 
 
-@pytest.mark.xfail(strict=True, reason="two readers assemble a paged grid whole on opening: the Inspector's "
-                   "scene summary (`terrain.heights` min and max, widgets/inspector_panel.py _show_scene) "
-                   "and the LOD quadtree's first level (rendering/terrain_lod.py _grid)")
 def test_a_terrain_drawn_with_levels_of_detail_stays_paged_in_the_editor(main_window, large,
                                                                          tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(tiles, "TILE", 512)
