@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QToolBar,
     QToolButton,
     QVBoxLayout,
@@ -269,7 +270,8 @@ class FoliageEditor(QObject):
             button = QToolButton(panel)
             button.setDefaultAction(action)
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-            grid.addWidget(button, i // 3, i % 3)
+            button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+            grid.addWidget(button, i // 2, i % 2)  # three a row would not fit a 240 px column
         self.brush_panel = BrushPanel(self.host.brush, panel)
         self.brush_panel.brush_edited.connect(self.host.set_brush)
         self.host.brush_changed.connect(self.brush_panel.set_brush)

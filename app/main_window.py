@@ -183,7 +183,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([d["palette"], d["tool_settings"]], [left, right], horizontal)
         # Tool Settings shows all of itself, Layers its list, the Inspector the rest of the column.
         self.resizeDocks([d["tool_settings"], d["layers"], d["inspector"]],
-                         [360, 175, max(150, height - 640)], vertical)
+                         [390, 175, max(150, height - 670)], vertical)  # tools two a row: 390
         self.resizeDocks([d["refusals"]], [92], vertical)
 
     def showEvent(self, event) -> None:
