@@ -36,6 +36,7 @@ from app.autosave import AutoSaver, Recovery, ask_restore, orphaned_recoveries
 from app.document import SceneDocument, new_scene
 from app.extensions import Exporter, Importer, ToolWindow, exporters, importers, tool_windows
 from app.file_watch import FileWatcher
+from app.scoped_keys import ScopedKeys
 from app.settings import Settings
 from model.errors import FormatError
 from model.formats.scene_file import NAME_FILTER, LoadCancelled
@@ -120,6 +121,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_menus()
         install_view_actions(self)
+        self.scoped_keys = ScopedKeys(self)  # a browser's own Ctrl+O wins while it has the focus
         self.statusBar().showMessage("Ready", 3000)
 
         self.document.scene_replaced.connect(self._on_scene_replaced)
@@ -324,6 +326,9 @@ class MainWindow(QMainWindow):
             action.setObjectName(f"action_import_{imp.key}")
             action.setToolTip(imp.tooltip or imp.title)
             action.setStatusTip(imp.tooltip)
+            if imp.shortcut:
+                action.setShortcut(QKeySequence(imp.shortcut))
+                action.setToolTip(f"{action.toolTip()} — {action.shortcut().toString()}")
             action.triggered.connect(lambda checked=False, i=imp: self.run_importer(i))
         if not found:
             self.import_menu.addAction("(no importers)").setEnabled(False)
@@ -336,6 +341,7 @@ class MainWindow(QMainWindow):
             action.setStatusTip(exp.tooltip)
             if exp.shortcut:
                 action.setShortcut(QKeySequence(exp.shortcut))
+                action.setToolTip(f"{exp.tooltip} — {action.shortcut().toString()}")
             action.triggered.connect(lambda checked=False, e=exp: self.run_exporter(e))
         self.export_menu.setEnabled(bool(self.export_menu.actions()))
 
