@@ -119,9 +119,11 @@ class ExportOptionsDialog(QDialog):
         self.step.setRange(1, 64)
         self.step.setToolTip("Keep every Nth height sample (1: full resolution)")
         self.step.setPrefix("every ")
-        self.step.setSuffix(" sample(s)")
-        cform.addRow(self.terrain)
-        cform.addRow("Terrain resolution", self.step)
+        self.step.setSuffix(" samples")
+        self.step.setSpecialValueText("every sample (full detail)")
+        if kind != "csv":  # a CSV/JSON holds instances only: no terrain to offer
+            cform.addRow(self.terrain)
+            cform.addRow("Terrain resolution", self.step)
         self.plain = QCheckBox("Plain nodes (no EXT_mesh_gpu_instancing)", content)
         self.plain.setToolTip("One node per instance, for importers without the instancing extension")
         self.matrix = QCheckBox("Add a 4×4 matrix per instance", content)
@@ -139,6 +141,8 @@ class ExportOptionsDialog(QDialog):
         # on top of the group's title)
         self.plain.setVisible(kind in ("gltf", "usd"))
         self.matrix.setVisible(kind == "csv")
+        self.terrain.setVisible(kind != "csv")
+        self.step.setVisible(kind != "csv")
         layout.addWidget(content)
 
         ok_cancel = QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
