@@ -73,6 +73,7 @@ FIXED_DOCKS = [
 SIDE_TOOL_WINDOWS = {"terrain_tools": None, "spawners": "inspector"}
 DATA_WINDOW_AREA = Qt.DockWidgetArea.BottomDockWidgetArea
 DATA_WINDOW_HEIGHT = 0.42  # of the window, when the first data window opens
+SIDE_WINDOW_HEIGHT = 0.6  # of the window, for a side tool window opened as a tab of a short panel
 
 
 def _scrolling(widget: QWidget, key: str) -> QScrollArea:
@@ -396,6 +397,7 @@ class MainWindow(QMainWindow):
             beside = self.docks.get(SIDE_TOOL_WINDOWS[key] or "")
             if beside is not None and not beside.isHidden():
                 self.tabifyDockWidget(beside, dock)
+                dock.setProperty("side_size_on_show", True)  # a tall form: its tab group grows
         elif not placed:
             self._place_data_window(dock)
         action = self.actions_by_key[f"tool_{key}"]
@@ -436,6 +438,9 @@ class MainWindow(QMainWindow):
             if dock.property("size_on_show"):
                 dock.setProperty("size_on_show", False)
                 self.resizeDocks([dock], [round(DATA_WINDOW_HEIGHT * self.height())], Qt.Orientation.Vertical)
+            if dock.property("side_size_on_show"):
+                dock.setProperty("side_size_on_show", False)
+                self.resizeDocks([dock], [round(SIDE_WINDOW_HEIGHT * self.height())], Qt.Orientation.Vertical)
 
     # ---- layout -----------------------------------------------------------------------
     def restore_layout(self) -> None:

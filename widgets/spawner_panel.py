@@ -252,6 +252,7 @@ class SpawnerPanel(QWidget):
         self.types: list[str] = []
         self._loading = False
         outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)  # a tab of the 240 px right column
 
         self.list = QListWidget()
         self.list.setObjectName("spawner_list")
@@ -270,6 +271,12 @@ class SpawnerPanel(QWidget):
             row.addWidget(b)
         row.addStretch(1)
         outer.addLayout(row)
+        self.empty_hint = QLabel("No spawners yet. Add makes one that fills the whole terrain with the "
+                                 "first palette type; add species and conditions to shape it (big trees "
+                                 "first, the understory around them).")
+        self.empty_hint.setObjectName("spawner_empty_hint")
+        self.empty_hint.setWordWrap(True)
+        outer.addWidget(self.empty_hint)
 
         self.form_box = QGroupBox("Spawner")
         form = QFormLayout(self.form_box)
@@ -381,8 +388,11 @@ class SpawnerPanel(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         self._show_current(-1)
 
-    def _button(self, text: str, tip: str, slot) -> QPushButton:
-        b = QPushButton(text)
+    def _button(self, text: str, tip: str, slot) -> QToolButton:
+        # tool buttons: push buttons are at least 80 px each, too wide four a row in a 240 px column
+        b = QToolButton()
+        b.setText(text)
+        b.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         b.setToolTip(tip)
         b.clicked.connect(lambda _=False: slot())
         return b
@@ -417,6 +427,7 @@ class SpawnerPanel(QWidget):
                   self.preview_button, self.bake_button):
             w.setEnabled(has)
         self.run_all_button.setEnabled(bool(self.spawners))
+        self.empty_hint.setVisible(not self.spawners)
         if not has:
             self.species_list.clear()
             self.conditions.clear()
