@@ -86,6 +86,11 @@ def _scrolling(widget: QWidget, key: str) -> QScrollArea:
     return area
 
 
+def _plain_title(text: str) -> str:
+    """A menu entry's text without its mnemonic and ellipsis: "&Foliage…" → "Foliage"."""
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&").rstrip("…").strip()
+
+
 def placeholder(text: str) -> QWidget:
     label = QLabel(text)
     label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -347,14 +352,14 @@ class MainWindow(QMainWindow):
         self.export_menu.setEnabled(bool(self.export_menu.actions()))
 
     def run_exporter(self, exporter: Exporter) -> None:
+        name = _plain_title(exporter.title)  # "&glTF…" is a menu's text, not a dialog title's
         try:
             exporter.run(self)
         except FormatError as e:
-            self.show_error(f"{exporter.title} failed", str(e))
+            self.show_error(f"Export {name} failed", str(e))
         except Exception as e:  # a broken extension reports, it does not take the editor down
-            self.show_error(f"{exporter.title} failed",
-                            unexpected_message(exporter.title.rstrip("…"), "nothing was written"),
-                            error_details(e))
+            self.show_error(f"Export {name} failed",
+                            unexpected_message(f"Exporting {name}", "nothing was written"), error_details(e))
 
     def _fill_tools_menu(self) -> None:
         self.tool_window_specs = {w.key: w for w in tool_windows()}
@@ -577,14 +582,14 @@ class MainWindow(QMainWindow):
     def run_importer(self, importer: Importer) -> None:
         if not importer.into_open_scene and not self.maybe_save():
             return
+        name = _plain_title(importer.title)
         try:
             scene = importer.run(self)
         except FormatError as e:
-            self.show_error(f"{importer.title} failed", str(e))
+            self.show_error(f"Import {name} failed", str(e))
             return
         except Exception as e:  # a broken extension reports, it does not take the editor down
-            self.show_error(f"{importer.title} failed", unexpected_message(importer.title.rstrip("…"),
-                                                                           "the open scene is unchanged"),
+            self.show_error(f"Import {name} failed", unexpected_message(name, "the open scene is unchanged"),
                             error_details(e))
             return
         if scene is not None:
