@@ -91,6 +91,16 @@ def _plain_title(text: str) -> str:
     return text.replace("&&", "\0").replace("&", "").replace("\0", "&").rstrip("…").strip()
 
 
+def _menu_path(action: QAction) -> str:
+    """An action's name for the shortcut list: "Export ▸ glTF" for a submenu's entry, which alone
+    ("glTF", "Foliage") would not say what it does."""
+    name = _plain_title(action.text())
+    for menu in action.associatedObjects():
+        if isinstance(menu, QMenu) and isinstance(menu.parent(), QMenu) and menu.title():
+            return f"{_plain_title(menu.title())} ▸ {name}"
+    return name
+
+
 def placeholder(text: str) -> QWidget:
     label = QLabel(text)
     label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -782,6 +792,7 @@ class MainWindow(QMainWindow):
         ("Brush radius", "[ smaller / ] larger"),
         ("Brush strength", "Shift + [ / Shift + ]"),
         ("Lower, erase (inverts the tool)", "Ctrl + left drag"),
+        ("Cancel the stroke, else put the tool down", "Escape"),
     ]
 
     def shortcut_rows(self) -> list[tuple[str, str]]:
@@ -794,7 +805,7 @@ class MainWindow(QMainWindow):
                     if k.count() and k[0].key().value < Qt.Key.Key_Back.value
                     and not Qt.Key.Key_F13.value <= k[0].key().value <= Qt.Key.Key_F35.value]
             if keys:
-                rows.add((action.text().replace("&", "").rstrip("…"), ", ".join(keys)))
+                rows.add((_menu_path(action), ", ".join(keys)))
         return sorted(rows, key=lambda r: r[0].lower()) + list(self.MOUSE_ROWS)
 
     def show_shortcuts(self) -> QDialog:

@@ -390,6 +390,10 @@ def test_keyboard_shortcuts_dialog_lists_the_shortcuts(main_window) -> None:
     assert all(k.toString(native) in rows["Redo"] for k in redo_keys
                if k.toString(native) != "Redo")  # every binding the platform has
     assert "W A S D" in rows["Fly"] and "[" in rows["Brush radius"]
+    # a submenu's entry says which menu it is in: "glTF" alone would not say it exports
+    assert rows["Export ▸ glTF"] == "Ctrl+E" and rows["Import ▸ Foliage"] == "Ctrl+I"
+    assert "glTF" not in rows and "Foliage" not in rows
+    assert rows["Cancel the stroke, else put the tool down"] == "Escape"
     table = dialog.findChild(QTableWidget, "shortcuts_table")
     assert table.rowCount() == len(rows) and not table.verticalHeader().isVisible()
     search = dialog.findChild(QLineEdit)
