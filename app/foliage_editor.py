@@ -307,6 +307,8 @@ class FoliageEditor(QObject):
         w = self.window
         self.toolbar = QToolBar("Foliage", w)
         self.toolbar.setObjectName("toolbar_foliage")
+        # named like the Terrain toolbar beside it: six coloured letters alone say little to a new user
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toolbar.addActions(list(self.toolset.actions.values()))
         w.addToolBar(self.toolbar)
         menu = QMenu("F&oliage", w)

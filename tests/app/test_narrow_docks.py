@@ -66,3 +66,16 @@ def test_the_foliage_tool_settings_fit_the_right_column(main_window) -> None:
     assert dock.width() <= 250
     for scroll in dock.findChildren(QScrollArea):
         assert not scroll.horizontalScrollBar().isVisible()
+
+
+def test_the_foliage_toolbar_names_its_tools_and_fits_beside_the_terrain_one(main_window) -> None:
+    from PySide6.QtWidgets import QToolBar, QToolButton
+
+    shown(main_window)
+    bar = main_window.findChild(QToolBar, "toolbar_foliage")
+    buttons = [bar.widgetForAction(a) for a in bar.actions()]
+    beside = Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+    assert all(isinstance(b, QToolButton) and b.toolButtonStyle() == beside for b in buttons)
+    terrain = main_window.findChild(QToolBar, "toolbar_terrain")
+    assert terrain.y() == bar.y()  # one row of toolbars at 1280 px
+    assert all(b.isVisible() for b in buttons)  # none pushed into the overflow menu
