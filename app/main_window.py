@@ -70,7 +70,7 @@ FIXED_DOCKS = [
 # TRN Browser, Zone Layers…): they open as tabs of one group under the viewport, full width.
 # Tool windows that are tall forms beside the viewport, not wide data views under it; the value
 # names the panel they first open as a tab of (None: a dock of their own in the right column).
-SIDE_TOOL_WINDOWS = {"terrain_tools": None, "spawners": "inspector"}
+SIDE_TOOL_WINDOWS = {"terrain_tools": "tool_settings", "spawners": "inspector"}
 DATA_WINDOW_AREA = Qt.DockWidgetArea.BottomDockWidgetArea
 DATA_WINDOW_HEIGHT = 0.42  # of the window, when the first data window opens
 SIDE_WINDOW_HEIGHT = 0.6  # of the window, for a side tool window opened as a tab of a short panel

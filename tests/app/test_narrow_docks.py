@@ -79,3 +79,13 @@ def test_the_foliage_toolbar_names_its_tools_and_fits_beside_the_terrain_one(mai
     terrain = main_window.findChild(QToolBar, "toolbar_terrain")
     assert terrain.y() == bar.y()  # one row of toolbars at 1280 px
     assert all(b.isVisible() for b in buttons)  # none pushed into the overflow menu
+
+
+def test_tools_terrain_tools_opens_as_a_tab_of_tool_settings_and_keeps_the_window_size(main_window) -> None:
+    shown(main_window)
+    main_window.actions_by_key["tool_terrain_tools"].trigger()
+    settle()
+    dock = main_window.tool_docks["terrain_tools"]
+    assert dock in main_window.tabifiedDockWidgets(main_window.docks["tool_settings"])
+    assert dock.widget().minimumSizeHint().width() <= 240
+    assert main_window.size().width() == 1280 and main_window.size().height() == 800  # nothing pushed out
