@@ -27,3 +27,25 @@ def test_the_terrain_resolution_reads_as_words(qtbot) -> None:
     assert step.text() == "every sample (full detail)"
     step.setValue(4)
     assert step.text() == "every 4 samples"
+
+
+def test_export_is_off_while_the_file_would_hold_nothing_and_says_why(qtbot) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    def export_button(dialog):
+        return dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+
+    empty_csv = ExportOptionsDialog("csv", "/tmp/x.csv", {}, (0.0, 0.0, 10.0, 10.0))
+    qtbot.addWidget(empty_csv)
+    empty_csv.show()
+    assert not export_button(empty_csv).isEnabled() and "no stored foliage" in empty_csv.nothing.text()
+    assert not empty_csv.types.isVisible()  # no empty list box
+    gltf = dialog_for(qtbot, "gltf")
+    assert export_button(gltf).isEnabled() and not gltf.nothing.isVisible()
+    gltf.types.item(0).setCheckState(Qt.CheckState.Unchecked)
+    assert export_button(gltf).isEnabled()  # the terrain alone is worth a file
+    gltf.terrain.setChecked(False)
+    assert not export_button(gltf).isEnabled() and "no type is ticked" in gltf.nothing.text()
+    gltf.types.item(0).setCheckState(Qt.CheckState.Checked)
+    assert export_button(gltf).isEnabled() and not gltf.nothing.isVisible()
