@@ -89,3 +89,17 @@ def test_tools_terrain_tools_opens_as_a_tab_of_tool_settings_and_keeps_the_windo
     assert dock in main_window.tabifiedDockWidgets(main_window.docks["tool_settings"])
     assert dock.widget().minimumSizeHint().width() <= 240
     assert main_window.size().width() == 1280 and main_window.size().height() == 800  # nothing pushed out
+
+
+def test_the_variant_and_level_tables_show_every_row(main_window) -> None:
+    panel = shown(main_window).foliage_editor.palette_panel
+    panel.select(["conifer"])
+    form = panel.form
+    for mesh in ("builtin:broadleaf", "builtin:rock", "builtin:bush"):
+        next(a for a in form.variants.add.menu().actions() if a.text() == mesh).trigger()
+    form.lods.add.click()
+    settle()
+    for table, rows in ((form.variants.table, 4), (form.lods.table, 3)):
+        assert table.rowCount() == rows
+        assert not table.verticalScrollBar().isVisible()  # no list scrolling inside the scrolling form
+        assert table.viewport().height() >= sum(table.rowHeight(i) for i in range(rows))
