@@ -32,6 +32,7 @@ from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType
 from widgets.error_dialog import file_message, user_message
 from widgets.foliage_type_form import FoliageTypeForm
+from widgets.form_fields import DeleteKey
 
 THUMB = 48
 NAME_ROLE = Qt.ItemDataRole.UserRole
@@ -227,7 +228,10 @@ class PalettePanel(QWidget):
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.setIconSize(QSize(THUMB, THUMB))
         self.list.setMinimumHeight(THUMB + 8)
-        self.list.setToolTip("Foliage types: select one or more to paint with (Ctrl/Shift for several)")
+        self.list.setToolTip("Foliage types: select one or more to paint with (Ctrl/Shift for several); "
+                             "Delete removes the current one")
+        # Delete here means the type under the cursor, not the foliage selected in the viewport
+        self._delete_key = DeleteKey(self.list, lambda: self._with_current(self.remove_requested.emit))
         self.form = FoliageTypeForm()
         buttons = QHBoxLayout()
         self.buttons = {}

@@ -99,3 +99,23 @@ def test_a_browser_s_own_ctrl_o_wins_while_it_has_the_focus(main_window) -> None
     main_window.viewport.setFocus()
     QApplication.processEvents()
     assert window_open.shortcut().toString() == "Ctrl+O"  # and given back
+
+
+def test_delete_in_the_palette_list_removes_the_type_not_the_selected_foliage(main_window, qtbot) -> None:
+    main_window.show()
+    main_window.activateWindow()
+    qtbot.waitActive(main_window)
+    editor = main_window.foliage_editor
+    panel = editor.palette_panel
+    panel.select(["bush"])
+    asked: list[str] = []
+    panel.remove_requested.connect(asked.append)
+    deleted: list[bool] = []
+    editor.actions["delete"].triggered.connect(lambda *_: deleted.append(True))
+    panel.list.setFocus()
+    qtbot.waitUntil(panel.list.hasFocus)
+    qtbot.keyClick(panel.list, Qt.Key.Key_Delete)
+    assert asked == ["bush"] and deleted == []
+    assert "bush" not in foliage_of(main_window.document.scene).palette.names()  # removed, undoable
+    main_window.document.undo_stack.undo()
+    assert "bush" in foliage_of(main_window.document.scene).palette.names()
