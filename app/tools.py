@@ -108,6 +108,11 @@ class Tool:
     def hover(self, pos: Point | None, modifiers: Qt.KeyboardModifier) -> None:
         """The cursor moved with no button held."""
 
+    def cancel(self) -> None:
+        """Escape during a drag. By default the drag ends as a release would and the host undoes its
+        step; a tool whose release does more than push a step (a selection) gives the drag up here."""
+        self.release(None, Qt.KeyboardModifier.NoModifier)
+
     def key(self, event: QKeyEvent) -> bool:
         """Handle a key; True if used."""
         return False
@@ -194,7 +199,8 @@ class ToolHost(QObject):
         """Escape: a drag in progress is cancelled (its step undone), else the tool is put down, so the
         mouse only navigates."""
         if self.dragging and self.active is not None:
-            self._end_drag()
+            self.dragging = False
+            self.active.cancel()
             stack = self.document.undo_stack
             cancelled = stack.index() > self._press_index
             while stack.index() > self._press_index and stack.canUndo():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QToolBar
@@ -119,3 +119,36 @@ def test_delete_in_the_palette_list_removes_the_type_not_the_selected_foliage(ma
     assert "bush" not in foliage_of(main_window.document.scene).palette.names()  # removed, undoable
     main_window.document.undo_stack.undo()
     assert "bush" in foliage_of(main_window.document.scene).palette.names()
+
+
+def test_escape_during_a_box_select_or_a_fill_lasso_drops_it(main_window) -> None:
+    editor, pixels = painting_over_the_forest(main_window)
+    viewport, stack = main_window.viewport, main_window.document.undo_stack
+    volume = foliage_of(main_window.document.scene).volume
+    before = snapshot(volume)
+    size = viewport.size()
+    corners = [QPoint(20, 20), QPoint(size.width() - 20, 20), QPoint(size.width() - 20, size.height() - 20),
+               QPoint(20, size.height() - 20)]  # the whole view: a box or lasso full of trees
+
+    def drag(escape: bool) -> None:
+        QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, corners[0])
+        for p in corners[1:]:
+            QTest.mouseMove(viewport, p)
+        if escape:
+            QTest.keyClick(viewport, Qt.Key.Key_Escape)
+        QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, corners[2])
+
+    def selected() -> int:
+        return sum(len(v) for v in editor.toolset.selection.values())
+
+    editor.toolset.activate("select")
+    drag(escape=False)
+    assert selected() > 10  # the same drag without Escape selects the trees in view
+    editor.toolset.set_selection({})
+    drag(escape=True)
+    assert selected() == 0 and "cancelled" in main_window.statusBar().currentMessage()
+    editor.toolset.activate("fill")
+    drag(escape=True)
+    assert snapshot(volume) == before and not stack.canUndo()  # nothing filled
+    assert stack.count() == 0  # not filled and undone either: Redo has nothing to bring back
+    assert editor.host.active is editor.toolset.tools["fill"]
