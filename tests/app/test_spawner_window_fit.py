@@ -39,3 +39,21 @@ def test_with_no_spawners_the_panel_says_what_to_do(main_window) -> None:
     main_window.document.undo_stack.undo()
     QApplication.processEvents()
     assert panel.spawners == [] and panel.empty_hint.isVisible()
+
+
+def test_each_refusal_of_a_run_reads_whole_in_the_narrow_column(main_window, qtbot) -> None:
+    from model.demo import demo_resource_path
+    from model.formats.scene_file import load_scene
+
+    main_window.open_scene(load_scene(demo_resource_path()))
+    _dock, _scroll, panel = opened(main_window)
+    panel.add_button.click()
+    panel.run_button.click()
+    qtbot.waitUntil(lambda: panel.results.count() > 0, timeout=20000)
+    for _ in range(5):
+        QApplication.processEvents()
+    buttons = [b for r in range(panel.results.count()) if (w := panel.results.itemAt(r).widget())
+               for b in w.buttons]
+    assert len(buttons) >= 3
+    for b in buttons:  # "not on conifer's layer 'forest_floor'", not "not on conif"
+        assert b.width() >= b.fontMetrics().horizontalAdvance(b.text()), b.text()
