@@ -80,13 +80,22 @@ def scrolling(widget: QWidget) -> QScrollArea:
     return area
 
 
+def removal_box(parent, name: str, count: int) -> QMessageBox:
+    """The question before a type with instances goes: its buttons say what they do, Cancel first."""
+    text = (f"'{name}' has {count:,} instance{'s' if count != 1 else ''} in this scene. Remove the type and "
+            "all of them? (Undo brings them back.)")
+    cancel = QMessageBox.StandardButton.Cancel
+    box = QMessageBox(QMessageBox.Icon.Question, "Remove foliage type", text, cancel, parent)
+    box.setObjectName("remove_type_box")
+    box.remove_button = box.addButton(f"Remove '{name}'", QMessageBox.ButtonRole.DestructiveRole)
+    box.setDefaultButton(cancel)
+    return box
+
+
 def confirm_remove(parent, name: str, count: int) -> bool:
-    answer = QMessageBox.question(
-        parent, "Remove foliage type",
-        f"'{name}' has {count:,} instance{'s' if count != 1 else ''} in this scene. Remove the type and "
-        f"all of them? (Undo brings them back.)",
-        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
-    return answer == QMessageBox.StandardButton.Yes
+    box = removal_box(parent, name, count)
+    box.exec()
+    return box.clickedButton() is box.remove_button
 
 
 REACH_RINGS = "collision_reach"

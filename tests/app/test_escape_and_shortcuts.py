@@ -152,3 +152,16 @@ def test_escape_during_a_box_select_or_a_fill_lasso_drops_it(main_window) -> Non
     assert snapshot(volume) == before and not stack.canUndo()  # nothing filled
     assert stack.count() == 0  # not filled and undone either: Redo has nothing to bring back
     assert editor.host.active is editor.toolset.tools["fill"]
+
+
+def test_the_remove_type_question_names_its_buttons_and_defaults_to_cancel(main_window) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.foliage_editor import removal_box
+
+    box = removal_box(main_window, "conifer", 1289)
+    texts = sorted(b.text().replace("&", "") for b in box.buttons())
+    assert texts == ["Cancel", "Remove 'conifer'"]  # verbs, not Yes / No
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    assert "1,289 instances" in box.text() and "Undo" in box.text()
+    box.deleteLater()
