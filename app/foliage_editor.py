@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QToolBar,
     QToolButton,
     QVBoxLayout,
@@ -79,13 +80,22 @@ def scrolling(widget: QWidget) -> QScrollArea:
     return area
 
 
+def removal_box(parent, name: str, count: int) -> QMessageBox:
+    """The question before a type with instances goes: its buttons say what they do, Cancel first."""
+    text = (f"'{name}' has {count:,} instance{'s' if count != 1 else ''} in this scene. Remove the type and "
+            "all of them? (Undo brings them back.)")
+    cancel = QMessageBox.StandardButton.Cancel
+    box = QMessageBox(QMessageBox.Icon.Question, "Remove foliage type", text, cancel, parent)
+    box.setObjectName("remove_type_box")
+    box.remove_button = box.addButton(f"Remove '{name}'", QMessageBox.ButtonRole.DestructiveRole)
+    box.setDefaultButton(cancel)
+    return box
+
+
 def confirm_remove(parent, name: str, count: int) -> bool:
-    answer = QMessageBox.question(
-        parent, "Remove foliage type",
-        f"'{name}' has {count:,} instance{'s' if count != 1 else ''} in this scene. Remove the type and "
-        f"all of them? (Undo brings them back.)",
-        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
-    return answer == QMessageBox.StandardButton.Yes
+    box = removal_box(parent, name, count)
+    box.exec()
+    return box.clickedButton() is box.remove_button
 
 
 REACH_RINGS = "collision_reach"
@@ -269,7 +279,8 @@ class FoliageEditor(QObject):
             button = QToolButton(panel)
             button.setDefaultAction(action)
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-            grid.addWidget(button, i // 3, i % 3)
+            button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+            grid.addWidget(button, i // 2, i % 2)  # three a row would not fit a 240 px column
         self.brush_panel = BrushPanel(self.host.brush, panel)
         self.brush_panel.brush_edited.connect(self.host.set_brush)
         self.host.brush_changed.connect(self.brush_panel.set_brush)
@@ -305,6 +316,8 @@ class FoliageEditor(QObject):
         w = self.window
         self.toolbar = QToolBar("Foliage", w)
         self.toolbar.setObjectName("toolbar_foliage")
+        # named like the Terrain toolbar beside it: six coloured letters alone say little to a new user
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toolbar.addActions(list(self.toolset.actions.values()))
         w.addToolBar(self.toolbar)
         menu = QMenu("F&oliage", w)

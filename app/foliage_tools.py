@@ -339,6 +339,10 @@ class FillTool(FoliageTool):
         if len(polygon) >= 3:
             self.toolset.fill_polygon(polygon)
 
+    def cancel(self) -> None:
+        self.polygon = []  # Escape: the lasso is dropped, nothing is filled
+        self.toolset.show_lasso([])
+
     def deactivate(self) -> None:
         self.polygon = []
         self.toolset.show_lasso([])
@@ -370,6 +374,14 @@ class SelectTool(FoliageTool):
         self.toolset.gizmo.set_visible(False)
         self.toolset.show_lasso([])
         super().deactivate()
+
+    def cancel(self) -> None:
+        if self._gizmo_drag:  # the handle's step is pushed here and undone by the host
+            self._gizmo_drag = False
+            self.toolset.gizmo.end()
+            return
+        self.lasso = []  # Escape: the box or lasso is dropped, the selection stays as it was
+        self.toolset.show_lasso([])
 
     def press(self, pos, modifiers) -> None:
         screen = self.toolset.host.screen

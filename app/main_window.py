@@ -36,6 +36,7 @@ from app.autosave import AutoSaver, Recovery, ask_restore, orphaned_recoveries
 from app.document import SceneDocument, new_scene
 from app.extensions import Exporter, Importer, ToolWindow, exporters, importers, tool_windows
 from app.file_watch import FileWatcher
+from app.scoped_keys import ScopedKeys
 from app.settings import Settings
 from model.errors import FormatError
 from model.formats.scene_file import NAME_FILTER, LoadCancelled
@@ -69,9 +70,10 @@ FIXED_DOCKS = [
 # TRN Browser, Zone Layers…): they open as tabs of one group under the viewport, full width.
 # Tool windows that are tall forms beside the viewport, not wide data views under it; the value
 # names the panel they first open as a tab of (None: a dock of their own in the right column).
-SIDE_TOOL_WINDOWS = {"terrain_tools": None, "spawners": "inspector"}
+SIDE_TOOL_WINDOWS = {"terrain_tools": "tool_settings", "spawners": "inspector"}
 DATA_WINDOW_AREA = Qt.DockWidgetArea.BottomDockWidgetArea
 DATA_WINDOW_HEIGHT = 0.42  # of the window, when the first data window opens
+SIDE_WINDOW_HEIGHT = 0.6  # of the window, for a side tool window opened as a tab of a short panel
 
 
 def _scrolling(widget: QWidget, key: str) -> QScrollArea:
@@ -82,6 +84,21 @@ def _scrolling(widget: QWidget, key: str) -> QScrollArea:
     area.setFrameShape(QScrollArea.Shape.NoFrame)
     area.setWidget(widget)
     return area
+
+
+def _plain_title(text: str) -> str:
+    """A menu entry's text without its mnemonic and ellipsis: "&Foliage…" → "Foliage"."""
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&").rstrip("…").strip()
+
+
+def _menu_path(action: QAction) -> str:
+    """An action's name for the shortcut list: "Export ▸ glTF" for a submenu's entry, which alone
+    ("glTF", "Foliage") would not say what it does."""
+    name = _plain_title(action.text())
+    for menu in action.associatedObjects():
+        if isinstance(menu, QMenu) and isinstance(menu.parent(), QMenu) and menu.title():
+            return f"{_plain_title(menu.title())} ▸ {name}"
+    return name
 
 
 def placeholder(text: str) -> QWidget:
@@ -120,6 +137,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_menus()
         install_view_actions(self)
+        self.scoped_keys = ScopedKeys(self)  # a browser's own Ctrl+O wins while it has the focus
         self.statusBar().showMessage("Ready", 3000)
 
         self.document.scene_replaced.connect(self._on_scene_replaced)
@@ -183,7 +201,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([d["palette"], d["tool_settings"]], [left, right], horizontal)
         # Tool Settings shows all of itself, Layers its list, the Inspector the rest of the column.
         self.resizeDocks([d["tool_settings"], d["layers"], d["inspector"]],
-                         [360, 175, max(150, height - 640)], vertical)
+                         [390, 175, max(150, height - 670)], vertical)  # tools two a row: 390
         self.resizeDocks([d["refusals"]], [92], vertical)
 
     def showEvent(self, event) -> None:
@@ -324,6 +342,9 @@ class MainWindow(QMainWindow):
             action.setObjectName(f"action_import_{imp.key}")
             action.setToolTip(imp.tooltip or imp.title)
             action.setStatusTip(imp.tooltip)
+            if imp.shortcut:
+                action.setShortcut(QKeySequence(imp.shortcut))
+                action.setToolTip(f"{action.toolTip()} — {action.shortcut().toString()}")
             action.triggered.connect(lambda checked=False, i=imp: self.run_importer(i))
         if not found:
             self.import_menu.addAction("(no importers)").setEnabled(False)
@@ -336,18 +357,19 @@ class MainWindow(QMainWindow):
             action.setStatusTip(exp.tooltip)
             if exp.shortcut:
                 action.setShortcut(QKeySequence(exp.shortcut))
+                action.setToolTip(f"{exp.tooltip} — {action.shortcut().toString()}")
             action.triggered.connect(lambda checked=False, e=exp: self.run_exporter(e))
         self.export_menu.setEnabled(bool(self.export_menu.actions()))
 
     def run_exporter(self, exporter: Exporter) -> None:
+        name = _plain_title(exporter.title)  # "&glTF…" is a menu's text, not a dialog title's
         try:
             exporter.run(self)
         except FormatError as e:
-            self.show_error(f"{exporter.title} failed", str(e))
+            self.show_error(f"Export {name} failed", str(e))
         except Exception as e:  # a broken extension reports, it does not take the editor down
-            self.show_error(f"{exporter.title} failed",
-                            unexpected_message(exporter.title.rstrip("…"), "nothing was written"),
-                            error_details(e))
+            self.show_error(f"Export {name} failed",
+                            unexpected_message(f"Exporting {name}", "nothing was written"), error_details(e))
 
     def _fill_tools_menu(self) -> None:
         self.tool_window_specs = {w.key: w for w in tool_windows()}
@@ -390,6 +412,7 @@ class MainWindow(QMainWindow):
             beside = self.docks.get(SIDE_TOOL_WINDOWS[key] or "")
             if beside is not None and not beside.isHidden():
                 self.tabifyDockWidget(beside, dock)
+                dock.setProperty("side_size_on_show", True)  # a tall form: its tab group grows
         elif not placed:
             self._place_data_window(dock)
         action = self.actions_by_key[f"tool_{key}"]
@@ -430,6 +453,9 @@ class MainWindow(QMainWindow):
             if dock.property("size_on_show"):
                 dock.setProperty("size_on_show", False)
                 self.resizeDocks([dock], [round(DATA_WINDOW_HEIGHT * self.height())], Qt.Orientation.Vertical)
+            if dock.property("side_size_on_show"):
+                dock.setProperty("side_size_on_show", False)
+                self.resizeDocks([dock], [round(SIDE_WINDOW_HEIGHT * self.height())], Qt.Orientation.Vertical)
 
     # ---- layout -----------------------------------------------------------------------
     def restore_layout(self) -> None:
@@ -566,14 +592,14 @@ class MainWindow(QMainWindow):
     def run_importer(self, importer: Importer) -> None:
         if not importer.into_open_scene and not self.maybe_save():
             return
+        name = _plain_title(importer.title)
         try:
             scene = importer.run(self)
         except FormatError as e:
-            self.show_error(f"{importer.title} failed", str(e))
+            self.show_error(f"Import {name} failed", str(e))
             return
         except Exception as e:  # a broken extension reports, it does not take the editor down
-            self.show_error(f"{importer.title} failed", unexpected_message(importer.title.rstrip("…"),
-                                                                           "the open scene is unchanged"),
+            self.show_error(f"Import {name} failed", unexpected_message(name, "the open scene is unchanged"),
                             error_details(e))
             return
         if scene is not None and scene.path is not None:  # a big import, written to its file first
@@ -770,6 +796,7 @@ class MainWindow(QMainWindow):
         ("Brush radius", "[ smaller / ] larger"),
         ("Brush strength", "Shift + [ / Shift + ]"),
         ("Lower, erase (inverts the tool)", "Ctrl + left drag"),
+        ("Cancel the stroke, else put the tool down", "Escape"),
     ]
 
     def shortcut_rows(self) -> list[tuple[str, str]]:
@@ -782,7 +809,7 @@ class MainWindow(QMainWindow):
                     if k.count() and k[0].key().value < Qt.Key.Key_Back.value
                     and not Qt.Key.Key_F13.value <= k[0].key().value <= Qt.Key.Key_F35.value]
             if keys:
-                rows.add((action.text().replace("&", "").rstrip("…"), ", ".join(keys)))
+                rows.add((_menu_path(action), ", ".join(keys)))
         return sorted(rows, key=lambda r: r[0].lower()) + list(self.MOUSE_ROWS)
 
     def show_shortcuts(self) -> QDialog:

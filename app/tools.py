@@ -108,6 +108,11 @@ class Tool:
     def hover(self, pos: Point | None, modifiers: Qt.KeyboardModifier) -> None:
         """The cursor moved with no button held."""
 
+    def cancel(self) -> None:
+        """Escape during a drag. By default the drag ends as a release would and the host undoes its
+        step; a tool whose release does more than push a step (a selection) gives the drag up here."""
+        self.release(None, Qt.KeyboardModifier.NoModifier)
+
     def key(self, event: QKeyEvent) -> bool:
         """Handle a key; True if used."""
         return False
@@ -133,6 +138,7 @@ class ToolHost(QObject):
         self.action_group = QActionGroup(self)
         self.action_group.setExclusionPolicy(QActionGroup.ExclusionPolicy.ExclusiveOptional)
         self.dragging = False
+        self._press_index = 0  # the undo stack's index when the drag began: Escape goes back to it
         self.press_screen = QPointF()
         self.screen = QPointF()  # the cursor, in viewport pixels, at the event being handled
         self.modifiers = Qt.KeyboardModifier.NoModifier
@@ -188,6 +194,24 @@ class ToolHost(QObject):
             tool.deactivate()
             self.active = None
             self.tool_changed.emit(None)
+
+    def escape(self) -> None:
+        """Escape: a drag in progress is cancelled (its step undone), else the tool is put down, so the
+        mouse only navigates."""
+        if self.dragging and self.active is not None:
+            self.dragging = False
+            self.active.cancel()
+            stack = self.document.undo_stack
+            cancelled = stack.index() > self._press_index
+            while stack.index() > self._press_index and stack.canUndo():
+                stack.undo()
+            self.message.emit(f"{self.active.title} cancelled" + (": the stroke is undone (Redo brings it "
+                              "back)" if cancelled else ""))
+            return
+        if self.active is not None:
+            title = self.active.title
+            self.activate(None)
+            self.message.emit(f"{title} put down: the mouse navigates (pick a tool to edit again)")
 
     def _end_drag(self) -> None:
         if self.dragging and self.active is not None:
@@ -329,6 +353,7 @@ class ToolHost(QObject):
                     and not event.modifiers() & Qt.KeyboardModifier.AltModifier:
                 self.dragging = True
                 self.press_screen = event.position()
+                self._press_index = self.document.undo_stack.index()
                 self.active.press(self._world(event), event.modifiers())
                 return True
         elif kind == QEvent.Type.MouseMove and self.dragging:
@@ -350,6 +375,9 @@ class ToolHost(QObject):
 
     def _key(self, event: QKeyEvent) -> bool:
         if self.active is not None and self.active.key(event):
+            return True
+        if event.key() == Qt.Key.Key_Escape and not event.modifiers():
+            self.escape()
             return True
         shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
         key = event.key()

@@ -97,7 +97,12 @@ class ExportOptionsDialog(QDialog):
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked)
         self.types.setMaximumHeight(120)
-        cform.addRow("Types", self.types)
+        if type_counts:
+            cform.addRow("Types", self.types)
+        else:  # an empty list box would look like a fault
+            self.types.setVisible(False)
+            cform.addRow("Types", QLabel("none: this scene has no stored foliage", content))
+        self.types.itemChanged.connect(self._sync)
         self.region_on = QCheckBox("Only a region (X0, Z0 – X1, Z1)", content)
         self.region_on.setToolTip("Export only instances and terrain inside a box, in scene metres")
         cform.addRow(self.region_on)
@@ -119,9 +124,11 @@ class ExportOptionsDialog(QDialog):
         self.step.setRange(1, 64)
         self.step.setToolTip("Keep every Nth height sample (1: full resolution)")
         self.step.setPrefix("every ")
-        self.step.setSuffix(" sample(s)")
-        cform.addRow(self.terrain)
-        cform.addRow("Terrain resolution", self.step)
+        self.step.setSuffix(" samples")
+        self.step.setSpecialValueText("every sample (full detail)")
+        if kind != "csv":  # a CSV/JSON holds instances only: no terrain to offer
+            cform.addRow(self.terrain)
+            cform.addRow("Terrain resolution", self.step)
         self.plain = QCheckBox("Plain nodes (no EXT_mesh_gpu_instancing)", content)
         self.plain.setToolTip("One node per instance, for importers without the instancing extension")
         self.matrix = QCheckBox("Add a 4×4 matrix per instance", content)
@@ -139,6 +146,8 @@ class ExportOptionsDialog(QDialog):
         # on top of the group's title)
         self.plain.setVisible(kind in ("gltf", "usd"))
         self.matrix.setVisible(kind == "csv")
+        self.terrain.setVisible(kind != "csv")
+        self.step.setVisible(kind != "csv")
         layout.addWidget(content)
 
         ok_cancel = QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -147,6 +156,11 @@ class ExportOptionsDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         self.buttons = buttons
+        self.nothing = QLabel("", self)
+        self.nothing.setObjectName("export_nothing")
+        self.nothing.setWordWrap(True)
+        self.nothing.setStyleSheet("color: #c0392b")
+        layout.addWidget(self.nothing)
         layout.addWidget(buttons)
 
         self._syncing = False
@@ -198,6 +212,14 @@ class ExportOptionsDialog(QDialog):
         for box in self.region:
             box.setEnabled(self.region_on.isChecked())
         self.step.setEnabled(self.terrain.isChecked())
+        # Export stays off while the file would hold nothing, and says why
+        terrain = self.kind != "csv" and self.terrain.isChecked()
+        why = "" if self.selected_types() or terrain else (
+            "Nothing to export: " + ("no stored foliage" if not self.types.count() else "no type is ticked")
+            + ("" if self.kind == "csv" else " and the terrain is left out") + ".")
+        self.nothing.setText(why)
+        self.nothing.setVisible(bool(why))
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not why)
 
     # ---- values -------------------------------------------------------------------------------
     def selected_types(self) -> tuple[str, ...]:

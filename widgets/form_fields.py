@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFileDialog, QWidget
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFileDialog, QTableWidget, QWidget
 
 from model.foliage.foliage_type import BUILTIN_MESHES
 
@@ -27,6 +27,16 @@ def spin(low: float, high: float, step: float, decimals: int = 2, suffix: str = 
     # make the form wider than its dock; a few digits is what values really take
     box.setMinimumWidth(60)
     return box
+
+
+def fit_rows(table: QTableWidget, most: int) -> None:
+    """Make `table` as tall as its rows (up to `most`): in the form's scroll area a table would
+    otherwise be squeezed to two rows and scroll on its own."""
+    shown = min(table.rowCount(), most)
+    height = table.horizontalHeader().height() if table.horizontalHeader().isVisible() else 0
+    height += sum(table.rowHeight(i) for i in range(shown))
+    height += table.verticalHeader().defaultSectionSize() * (1 - min(shown, 1))  # an empty table: one row
+    table.setFixedHeight(height + 2 * table.frameWidth())
 
 
 def compact(combo: QComboBox) -> QComboBox:

@@ -66,6 +66,8 @@ class LayersPanel(QWidget):
         self.status.setWordWrap(True)
         self.buttons: dict[str, QToolButton] = {}
         row1, row2 = QHBoxLayout(), QHBoxLayout()
+        for row in (row1, row2):
+            row.setSpacing(3)  # four buttons a row within the 240 px column
         for key, text, tip, slot, row in (
             ("add", "Add", "Add a new empty layer", self.ask_add, row1),
             ("rename", "Rename", "Rename the selected layer (foliage types can follow it) — F2",

@@ -28,6 +28,7 @@ from widgets.form_fields import (
     DeleteKey,
     ask_mesh_file,
     compact,
+    fit_rows,
     relative_mesh_path,
     spin,
 )
@@ -74,7 +75,6 @@ class LodList(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.setMinimumWidth(120)
-        self.table.setMaximumHeight(110)
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long path keeps its file name
         self._delete_key = DeleteKey(self.table, lambda: self.remove_current())
@@ -150,6 +150,7 @@ class LodList(QWidget):
                     self.table.setItem(i, col, item)
             if levels:
                 self.table.setCurrentCell(min(max(row, 0), len(levels) - 1), 0)
+            fit_rows(self.table, MAX_LODS)
             self.note.setText(self._note(ftype, levels))
             self.note.setVisible(bool(self.note.text()))
             self.add.setEnabled(len(levels) < MAX_LODS)

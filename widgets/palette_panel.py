@@ -19,9 +19,11 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QPushButton,
+    QMenu,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -30,6 +32,7 @@ from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType
 from widgets.error_dialog import file_message, user_message
 from widgets.foliage_type_form import FoliageTypeForm
+from widgets.form_fields import DeleteKey
 
 THUMB = 48
 NAME_ROLE = Qt.ItemDataRole.UserRole
@@ -225,21 +228,38 @@ class PalettePanel(QWidget):
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.setIconSize(QSize(THUMB, THUMB))
         self.list.setMinimumHeight(THUMB + 8)
-        self.list.setToolTip("Foliage types: select one or more to paint with (Ctrl/Shift for several)")
+        self.list.setToolTip("Foliage types: select one or more to paint with (Ctrl/Shift for several); "
+                             "Delete removes the current one")
+        # Delete here means the type under the cursor, not the foliage selected in the viewport
+        self._delete_key = DeleteKey(self.list, lambda: self._with_current(self.remove_requested.emit))
         self.form = FoliageTypeForm()
         buttons = QHBoxLayout()
         self.buttons = {}
-        for key, text, tip in (("add", "Add…", "Add types from .vxfoliage files"),
-                               ("new", "New", "A new type with default settings"),
+        buttons.setSpacing(2)
+        # tool buttons, and New / from file under one Add menu: four push buttons need 340 px, more
+        # than the palette column may have (240)
+        for key, text, tip in (("add", "Add", "Add a type: a new one with default settings, or "
+                                "types read from .vxfoliage files"),
                                ("duplicate", "Duplicate", "A copy of the current type"),
                                ("remove", "Remove", "Remove the current type (and its instances; undoable)")):
-            button = QPushButton(text, self)
+            button = QToolButton(self)
+            button.setText(text)
             button.setObjectName(f"palette_{key}")
             button.setToolTip(tip)
+            button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             buttons.addWidget(button)
             self.buttons[key] = button
-        self.buttons["add"].clicked.connect(self.add_file_requested)
-        self.buttons["new"].clicked.connect(self.new_requested)
+        self.buttons["add"].setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        add_menu = QMenu(self.buttons["add"])
+        self.add_actions = {
+            "new": add_menu.addAction("New Type"),
+            "file": add_menu.addAction("From .vxfoliage Files…"),
+        }
+        self.add_actions["new"].triggered.connect(lambda: self.new_requested.emit())
+        self.add_actions["file"].triggered.connect(lambda: self.add_file_requested.emit())
+        self.add_actions["new"].setToolTip("A new type with default settings")
+        self.add_actions["file"].setToolTip("Add types from .vxfoliage files")
+        self.buttons["add"].setMenu(add_menu)
         self.buttons["duplicate"].clicked.connect(lambda: self._with_current(self.duplicate_requested.emit))
         self.buttons["remove"].clicked.connect(lambda: self._with_current(self.remove_requested.emit))
         top = QWidget(self)
@@ -249,7 +269,8 @@ class PalettePanel(QWidget):
         top_layout.addLayout(buttons)
         # With no current type (none yet, or the one shown was removed or its addition undone) the
         # form gives way to a hint: greyed fields naming a type that is gone would mislead.
-        self.no_type = QLabel("Pick a type in the list above to edit its settings, or click New.", self)
+        self.no_type = QLabel("Pick a type in the list above to edit its settings, or add one "
+                              "(Add ▸ New Type).", self)
         self.no_type.setObjectName("palette_no_type")
         self.no_type.setWordWrap(True)
         self.no_type.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)

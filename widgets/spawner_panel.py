@@ -55,6 +55,7 @@ def _spin(lo: float, hi: float, value: float, step: float = 1.0, decimals: int =
     box.setSuffix(suffix)
     box.setToolTip(tip)
     box.setKeyboardTracking(False)  # one edit per value typed, not per keystroke
+    box.setMinimumWidth(60)  # sized for its largest value it would widen the 240 px column
     return box
 
 
@@ -226,12 +227,14 @@ class SpeciesResult(QWidget):
             bar.setStyleSheet(f"QProgressBar::chunk {{ background: {colour}; }}")
             share = QLabel(f"{count:,} ({100.0 * count / n:.0f} %)")
             share.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            grid.addWidget(button, r, 0)
-            grid.addWidget(bar, r, 1)
-            grid.addWidget(share, r, 2)
+            # the reason on a line of its own, over its bar: beside it, a 240 px column cut it to
+            # "outside coni" (the tooltip still has it whole)
+            grid.addWidget(button, 2 * r - 1, 0, 1, 2)
+            grid.addWidget(bar, 2 * r, 0)
+            grid.addWidget(share, 2 * r, 1)
             self.buttons.append(button)
-        grid.setColumnStretch(0, 3)
-        grid.setColumnStretch(1, 2)
+        grid.setColumnStretch(0, 1)
+        grid.setVerticalSpacing(1)
 
 
 class SpawnerPanel(QWidget):
@@ -252,6 +255,7 @@ class SpawnerPanel(QWidget):
         self.types: list[str] = []
         self._loading = False
         outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)  # a tab of the 240 px right column
 
         self.list = QListWidget()
         self.list.setObjectName("spawner_list")
@@ -270,9 +274,16 @@ class SpawnerPanel(QWidget):
             row.addWidget(b)
         row.addStretch(1)
         outer.addLayout(row)
+        self.empty_hint = QLabel("No spawners yet. Add makes one that fills the whole terrain with the "
+                                 "first palette type; add species and conditions to shape it (big trees "
+                                 "first, the understory around them).")
+        self.empty_hint.setObjectName("spawner_empty_hint")
+        self.empty_hint.setWordWrap(True)
+        outer.addWidget(self.empty_hint)
 
         self.form_box = QGroupBox("Spawner")
         form = QFormLayout(self.form_box)
+        form.setContentsMargins(4, 4, 4, 4)
         self.name_edit = QLineEdit()
         self.name_edit.setObjectName("spawner_name")
         self.name_edit.editingFinished.connect(self._name_edited)
@@ -298,8 +309,10 @@ class SpawnerPanel(QWidget):
         form.addRow("Min weight", self.area_weight)
         outer.addWidget(self.form_box)
 
-        self.species_box = QGroupBox("Species (in the order they grow)")
+        self.species_box = QGroupBox("Species, in growth order")  # a longer title widens the column
+        self.species_box.setToolTip("The species grow in this order: later ones respect the earlier ones")
         sp = QVBoxLayout(self.species_box)
+        sp.setContentsMargins(4, 4, 4, 4)
         self.species_list = QListWidget()
         self.species_list.setObjectName("species_list")
         self.species_list.setMaximumHeight(100)
@@ -381,8 +394,11 @@ class SpawnerPanel(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         self._show_current(-1)
 
-    def _button(self, text: str, tip: str, slot) -> QPushButton:
-        b = QPushButton(text)
+    def _button(self, text: str, tip: str, slot) -> QToolButton:
+        # tool buttons: push buttons are at least 80 px each, too wide four a row in a 240 px column
+        b = QToolButton()
+        b.setText(text)
+        b.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         b.setToolTip(tip)
         b.clicked.connect(lambda _=False: slot())
         return b
@@ -417,6 +433,7 @@ class SpawnerPanel(QWidget):
                   self.preview_button, self.bake_button):
             w.setEnabled(has)
         self.run_all_button.setEnabled(bool(self.spawners))
+        self.empty_hint.setVisible(not self.spawners)
         if not has:
             self.species_list.clear()
             self.conditions.clear()

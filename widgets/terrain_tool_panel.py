@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGridLayout,
     QLabel,
+    QSizePolicy,
     QSpinBox,
     QToolButton,
     QVBoxLayout,
@@ -39,7 +40,8 @@ class TerrainToolPanel(QWidget):
             button = QToolButton(self)
             button.setDefaultAction(action)
             button.setToolButtonStyle(button.toolButtonStyle().ToolButtonTextOnly)
-            grid.addWidget(button, i // 3, i % 3)
+            button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+            grid.addWidget(button, i // 2, i % 2)  # three a row would not fit a 240 px column
 
         # The brush is the one every tool shares: the same panel the foliage tools show.
         self.brush_panel = BrushPanel(self._brush, self)

@@ -26,6 +26,7 @@ from widgets.form_fields import (
     DeleteKey,
     ask_mesh_file,
     compact,
+    fit_rows,
     relative_mesh_path,
     spin,
 )
@@ -78,7 +79,6 @@ class VariantList(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.table.setMinimumWidth(120)
-        self.table.setMaximumHeight(130)
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long path keeps its file name
         self._delete_key = DeleteKey(self.table, lambda: self.remove_current())
@@ -149,6 +149,7 @@ class VariantList(QWidget):
                     self.table.setItem(i, col, item)
             if self._variants:
                 self.table.setCurrentCell(min(max(row, 0), len(self._variants) - 1), 0)
+            fit_rows(self.table, MAX_VARIANTS)
             self.table.setVisible(bool(self._variants))
             self.note.setVisible(not self._variants)
             for w in (self.remove, self.up, self.down, self.mesh, self.browse, self.weight,

@@ -34,6 +34,7 @@ class Importer:
     run: Callable[[Any], Any]
     tooltip: str = ""
     into_open_scene: bool = False  # adds to the open scene (one undo step) instead of replacing it
+    shortcut: str | None = None
 
 
 @dataclass(frozen=True)

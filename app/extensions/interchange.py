@@ -165,7 +165,7 @@ def import_foliage_dialog(main_window: Any) -> None:
 
 
 EXPORTERS = [
-    Exporter("gltf", "&glTF…", lambda w: export_dialog(w, "gltf"),
+    Exporter("gltf", "&glTF…", lambda w: export_dialog(w, "gltf"), shortcut="Ctrl+E",
              tooltip="Terrain and foliage as glTF 2.0 (.glb / .gltf) with GPU instancing, for Godot, "
                      "Unity, Unreal and Blender"),
     Exporter("usd", "&USD…", lambda w: export_dialog(w, "usd"),
@@ -176,6 +176,6 @@ EXPORTERS = [
 ]
 
 IMPORTERS = [
-    Importer("foliage", "&Foliage…", import_foliage_dialog, into_open_scene=True,
+    Importer("foliage", "&Foliage…", import_foliage_dialog, into_open_scene=True, shortcut="Ctrl+I",
              tooltip="Add foliage instances from glTF, USD, CSV or JSON to the open scene (one undo step)"),
 ]

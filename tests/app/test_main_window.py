@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import main_window as mw_module
-from app.extensions import Importer, ToolWindow
+from app.extensions import Exporter, Importer, ToolWindow
 from app.main_window import MainWindow, menu_titles
 from model.formats.scene_file import load_scene, save_scene
 from tests.conftest import make_small_scene
@@ -334,16 +334,33 @@ def test_a_failing_importer_reports_and_keeps_the_scene(qtbot, monkeypatch, erro
     def broken(main_window):
         raise ValueError("no terrain in file")
 
-    monkeypatch.setattr(mw_module, "importers", lambda: [Importer("x", "X…", broken)])
+    monkeypatch.setattr(mw_module, "importers", lambda: [Importer("x", "&X…", broken)])  # a menu's text
     window = MainWindow(make_small_scene())
     qtbot.addWidget(window)
     scene = window.document.scene
     window.findChild(type(window.actions_by_key["new"]), "action_import_x").trigger()
     assert window.document.scene is scene
     (title, text, details), = errors
-    assert (title, text) == ("X… failed",
+    assert (title, text) == ("Import X failed",
                              "X stopped on a problem Boscage did not expect; the open scene is unchanged.")
     assert details.endswith("ValueError: no terrain in file")  # the Python account, under Show Details
+
+
+def test_a_failing_exporter_is_titled_in_plain_words(main_window, errors) -> None:
+    from model.errors import FormatError
+
+    def broken(window):
+        raise FormatError("/tmp/out.glb", None, "no room left on the disk")
+
+    def buggy(window):
+        raise RuntimeError("oops")
+
+    main_window.run_exporter(Exporter("gltf", "&glTF…", broken))
+    main_window.run_exporter(Exporter("gltf", "&glTF…", buggy))
+    (title, text), (title2, text2, _details) = errors
+    assert (title, text) == ("Export glTF failed", "/tmp/out.glb: no room left on the disk")
+    assert title2 == "Export glTF failed"
+    assert text2 == "Exporting glTF stopped on a problem Boscage did not expect; nothing was written."
 
 
 def test_new_asks_about_unsaved_changes_first(main_window, monkeypatch) -> None:
@@ -373,6 +390,10 @@ def test_keyboard_shortcuts_dialog_lists_the_shortcuts(main_window) -> None:
     assert all(k.toString(native) in rows["Redo"] for k in redo_keys
                if k.toString(native) != "Redo")  # every binding the platform has
     assert "W A S D" in rows["Fly"] and "[" in rows["Brush radius"]
+    # a submenu's entry says which menu it is in: "glTF" alone would not say it exports
+    assert rows["Export ▸ glTF"] == "Ctrl+E" and rows["Import ▸ Foliage"] == "Ctrl+I"
+    assert "glTF" not in rows and "Foliage" not in rows
+    assert rows["Cancel the stroke, else put the tool down"] == "Escape"
     table = dialog.findChild(QTableWidget, "shortcuts_table")
     assert table.rowCount() == len(rows) and not table.verticalHeader().isVisible()
     search = dialog.findChild(QLineEdit)
