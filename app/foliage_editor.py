@@ -38,6 +38,7 @@ from model.errors import FormatError
 from model.foliage.edits import selection_records, unique_name
 from model.foliage.foliage_type import NAME_FILTER, FoliageType, load_foliage_type
 from model.foliage.palette import builtin_palette
+from model.foliage.placeability import growth_obstacles, obstacle_sentence
 from model.foliage.scatter import PLACED
 from model.foliage.section import foliage_of
 from rendering.gizmo import GizmoRenderer
@@ -133,6 +134,11 @@ class FoliageEditor(QObject):
         self._palette = None
         self._volume = None
         self._terrain = None
+        self._stroked = False  # no stroke yet on this scene: the panel says what keeps types off it
+        self._obstacles_timer = QTimer(self)
+        self._obstacles_timer.setSingleShot(True)
+        self._obstacles_timer.setInterval(250)  # a terrain stroke's many changes, one look
+        self._obstacles_timer.timeout.connect(self._show_obstacles)
         self.document.scene_replaced.connect(self._seed)  # before the toolset looks at the scene
         self._seed(self.document.scene)
         self.toolset = FoliageToolset(self.host, self)
@@ -176,9 +182,13 @@ class FoliageEditor(QObject):
             self._volume.changed.disconnect(self._on_volume_changed)
         if self._terrain is not None:
             self._terrain.layers_changed.disconnect(self._on_palette_changed)
+            self._terrain.heights_changed.disconnect(self._on_terrain_edited)
+            self._terrain.layer_weights_changed.disconnect(self._on_terrain_edited)
         # a renamed or removed layer changes what a name-filtered type does: the palette says so
         self._terrain = scene.terrain
         self._terrain.layers_changed.connect(self._on_palette_changed)
+        self._terrain.heights_changed.connect(self._on_terrain_edited)
+        self._terrain.layer_weights_changed.connect(self._on_terrain_edited)
         foliage = foliage_of(scene)
         self._palette, self._volume = foliage.palette, foliage.volume
         self._palette.changed.connect(self._on_palette_changed)
@@ -186,14 +196,32 @@ class FoliageEditor(QObject):
         if self.collision_panel is not None:
             self.collision_panel.set_volume(self._volume)
         self.refusal_panel.set_result(None, scene.terrain)
-        self.refusal_panel.sentence.setText(NO_STROKE)
+        self._stroked = False
         self._clear_refusal_overlay()
-        stored = [t.name for t in self._palette if t.stored]
+        stored = [t for t in self._palette if t.stored]
         self._on_palette_changed()
         if not self.toolset.active_types and stored:
-            self.palette_panel.select(stored[:1])
+            # the first type that can grow here as the scene is: a new user's first stroke places
+            growing = [t for t in stored if not growth_obstacles(t, scene.terrain)]
+            self.palette_panel.select([(growing or stored)[0].name])
+        self._show_obstacles()
+
+    def _show_obstacles(self) -> None:
+        """Before the scene's first stroke: why the selected types cannot grow here yet, if so."""
+        if self._stroked:
+            return
+        terrain = self.document.scene.terrain
+        said = [obstacle_sentence(self._palette[n], terrain) for n in self.toolset.active_types
+                if n in self._palette]
+        self.refusal_panel.sentence.setText(" ".join(s for s in said if s) or NO_STROKE)
+
+    def _on_terrain_edited(self, *_window) -> None:
+        if not self._stroked:
+            self._obstacles_timer.start()
 
     def _on_palette_changed(self) -> None:
+        if not self._stroked:
+            self._obstacles_timer.start()
         names = set(self._palette.names())
         self.toolset.set_active_types([n for n in self.toolset.active_types if n in names])
         self.palette_panel.set_types(list(self._palette), self._volume.counts(), self.toolset.active_types,
@@ -220,6 +248,7 @@ class FoliageEditor(QObject):
     def _wire(self) -> None:
         p = self.palette_panel
         p.active_changed.connect(self.toolset.set_active_types)
+        p.active_changed.connect(lambda _names: self._show_obstacles())
         p.add_file_requested.connect(self.add_type_files)
         p.new_requested.connect(self.new_type)
         p.duplicate_requested.connect(self.duplicate_type)
@@ -366,6 +395,7 @@ class FoliageEditor(QObject):
     # ---- strokes and refusals ---------------------------------------------------------
     def _on_stroke(self, result, tally=None) -> None:
         terrain = self.document.scene.terrain
+        self._stroked = True
         self.refusal_panel.set_result(result, terrain, self._palette, tally)
         overlays = getattr(self.viewport, "overlays", None)
         if overlays is None or result is None or not result.candidates:
