@@ -31,15 +31,26 @@ def manifest_digest(path: Path | None) -> str | None:
         return None
 
 
+def reload_box(parent: QWidget | None, path: Path) -> QMessageBox:
+    """The question when the scene changed on disk under unsaved edits: buttons that say what they
+    do, keeping the editor's version the default (the one that loses nothing)."""
+    box = QMessageBox(QMessageBox.Icon.Question, "Scene changed on disk",
+                      f"{path.name} was changed by another program, and the editor has unsaved "
+                      "changes.\n\nReload it from disk and lose those changes, or keep your version "
+                      "(saving it will overwrite the file)?", QMessageBox.StandardButton.NoButton, parent)
+    box.setObjectName("reload_box")
+    box.reload_button = box.addButton("Reload from Disk", QMessageBox.ButtonRole.DestructiveRole)
+    box.keep_button = box.addButton("Keep My Version", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(box.keep_button)
+    box.setEscapeButton(box.keep_button)
+    return box
+
+
 def ask_reload(parent: QWidget | None, path: Path) -> bool:
     """True: reload from disk, dropping the unsaved changes; False: keep the version in the editor."""
-    answer = QMessageBox.question(
-        parent, "Scene changed on disk",
-        f"{path.name} was changed by another program, and the editor has unsaved changes.\n\n"
-        "Reload it from disk and lose those changes? (No keeps your version; saving it will "
-        "overwrite the file.)",
-        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
-    return answer == QMessageBox.StandardButton.Yes
+    box = reload_box(parent, path)
+    box.exec()
+    return box.clickedButton() is box.reload_button
 
 
 class FileWatcher(QObject):

@@ -104,3 +104,16 @@ def test_a_new_scene_stops_watching(main_window, watched, qtbot) -> None:
     write_elsewhere(path, 2.0)
     qtbot.wait(QUIET_MS)
     assert reloaded == [] and asked == []
+
+
+def test_the_reload_question_names_its_choices_and_keeps_the_edits_by_default(qtbot, tmp_path) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.file_watch import reload_box
+
+    box = reload_box(None, tmp_path / "forest.boscage")
+    qtbot.addWidget(box)
+    assert sorted(b.text() for b in box.buttons()) == ["Keep My Version", "Reload from Disk"]
+    assert box.defaultButton() is box.keep_button and box.escapeButton() is box.keep_button
+    assert box.standardButtons() == QMessageBox.StandardButton.NoButton  # no bare Yes / No
+    assert "forest.boscage was changed by another program" in box.text()
