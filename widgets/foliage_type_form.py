@@ -38,6 +38,10 @@ _spin = spin  # the form's spin boxes and combo boxes (shared with its variant a
 _compact = compact
 
 
+DERIVED_IGNORES = ("Not used by derived (grass) types: they are scattered on the GPU from density, "
+                   "layer, scale, yaw and cull alone")
+
+
 class RangeEdit(QWidget):
     """Two spin boxes, min and max."""
 
@@ -70,6 +74,7 @@ class FoliageTypeForm(QWidget):
         super().__init__(parent)
         self.setObjectName("foliage_type_form")
         self.ftype: FoliageType | None = None
+        self._tips: dict[QWidget, str] = {}  # each row's own tooltip, while a derived type hides it
         self.mesh_folder = None  # where mesh file paths resolve (the scene's folder)
         self._loading = False
         self.name = QLineEdit()
@@ -162,8 +167,10 @@ class FoliageTypeForm(QWidget):
         row.addWidget(self.impostor_end_on)
         row.addWidget(self.impostor_end, 1)
         form.addRow("Cards end", row)
+        self._boxes: list[QGroupBox] = []
         for title, widget in (("Variants", self.variants), ("Levels of detail", self.lods)):
             box = QGroupBox(title)
+            self._boxes.append(box)
             box.setObjectName(f"form_{title.split()[0].lower()}")
             inner = QVBoxLayout(box)
             inner.setContentsMargins(4, 4, 4, 4)
@@ -240,6 +247,24 @@ class FoliageTypeForm(QWidget):
             self._show_far(ftype)
         finally:
             self._loading = False
+
+    def _show_storage(self, ftype: FoliageType) -> None:
+        """Derived (grass) types are scattered from density, layer, scale, yaw and cull alone: the
+        other rows are greyed for them and say so, rather than taking edits that change nothing."""
+        derived = not ftype.stored
+        always = [self.spacing, self.tilt, self.align, self.sink, self.slope, self.altitude_on,
+                  self.extent_auto, self.activation, self.hue, self.value, self.impostor, *self._boxes]
+        sometimes = [self.altitude, self.extent_radius, self.extent_height, self.impostor_end_on,
+                     self.impostor_end]
+        for widget in always + sometimes:
+            if widget not in self._tips:
+                self._tips[widget] = widget.toolTip()
+            widget.setToolTip(DERIVED_IGNORES if derived else self._tips[widget])
+            if derived:
+                widget.setEnabled(False)
+        if not derived:
+            for widget in always:
+                widget.setEnabled(True)
 
     def value_of(self, key: str):
         """The form's current value for one `.vxfoliage` key, as FoliageType holds it."""
@@ -329,6 +354,7 @@ class FoliageTypeForm(QWidget):
             self.mesh.setToolTip("The variants below are drawn: this mesh is drawn when the list is empty"
                                  if ftype.variants else
                                  "A built-in mesh, or an OBJ/glTF path relative to the scene's folder")
+            self._show_storage(ftype)
         finally:
             self._loading = loading
 

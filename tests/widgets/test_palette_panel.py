@@ -250,3 +250,26 @@ def test_the_form_reaches_every_key_of_the_file(qtbot) -> None:
     form.lods.distance.setValue(30.0)
     assert last[0].lods[0] == Lod(30.0)
     assert changed == set(_KEYS)
+
+
+def test_rows_a_derived_type_does_not_use_are_greyed_and_say_why(qtbot) -> None:
+    from widgets.foliage_type_form import DERIVED_IGNORES
+
+    palette = builtin_palette()
+    panel = PalettePanel()
+    qtbot.addWidget(panel)
+    panel.set_types(list(palette), {}, ["conifer"], ["grass"])
+    form = panel.form
+    ignored = (form.spacing, form.slope, form.altitude_on, form.tilt, form.hue, form.impostor)
+    tips = [w.toolTip() for w in ignored]
+    assert all(w.isEnabled() for w in ignored) and DERIVED_IGNORES not in tips
+    panel.select(["grass"])
+    assert form.ftype.name == "grass"
+    assert not any(w.isEnabled() for w in ignored)
+    assert all(w.toolTip() == DERIVED_IGNORES for w in ignored)
+    assert all(w.isEnabled() for w in (form.density, form.scale, form.yaw, form.layer, form.cull))
+    panel.select(["conifer"])
+    assert all(w.isEnabled() for w in ignored) and [w.toolTip() for w in ignored] == tips
+    form.storage.setCurrentText("derived")  # made derived in the form: greyed at once
+    form.storage.activated.emit(1)
+    assert not form.slope.isEnabled() and form.slope.toolTip() == DERIVED_IGNORES
