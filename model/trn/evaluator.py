@@ -30,6 +30,7 @@ FLORA_SLOTS = ("collidable", "noncollidable", "radial_near", "radial_far")
 _FLORA_SLOT = {"AFSC": 0, "AFSN": 1, "AFDN": 2, "AFDF": 3}
 _FLORA_KIND = {0: "flora", 1: "flora", 2: "radial", 3: "radial"}
 _NORMAL_FILTERS = {"FSLP", "FDIR"}
+_HEIGHT_AFFECTORS = {"AHCN", "AHFR", "AHTR", "AROA", "ARIV"}
 TILE = 512  # poles per side evaluated at once; larger regions are tiled (exact: see module doc)
 
 
@@ -141,14 +142,26 @@ def _compress(keep: np.ndarray, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     return tuple(a[keep] for a in arrays)
 
 
+def _modifies_heights(layer: Item) -> bool:
+    return any(c.active and c.unsupported is None and (
+        c.canonical_tag in _HEIGHT_AFFECTORS or (c.tag == "LAYR" and _modifies_heights(c)))
+        for c in layer.children)
+
+
 def layer_normal_margin(doc: TrnDocument) -> int:
-    """Poles of padding that make a window exact: one per layer whose filters read normals."""
-    count = 0
+    """Poles of padding that make a window exact.
+
+    A normal at a pole reads the heights of its four neighbours. Where a normal-reading layer (or
+    its sub-layers) changes heights, the heights that are right shrink by one pole at the window's
+    edge; every other step keeps them. So: one pole per normal-reading layer that changes heights,
+    plus one for the last read (a layer that reads normals only for shaders or flora costs none)."""
+    reads = shrinks = 0
     for it in doc.items():
         if it.tag == "LAYR" and it.active and any(
                 c.active and c.tag in _NORMAL_FILTERS and c.unsupported is None for c in it.children):
-            count += 1
-    return count
+            reads += 1
+            shrinks += _modifies_heights(it)
+    return shrinks + 1 if reads else 0
 
 
 class _Run:
@@ -157,6 +170,9 @@ class _Run:
         self.bitmaps = bitmaps or {}
         self.ramps = ramps or {}
         self.xs, self.zs = region.coords()
+        # the lattice's axes: the same values as the grids (both are index · spacing + 0.0)
+        self.x_axis = np.arange(region.ix0, region.ix0 + region.cols, dtype=np.float64) * region.spacing + 0.0
+        self.z_axis = np.arange(region.iz0, region.iz0 + region.rows, dtype=np.float64) * region.spacing + 0.0
         n = self.xs.size
         self.row_of, self.col_of = np.divmod(np.arange(n), region.cols)
         self.h = np.zeros(n)
@@ -244,6 +260,11 @@ class _Run:
                 self.layer(c, idx, parent)
             return
         bounds = [c for c in kids if c.kind == "boundary"]
+        if bounds and not layer.params["invertBoundaries"]:
+            # poles outside every boundary's box get 0 and would be dropped below: skip them now
+            idx, parent = self.within(idx, [_box(b) for b in bounds], parent)
+            if idx.size == 0:
+                return
         if bounds:
             x, z = self.xs[idx], self.zs[idx]
             amount = np.zeros(idx.size)
@@ -279,21 +300,33 @@ class _Run:
             if c.kind == "layer":
                 self.layer(c, idx, a)
 
+    def within(self, idx: np.ndarray, boxes, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The entries of `idx` (and of `arrays` alongside) at poles inside the union of `boxes`
+        (x0, z0, x1, z1; None or NaN boxes hold no pole, as the exact tests find). Where `idx` is every
+        pole, the box is a block of rows and columns and only those are touched."""
+        boxes = [b for b in boxes if b is not None and not any(v != v for v in b)]
+        if not boxes:
+            return (idx[:0], *(a[:0] for a in arrays))
+        x0, z0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+        x1, z1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+        if idx.size == self.xs.size:  # every pole, in order
+            cols = np.nonzero((self.x_axis >= x0) & (self.x_axis <= x1))[0]
+            rows = np.nonzero((self.z_axis >= z0) & (self.z_axis <= z1))[0]
+            if cols.size == self.x_axis.size and rows.size == self.z_axis.size:
+                return (idx, *arrays)
+            sub = (rows[:, None] * self.x_axis.size + cols[None, :]).ravel()
+            return (sub, *(a[sub] for a in arrays))
+        x, z = self.xs[idx], self.zs[idx]
+        keep = (x >= x0) & (x <= x1) & (z >= z0) & (z <= z1)
+        return _compress(keep, idx, *arrays)
+
     # ---- boundaries ----------------------------------------------------------------------
     def boundary(self, b: Item, x: np.ndarray, z: np.ndarray) -> np.ndarray:
         p = b.params
         tag = b.tag
         out = np.zeros(x.size)
-        if tag == "BCIR":
-            r = abs(p["radius"])
-            box = (p["cx"] - r, p["cz"] - r, p["cx"] + r, p["cz"] + r)
-        elif tag == "BREC":
-            box = (min(p["x0"], p["x1"]), min(p["z0"], p["z1"]), max(p["x0"], p["x1"]), max(p["z0"], p["z1"]))
-        elif tag in ("BPOL", "BPLN"):
-            if not p["points"]:
-                return out
-            box = shapes.bbox(p["points"], p["width"] if tag == "BPLN" else 0.0)
-        else:
+        box = _box(b)
+        if box is None:
             return out
         sel = np.nonzero((x >= box[0]) & (x <= box[2]) & (z >= box[1]) & (z <= box[3]))[0]
         if sel.size == 0:
@@ -492,10 +525,7 @@ class _Run:
     a_afsc = a_afsn = a_afdn = a_afdf = _flora
 
     def _near(self, pts, width, idx, a):
-        box = shapes.bbox(pts, width)
-        x, z = self.xs[idx], self.zs[idx]
-        m = (x >= box[0]) & (x <= box[2]) & (z >= box[1]) & (z <= box[3])
-        return idx[m], a[m]
+        return self.within(idx, [shapes.bbox(pts, width)], a)
 
     def _path_amounts(self, p, idx):
         d, seg, t = shapes.polyline_distance(self.xs[idx], self.zs[idx], p["points"])
@@ -541,6 +571,19 @@ class _Run:
     def _clear_flora(self, idx):
         self.flora[:, idx] = -1
         self.flora_child[:, idx] = -1
+
+
+def _box(b: Item) -> tuple[float, float, float, float] | None:
+    """A boundary's box (x0, z0, x1, z1), outside which it is 0; None where it is 0 everywhere."""
+    p = b.params
+    if b.tag == "BCIR":
+        r = abs(p["radius"])
+        return (p["cx"] - r, p["cz"] - r, p["cx"] + r, p["cz"] + r)
+    if b.tag == "BREC":
+        return (min(p["x0"], p["x1"]), min(p["z0"], p["z1"]), max(p["x0"], p["x1"]), max(p["z0"], p["z1"]))
+    if b.tag in ("BPOL", "BPLN") and p["points"]:
+        return shapes.bbox(p["points"], p["width"] if b.tag == "BPLN" else 0.0)
+    return None
 
 
 def _extent(bounds: list[Item]) -> tuple[float, float, float, float] | None:
