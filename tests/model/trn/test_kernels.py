@@ -1,0 +1,120 @@
+"""The compiled kernels against the numpy passes they replaced (kept here as the reference): the
+same bytes for random, lattice-aligned (ties, zero-length segments) and damaged (NaN, ±inf, huge,
+tiny) inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from model.trn import shapes
+from model.trn.multifractal import MAX_OCTAVES, Multifractal, _bias, _gain, noise2, noise_tables
+
+
+def numpy_polyline_distance(x, z, points):
+    p = np.asarray(points, np.float64).reshape(-1, 2)
+    best, seg, tt = np.full(np.shape(x), np.inf), np.zeros(np.shape(x), np.int64), np.zeros(np.shape(x))
+    if len(p) == 1:
+        return np.hypot(x - p[0, 0], z - p[0, 1]), seg, tt
+    for i in range(len(p) - 1):
+        ax, az = p[i]
+        dx, dz = p[i + 1, 0] - ax, p[i + 1, 1] - az
+        ll = dx * dx + dz * dz
+        t = np.zeros(np.shape(x)) if ll == 0 else np.clip(((x - ax) * dx + (z - az) * dz) / ll, 0.0, 1.0)
+        d = np.hypot(x - (ax + t * dx), z - (az + t * dz))
+        closer = d < best
+        best, seg, tt = np.where(closer, d, best), np.where(closer, i, seg), np.where(closer, t, tt)
+    return best, seg, tt
+
+
+def numpy_polygon_inside(x, z, points):
+    p = np.asarray(points, np.float64).reshape(-1, 2)
+    inside = np.zeros(np.shape(x), bool)
+    for i in range(len(p)):
+        xi, zi = p[i]
+        xj, zj = p[i - 1]
+        if zi == zj:
+            continue
+        inside ^= ((zi > z) != (zj > z)) & (x < (xj - xi) * (z - zi) / (zj - zi) + xi)
+    return inside
+
+
+def numpy_multifractal(mf: Multifractal, x, z):
+    f32 = np.float32
+    tables = noise_tables(mf.seed)
+    xs, zs = np.asarray(x, np.float32) * f32(mf.scaleX), np.asarray(z, np.float32) * f32(mf.scaleY)
+    off_x, off_z = f32(mf.offsetX), f32(mf.offsetY)
+    total = np.zeros(xs.shape, np.float32)
+    freq, weight, norm = f32(1), f32(1), f32(0)
+    rule = int(mf.combinationRule)
+    for _ in range(min(max(0, int(mf.octaves)), MAX_OCTAVES)):
+        n = noise2(tables, xs * freq + off_x * freq, zs * freq + off_z * freq)
+        if rule == 2:
+            n = f32(1) - np.abs(n)
+        elif rule == 3:
+            n = np.abs(n)
+        elif rule == 4:
+            n = f32(1) - np.clip(n, f32(0), f32(1))
+        elif rule == 5:
+            n = np.clip(n, f32(0), f32(1))
+        total = total + weight * n
+        norm = f32(norm + weight)
+        freq, weight = f32(freq * f32(mf.frequency)), f32(weight * f32(mf.amplitude))
+    if norm != 0:
+        total = total * f32(f32(1) / norm)
+    r = total if rule in (2, 3, 4, 5) else (total + f32(1)) * f32(0.5)
+    if mf.useBias:
+        r = _bias(r, f32(mf.bias))
+    if mf.useGain:
+        r = _gain(r, f32(mf.gain))
+    return r
+
+
+def _points(rng, kind: int, n: int):
+    if kind == 0:
+        pts = rng.uniform(-500, 500, (n, 2))
+    elif kind == 1:  # integer points on the pole lattice: ties between segments, zero-length ones
+        pts = np.round(rng.uniform(-20, 20, (n, 2)))
+    elif kind == 2:
+        pts = rng.uniform(-500, 500, (n, 2)).astype(np.float32).astype(np.float64)
+    else:  # a damaged file's point
+        pts = rng.uniform(-1e3, 1e3, (n, 2))
+        pts[rng.integers(0, n)] = rng.choice([np.inf, -np.inf, np.nan, 1e300, 1e-300])
+    return [tuple(p) for p in pts]
+
+
+def _poles(rng, spacing: float):
+    g = np.arange(-40, 40) * spacing + 0.0
+    x, z = (a.ravel() for a in np.meshgrid(g, g))
+    x = np.concatenate([x, rng.uniform(-600, 600, 2000)])
+    return x, np.concatenate([z, rng.uniform(-600, 600, 2000)])
+
+
+@pytest.mark.parametrize("kind", [0, 1, 2, 3])
+def test_outline_kernels_give_the_numpy_bytes(kind):
+    rng = np.random.default_rng(kind)
+    for _ in range(25):
+        pts = _points(rng, kind, int(rng.integers(1, 70)))
+        x, z = _poles(rng, float(rng.choice([0.5, 1.0, 2.0, 16.384])))
+        with np.errstate(all="ignore"):
+            want, got = numpy_polyline_distance(x, z, pts), shapes.polyline_distance(x, z, pts)
+            assert numpy_polygon_inside(x, z, pts).tobytes() == shapes.polygon_inside(x, z, pts).tobytes()
+        for a, b in zip(want, got, strict=True):
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def test_multifractal_kernel_gives_the_numpy_bytes():
+    rng = np.random.default_rng(11)
+    x, z = rng.uniform(-9000, 9000, 20000), rng.uniform(-9000, 9000, 20000)
+    x[:6] = [0.0, 1e30, -1e30, np.inf, np.nan, -0.0]
+    for _ in range(40):
+        mf = Multifractal(seed=int(rng.integers(0, 2**32)), useBias=int(rng.random() < 0.3),
+                          bias=float(rng.uniform(0, 1)), useGain=int(rng.random() < 0.3),
+                          gain=float(rng.uniform(0, 1)), octaves=int(rng.integers(0, 10)),
+                          frequency=float(rng.uniform(1.5, 4.5)), amplitude=float(rng.uniform(0.2, 0.8)),
+                          scaleX=float(rng.choice([0.0005, 0.01, 0.09, 1.7])),
+                          scaleY=float(rng.uniform(0.0001, 0.1)), offsetX=float(rng.uniform(-50, 50)),
+                          offsetY=float(rng.uniform(-50, 50)), combinationRule=int(rng.integers(-1, 7)))
+        with np.errstate(all="ignore"):
+            want, got = numpy_multifractal(mf, x, z), mf.value(x, z)
+        assert got.dtype == np.float32 and want.tobytes() == got.tobytes(), mf
