@@ -70,20 +70,35 @@ def polyline_distance(x, z, points) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     best = np.full(x.size, np.inf)
     seg = np.zeros(x.size, np.int64)
     tt = np.zeros(x.size)
-    _segment_distance(x, z, np.ascontiguousarray(p[:, 0]), np.ascontiguousarray(p[:, 1]), best, seg, tt)
+    px, pz = np.ascontiguousarray(p[:, 0]), np.ascontiguousarray(p[:, 1])
+    boxes = np.stack([np.minimum(px[:-1], px[1:]), np.maximum(px[:-1], px[1:]),
+                      np.minimum(pz[:-1], pz[1:]), np.maximum(pz[:-1], pz[1:])], axis=1)
+    with np.errstate(invalid="ignore"):
+        boxed = (np.abs(boxes) < _BOXED).all(axis=1)  # NaN and huge segments are always measured
+    _segment_distance(x, z, px, pz, boxes, boxed, best, seg, tt)
     return best.reshape(shape), seg.reshape(shape), tt.reshape(shape)
 
 
 _TINY, _HUGE, _MARGIN = 1e-100, 1e100, 1.0 + 1e-12  # squares of b stay normal floats between the first two
+# Below 1e6 m a computed point on a segment is within 1e-9 m of its box, so a segment whose box is
+# farther than the best distance found plus 1e-6 m cannot be nearer: it is skipped unmeasured.
+_BOXED, _SLACK = 1e6, 1e-6
 
 
 @numba.njit(cache=True, nogil=True)
-def _segment_distance(x, z, px, pz, best, seg, tt):
-    """Per pole, the nearest of the segments (px[i], pz[i])–(px[i+1], pz[i+1]): `best`, `seg`, `tt`."""
+def _segment_distance(x, z, px, pz, boxes, boxed, best, seg, tt):
+    """Per pole, the nearest of the segments (px[i], pz[i])–(px[i+1], pz[i+1]): `best`, `seg`, `tt`.
+    `boxes` holds each segment's x0, x1, z0, z1; `boxed` where the box may be used to skip it."""
     for k in range(x.size):
         xk, zk = x[k], z[k]
         b, s, tk = best[k], seg[k], tt[k]
+        near = abs(xk) < _BOXED and abs(zk) < _BOXED
         for i in range(px.size - 1):
+            if near and boxed[i] and b < _HUGE:
+                gx = boxes[i, 0] - xk if xk < boxes[i, 0] else (xk - boxes[i, 1] if xk > boxes[i, 1] else 0.0)
+                gz = boxes[i, 2] - zk if zk < boxes[i, 2] else (zk - boxes[i, 3] if zk > boxes[i, 3] else 0.0)
+                if max(gx, gz) > b * _MARGIN + _SLACK:
+                    continue
             ax, az = px[i], pz[i]
             dx, dz = px[i + 1] - ax, pz[i + 1] - az
             ll = dx * dx + dz * dz
