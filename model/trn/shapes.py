@@ -58,16 +58,23 @@ def _segments(points) -> tuple[np.ndarray, np.ndarray]:
     return p[:-1], p[1:]
 
 
-def polyline_distance(x, z, points) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def polyline_distance(x, z, points, limit: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distance to an open polyline, and the nearest segment index and its parameter t (the first
-    segment wins a tie)."""
+    segment wins a tie).
+
+    With a finite positive `limit`, a pole farther than it gets some distance above it (and segment
+    0, t 0) instead of its own: for callers that compare with the limit or cap at it, the same
+    result, and far segments are skipped by their boxes at once."""
     p = np.asarray(points, np.float64).reshape(-1, 2)
     x, z = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(z, np.float64))
     shape = x.shape
     x, z = np.ascontiguousarray(x).ravel(), np.ascontiguousarray(z).ravel()
     if len(p) == 1:
         return np.hypot(x - p[0, 0], z - p[0, 1]).reshape(shape), np.zeros(shape, np.int64), np.zeros(shape)
-    best = np.full(x.size, np.inf)
+    start = np.inf
+    if limit is not None and 0.0 < limit < np.inf:
+        start = np.nextafter(float(limit), np.inf)  # a pole exactly at the limit keeps its distance
+    best = np.full(x.size, start)
     seg = np.zeros(x.size, np.int64)
     tt = np.zeros(x.size)
     px, pz = np.ascontiguousarray(p[:, 0]), np.ascontiguousarray(p[:, 1])
@@ -152,15 +159,19 @@ def polygon(x, z, points, f: float) -> np.ndarray:
     if f <= 0:
         return inside.astype(np.float64)
     closed = list(points) + [points[0]]
-    d, _, _ = polyline_distance(x, z, closed)
-    return np.where(inside, np.minimum(d, f) / f, 0.0)
+    x, z = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(z, np.float64))
+    out = np.zeros(x.shape)
+    # only inside poles need a distance, and only up to f (beyond it the amount is f / f)
+    d, _, _ = polyline_distance(x[inside], z[inside], closed, limit=f)
+    out[inside] = np.minimum(d, f) / f
+    return out
 
 
 def polyline(x, z, points, width: float, f: float) -> np.ndarray:
     """1 within width·(1−f) of the line, ramping to 0 at `width`."""
     if len(points) == 0 or width <= 0:
         return np.zeros(np.shape(x))
-    d, _, _ = polyline_distance(x, z, points)
+    d, _, _ = polyline_distance(x, z, points, limit=width)  # the amount is 0 from `width` on
     return polyline_amount(d, width, f)
 
 

@@ -39,6 +39,22 @@ def numpy_polygon_inside(x, z, points):
     return inside
 
 
+def numpy_polygon(x, z, points, f):
+    if len(points) < 3:
+        return np.zeros(np.shape(x))
+    inside = numpy_polygon_inside(x, z, points)
+    if f <= 0:
+        return inside.astype(np.float64)
+    d, _, _ = numpy_polyline_distance(x, z, list(points) + [points[0]])
+    return np.where(inside, np.minimum(d, f) / f, 0.0)
+
+
+def numpy_polyline(x, z, points, width, f):
+    if len(points) == 0 or width <= 0:
+        return np.zeros(np.shape(x))
+    return shapes.polyline_amount(numpy_polyline_distance(x, z, points)[0], width, f)
+
+
 def numpy_multifractal(mf: Multifractal, x, z):
     f32 = np.float32
     tables = noise_tables(mf.seed)
@@ -101,6 +117,31 @@ def test_outline_kernels_give_the_numpy_bytes(kind):
             assert numpy_polygon_inside(x, z, pts).tobytes() == shapes.polygon_inside(x, z, pts).tobytes()
         for a, b in zip(want, got, strict=True):
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("kind", [0, 1, 2, 3])
+def test_distances_up_to_a_limit_and_the_shapes_built_on_them_give_the_numpy_bytes(kind):
+    rng = np.random.default_rng(10 + kind)
+    for _ in range(25):
+        pts = _points(rng, kind, int(rng.integers(1, 40)))
+        x, z = _poles(rng, float(rng.choice([0.5, 1.0, 2.0])))
+        limit = float(rng.choice([0.5, 3.0, 17.0, 250.0, np.inf, np.nan, -1.0, 0.0]))
+        if kind == 1 and rng.random() < 0.5:
+            limit = float(rng.integers(1, 6))  # a lattice distance: poles exactly at the limit
+        f = float(rng.uniform(0.0, 1.0))
+        with np.errstate(all="ignore"):
+            d, seg, t = numpy_polyline_distance(x, z, pts)
+            dl, segl, tl = shapes.polyline_distance(x, z, pts, limit)
+            if 0 < limit < np.inf:
+                near = d <= limit
+                assert (dl[~near] > limit).all()
+            else:
+                near = np.ones(d.shape, bool)
+            assert d[near].tobytes() == dl[near].tobytes() and seg[near].tobytes() == segl[near].tobytes()
+            assert t[near].tobytes() == tl[near].tobytes()
+            assert numpy_polygon(x, z, pts, limit).tobytes() == shapes.polygon(x, z, pts, limit).tobytes()
+            assert (numpy_polyline(x, z, pts, limit, f).tobytes()
+                    == shapes.polyline(x, z, pts, limit, f).tobytes())
 
 
 def test_multifractal_kernel_gives_the_numpy_bytes():
