@@ -20,6 +20,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 
 from model.trn import shapes
@@ -101,17 +102,34 @@ def _salt(text: str, seed: int = 0) -> np.uint64:
 
 def pole_random(x: np.ndarray, z: np.ndarray, salt: np.uint64) -> np.ndarray:
     """Uniform [0, 1) from a hash of the pole's world coordinates (splitmix64 finaliser)."""
-    a = np.ascontiguousarray(x, np.float64).view(np.uint64)
-    b = np.ascontiguousarray(z, np.float64).view(np.uint64)
-    with np.errstate(over="ignore"):
-        h = a * np.uint64(0x9E3779B97F4A7C15) ^ (b + np.uint64(0x632BE59BD9B4E019)) * np.uint64(
-            0xBF58476D1CE4E5B9) ^ salt
-        h ^= h >> np.uint64(30)
-        h *= np.uint64(0xBF58476D1CE4E5B9)
-        h ^= h >> np.uint64(27)
-        h *= np.uint64(0x94D049BB133111EB)
-        h ^= h >> np.uint64(31)
-    return (h >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+    a = np.ascontiguousarray(x, np.float64)
+    b = np.ascontiguousarray(z, np.float64)
+    a, b = np.broadcast_arrays(a, b)
+    out = np.empty(a.shape)
+    _hash_draws(np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(b).reshape(-1), np.uint64(salt),
+                out.reshape(-1))
+    return out
+
+
+_M1, _M2, _M3, _M4 = (np.uint64(v) for v in (0x9E3779B97F4A7C15, 0x632BE59BD9B4E019, 0xBF58476D1CE4E5B9,
+                                             0x94D049BB133111EB))
+_S11, _S27, _S30, _S31 = (np.uint64(v) for v in (11, 27, 30, 31))
+_INV53 = 1.0 / (1 << 53)
+
+
+@numba.njit(cache=True, nogil=True)
+def _hash_draws(x, z, salt, out):
+    """`pole_random` per pole: the coordinates' bits mixed with wrapping uint64 arithmetic."""
+    a = x.view(np.uint64)
+    b = z.view(np.uint64)
+    for k in range(a.size):
+        h = (a[k] * _M1) ^ ((b[k] + _M2) * _M3) ^ salt
+        h ^= h >> _S30
+        h *= _M3
+        h ^= h >> _S27
+        h *= _M4
+        h ^= h >> _S31
+        out[k] = np.float64(h >> _S11) * _INV53
 
 
 def _weighted_child(children: list[dict], key: str, draw: np.ndarray) -> np.ndarray:
@@ -186,6 +204,7 @@ class _Run:
         self.passable = np.ones(n, bool)
         self.warnings: list[str] = []
         self._fractals: dict[int, np.ndarray] = {}
+        self._families: dict[tuple[str, int], object] = {}
         self.trace_index = trace_index
         self.trace: list[dict] | None = [] if trace_index is not None else None
         self.seed = int(doc.header.get("collidable.seed", 0) or 0)
@@ -194,6 +213,13 @@ class _Run:
                             for p in ("collidable", "nonCollidable", "radial", "farRadial")]
 
     # ---- shared inputs -------------------------------------------------------------------
+    def family(self, kind: str, family_id: int):
+        """`doc.family`, looked up once per run (the document does not change during one)."""
+        key = (kind, family_id)
+        if key not in self._families:
+            self._families[key] = self.doc.family(kind, family_id)
+        return self._families[key]
+
     def gradient(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """dh/dx and dh/dz of the current heights at `idx` (central differences, one-sided at the edge).
 
@@ -215,7 +241,7 @@ class _Run:
         """The family's multifractal at `idx`: cached over the whole grid once most poles need it."""
         if family_id in self._fractals:
             return self._fractals[family_id][idx]
-        fam = self.doc.family("fractal", family_id)
+        fam = self.family("fractal", family_id)
         if fam is None or fam.fractal is None:
             msg = f"fractal family {family_id} is missing; using 0"
             if msg not in self.warnings:
@@ -465,11 +491,11 @@ class _Run:
     def _clamp(self, kind: str, family_id: int, use_override, override) -> float:
         if use_override:
             return float(override)
-        fam = self.doc.family(kind, family_id)
+        fam = self.family(kind, family_id)
         return float(fam.record.get("featherClamp", 0.0)) if fam is not None else 0.0
 
     def _set_shader(self, idx, family_id: int, salt: str):
-        fam = self.doc.family("shader", family_id)
+        fam = self.family("shader", family_id)
         self.shader[idx] = family_id
         draw = pole_random(self.xs[idx], self.zs[idx], _salt(salt + "/shader", self.seed))
         self.shader_child[idx] = _weighted_child(fam.children if fam else [], "weight", draw)
@@ -502,7 +528,7 @@ class _Run:
             self.flora[slot, idx] = -1
             self.flora_child[slot, idx] = -1
             return
-        fam = self.doc.family(_FLORA_KIND[slot], fid)
+        fam = self.family(_FLORA_KIND[slot], fid)
         if p["densityOverride"]:
             density = float(p["density"])
         else:
@@ -639,6 +665,7 @@ def warm_up() -> None:
     shapes.polyline_distance(x, x, [(0.0, 0.0), (1.0, 1.0)])
     shapes.polygon_inside(x, x, [(0.0, 0.0), (1.0, 1.0), (1.0, 0.0)])
     Multifractal(octaves=1).value(x, x)
+    pole_random(x, x, np.uint64(0))
 
 
 def evaluate(doc: TrnDocument, region: Region, progress: Callable[[int, int], bool] | None = None,

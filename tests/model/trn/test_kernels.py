@@ -159,3 +159,28 @@ def test_multifractal_kernel_gives_the_numpy_bytes():
         with np.errstate(all="ignore"):
             want, got = numpy_multifractal(mf, x, z), mf.value(x, z)
         assert got.dtype == np.float32 and want.tobytes() == got.tobytes(), mf
+
+
+def numpy_pole_random(x, z, salt):
+    a = np.ascontiguousarray(x, np.float64).view(np.uint64)
+    b = np.ascontiguousarray(z, np.float64).view(np.uint64)
+    with np.errstate(over="ignore"):
+        h = a * np.uint64(0x9E3779B97F4A7C15) ^ (b + np.uint64(0x632BE59BD9B4E019)) * np.uint64(
+            0xBF58476D1CE4E5B9) ^ salt
+        h ^= h >> np.uint64(30)
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(27)
+        h *= np.uint64(0x94D049BB133111EB)
+        h ^= h >> np.uint64(31)
+    return (h >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+
+
+def test_pole_draws_give_the_numpy_bytes():
+    from model.trn.evaluator import _salt, pole_random
+
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.uniform(-1e4, 1e4, 5000), [0.0, -0.0, np.inf, -np.inf, np.nan, 1e300]])
+    z = np.concatenate([rng.uniform(-1e4, 1e4, 5000), [-0.0, 0.0, 1.0, np.nan, -np.inf, -1e-300]])
+    for salt in (np.uint64(0), _salt("a/b/flora", 7), _salt("x", 2**32 - 1), np.uint64(2**64 - 1)):
+        assert numpy_pole_random(x, z, salt).tobytes() == pole_random(x, z, salt).tobytes()
+    assert pole_random(x[:12].reshape(3, 4), z[:12].reshape(3, 4), np.uint64(5)).shape == (3, 4)
