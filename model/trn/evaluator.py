@@ -117,7 +117,7 @@ _S11, _S27, _S30, _S31 = (np.uint64(v) for v in (11, 27, 30, 31))
 _INV53 = 1.0 / (1 << 53)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _hash_draws(x, z, salt, out):
     """`pole_random` per pole: the coordinates' bits mixed with wrapping uint64 arithmetic."""
     a = x.view(np.uint64)
@@ -130,6 +130,37 @@ def _hash_draws(x, z, salt, out):
         h *= _M4
         h ^= h >> _S31
         out[k] = np.float64(h >> _S11) * _INV53
+
+
+_BIG = np.finfo(np.float64).max
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _finite(v):
+    """numpy's nan_to_num: NaN 0, ±inf the largest finite float of that sign."""
+    if v != v:
+        return 0.0
+    if v == np.inf:
+        return _BIG
+    if v == -np.inf:
+        return -_BIG
+    return v
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _gradient(h, idx, rows, cols, s, dx, dz):
+    """Central differences of `h` at the poles `idx` of a rows × cols grid, one-sided at its edge:
+    the numpy pass's operations (a step count times the spacing, then the division)."""
+    for k in range(idx.size):
+        i = idx[k]
+        row = i // cols
+        col = i - row * cols
+        left = i - 1 if col > 0 else i
+        right = i + 1 if col < cols - 1 else i
+        up = i - cols if row > 0 else i
+        down = i + cols if row < rows - 1 else i
+        dx[k] = _finite((h[right] - h[left]) / ((right - left) * s))
+        dz[k] = _finite((h[down] - h[up]) / ((down - up) // cols * s))
 
 
 def _weighted_child(children: list[dict], key: str, draw: np.ndarray) -> np.ndarray:
@@ -192,7 +223,6 @@ class _Run:
         self.x_axis = np.arange(region.ix0, region.ix0 + region.cols, dtype=np.float64) * region.spacing + 0.0
         self.z_axis = np.arange(region.iz0, region.iz0 + region.rows, dtype=np.float64) * region.spacing + 0.0
         n = self.xs.size
-        self.row_of, self.col_of = np.divmod(np.arange(n), region.cols)
         self.h = np.zeros(n)
         self.color = np.ones((n, 3))
         self.shader = np.full(n, -1, np.int32)
@@ -225,16 +255,8 @@ class _Run:
 
         The surface normal is (−dx, 1, −dz) normalised."""
         rows, cols = self.region.shape
-        s = self.region.spacing
-        col, row = self.col_of[idx], self.row_of[idx]
-        left = np.where(col > 0, idx - 1, idx)
-        right = np.where(col < cols - 1, idx + 1, idx)
-        up = np.where(row > 0, idx - cols, idx)
-        down = np.where(row < rows - 1, idx + cols, idx)
-        h = self.h
-        with np.errstate(invalid="ignore", divide="ignore"):
-            dx = np.nan_to_num((h[right] - h[left]) / ((right - left) * s), copy=False)
-            dz = np.nan_to_num((h[down] - h[up]) / ((down - up) // cols * s), copy=False)
+        dx, dz = np.empty(idx.size), np.empty(idx.size)
+        _gradient(self.h, np.ascontiguousarray(idx, np.int64), rows, cols, float(self.region.spacing), dx, dz)
         return dx, dz
 
     def fractal(self, family_id: int, idx: np.ndarray) -> np.ndarray:
@@ -666,6 +688,7 @@ def warm_up() -> None:
     shapes.polygon_inside(x, x, [(0.0, 0.0), (1.0, 1.0), (1.0, 0.0)])
     Multifractal(octaves=1).value(x, x)
     pole_random(x, x, np.uint64(0))
+    _gradient(x, np.zeros(2, np.int64), 1, 2, 1.0, np.empty(2), np.empty(2))
 
 
 def evaluate(doc: TrnDocument, region: Region, progress: Callable[[int, int], bool] | None = None,

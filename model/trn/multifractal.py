@@ -194,7 +194,7 @@ _F0, _F1, _F2, _F3, _FHALF, _F4096 = (np.float32(v) for v in (0.0, 1.0, 2.0, 3.0
 _I64_LIMIT = 9.223372036854775808e18  # 2^63: float → int64 beyond it gives INT64_MIN, as numpy's cast
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
 def _lattice(i):
     """`int64(i) & 255` of a floored float32, with numpy's result where the cast overflows (NaN, ±inf,
     |i| ≥ 2^63: INT64_MIN, whose low byte is 0) instead of the undefined value of a compiled cast."""
@@ -203,13 +203,13 @@ def _lattice(i):
     return 0
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
 def _clip01(n):
     """numpy's clip of float32: a bound only where n is beyond it (NaN and -0.0 stay)."""
     return _F0 if n < _F0 else (_F1 if n > _F1 else n)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
 def _noise_at(p, g2, x, z):
     """`noise2` at one point: the same float32 operations in the same order."""
     tx = x + _F4096
@@ -241,7 +241,7 @@ def _noise_at(p, g2, x, z):
     return a + sz * (b - a)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _octaves(x, z, scale_x, scale_z, off_x, off_z, freqs, weights, normalise, recip, rule, p, g2, out):
     """The weighted octave sum of every pole (float32 in, float32 out), normalised, before bias and
     gain."""

@@ -92,7 +92,7 @@ _TINY, _HUGE, _MARGIN = 1e-100, 1e100, 1.0 + 1e-12  # squares of b stay normal f
 _BOXED, _SLACK = 1e6, 1e-6
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _segment_distance(x, z, px, pz, boxes, boxed, best, seg, tt):
     """Per pole, the nearest of the segments (px[i], pz[i])–(px[i+1], pz[i+1]): `best`, `seg`, `tt`.
     `boxes` holds each segment's x0, x1, z0, z1; `boxed` where the box may be used to skip it."""
@@ -135,7 +135,7 @@ def polygon_inside(x, z, points) -> np.ndarray:
     return inside.reshape(x.shape)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _even_odd(x, z, px, pz, inside):
     n = px.size
     for k in range(x.size):

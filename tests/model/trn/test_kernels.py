@@ -184,3 +184,33 @@ def test_pole_draws_give_the_numpy_bytes():
     for salt in (np.uint64(0), _salt("a/b/flora", 7), _salt("x", 2**32 - 1), np.uint64(2**64 - 1)):
         assert numpy_pole_random(x, z, salt).tobytes() == pole_random(x, z, salt).tobytes()
     assert pole_random(x[:12].reshape(3, 4), z[:12].reshape(3, 4), np.uint64(5)).shape == (3, 4)
+
+
+def numpy_gradient(h, idx, rows, cols, s):
+    row, col = np.divmod(idx, cols)
+    left = np.where(col > 0, idx - 1, idx)
+    right = np.where(col < cols - 1, idx + 1, idx)
+    up = np.where(row > 0, idx - cols, idx)
+    down = np.where(row < rows - 1, idx + cols, idx)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        dx = np.nan_to_num((h[right] - h[left]) / ((right - left) * s), copy=False)
+        dz = np.nan_to_num((h[down] - h[up]) / ((down - up) // cols * s), copy=False)
+    return dx, dz
+
+
+@pytest.mark.parametrize("rows,cols", [(9, 13), (1, 7), (6, 1), (1, 1)])
+def test_gradient_kernel_gives_the_numpy_bytes(rows, cols):
+    from model.trn.evaluator import _gradient
+
+    rng = np.random.default_rng(rows * 31 + cols)
+    h = rng.normal(0, 50, rows * cols)
+    h[rng.integers(0, h.size, 3)] = [np.nan, np.inf, -np.inf][: min(3, h.size)]
+    if h.size > 4:
+        h[1] = 1.7e308  # differences that overflow to ±inf
+    idx = np.sort(rng.choice(h.size, max(1, h.size // 2), replace=False)).astype(np.int64)
+    for s in (0.5, 2.0, 16.384):
+        dx, dz = np.empty(idx.size), np.empty(idx.size)
+        with np.errstate(all="ignore"):
+            _gradient(h, idx, rows, cols, s, dx, dz)
+        want = numpy_gradient(h, idx, rows, cols, s)
+        assert dx.tobytes() == want[0].tobytes() and dz.tobytes() == want[1].tobytes()
