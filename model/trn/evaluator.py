@@ -277,7 +277,7 @@ class _Run:
                 self.warnings.append(msg)
         if idx.size * 4 < self.xs.size:  # a bounded layer: noise only where it is needed
             return mf.value(self.xs[idx], self.zs[idx]).astype(np.float64)
-        self._fractals[family_id] = mf.value(self.xs, self.zs).astype(np.float64)
+        self._fractals[family_id] = mf.grid_value(self.x_axis, self.z_axis).ravel().astype(np.float64)
         return self._fractals[family_id][idx]
 
     def record(self, item: Item, idx: np.ndarray, amount: np.ndarray, role: str) -> None:
@@ -687,6 +687,7 @@ def warm_up() -> None:
     shapes.polyline_distance(x, x, [(0.0, 0.0), (1.0, 1.0)])
     shapes.polygon_inside(x, x, [(0.0, 0.0), (1.0, 1.0), (1.0, 0.0)])
     Multifractal(octaves=1).value(x, x)
+    Multifractal(octaves=1).grid_value(x, x)
     pole_random(x, x, np.uint64(0))
     _gradient(x, np.zeros(2, np.int64), 1, 2, 1.0, np.empty(2), np.empty(2))
 

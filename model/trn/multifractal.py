@@ -190,6 +190,26 @@ class Multifractal:
         return r
 
 
+    def grid_value(self, x_axis, z_axis) -> np.ndarray:
+        """`value` at every pole of the grid x_axis × z_axis, shaped (rows = z, cols = x): the same
+        bytes, with each column's and row's share of an octave computed once."""
+        f32 = np.float32
+        tables = noise_tables(self.seed)
+        xa = np.ascontiguousarray(np.asarray(x_axis, np.float32).ravel())
+        za = np.ascontiguousarray(np.asarray(z_axis, np.float32).ravel())
+        freqs, weights, recip = self.octave_steps()
+        out = np.empty((za.size, xa.size), np.float32)
+        _octaves_grid(xa, za, f32(self.scaleX), f32(self.scaleY), f32(self.offsetX), f32(self.offsetY),
+                      freqs, weights, recip is not None, f32(0) if recip is None else recip,
+                      int(self.combinationRule), tables.p, tables.g2, out)
+        r = out
+        if self.useBias:
+            r = _bias(r, f32(self.bias))
+        if self.useGain:
+            r = _gain(r, f32(self.gain))
+        return r
+
+
 _F0, _F1, _F2, _F3, _FHALF, _F4096 = (np.float32(v) for v in (0.0, 1.0, 2.0, 3.0, 0.5, 4096.0))
 _I64_LIMIT = 9.223372036854775808e18  # 2^63: float → int64 beyond it gives INT64_MIN, as numpy's cast
 
@@ -210,28 +230,24 @@ def _clip01(n):
 
 
 @numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
-def _noise_at(p, g2, x, z):
-    """`noise2` at one point: the same float32 operations in the same order."""
-    tx = x + _F4096
-    tz = z + _F4096
-    ix = np.floor(tx)
-    iz = np.floor(tz)
-    bx0 = _lattice(ix)
-    bz0 = _lattice(iz)
-    bx1 = (bx0 + 1) & 255
-    bz1 = (bz0 + 1) & 255
-    rx0 = tx - ix
-    rz0 = tz - iz
-    rx1 = rx0 - _F1
-    rz1 = rz0 - _F1
+def _axis(v):
+    """One coordinate's share of `noise2`: lattice cells, offsets in the cell, s-curve weight."""
+    t = v + _F4096
+    i = np.floor(t)
+    b0 = _lattice(i)
+    r0 = t - i
+    return b0, (b0 + 1) & 255, r0, r0 - _F1, r0 * r0 * (_F3 - _F2 * r0)
+
+
+@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
+def _blend(p, g2, bx0, bx1, rx0, rx1, sx, bz0, bz1, rz0, rz1, sz):
+    """The corner gradients dotted with the offsets, blended x first, then z."""
     i = p[bx0]
     j = p[bx1]
     b00 = p[i + bz0]
     b10 = p[j + bz0]
     b01 = p[i + bz1]
     b11 = p[j + bz1]
-    sx = rx0 * rx0 * (_F3 - _F2 * rx0)
-    sz = rz0 * rz0 * (_F3 - _F2 * rz0)
     u = rx0 * g2[b00, 0] + rz0 * g2[b00, 1]
     v = rx1 * g2[b10, 0] + rz0 * g2[b10, 1]
     a = u + sx * (v - u)
@@ -241,33 +257,74 @@ def _noise_at(p, g2, x, z):
     return a + sz * (b - a)
 
 
+@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
+def _term(n, rule):
+    """An octave's noise through the combination rule."""
+    if rule == 2:
+        return _F1 - abs(n)
+    if rule == 3:
+        return abs(n)
+    if rule == 4:
+        return _F1 - _clip01(n)
+    if rule == 5:
+        return _clip01(n)
+    return n
+
+
+@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
+def _finish(total, normalise, recip, rule):
+    if normalise:
+        total = total * recip
+    if rule < 2 or rule > 5:
+        total = (total + _F1) * _FHALF
+    return total
+
+
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def _octaves(x, z, scale_x, scale_z, off_x, off_z, freqs, weights, normalise, recip, rule, p, g2, out):
     """The weighted octave sum of every pole (float32 in, float32 out), normalised, before bias and
-    gain."""
-    count = freqs.size
+    gain: `noise2`'s float32 operations in its order."""
     for k in range(x.size):
         xs = x[k] * scale_x
         zs = z[k] * scale_z
         total = _F0
-        for o in range(count):
+        for o in range(freqs.size):
             f = freqs[o]
             # two products, then their sum: not (xs + offset)·f
-            n = _noise_at(p, g2, xs * f + off_x * f, zs * f + off_z * f)
-            if rule == 2:
-                n = _F1 - abs(n)
-            elif rule == 3:
-                n = abs(n)
-            elif rule == 4:
-                n = _F1 - _clip01(n)
-            elif rule == 5:
-                n = _clip01(n)
-            total = total + weights[o] * n
-        if normalise:
-            total = total * recip
-        if rule < 2 or rule > 5:
-            total = (total + _F1) * _FHALF
-        out[k] = total
+            bx0, bx1, rx0, rx1, sx = _axis(xs * f + off_x * f)
+            bz0, bz1, rz0, rz1, sz = _axis(zs * f + off_z * f)
+            n = _blend(p, g2, bx0, bx1, rx0, rx1, sx, bz0, bz1, rz0, rz1, sz)
+            total = total + weights[o] * _term(n, rule)
+        out[k] = _finish(total, normalise, recip, rule)
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _octaves_grid(xa, za, scale_x, scale_z, off_x, off_z, freqs, weights, normalise, recip, rule, p, g2, out):
+    """`_octaves` over the grid xa × za (out: rows = za, cols = xa): a column's and a row's share of
+    each octave are the same for all its poles, so they are computed once (the same values)."""
+    cols, rows = xa.size, za.size
+    cb0, cb1 = np.empty(cols, np.int64), np.empty(cols, np.int64)
+    cr0, cr1, cs = np.empty(cols, np.float32), np.empty(cols, np.float32), np.empty(cols, np.float32)
+    rb0, rb1 = np.empty(rows, np.int64), np.empty(rows, np.int64)
+    rr0, rr1, rs = np.empty(rows, np.float32), np.empty(rows, np.float32), np.empty(rows, np.float32)
+    out[:, :] = _F0
+    for o in range(freqs.size):
+        f = freqs[o]
+        w = weights[o]
+        for c in range(cols):
+            xs = xa[c] * scale_x
+            cb0[c], cb1[c], cr0[c], cr1[c], cs[c] = _axis(xs * f + off_x * f)
+        for r in range(rows):
+            zs = za[r] * scale_z
+            rb0[r], rb1[r], rr0[r], rr1[r], rs[r] = _axis(zs * f + off_z * f)
+        for r in range(rows):
+            for c in range(cols):
+                n = _blend(p, g2, cb0[c], cb1[c], cr0[c], cr1[c], cs[c],
+                           rb0[r], rb1[r], rr0[r], rr1[r], rs[r])
+                out[r, c] = out[r, c] + w * _term(n, rule)
+    for r in range(rows):
+        for c in range(cols):
+            out[r, c] = _finish(out[r, c], normalise, recip, rule)
 
 
 def _bias(r: np.ndarray, b: np.float32) -> np.ndarray:

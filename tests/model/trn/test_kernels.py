@@ -158,7 +158,12 @@ def test_multifractal_kernel_gives_the_numpy_bytes():
                           offsetY=float(rng.uniform(-50, 50)), combinationRule=int(rng.integers(-1, 7)))
         with np.errstate(all="ignore"):
             want, got = numpy_multifractal(mf, x, z), mf.value(x, z)
+            gx, gz = np.sort(x[:90]), z[100:160]
+            grid = mf.grid_value(gx, gz)
+            on_grid = numpy_multifractal(mf, *(a.ravel() for a in np.meshgrid(gx, gz)))
         assert got.dtype == np.float32 and want.tobytes() == got.tobytes(), mf
+        assert grid.shape == (60, 90) and grid.dtype == np.float32
+        assert grid.tobytes() == on_grid.tobytes(), mf
 
 
 def numpy_pole_random(x, z, salt):
