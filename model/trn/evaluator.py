@@ -20,11 +20,11 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numba
 import numpy as np
 
 from model.trn import shapes
 from model.trn.document import Item, TrnDocument
+from model.trn.jit import compile_kernels, kernel
 from model.trn.multifractal import MAX_OCTAVES, Multifractal
 
 FLORA_SLOTS = ("collidable", "noncollidable", "radial_near", "radial_far")
@@ -106,6 +106,7 @@ def pole_random(x: np.ndarray, z: np.ndarray, salt: np.uint64) -> np.ndarray:
     b = np.ascontiguousarray(z, np.float64)
     a, b = np.broadcast_arrays(a, b)
     out = np.empty(a.shape)
+    _kernels()
     _hash_draws(np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(b).reshape(-1), np.uint64(salt),
                 out.reshape(-1))
     return out
@@ -117,7 +118,7 @@ _S11, _S27, _S30, _S31 = (np.uint64(v) for v in (11, 27, 30, 31))
 _INV53 = 1.0 / (1 << 53)
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@kernel()
 def _hash_draws(x, z, salt, out):
     """`pole_random` per pole: the coordinates' bits mixed with wrapping uint64 arithmetic."""
     a = x.view(np.uint64)
@@ -135,7 +136,7 @@ def _hash_draws(x, z, salt, out):
 _BIG = np.finfo(np.float64).max
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _finite(v):
     """numpy's nan_to_num: NaN 0, ±inf the largest finite float of that sign."""
     if v != v:
@@ -147,7 +148,7 @@ def _finite(v):
     return v
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@kernel()
 def _gradient(h, idx, rows, cols, s, dx, dz):
     """Central differences of `h` at the poles `idx` of a rows × cols grid, one-sided at its edge:
     the numpy pass's operations (a step count times the spacing, then the division)."""
@@ -256,6 +257,7 @@ class _Run:
         The surface normal is (−dx, 1, −dz) normalised."""
         rows, cols = self.region.shape
         dx, dz = np.empty(idx.size), np.empty(idx.size)
+        _kernels()
         _gradient(self.h, np.ascontiguousarray(idx, np.int64), rows, cols, float(self.region.spacing), dx, dz)
         return dx, dz
 
@@ -689,6 +691,7 @@ def warm_up() -> None:
     Multifractal(octaves=1).value(x, x)
     Multifractal(octaves=1).grid_value(x, x)
     pole_random(x, x, np.uint64(0))
+    _kernels()
     _gradient(x, np.zeros(2, np.int64), 1, 2, 1.0, np.empty(2), np.empty(2))
 
 
@@ -762,3 +765,10 @@ def sample(doc: TrnDocument, points: list[tuple[float, float]], spacing: float |
             "passable": bool(ev.passable[0, 0]),
         })
     return out
+
+
+_KERNELS = ('_hash_draws', '_finite', '_gradient')
+
+
+def _kernels() -> None:
+    compile_kernels(globals(), _KERNELS)

@@ -1,17 +1,18 @@
 """The TRN multifractal: minimal-standard generator, 2-D gradient noise, octave rules, bias, gain.
 
 Arithmetic is single precision, as in the original engine, so values match it to ~1e-7. The octave
-loop runs compiled (numba), one pole at a time, in the same float32 operations and order as the
-numpy `noise2`: a numpy pass per octave made ~20 temporaries of every pole, and fractals are most of a
-planet's evaluation time.
+loop runs compiled (numba, at first use: `model.trn.jit`), one pole at a time, in the same float32
+operations and order as the numpy `noise2`: a numpy pass per octave made ~20 temporaries of every
+pole, and fractals are most of a planet's evaluation time.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
+
+from model.trn.jit import compile_kernels, kernel
 
 _IA, _IM, _IQ, _IR = 16807, 2147483647, 127773, 2836
 NTAB = 322
@@ -172,6 +173,7 @@ class Multifractal:
     def value(self, x, z) -> np.ndarray:
         """Every step rounds to float32 in the engine's order (spec trn.md, "exact float32 order"):
         another order of the same operations drifts by up to 5e-4 at several thousand metres."""
+        _kernels()
         f32 = np.float32
         tables = noise_tables(self.seed)
         x, z = np.broadcast_arrays(np.asarray(x, np.float32), np.asarray(z, np.float32))
@@ -193,6 +195,7 @@ class Multifractal:
     def grid_value(self, x_axis, z_axis) -> np.ndarray:
         """`value` at every pole of the grid x_axis × z_axis, shaped (rows = z, cols = x): the same
         bytes, with each column's and row's share of an octave computed once."""
+        _kernels()
         f32 = np.float32
         tables = noise_tables(self.seed)
         xa = np.ascontiguousarray(np.asarray(x_axis, np.float32).ravel())
@@ -214,7 +217,7 @@ _F0, _F1, _F2, _F3, _FHALF, _F4096 = (np.float32(v) for v in (0.0, 1.0, 2.0, 3.0
 _I64_LIMIT = 9.223372036854775808e18  # 2^63: float → int64 beyond it gives INT64_MIN, as numpy's cast
 
 
-@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
+@kernel(inline=True)
 def _lattice(i):
     """`int64(i) & 255` of a floored float32, with numpy's result where the cast overflows (NaN, ±inf,
     |i| ≥ 2^63: INT64_MIN, whose low byte is 0) instead of the undefined value of a compiled cast."""
@@ -223,13 +226,13 @@ def _lattice(i):
     return 0
 
 
-@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
+@kernel(inline=True)
 def _clip01(n):
     """numpy's clip of float32: a bound only where n is beyond it (NaN and -0.0 stay)."""
     return _F0 if n < _F0 else (_F1 if n > _F1 else n)
 
 
-@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
+@kernel(inline=True)
 def _axis(v):
     """One coordinate's share of `noise2`: lattice cells, offsets in the cell, s-curve weight."""
     t = v + _F4096
@@ -239,7 +242,7 @@ def _axis(v):
     return b0, (b0 + 1) & 255, r0, r0 - _F1, r0 * r0 * (_F3 - _F2 * r0)
 
 
-@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
+@kernel(inline=True)
 def _blend(p, g2, bx0, bx1, rx0, rx1, sx, bz0, bz1, rz0, rz1, sz):
     """The corner gradients dotted with the offsets, blended x first, then z."""
     i = p[bx0]
@@ -257,7 +260,7 @@ def _blend(p, g2, bx0, bx1, rx0, rx1, sx, bz0, bz1, rz0, rz1, sz):
     return a + sz * (b - a)
 
 
-@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
+@kernel(inline=True)
 def _term(n, rule):
     """An octave's noise through the combination rule."""
     if rule == 2:
@@ -271,7 +274,7 @@ def _term(n, rule):
     return n
 
 
-@numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
+@kernel(inline=True)
 def _finish(total, normalise, recip, rule):
     if normalise:
         total = total * recip
@@ -280,7 +283,7 @@ def _finish(total, normalise, recip, rule):
     return total
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@kernel()
 def _octaves(x, z, scale_x, scale_z, off_x, off_z, freqs, weights, normalise, recip, rule, p, g2, out):
     """The weighted octave sum of every pole (float32 in, float32 out), normalised, before bias and
     gain: `noise2`'s float32 operations in its order."""
@@ -298,7 +301,7 @@ def _octaves(x, z, scale_x, scale_z, off_x, off_z, freqs, weights, normalise, re
         out[k] = _finish(total, normalise, recip, rule)
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@kernel()
 def _octaves_grid(xa, za, scale_x, scale_z, off_x, off_z, freqs, weights, normalise, recip, rule, p, g2, out):
     """`_octaves` over the grid xa × za (out: rows = za, cols = xa): a column's and a row's share of
     each octave are the same for all its poles, so they are computed once (the same values)."""
@@ -352,3 +355,10 @@ def _gain(r: np.ndarray, g: np.float32) -> np.ndarray:
     out = np.where(r < f32(0.001), f32(0), out)
     out = np.where(r > f32(0.999), f32(1), out)
     return out.astype(np.float32)
+
+
+_KERNELS = ('_lattice', '_clip01', '_axis', '_blend', '_term', '_finish', '_octaves', '_octaves_grid')
+
+
+def _kernels() -> None:
+    compile_kernels(globals(), _KERNELS)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+
+from model.trn.jit import compile_kernels, kernel
 
 
 def feather(fn: int, t: np.ndarray) -> np.ndarray:
@@ -82,6 +83,7 @@ def polyline_distance(x, z, points, limit: float | None = None) -> tuple[np.ndar
                       np.minimum(pz[:-1], pz[1:]), np.maximum(pz[:-1], pz[1:])], axis=1)
     with np.errstate(invalid="ignore"):
         boxed = (np.abs(boxes) < _BOXED).all(axis=1)  # NaN and huge segments are always measured
+    _kernels()
     _segment_distance(x, z, px, pz, boxes, boxed, best, seg, tt)
     return best.reshape(shape), seg.reshape(shape), tt.reshape(shape)
 
@@ -92,7 +94,7 @@ _TINY, _HUGE, _MARGIN = 1e-100, 1e100, 1.0 + 1e-12  # squares of b stay normal f
 _BOXED, _SLACK = 1e6, 1e-6
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@kernel()
 def _segment_distance(x, z, px, pz, boxes, boxed, best, seg, tt):
     """Per pole, the nearest of the segments (px[i], pz[i])–(px[i+1], pz[i+1]): `best`, `seg`, `tt`.
     `boxes` holds each segment's x0, x1, z0, z1; `boxed` where the box may be used to skip it."""
@@ -130,12 +132,13 @@ def polygon_inside(x, z, points) -> np.ndarray:
     p = np.asarray(points, np.float64).reshape(-1, 2)
     x, z = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(z, np.float64))
     inside = np.zeros(x.size, bool)
+    _kernels()
     _even_odd(np.ascontiguousarray(x).ravel(), np.ascontiguousarray(z).ravel(),
               np.ascontiguousarray(p[:, 0]), np.ascontiguousarray(p[:, 1]), inside)
     return inside.reshape(x.shape)
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@kernel()
 def _even_odd(x, z, px, pz, inside):
     n = px.size
     for k in range(x.size):
@@ -196,3 +199,10 @@ def band(v: np.ndarray, low: float, high: float, f: float) -> np.ndarray:
 def bbox(points, pad: float = 0.0) -> tuple[float, float, float, float]:
     p = np.asarray(points, np.float64).reshape(-1, 2)
     return (p[:, 0].min() - pad, p[:, 1].min() - pad, p[:, 0].max() + pad, p[:, 1].max() + pad)
+
+
+_KERNELS = ('_segment_distance', '_even_odd')
+
+
+def _kernels() -> None:
+    compile_kernels(globals(), _KERNELS)

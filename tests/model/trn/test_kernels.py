@@ -1,6 +1,6 @@
 """The compiled kernels against the numpy passes they replaced (kept here as the reference): the
 same bytes for random, lattice-aligned (ties, zero-length segments) and damaged (NaN, ±inf, huge,
-tiny) inputs."""
+tiny) inputs. Importing the model does not import numba; the kernels compile at first use."""
 
 from __future__ import annotations
 
@@ -205,8 +205,11 @@ def numpy_gradient(h, idx, rows, cols, s):
 
 @pytest.mark.parametrize("rows,cols", [(9, 13), (1, 7), (6, 1), (1, 1)])
 def test_gradient_kernel_gives_the_numpy_bytes(rows, cols):
-    from model.trn.evaluator import _gradient
+    from model.trn import evaluator
 
+    evaluator.warm_up()
+    _gradient = evaluator._gradient
+    assert hasattr(_gradient, "signatures")  # the compiled kernel, not its Python source
     rng = np.random.default_rng(rows * 31 + cols)
     h = rng.normal(0, 50, rows * cols)
     h[rng.integers(0, h.size, 3)] = [np.nan, np.inf, -np.inf][: min(3, h.size)]
@@ -219,3 +222,12 @@ def test_gradient_kernel_gives_the_numpy_bytes(rows, cols):
             _gradient(h, idx, rows, cols, s, dx, dz)
         want = numpy_gradient(h, idx, rows, cols, s)
         assert dx.tobytes() == want[0].tobytes() and dz.tobytes() == want[1].tobytes()
+
+
+def test_importing_the_evaluator_does_not_import_numba():
+    import subprocess
+    import sys
+
+    code = "import sys, model.trn.evaluator, model.trn.bake_batch; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
