@@ -118,19 +118,47 @@ _S11, _S27, _S30, _S31 = (np.uint64(v) for v in (11, 27, 30, 31))
 _INV53 = 1.0 / (1 << 53)
 
 
+@kernel(inline=True)
+def _hash(xbits, zbits, salt):
+    """One pole's draw: the coordinates' bits mixed with wrapping uint64 arithmetic."""
+    h = (xbits * _M1) ^ ((zbits + _M2) * _M3) ^ salt
+    h ^= h >> _S30
+    h *= _M3
+    h ^= h >> _S27
+    h *= _M4
+    h ^= h >> _S31
+    return np.float64(h >> _S11) * _INV53
+
+
 @kernel()
 def _hash_draws(x, z, salt, out):
-    """`pole_random` per pole: the coordinates' bits mixed with wrapping uint64 arithmetic."""
+    """`pole_random` per pole."""
     a = x.view(np.uint64)
     b = z.view(np.uint64)
     for k in range(a.size):
-        h = (a[k] * _M1) ^ ((b[k] + _M2) * _M3) ^ salt
-        h ^= h >> _S30
-        h *= _M3
-        h ^= h >> _S27
-        h *= _M4
-        h ^= h >> _S31
-        out[k] = np.float64(h >> _S11) * _INV53
+        out[k] = _hash(a[k], b[k], salt)
+
+
+@kernel()
+def _flora_add(xs, zs, idx, a, density, salt_draw, salt_pick, cum, fid, flora, child):
+    """A flora affector that adds: where a pole's draw ≤ a × density, the family, and a child picked
+    by a second draw through the cumulative weights (numpy's searchsorted, side right, clipped to
+    the last child; -1 without children). The numpy passes' values, without their temporaries."""
+    xb = xs.view(np.uint64)
+    zb = zs.view(np.uint64)
+    n = cum.size
+    for k in range(idx.size):
+        i = idx[k]
+        if _hash(xb[i], zb[i], salt_draw) <= a[k] * density:
+            flora[i] = fid
+            if n == 0:
+                child[i] = -1
+                continue
+            pick = _hash(xb[i], zb[i], salt_pick)
+            j = 0
+            while j < n and cum[j] <= pick:  # cum rises, NaN only at its end: as the binary search
+                j += 1
+            child[i] = min(j, n - 1)
 
 
 _BIG = np.finfo(np.float64).max
@@ -164,13 +192,21 @@ def _gradient(h, idx, rows, cols, s, dx, dz):
         dz[k] = _finite((h[down] - h[up]) / ((down - up) // cols * s))
 
 
-def _weighted_child(children: list[dict], key: str, draw: np.ndarray) -> np.ndarray:
+def _child_cum(children: list[dict], key: str) -> np.ndarray:
+    """Cumulative weights of a family's children, 0..1 (equal weights where none is positive)."""
     if not children:
-        return np.full(draw.shape, -1, np.int32)
+        return np.zeros(0)
     w = np.maximum(np.array([float(c.get(key, 0.0)) for c in children]), 0.0)
     if w.sum() <= 0:
         w = np.ones(len(children))
-    cum = np.cumsum(w) / w.sum()
+    with np.errstate(invalid="ignore"):  # an infinite weight: NaN past it, as numpy divides
+        return np.cumsum(w) / w.sum()
+
+
+def _weighted_child(children: list[dict], key: str, draw: np.ndarray) -> np.ndarray:
+    if not children:
+        return np.full(draw.shape, -1, np.int32)
+    cum = _child_cum(children, key)
     return np.minimum(np.searchsorted(cum, draw, side="right"), len(children) - 1).astype(np.int32)
 
 
@@ -557,20 +593,22 @@ class _Run:
             density = float(p["density"])
         else:
             density = float(fam.record["density"]) if fam else 0.0
-        x, z = self.xs[idx], self.zs[idx]
         seed = self.flora_seeds[slot]
+        if p["operation"] != 0:
+            _kernels()
+            _flora_add(np.ascontiguousarray(self.xs), np.ascontiguousarray(self.zs),
+                       np.ascontiguousarray(idx, np.int64), np.ascontiguousarray(a, np.float64), density,
+                       _salt(it.path + "/flora", seed), _salt(it.path + "/child", seed),
+                       _child_cum(fam.children if fam else [], "weight"), int(fid), self.flora[slot],
+                       self.flora_child[slot])
+            return
+        x, z = self.xs[idx], self.zs[idx]
         draw = pole_random(x, z, _salt(it.path + "/flora", seed))
         hit = draw <= a * density
-        if p["operation"] == 0:
-            # replace removes the family, from the poles whose draw passes (as the original does)
-            gone = idx[hit & (self.flora[slot, idx] == fid)]
-            self.flora[slot, gone] = -1
-            self.flora_child[slot, gone] = -1
-            return
-        got = idx[hit]
-        self.flora[slot, got] = fid
-        pick = pole_random(x[hit], z[hit], _salt(it.path + "/child", seed))
-        self.flora_child[slot, got] = _weighted_child(fam.children if fam else [], "weight", pick)
+        # replace removes the family, from the poles whose draw passes (as the original does)
+        gone = idx[hit & (self.flora[slot, idx] == fid)]
+        self.flora[slot, gone] = -1
+        self.flora_child[slot, gone] = -1
 
     a_afsc = a_afsn = a_afdn = a_afdf = _flora
 
@@ -767,7 +805,7 @@ def sample(doc: TrnDocument, points: list[tuple[float, float]], spacing: float |
     return out
 
 
-_KERNELS = ('_hash_draws', '_finite', '_gradient')
+_KERNELS = ('_hash', '_hash_draws', '_flora_add', '_finite', '_gradient')
 
 
 def _kernels() -> None:

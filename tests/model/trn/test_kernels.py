@@ -231,3 +231,36 @@ def test_importing_the_evaluator_does_not_import_numba():
     code = "import sys, model.trn.evaluator, model.trn.bake_batch; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("weights", [(1.0, 2.0, 0.5), (1.0, np.inf, 2.0), (np.nan, 1.0), (0.0, 0.0), (3.0,),
+                                     ()])
+def test_flora_draws_and_children_give_the_numpy_values(weights):
+    from model.trn import build
+    from model.trn.evaluator import _salt, pole_random
+    from tests.model.trn.helpers import doc_of, flora, grid
+
+    fam = flora(4, density=0.7, children=tuple((f"c{i}", w) for i, w in enumerate(weights)))
+    aff = build.item("AFSN", "0004", floraFamily=4, operation=1, removeAll=0, densityOverride=0, density=0.0)
+    doc = doc_of([build.layer("ramp", [build.item("BCIR", "0002", cx=0.0, cz=0.0, radius=30.0, featherFn=0,
+                                                  feather=0.8), aff])], floras=[fam])
+    ev = grid(doc, -32, -32, 32, 32, 1.0)
+    xs, zs = ev.region.coords()
+    layer = doc.layers[0]
+    item = layer.children[-1]
+    amount = np.clip(1 - (xs ** 2 + zs ** 2 - 6.0 ** 2) / (30.0 ** 2 - 6.0 ** 2), 0, 1)
+    amount[xs ** 2 + zs ** 2 > 900] = 0
+    seed = int(doc.header["nonCollidable.seed"])
+    hit = (pole_random(xs, zs, _salt(item.path + "/flora", seed)) <= amount * 0.7) & (amount > 0)
+    want = np.where(hit, 4, -1)
+    got = ev.flora["noncollidable"].ravel()
+    assert (got == want).all() and hit.any() and not hit.all()
+    pick = pole_random(xs[hit], zs[hit], _salt(item.path + "/child", seed))
+    if weights:
+        w = np.maximum(np.array(weights, float), 0.0)
+        w = np.ones(len(w)) if w.sum() <= 0 else w
+        with np.errstate(invalid="ignore"):
+            child = np.minimum(np.searchsorted(np.cumsum(w) / w.sum(), pick, side="right"), len(w) - 1)
+    else:
+        child = np.full(pick.shape, -1)
+    assert (ev.flora_child["noncollidable"].ravel()[hit] == child).all()
