@@ -731,6 +731,9 @@ def warm_up() -> None:
     pole_random(x, x, np.uint64(0))
     _kernels()
     _gradient(x, np.zeros(2, np.int64), 1, 2, 1.0, np.empty(2), np.empty(2))
+    ids = np.full(2, -1, np.int32)
+    _flora_add(x, x, np.zeros(2, np.int64), x, 0.0, np.uint64(0), np.uint64(0), np.zeros(0), 0, ids,
+               ids.copy())
 
 
 def evaluate(doc: TrnDocument, region: Region, progress: Callable[[int, int], bool] | None = None,
