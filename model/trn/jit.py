@@ -26,5 +26,8 @@ def compile_kernels(namespace: dict, names: tuple[str, ...]) -> None:
 
     for name in names:
         fn = namespace[name]
-        namespace[name] = numba.njit(**fn.numba_options)(fn)
+        try:
+            namespace[name] = numba.njit(**fn.numba_options)(fn)
+        except RuntimeError:  # no writable cache folder (numba's, its user folder): compile each run
+            namespace[name] = numba.njit(**dict(fn.numba_options, cache=False))(fn)
     namespace["_KERNELS_READY"] = True

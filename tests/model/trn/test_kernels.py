@@ -264,3 +264,18 @@ def test_flora_draws_and_children_give_the_numpy_values(weights):
     else:
         child = np.full(pick.shape, -1)
     assert (ev.flora_child["noncollidable"].ravel()[hit] == child).all()
+
+
+def test_kernels_run_where_numba_finds_no_cache_folder():
+    import subprocess
+    import sys
+
+    code = ("import numba.core.caching as c, numpy as np\n"
+            "c.CacheImpl._locator_classes = []  # as where no folder numba could cache into is writable\n"
+            "from model.trn.multifractal import Multifractal\n"
+            "from model.trn import shapes\n"
+            "print(float(Multifractal(octaves=2).value(np.array([1.5]), np.array([2.25]))[0]),\n"
+            "      float(shapes.polyline_distance(np.array([3.0]), np.array([4.0]), [(0, 0)] * 2)[0][0]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    want = (float(Multifractal(octaves=2).value(np.array([1.5]), np.array([2.25]))[0]), 5.0)
+    assert tuple(float(v) for v in out.stdout.split()) == want
