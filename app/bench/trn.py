@@ -10,7 +10,7 @@ from model.trn.synthetic import item_count, realistic_stack
 
 
 def stack_and_region(quick: bool):
-    layers = 20 if quick else 60  # 60 layers ≈ 430 items: the size of a real planet's stack
+    layers = 20 if quick else 60  # 60 layers ≈ 430 items (a real planet costs 2-3x more per pole)
     size = 128 if quick else 512
     return realistic_stack(layers), Region(-size // 2, -size // 2, size, size, 8.0)
 

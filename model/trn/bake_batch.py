@@ -13,24 +13,38 @@ from model.trn.evaluator import FLORA_SLOTS, Evaluation, Region, _empty, _paste,
 
 DEFAULT_TILE = 512  # poles a side: ~0.6 s of work each on one core, small enough to spread
 _GRIDS = ("heights", "color", "shader", "shader_child", "environment", "exclude", "passable")
+_IDS = ("shader", "shader_child", "environment")
+
+
+def _narrow(ids: np.ndarray) -> np.ndarray:
+    """Family ids and child indices as int16 where they all fit (they nearly always do): a tile's
+    trip back from a worker is then ~40% smaller, a large share of a fast bake's cost."""
+    if ids.size and -32768 <= ids.min() and ids.max() <= 32767:
+        return ids.astype(np.int16)
+    return ids
 
 
 def bake_tile(doc, bitmaps, region: Region) -> dict[str, np.ndarray]:
     """One tile's evaluation as arrays (a batch task: runs in a worker process)."""
     ev = evaluate(doc, region, bitmaps=bitmaps, tile=max(region.rows, region.cols))
     out = {name: getattr(ev, name) for name in _GRIDS}
+    for name in _IDS:
+        out[name] = _narrow(out[name])
     for slot in FLORA_SLOTS:
-        out[f"flora_{slot}"] = ev.flora[slot]
-        out[f"flora_child_{slot}"] = ev.flora_child[slot]
+        out[f"flora_{slot}"] = _narrow(ev.flora[slot])
+        out[f"flora_child_{slot}"] = _narrow(ev.flora_child[slot])
     out["warnings"] = np.array(ev.warnings, dtype=str)
     return out
 
 
 def _evaluation(region: Region, a: dict[str, np.ndarray]) -> Evaluation:
-    flora = {s: a[f"flora_{s}"] for s in FLORA_SLOTS}
-    child = {s: a[f"flora_child_{s}"] for s in FLORA_SLOTS}
-    return Evaluation(region, a["heights"], a["color"], a["shader"], a["shader_child"], flora, child,
-                      a["environment"], a["exclude"], a["passable"], [str(w) for w in a["warnings"]])
+    def ids(name):
+        return a[name].astype(np.int32, copy=False)
+
+    flora = {s: ids(f"flora_{s}") for s in FLORA_SLOTS}
+    child = {s: ids(f"flora_child_{s}") for s in FLORA_SLOTS}
+    return Evaluation(region, a["heights"], a["color"], ids("shader"), ids("shader_child"), flora, child,
+                      ids("environment"), a["exclude"], a["passable"], [str(w) for w in a["warnings"]])
 
 
 def evaluate_in_tiles(doc, region: Region, bitmaps=None, tile: int = DEFAULT_TILE, workers: int | None = 1,

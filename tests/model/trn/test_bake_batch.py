@@ -58,3 +58,26 @@ def test_cancelling_a_batch_import_stops_and_changes_nothing(doc):
     with pytest.raises(ImportCancelled):
         trn_to_scene(doc, region, progress=lambda f, what: seen.append(f) or len(seen) < 3, workers=2)
     assert len(seen) == 3
+
+
+def test_tiles_travel_with_narrow_ids_and_arrive_as_the_evaluation():
+    from model.trn import build
+    from model.trn.bake_batch import bake_tile
+    from tests.model.trn.helpers import doc_of, shader
+
+    def paint(fid):
+        return build.item("ASCN", "0001", shaderFamily=fid, useFeatherClampOverride=0,
+                          featherClampOverride=0.0)
+
+    small = doc_of([build.layer("all", [paint(7)])], shaders=[shader(7)])
+    region = Region.from_bounds(-20, -20, 20, 20, 4.0)
+    assert bake_tile(small, None, region)["shader"].dtype == np.int16
+    # an id past int16 keeps its width on the way
+    big = doc_of([build.layer("all", [paint(7)]), build.layer("far", [paint(40000)])],
+                 shaders=[shader(7), shader(40000)])
+    assert bake_tile(big, None, region)["shader"].dtype == np.int32
+    for doc in (small, big):
+        ev = evaluate_in_tiles(doc, region, tile=4)
+        same(ev, evaluate(doc, region))
+        assert ev.shader.dtype == np.int32 and ev.flora["collidable"].dtype == np.int32
+    assert (evaluate_in_tiles(big, region, tile=4).shader == 40000).all()

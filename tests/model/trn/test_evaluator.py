@@ -430,6 +430,46 @@ def test_window_equals_whole_map_and_tiles():
     assert (whole.flora["collidable"] >= 0).any()
 
 
+def test_window_padding_counts_the_normal_reading_layers_that_change_heights():
+    from model.trn.evaluator import _evaluate_tile, layer_normal_margin
+
+    def steep(lo, *items):
+        return build.item("FSLP", "0002", minAngle=lo, maxAngle=90.0, featherFn=0, feather=0.3), *items
+
+    ahfr = build.item("AHFR", "0003", fractalFamily=0, operation=0, scaleY=60.0)
+    layers = [build.layer("relief", [ahfr]),
+              build.layer("steep lift", list(steep(20.0, height_const(9.0, op=1)))),
+              build.layer("steep shader", list(steep(30.0, build.item("ASCN", "0001", shaderFamily=1,
+                                                                       useFeatherClampOverride=0,
+                                                                       featherClampOverride=0.0)))),
+              build.layer("steep cut", list(steep(25.0, build.layer("sub", [height_const(4.0, op=2)])))),
+              build.layer("steep again", list(steep(35.0, height_const(6.0, op=1)))),
+              build.layer("north", [build.item("FDIR", "0000", minAngle=-90.0, maxAngle=90.0, featherFn=0,
+                                               feather=1.0), _flora("AFSC", "0004", 5),
+                                    build.item("ACCN", "0000", operation=0, color=(0, 0, 0))])]
+    doc = doc_of(layers, shaders=[shader(1)], floras=[flora(5)],
+                 fractals=[fractal(0, octaves=4, scaleX=0.08, scaleY=0.08)])
+    assert layer_normal_margin(doc) == 3 + 1  # three of five normal-reading layers change heights
+    whole = evaluate(doc, Region(-30, -30, 60, 60, 2.0))
+    for c0, r0 in ((7, 11), (23, 3), (40, 41)):
+        window = evaluate(doc, Region(-30 + c0, -30 + r0, 13, 11, 2.0))
+        sl = (slice(r0, r0 + 11), slice(c0, c0 + 13))
+        np.testing.assert_array_equal(window.heights, whole.heights[sl])
+        np.testing.assert_array_equal(window.shader, whole.shader[sl])
+        np.testing.assert_array_equal(window.flora["collidable"], whole.flora["collidable"][sl])
+        np.testing.assert_array_equal(window.color, whole.color[sl])
+    # a padding of one pole, enough where no normal-reading layer changes heights, is not enough here
+    def short(margin, c, r):
+        return _evaluate_tile(doc, Region(-30 + c, -30 + r, 13, 11, 2.0), margin, None, None)
+
+    spots = ((7, 11), (23, 3), (40, 41))
+    assert any(not np.array_equal(short(1, c, r).heights, whole.heights[r:r + 11, c:c + 13])
+               for c, r in spots)
+    flat = doc_of([layers[0], layers[2], layers[-1]], shaders=[shader(1)], floras=[flora(5)],
+                  fractals=[fractal(0, octaves=4, scaleX=0.08, scaleY=0.08)])
+    assert layer_normal_margin(flat) == 1  # normals read for a shader and flora only
+
+
 def test_progress_and_cancel():
     doc = realistic_doc(4)
     seen = []
