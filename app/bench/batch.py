@@ -7,7 +7,7 @@ import time
 
 from app.bench import BenchCase
 from model.batch import default_workers, start_local_cluster
-from model.trn.bake_batch import evaluate_in_tiles
+from model.trn.bake_batch import DEFAULT_TILE, evaluate_in_tiles
 from model.trn.evaluator import warm_up
 from model.trn.synthetic import planet_region, planet_stack
 
@@ -23,20 +23,20 @@ def two_workers_vs_one(quick: bool) -> float:
     """Wall time of the bake in this process / on two workers of a running local cluster.
 
     The cluster is started before the clock (a pipeline keeps one running) and, like this process,
-    has its compiled kernels loaded; both runs use the same 256² tiles, so only the parallelism
-    differs."""
+    has its compiled kernels loaded; both runs use the same tiles, the size `trn bake` takes by
+    default, so only the parallelism differs."""
     from dask.distributed import Client
 
     doc, region = _bake(quick)
     warm_up()
     t0 = time.perf_counter()
-    evaluate_in_tiles(doc, region, tile=256, workers=1)
+    evaluate_in_tiles(doc, region, tile=DEFAULT_TILE, workers=1)
     one = time.perf_counter() - t0
     with start_local_cluster(2) as cluster:
         with Client(cluster.scheduler_address) as client:
             client.run(warm_up)
         t0 = time.perf_counter()
-        evaluate_in_tiles(doc, region, tile=256, scheduler=cluster.scheduler_address)
+        evaluate_in_tiles(doc, region, tile=DEFAULT_TILE, scheduler=cluster.scheduler_address)
         two = time.perf_counter() - t0
     return one / two
 
