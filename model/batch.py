@@ -108,8 +108,12 @@ class TileStore:
             if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT:
                 raise FormatError(path, "format", "not a Boscage batch manifest")
             if doc.get("job") != self.job or doc.get("parameters") != self.parameters:
+                was = doc.get("parameters") if isinstance(doc.get("parameters"), dict) else {}
+                differ = sorted(k for k in set(was) | set(self.parameters)
+                                if was.get(k) != self.parameters.get(k))
+                which = f" (different: {', '.join(differ)})" if doc.get("job") == self.job and differ else ""
                 raise FormatError(path, "parameters", "these finished tiles belong to another job or other "
-                                  "parameters; run without --resume (or into another folder)")
+                                  f"parameters{which}; run without --resume (or into another folder)")
             stored = doc.get("inputs") if isinstance(doc.get("inputs"), dict) else {}
             changed = sorted(set(stored) | set(self.inputs), key=lambda k: (k not in self.inputs, k))
             changed = [k for k in changed if stored.get(k) != self.inputs.get(k)]
