@@ -135,6 +135,18 @@ def test_resume_after_sigkill_ends_with_the_same_bytes(demo, tmp_path):
     done_before = len(list(tiles.glob("tile_*.npz")))
     assert done_before >= 20, "the job finished before it could be killed: make the tiles smaller"
     assert digest(work) == digest(demo)  # nothing was saved by the killed run
+    # the terrain sculpted in between (one tile of heights saved again): refused, nothing mixed
+    from model.formats.scene_file import load_scene, save_scene
+
+    edited = tmp_path / "edited"
+    shutil.copytree(work, edited)
+    scene = load_scene(edited / "demo.boscage")
+    window = (slice(10, 12), slice(10, 12))
+    scene.terrain.heights_grid()[window] = scene.terrain.read_heights(*window) + 1.0
+    save_scene(scene, edited / "demo.boscage")
+    r = boscage("spawn", str(edited / "demo.boscage"), *args[5:], "--resume")
+    assert r.returncode == 1 and "the terrain's heights changed since the stopped run" in r.stderr
+    assert len(list(tiles.glob("tile_*.npz"))) == done_before  # the refusal keeps the stopped run's tiles
     r = boscage("spawn", str(work / "demo.boscage"), "--recipe", str(demo.parent / "forest.toml"), "--save",
                 "--workers", "1", "--tile", "40", "--tiles-dir", str(tiles), "--resume")
     assert r.returncode == 0, r.stderr
