@@ -13,6 +13,8 @@ with `dask scheduler` and `dask worker`), whose workers must be able to import t
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import io
 import json
 import os
@@ -41,6 +43,29 @@ class BatchCancelled(Exception):
     """The progress callback asked to stop; finished tasks stay stored for a resume."""
 
 
+# asked every POLL_S while a job waits on Dask (and after each task in this process), wherever the
+# job is started from: a GUI's Cancel reaches jobs that model code starts without a callback of its
+# own (a TRN import's tile stream); False stops the job (BatchCancelled)
+_listener: contextvars.ContextVar[Callable[[], bool] | None] = contextvars.ContextVar(
+    "boscage_batch_listener", default=None)
+
+
+@contextlib.contextmanager
+def listening(callback: Callable[[], bool]) -> Iterator[None]:
+    """Within the block, every batch job asks `callback()` while it waits; False stops it."""
+    token = _listener.set(callback)
+    try:
+        yield
+    finally:
+        _listener.reset(token)
+
+
+def _listen() -> None:
+    callback = _listener.get()
+    if callback is not None and callback() is False:
+        raise BatchCancelled("stopped while waiting for a task")
+
+
 @dataclass(frozen=True)
 class Task:
     key: str  # file-name safe, unique within the job
@@ -57,12 +82,21 @@ def default_workers() -> int:
 
 class TileStore:
     """Finished tasks of one job in a folder, each `<key>.<crc32>.npz` (its name carries its own
-    checksum, so nothing else is rewritten per tile), and a manifest naming the job and its
-    parameters: a resume with other parameters is refused rather than mixing two jobs' tiles."""
+    checksum, so nothing else is rewritten per tile), and a manifest naming the job, its
+    parameters and the content of its inputs (`inputs`: a name each → a checksum, e.g. the CRC-32s
+    of a scene's terrain tiles): a resume with other parameters, or over inputs changed since the
+    stopped run, is refused rather than mixing two jobs' tiles.
 
-    def __init__(self, folder: Path, job: str, parameters: dict) -> None:
+    Refused, not started over: `--resume` asks to finish *that* run; inputs edited in between are
+    more often a mistake (a scene saved from the editor mid-bake, the wrong file) than an intent,
+    and a silent restart would turn a resume of minutes into a whole job without saying why. The
+    refusal names what changed; running without `--resume` starts over."""
+
+    def __init__(self, folder: Path, job: str, parameters: dict,
+                 inputs: dict[str, str] | None = None) -> None:
         self.folder = Path(folder)
         self.job, self.parameters = job, parameters
+        self.inputs = dict(inputs or {})
 
     def open(self, resume: bool) -> None:
         path = self.folder / MANIFEST
@@ -74,13 +108,24 @@ class TileStore:
             if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT:
                 raise FormatError(path, "format", "not a Boscage batch manifest")
             if doc.get("job") != self.job or doc.get("parameters") != self.parameters:
+                was = doc.get("parameters") if isinstance(doc.get("parameters"), dict) else {}
+                differ = sorted(k for k in set(was) | set(self.parameters)
+                                if was.get(k) != self.parameters.get(k))
+                which = f" (different: {', '.join(differ)})" if doc.get("job") == self.job and differ else ""
                 raise FormatError(path, "parameters", "these finished tiles belong to another job or other "
-                                  "parameters; run without --resume (or into another folder)")
+                                  f"parameters{which}; run without --resume (or into another folder)")
+            stored = doc.get("inputs") if isinstance(doc.get("inputs"), dict) else {}
+            changed = sorted(set(stored) | set(self.inputs), key=lambda k: (k not in self.inputs, k))
+            changed = [k for k in changed if stored.get(k) != self.inputs.get(k)]
+            if changed:
+                raise FormatError(path, "inputs", f"{_listed(changed)} changed since the stopped run, so "
+                                  "its finished tiles would mix with new ones; run without --resume to "
+                                  "start over")
             return
         self.clear()
         self.folder.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, json.dumps({"format": MANIFEST_FORMAT, "job": self.job,
-                                            "parameters": self.parameters}, indent=1))
+                                            "parameters": self.parameters, "inputs": self.inputs}, indent=1))
 
     @staticmethod
     def _ours(name: str) -> bool:
@@ -122,13 +167,18 @@ class TileStore:
 
 def run_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: tuple = (),
               workers: int | None = None, scheduler: str | None = None, store: TileStore | None = None,
-              progress: Callable[[int, int], bool] | None = None) -> dict[str, Arrays]:
+              progress: Callable[[int, int], bool] | None = None,
+              prepare: Callable[[Task], tuple] | None = None) -> dict[str, Arrays]:
     """`func(*shared, *task.args)` for every task → {key: arrays}, by any executor.
 
     `shared` is sent to each worker once (the parsed input file, say). `progress(done, total)`
     returning False stops the job (BatchCancelled; on Dask the running tasks are cancelled and a
     local cluster is closed); stored tasks survive for a resume. In this process it is asked after
-    each task, on Dask also every `POLL_S` while waiting (the same `done` again)."""
+    each task, on Dask also every `POLL_S` while waiting (the same `done` again).
+
+    `prepare(task)`, when given, makes a task's arguments just before it is sent (its window of a
+    big grid, say) in place of `task.args`: then at most two tasks per worker are out at a time, so
+    this process holds a few tasks' arguments, never all of them (and a stored task needs none)."""
     results: dict[str, Arrays] = {}
     todo = []
     for task in tasks:
@@ -150,15 +200,21 @@ def run_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: tup
         raise BatchCancelled("stopped before the first task")
     if not todo:
         return results
+    def args_of(task: Task) -> tuple:
+        return task.args if prepare is None else prepare(task)
+
     if scheduler is None and (workers or default_workers()) == 1:
         for task in todo:
-            finished(task, func(*shared, *task.args))
+            _listen()
+            finished(task, func(*shared, *args_of(task)))
         return results
     def waiting() -> None:
+        _listen()
         if progress is not None and progress(len(results), total) is False:
             raise BatchCancelled(f"stopped after {len(results)} of {total} tasks")
 
-    _run_on_dask(func, todo, shared, workers, scheduler, finished, waiting)
+    _run_on_dask(func, todo, shared, workers, scheduler, finished, waiting, args_of,
+                 None if prepare is None else 0)
     return results
 
 
@@ -200,7 +256,9 @@ def _disconnect(client, cluster, cancel: list | None = None) -> None:
 
 
 def _run_on_dask(func, todo: list[Task], shared: tuple, workers: int | None, scheduler: str | None,
-                 finished: Callable[[Task, Arrays], None], waiting: Callable[[], None]) -> None:
+                 finished: Callable[[Task, Arrays], None], waiting: Callable[[], None],
+                 args_of: Callable[[Task], tuple] = lambda t: t.args, ahead: int | None = None) -> None:
+    """`ahead`: how many tasks may be out at once (0: two per worker; None: every task at once)."""
     from dask.distributed import wait
 
     client, cluster = _connect(workers, scheduler, waiting)
@@ -209,19 +267,32 @@ def _run_on_dask(func, todo: list[Task], shared: tuple, workers: int | None, sch
     try:
         # a list of one: scatter sends each element whole (a dict alone would be split by key)
         handles = [client.scatter([item], broadcast=True)[0] for item in shared]
-        for task in todo:
-            future = client.submit(func, *handles, *task.args, key=f"boscage-{os.getpid()}-{task.key}",
-                                   pure=False)
-            by_future[future] = task
-        pending = set(by_future)
+        if ahead == 0:
+            ahead = max(2, 2 * len(client.scheduler_info().get("workers", {}) or [0]))
+        queue = list(reversed(todo))
+        pending: set = set()
+
+        def submit_more() -> None:
+            while queue and (ahead is None or len(pending) < ahead):
+                task = queue.pop()
+                future = client.submit(func, *handles, *args_of(task),
+                                       key=f"boscage-{os.getpid()}-{task.key}", pure=False)
+                by_future[future] = task
+                pending.add(future)
+
+        submit_more()
         while pending:
             try:
-                done, pending = wait(pending, timeout=POLL_S, return_when="FIRST_COMPLETED")
+                done, rest = wait(pending, timeout=POLL_S, return_when="FIRST_COMPLETED")
             except TimeoutError:
                 waiting()  # nothing finished yet: the caller may still cancel
                 continue
+            pending.clear()
+            pending.update(rest)
             for future in sorted(done, key=lambda f: by_future[f].key):
                 finished(by_future[future], future.result())
+                del by_future[future]  # its result is kept by the caller: Dask may let it go
+            submit_more()
     except BaseException:  # a cancel, Ctrl+C or a failed task: stop the rest now
         stopped = True
         raise
@@ -239,11 +310,12 @@ def stream_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: 
     the workers."""
     if scheduler is None and (workers or default_workers()) == 1:
         for task in tasks:
+            _listen()
             yield task, func(*shared, *task.args)
         return
-    from dask.distributed import as_completed
+    from dask.distributed import wait
 
-    client, cluster = _connect(workers, scheduler)
+    client, cluster = _connect(workers, scheduler, _listen)  # a listener hears the start too
     pending: dict = {}
     try:
         handles = [client.scatter([item], broadcast=True)[0] for item in shared]
@@ -258,13 +330,19 @@ def stream_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: 
             return future
 
         submitted = min(window, len(tasks))
-        running = as_completed([submit(n) for n in range(submitted)])
+        running = {submit(n) for n in range(submitted)}
         done: dict[int, Arrays] = {}
         next_up = 0
-        for future in running:
-            n = index_of.pop(future)
-            done[n] = future.result()
-            pending.pop(n, None)
+        while running:
+            try:  # asked in turns, so a listener (a GUI's Cancel) is heard while a task runs
+                finished, running = wait(running, timeout=POLL_S, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                _listen()
+                continue
+            for future in finished:
+                n = index_of.pop(future)
+                done[n] = future.result()
+                pending.pop(n, None)
             while next_up in done:
                 yield tasks[next_up], done.pop(next_up)
                 next_up += 1
@@ -409,6 +487,22 @@ def tiles_of(rows: int, cols: int, tile: int) -> list[tuple[int, int, int, int]]
         raise ValueError("tile size must be at least 1")
     return [(r0, c0, min(tile, rows - r0), min(tile, cols - c0))
             for r0 in range(0, rows, tile) for c0 in range(0, cols, tile)]
+
+
+def _listed(names: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def file_fingerprint(path: Path) -> str:
+    """A file's size and CRC-32 (its content, whatever its name or time): what a resume compares."""
+    from model.checksum import crc32
+
+    crc, size = 0, 0
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 22):
+            crc, size = crc32(chunk, crc), size + len(chunk)
+    return f"{size}:{crc & 0xFFFFFFFF:08x}"
 
 
 def parameters_of(**values: Any) -> dict:

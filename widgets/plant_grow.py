@@ -188,7 +188,7 @@ def grow_zones_to_folder(parent: QWidget | None, zone_folder: str | Path, rules_
     counting zones, their rate and the time left. Cancel stops the workers and writes nothing.
     Returns the files written, or None when cancelled or refused (refusals are one message)."""
     from model.batch import BatchCancelled
-    from model.plants.grow_batch import NEEDS, GrowJob, grow_zones, workers_for
+    from model.plants.grow_batch import NEEDS, GrowJob, grow_zones, missing_rules_by_zone, workers_for
     from model.plants.growth import GrowthOptions
     from model.plants.loader import load_rules
     from model.zones import no_zone_with, zone_ids
@@ -216,6 +216,9 @@ def grow_zones_to_folder(parent: QWidget | None, zone_folder: str | Path, rules_
                                            f"layers here (it has {', '.join(map(str, present))})")
         options = GrowthOptions(fertility=fertility, drop_unknown=drop_unknown)
         job = GrowJob(zones, rules, passes, seed, options)
+        # said before any worker starts, as for one zone; Cancel there grows nothing
+        if not confirm_missing_rules_of_zones(parent, missing_rules_by_zone(job, ids), rules, drop_unknown):
+            return None
         workers = workers_for(len(ids), workers)
         label = f"Growing {len(ids)} zone{'s' if len(ids) != 1 else ''} for {passes} passes…"
         try:
@@ -241,18 +244,28 @@ def confirm_missing_rules(parent: QWidget | None, zone: Any, rules: dict, rules_
                           drop_unknown: bool) -> bool:
     """Before growing: say which plant types on the zone have no rule (tiles per type) and what
     growing does with them; True to go on."""
-    from model.plants.zone_growth import missing_rules, missing_rules_text
+    from model.plants.zone_growth import missing_rules
 
     names = dict(zone.plant_names) | {i: r.name or r.type_name for i, r in rules.items()}
     missing = {names.get(k, f"#{k}"): n for k, n in missing_rules(zone, rules).items()}
+    return confirm_missing_rules_of_zones(parent, {zone.zone_id: missing} if missing else {}, rules_folder,
+                                          drop_unknown)
+
+
+def confirm_missing_rules_of_zones(parent: QWidget | None, missing: dict[int, dict[str, int]],
+                                   rules_folder: str | Path, drop_unknown: bool) -> bool:
+    """`confirm_missing_rules` for many zones at once ({zone id: {plant type: tiles}}, the zones
+    with any): one sentence per zone, in the single zone's words; True to go on."""
+    from model.plants.zone_growth import missing_rules_text
+
     if not missing:
         return True
+    lines = [f"{rules_folder} has no rule for {len(m)} plant type{'s' if len(m) != 1 else ''} "
+             f"on zone {zone_id}: {missing_rules_text(m)}." for zone_id, m in sorted(missing.items())]
     fate = ("They will be removed (as the game's validation does)." if drop_unknown else
             "They will be kept as they are; tick “Remove plants that have no rule” to remove them.")
     answer = QMessageBox.warning(
-        parent, "Plants without a rule",
-        f"{rules_folder} has no rule for {len(missing)} plant type{'s' if len(missing) != 1 else ''} "
-        f"on zone {zone.zone_id}: {missing_rules_text(missing)}.\n\n{fate}",
+        parent, "Plants without a rule", "\n".join(lines) + f"\n\n{fate}",
         QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Ok)
     return answer == QMessageBox.StandardButton.Ok
 

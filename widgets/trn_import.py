@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QApplication,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -14,7 +13,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QMessageBox,
-    QProgressDialog,
     QWidget,
 )
 
@@ -22,9 +20,11 @@ from model.errors import FormatError
 from model.scene import Scene
 from model.trn import document as trn_document
 from model.trn.document import TrnDocument
+from model.trn.evaluator import TILE as EVALUATION_TILE
 from model.trn.evaluator import Region
 from model.trn.to_scene import MAX_STREAM_POLES
-from widgets.import_target import TileProgress, ask_scene_path, is_large
+from widgets.import_target import ask_scene_path, is_large
+from widgets.progress import BatchProgress
 
 DEFAULT_POLES = 513  # per side: a whole map at a spacing that imports in seconds
 BATCH_POLES = 4_000_000  # from here an import is evaluated on worker processes (their start pays off)
@@ -78,7 +78,10 @@ class RegionDialog(QDialog):
 
 def import_trn_scene(parent: QWidget | None, path: str | Path | None = None,
                      region: Region | None = None) -> Scene | None:
-    """Ask for the file and region (unless given) and import with a cancellable progress dialog."""
+    """Ask for the file and region (unless given) and import with the batch jobs' progress dialog:
+    tiles done, their rate and the time left, and Cancel, which stops the workers at once, writes
+    nothing and leaves the open scene as it is."""
+    from model.batch import BatchCancelled, listening
     from model.trn.to_scene import ImportCancelled, trn_to_scene, write_trn_scene
 
     if path is None:
@@ -95,40 +98,70 @@ def import_trn_scene(parent: QWidget | None, path: str | Path | None = None,
             region = dialog.region()
         # a big region is evaluated on one worker process per core, as `trn bake` does
         workers = None if region.rows * region.cols >= BATCH_POLES else 1
+        starting = "starting the worker processes…" if workers != 1 else ""
+        title = f"Importing {Path(path).name}"
         warnings: list[str] = []
-        if is_large(region.rows, region.cols):  # written tile by tile, then opened paged
+        large = is_large(region.rows, region.cols)
+        out = None
+        if large:  # written tile by tile, then opened paged
             out = ask_scene_path(parent, "Save the Imported Scene As", Path(path).with_suffix(".boscage"))
             if out is None:
                 return None
-            try:
-                with TileProgress(parent, f"Importing {Path(path).name}") as tiles:
-                    scene = write_trn_scene(doc, region, out, progress=tiles, warnings=warnings,
-                                            workers=workers)
-            except ImportCancelled:
-                return None
-            _warn(parent, path, warnings)
-            return scene
-        progress_dialog = QProgressDialog("Importing TRN…", "Cancel", 0, 100, parent)
-        progress_dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        progress_dialog.setMinimumDuration(300)
-
-        def progress(fraction: float, what: str) -> bool:
-            progress_dialog.setLabelText(f"Importing {Path(path).name}: {what}")
-            progress_dialog.setValue(int(fraction * 100))
-            QApplication.processEvents()
-            return not progress_dialog.wasCanceled()
-
         try:
-            scene = trn_to_scene(doc, region, progress=progress, warnings=warnings, workers=workers)
-        except ImportCancelled:
+            with BatchProgress(parent, f"{title}: evaluating", "tiles", starting) as bar, \
+                    listening(lambda: not bar.cancelled()):  # heard while workers start and compute
+                if large:
+                    scene = write_trn_scene(doc, region, out, progress=_StreamSteps(bar, title),
+                                            warnings=warnings, workers=workers)
+                else:
+                    scene = trn_to_scene(doc, region, progress=_EvaluationSteps(bar, title, region),
+                                         warnings=warnings, workers=workers)
+        except (ImportCancelled, BatchCancelled):
             return None
-        finally:
-            progress_dialog.close()
         _warn(parent, path, warnings)
         return scene
     except (FormatError, ValueError) as e:
         QMessageBox.critical(parent, "Cannot import TRN file", str(e))
         return None
+
+
+class _Phase:
+    """Shows one phase of an import on a `BatchProgress`: its name, and its own tiles' rate."""
+
+    def __init__(self, bar: BatchProgress, title: str) -> None:
+        self.bar, self.title, self.what = bar, title, "evaluating"
+
+    def show(self, what: str, done: int, total: int) -> bool:
+        if what != self.what:  # a new phase counts its own tiles, rate and time left
+            from model.batch import RateMeter
+
+            self.what, self.bar.meter = what, RateMeter()
+        self.bar.label = f"{self.title}: {what}"
+        return self.bar.step(done, total)
+
+
+class _StreamSteps(_Phase):
+    """`write_trn_scene`'s `progress(done, total, what)`: its two passes over the scene tiles
+    (evaluating, then writing the layers) each shown as that many tiles."""
+
+    def __call__(self, done: int, total: int, what: str) -> bool:
+        tiles = max(total // 2, 1)
+        return self.show(what, done if what == "evaluating" else done - tiles, tiles)
+
+
+class _EvaluationSteps(_Phase):
+    """`trn_to_scene`'s `progress(fraction, what)` as tiles: the evaluation reports 0.8 × done /
+    total of the evaluator's tiles (512² poles each, the batch job's too); the scene is then built
+    from the evaluation (the bar stays full)."""
+
+    def __init__(self, bar: BatchProgress, title: str, region: Region) -> None:
+        super().__init__(bar, title)
+        self.tiles = math.ceil(region.rows / EVALUATION_TILE) * math.ceil(region.cols / EVALUATION_TILE)
+
+    def __call__(self, fraction: float, what: str) -> bool:
+        if what == "evaluating":
+            return self.show(what, min(self.tiles, round(fraction / 0.8 * self.tiles)), self.tiles)
+        return self.show("building the scene" if what != "done" else what, self.tiles, self.tiles)
 
 
 def _warn(parent: QWidget | None, path: str | Path, warnings: list[str]) -> None:

@@ -266,7 +266,7 @@ def _zone_ids(args: argparse.Namespace) -> list[int]:
 
 def _grow_batch(args: argparse.Namespace, ids: list[int], batch) -> int:
     """Several zones (or one, with batch options) as a batch job: each grown where it runs, written here."""
-    from model.plants.grow_batch import GrowJob, grow_zones, workers_for
+    from model.plants.grow_batch import GrowJob, grow_zones, missing_rules_by_zone, workers_for
     from model.plants.growth import GrowthOptions
 
     if args.scene is not None:
@@ -277,10 +277,20 @@ def _grow_batch(args: argparse.Namespace, ids: list[int], batch) -> int:
     folder = args.tiles_dir or args.out.parent / f".{args.out.name}.grow"
     scheduler = batch.scheduler if batch is not None else None
     workers = workers_for(len(ids), batch.workers if batch is not None else None)
+    # said before growing, as for one zone: a long job should not hide it until the end
+    missing = missing_rules_by_zone(job, ids)
+    said = {k: [_missing_text(args.rules, m, options.drop_unknown)] for k, m in missing.items()}
+    if not args.json:
+        for zone_id, found in said.items():
+            for w in found:
+                print(f"boscage: warning: zone {zone_id}: {w}", file=sys.stderr)
     with _TerminalProgress(len(ids), "growing", "zones") as bar:
         warnings = grow_zones(job, ids, args.out, workers, scheduler, folder, args.resume, bar.step)
+    every = {k: warnings.get(k, []) + said.get(k, []) for k in ids}
     doc = {"zones": ids, "passes": args.passes, "seed": args.seed, "fertility": options.fertility,
-           "out": str(args.out), "warnings": {str(k): v for k, v in warnings.items() if v}}
+           "out": str(args.out), "missing_rules": {str(k): m for k, m in missing.items()},
+           "unknown_plants": "dropped" if options.drop_unknown else "kept",
+           "warnings": {str(k): v for k, v in every.items() if v}}
     if not args.json:
         for zone_id, found in warnings.items():
             for w in found:

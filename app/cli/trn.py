@@ -261,10 +261,13 @@ def run_fractal(args: argparse.Namespace) -> int:
 
 
 # ---- bake ----------------------------------------------------------------------------------
-def _file_id(path: Path) -> str:
-    """What a resume must find unchanged: the TRN file's name, size and CRC-32."""
+def _file_id(path: Path, bitmaps: dict | None = None) -> str:
+    """What a resume must find unchanged: the TRN file's name, size and CRC-32, and the content of
+    the bitmap families' images it reads."""
     data = path.read_bytes()
-    return f"{path.name}:{len(data)}:{zlib.crc32(data) & 0xFFFFFFFF:08x}"
+    images = "".join(f";bitmap {k}:{zlib.crc32(np.ascontiguousarray(v).tobytes()) & 0xFFFFFFFF:08x}"
+                     for k, v in sorted((bitmaps or {}).items()))
+    return f"{path.name}:{len(data)}:{zlib.crc32(data) & 0xFFFFFFFF:08x}{images}"
 
 
 def _id_png(ids: np.ndarray) -> np.ndarray:
@@ -292,7 +295,7 @@ def run_bake(args: argparse.Namespace) -> int:
         folder = args.tiles_dir or args.out.parent / f".{args.out.name}.tiles"
         with TerminalProgress(0, "evaluating", "tiles") as bar:
             ev = evaluate_in_tiles(doc, region, bitmaps, tile, batch.workers, batch.scheduler, folder,
-                                   args.resume, bar.step, file_id=_file_id(args.file))
+                                   args.resume, bar.step, file_id=_file_id(args.file, bitmaps))
     ev.warnings[:0] = missing
     out: Path = args.out
     make_folder(out)

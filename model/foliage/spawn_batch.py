@@ -16,20 +16,25 @@ instances are painted foliage: no spawner owns them.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from pathlib import Path
 
 import numpy as np
 
 from model.batch import Task, TileStore, parameters_of, run_tasks
+from model.checksum import crc32
 from model.foliage.palette import palette_from_list, palette_to_list
 from model.foliage.section import foliage_of
+from model.foliage.spawn_conditions import reach_of
 from model.foliage.spawn_run import (
     PLACED,
     SpawnResult,
     SpeciesOutcome,
     area_box,
     check_runnable,
+    dependency_margins,
     merge_results,
     run_spawner,
 )
@@ -42,39 +47,119 @@ from model.foliage.spawner_section import (
     stored_positions,
 )
 from model.foliage.volume import Selection
+from model.formats import tiles as tiling
+from model.paged import PagedGrid, PagedPlane
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
 
 DEFAULT_TILE = 256.0  # metres
 
 
-def _world(scene: Scene, spawner: Spawner, owned: bool = True) -> dict:
-    """What every tile needs, as plain values: terrain arrays, palette and spawner tables, and the
-    stored positions (per type) of everything that is not this spawner's own (`owned=False`: of
-    everything stored)."""
+WINDOW_ALIGN = 64  # samples: a task's window of the terrain starts and ends on this grid
+
+
+class _Window(PagedGrid):
+    """The part of a grid a tile task needs (`values`, from row `r0`, column `c0`), answering in the
+    whole grid's coordinates, so a worker's terrain samples with the arithmetic of the whole one
+    (a terrain cut out with a shifted origin would round its cell positions otherwise). Reading
+    outside the window is an error, never a guess."""
+
+    def __init__(self, values: np.ndarray, rows: int, columns: int, r0: int, c0: int) -> None:
+        super().__init__(values.shape[0], rows, columns, values.dtype, WINDOW_ALIGN, files=[])
+        self.values, self.r0, self.c0 = values, r0, c0
+
+    def _local(self, r, c):
+        r, c = np.asarray(r, np.int64) - self.r0, np.asarray(c, np.int64) - self.c0
+        h, w = self.values.shape[1:]
+        if r.size and (r.min() < 0 or c.min() < 0 or r.max() >= h or c.max() >= w):
+            raise IndexError("a tile task read the terrain outside its window")
+        return r, c
+
+    def tile_array(self, i: int, j: int) -> np.ndarray:
+        rs, cs = tiling.tile_slices(i, j, self.rows, self.columns, self.tile)
+        (a0, a1), (b0, b1) = self._local([rs.start, rs.stop - 1], [cs.start, cs.stop - 1])
+        return self.values[:, a0:a1 + 1, b0:b1 + 1]
+
+    def gather(self, plane: int, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+        r, c = self._local(*np.broadcast_arrays(r, c))
+        return self.values[plane][r, c]
+
+
+def _world(scene: Scene, spawner: Spawner) -> dict:
+    """What every tile needs, as plain values: the terrain's shape and place, the layers' names,
+    the palette and the spawner. Each tile's own window of the grids and the stored foliage near
+    it come with the tile (`_tile_inputs`): a worker never receives the whole terrain."""
+    t = scene.terrain
+    foliage = foliage_of(scene)
+    return {
+        "shape": (t.rows, t.columns), "spacing": t.spacing, "origin": t.origin,
+        "layers": [(layer.name, layer.color, layer.weight_blend) for layer in t.layers],
+        "palette": palette_to_list(foliage.palette), "spawner": spawner_to_toml(spawner),
+    }
+
+
+def _reach(spawner: Spawner, palette) -> float:
+    """How far beyond a tile's work box a run reads stored foliage (spacing, near/far)."""
+    out = 0.0
+    for _, species in spawner.ordered_species():
+        ftype = palette.get(species.type)
+        out = max(out, ftype.spacing if ftype is not None else 0.0,
+                  *(reach_of(c) for c in species.conditions))
+    return out
+
+
+def _tile_inputs(scene: Scene, spawner: Spawner, owned: bool):
+    """`prepare(task)` for `run_tasks`: a tile's window of heights and layer weights (the box its
+    decisions read, plus the cells around it, read window by window: a paged terrain is never
+    assembled) and the stored positions within reach of it."""
     t = scene.terrain
     foliage = foliage_of(scene)
     section = spawners_of(scene)
     own = section.owned.get(spawner.name, {}) if owned else {}
     stored = stored_positions(foliage.volume, {spawner.name: own})
-    x0, z0, x1, z1 = t.bounds()
-    huge = (x0 - 1e6, z0 - 1e6, x1 + 1e6, z1 + 1e6)
-    positions = {name: stored([name], huge) for name in foliage.volume.type_names()}
-    return {
-        "heights": t.heights, "spacing": t.spacing, "origin": t.origin,
-        "layers": [(layer.name, layer.color, layer.weights) for layer in t.layers],
-        "palette": palette_to_list(foliage.palette), "spawner": spawner_to_toml(spawner),
-        "positions": positions,
-    }
+    names = foliage.volume.type_names()
+    full = area_box(spawner, t)
+    width = max(dependency_margins(spawner, foliage.palette).values(), default=0.0)
+    reach = _reach(spawner, foliage.palette) + 1.0
+    (ox, oz), s = t.origin, t.spacing
+
+    def span(lo: float, hi: float, origin: float, n: int) -> slice:
+        a = max(0, math.floor((lo - origin) / s) - 1)  # a cell's corners, and one sample for rounding
+        b = min(n, math.floor((hi - origin) / s) + 3)
+        a = a // WINDOW_ALIGN * WINDOW_ALIGN
+        return slice(a, min(n, -(-b // WINDOW_ALIGN) * WINDOW_ALIGN))
+
+    def prepare(task: Task) -> tuple:
+        (box,) = task.args
+        inner = (max(full[0], box[0]), max(full[1], box[1]), min(full[2], box[2]), min(full[3], box[3]))
+        work = (max(full[0], inner[0] - width), max(full[1], inner[1] - width),
+                min(full[2], inner[2] + width), min(full[3], inner[3] + width))
+        rows, cols = span(work[1], work[3], oz, t.rows), span(work[0], work[2], ox, t.columns)
+        heights = t.read_heights(rows, cols)[None]
+        weights = np.stack([layer.read(rows, cols) for layer in t.layers]) if t.layers else None
+        near = (work[0] - reach, work[1] - reach, work[2] + reach, work[3] + reach)
+        positions = {name: stored([name], near) for name in names}
+        return box, {"r0": rows.start, "c0": cols.start, "heights": heights, "weights": weights,
+                     "positions": positions}
+
+    return prepare
 
 
-def spawn_tile(world: dict, tile: tuple[float, float, float, float]) -> dict[str, np.ndarray]:
-    """One tile of a spawner's run as arrays (a batch task: runs in a worker process)."""
-    terrain = Terrain(world["heights"], world["spacing"], tuple(world["origin"]),
-                      [TerrainLayer(n, tuple(c), w) for n, c, w in world["layers"]])
+def spawn_tile(world: dict, tile: tuple[float, float, float, float], window: dict) -> dict[str, np.ndarray]:
+    """One tile of a spawner's run as arrays (a batch task: runs in a worker process), from the
+    terrain's window around it and the stored positions near it."""
+    rows, cols = world["shape"]
+    r0, c0 = window["r0"], window["c0"]
+    heights = _Window(window["heights"], rows, cols, r0, c0)
+    layers = []
+    if world["layers"]:
+        weights = _Window(window["weights"], rows, cols, r0, c0)
+        layers = [TerrainLayer(n, tuple(c), PagedPlane(weights, k), blend)
+                  for k, (n, c, blend) in enumerate(world["layers"])]
+    terrain = Terrain(PagedPlane(heights, 0), world["spacing"], tuple(world["origin"]), layers)
     palette = palette_from_list(world["palette"])
     spawner = spawner_from_toml(world["spawner"])
-    positions = world["positions"]
+    positions = window["positions"]
 
     def stored(types, box):
         names = types if types is not None else list(positions)
@@ -167,11 +252,11 @@ def _tiled(scene: Scene, spawner: Spawner, job: str, owned: bool, tile: float, w
     store = None
     if store_folder is not None:
         store = TileStore(store_folder, job, parameters_of(spawner=spawner_to_toml(spawner), tile=tile,
-                                                           scene=scene.name))
+                                                           scene=scene.name), scene_inputs(scene))
         store.open(resume)
-    world = _world(scene, spawner, owned)
-    results = run_tasks(spawn_tile, tasks, shared=(world,), workers=workers, scheduler=scheduler, store=store,
-                        progress=progress)
+    results = run_tasks(spawn_tile, tasks, shared=(_world(scene, spawner),), workers=workers,
+                        scheduler=scheduler, store=store, progress=progress,
+                        prepare=_tile_inputs(scene, spawner, owned))
     parts = [SpawnResult(spawner.name, b, _outcomes(results[t.key], spawner))
              for t, b in zip(tasks, boxes, strict=True)]
     merged = merge_results(parts, full)
@@ -180,5 +265,54 @@ def _tiled(scene: Scene, spawner: Spawner, job: str, owned: bool, tile: float, w
     return merged
 
 
-__all__ = ["DEFAULT_TILE", "PLACED", "scatter_in_tiles", "scatter_spawner", "spawn_in_tiles", "spawn_tile",
-           "tile_boxes"]
+# ---- what a resume must find unchanged ---------------------------------------------------------
+def _digest(values) -> str:
+    return hashlib.sha256(json.dumps(values, default=str).encode()).hexdigest()[:16]
+
+
+def _tile_crcs(planes: list, dtype: str) -> list[str]:
+    """The CRC-32 of each `tiling.TILE` tile of `planes` stacked, as a saved scene names its tile
+    files: taken from those names where the planes are a scene's tiles still as opened (nothing
+    read), else computed tile by tile (a paged grid is never assembled)."""
+    rows, cols = planes[0].shape
+    grid = planes[0].grid if isinstance(planes[0], PagedPlane) else None
+    intact = (grid is not None and not grid.is_full and grid.tile == tiling.TILE
+              and grid.planes == len(planes)
+              and all(isinstance(p, PagedPlane) and p.grid is grid and p.plane == k
+                      for k, p in enumerate(planes)))
+    out = []
+    for i, j, rs, cs in tiling.tiles_of(rows, cols, tiling.TILE):
+        same = grid.unchanged_file(i, j) if intact else None
+        crc = tiling.crc_in_name(same.name) if same is not None else None
+        if crc is None:
+            crc = 0
+            for p in planes:
+                crc = crc32(np.ascontiguousarray(p[rs, cs], dtype).tobytes(), crc)
+        out.append(f"{crc & 0xFFFFFFFF:08x}")
+    return out
+
+
+def scene_inputs(scene: Scene) -> dict[str, str]:
+    """A digest of each part of a scene a spawn or scatter reads, from its content (the CRC-32s its
+    saved side files carry, as the scene holds them now): what a resume compares with the stopped
+    run's, naming the part that differs."""
+    from model.foliage.spawner_section import encode_owned
+    from model.foliage.store import encode_with_crc
+
+    t = scene.terrain
+    foliage = foliage_of(scene)
+    section = spawners_of(scene)
+    out = {"the terrain's heights": _digest([t.rows, t.columns, t.spacing, list(t.origin),
+                                             _tile_crcs([t.heights_grid()], "<f4")])}
+    weights = _tile_crcs([la.grid() for la in t.layers], "u1") if t.layers else []
+    out["the terrain's layers"] = _digest([[la.name, list(la.color), la.weight_blend] for la in t.layers]
+                                          + [weights])
+    instances = encode_with_crc(foliage.volume)[1]
+    out["the foliage"] = _digest([palette_to_list(foliage.palette), f"{instances:08x}"])
+    out["the spawners"] = _digest([[spawner_to_toml(sp) for sp in section.spawners],
+                                   crc32(encode_owned(section.owned, section.removed)) & 0xFFFFFFFF])
+    return out
+
+
+__all__ = ["DEFAULT_TILE", "PLACED", "scatter_in_tiles", "scatter_spawner", "scene_inputs", "spawn_in_tiles",
+           "spawn_tile", "tile_boxes"]

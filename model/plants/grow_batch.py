@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from model.batch import Task, TileStore, parameters_of, run_tasks
+from model.batch import Task, TileStore, file_fingerprint, parameters_of, run_tasks
 from model.plants.growth import GrowthOptions
 from model.plants.loader import load_rules
 from model.plants.zone_growth import grow_zone
@@ -50,6 +50,36 @@ def grow_task(job: GrowJob, zone_id: int) -> dict[str, np.ndarray]:
     return out
 
 
+def job_inputs(job: GrowJob, ids: list[int]) -> dict[str, str]:
+    """What a resume must find unchanged: the size and CRC-32 of every layer file of each zone and
+    of every file of the rules folder (their content, not their names or times)."""
+    from model.zones.files import layer_folder, layer_paths
+
+    where = layer_folder(job.zones)
+    out = {f"zone {i}": ";".join(f"{p.name}={file_fingerprint(p)}"
+                                 for _, p in sorted(layer_paths(where, i).items())) for i in ids}
+    rules = sorted(p for p in Path(job.rules).iterdir() if p.is_file())
+    out["the rules folder"] = ";".join(f"{p.name}={file_fingerprint(p)}" for p in rules)
+    return out
+
+
+def missing_rules_by_zone(job: GrowJob, ids: list[int]) -> dict[int, dict[str, int]]:
+    """Per zone (those with any): plant types standing on it that have no rule in the job's rules
+    folder → their tile counts, named as the single-zone grow names them; read before growing, so
+    it can be said before a long job starts."""
+    from model.plants.zone_growth import missing_rules
+
+    rules = load_rules(job.rules)
+    out: dict[int, dict[str, int]] = {}
+    for zone_id in ids:
+        zone = read_zone(job.zones, zone_id, layers=("plants",))
+        names = dict(zone.plant_names) | {i: r.name or r.type_name for i, r in rules.items()}
+        missing = {names.get(k, f"#{k}"): n for k, n in missing_rules(zone, rules).items()}
+        if missing:
+            out[zone_id] = missing
+    return out
+
+
 def grow_zones(job: GrowJob, ids: list[int], out: Path, workers: int | None = 1, scheduler: str | None = None,
                store_folder: Path | None = None, resume: bool = False, progress=None) -> dict[int, list[str]]:
     """Grow every zone of `ids` into `out`; returns each zone's reading warnings."""
@@ -58,7 +88,7 @@ def grow_zones(job: GrowJob, ids: list[int], out: Path, workers: int | None = 1,
     if store_folder is not None:
         store = TileStore(store_folder, "plants-grow", parameters_of(
             zones=str(job.zones), rules=str(job.rules), passes=job.passes, seed=job.seed,
-            options=vars(job.options), ids=ids))
+            options=vars(job.options), ids=ids), job_inputs(job, ids))
         store.open(resume)
     results = run_tasks(grow_task, tasks, shared=(job,), workers=workers, scheduler=scheduler, store=store,
                         progress=progress)

@@ -102,6 +102,15 @@ def test_scatter_resumes_after_sigkill(demo, scatter_one, tmp_path):
     proc.wait(timeout=30)
     assert len(list(tiles.glob("tile_*.npz"))) >= 20, "the scatter finished before it could be killed"
     assert digest(work) == digest(demo)  # nothing was saved by the killed run
+    # the scene edited in between (one stamp of bushes saved): its resume is refused, nothing mixed
+    edited = tmp_path / "edited"
+    shutil.copytree(work, edited)
+    stamp = boscage("scatter", str(edited / "demo.boscage"), "--type", "bush", "--at=100,100", "--radius",
+                    "60", "--save", "--json")
+    assert stamp.returncode == 0 and json.loads(stamp.stdout)["placed"] > 0
+    r = boscage("scatter", str(edited / "demo.boscage"), *flags, "--resume")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "the foliage changed since the stopped run" in r.stderr and "without --resume" in r.stderr
     r = boscage("scatter", str(work / "demo.boscage"), *flags, "--resume", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["placed"] > 0  # the final report
@@ -126,6 +135,18 @@ def test_resume_after_sigkill_ends_with_the_same_bytes(demo, tmp_path):
     done_before = len(list(tiles.glob("tile_*.npz")))
     assert done_before >= 20, "the job finished before it could be killed: make the tiles smaller"
     assert digest(work) == digest(demo)  # nothing was saved by the killed run
+    # the terrain sculpted in between (one tile of heights saved again): refused, nothing mixed
+    from model.formats.scene_file import load_scene, save_scene
+
+    edited = tmp_path / "edited"
+    shutil.copytree(work, edited)
+    scene = load_scene(edited / "demo.boscage")
+    window = (slice(10, 12), slice(10, 12))
+    scene.terrain.heights_grid()[window] = scene.terrain.read_heights(*window) + 1.0
+    save_scene(scene, edited / "demo.boscage")
+    r = boscage("spawn", str(edited / "demo.boscage"), *args[5:], "--resume")
+    assert r.returncode == 1 and "the terrain's heights changed since the stopped run" in r.stderr
+    assert len(list(tiles.glob("tile_*.npz"))) == done_before  # the refusal keeps the stopped run's tiles
     r = boscage("spawn", str(work / "demo.boscage"), "--recipe", str(demo.parent / "forest.toml"), "--save",
                 "--workers", "1", "--tile", "40", "--tiles-dir", str(tiles), "--resume")
     assert r.returncode == 0, r.stderr
@@ -172,6 +193,14 @@ def test_bake_resumes_after_sigkill(planet, tmp_path):
     proc.wait(timeout=30)
     assert len(list(tiles.glob("tile_*.npz"))) >= 10, "the bake finished before it could be killed"
     assert not out.exists() or not any(out.iterdir())
+    # another TRN file under the same name: refused, naming the file
+    from model.trn.synthetic import realistic_stack
+
+    other = tmp_path / "other" / planet.name
+    other.parent.mkdir()
+    other.write_bytes(realistic_stack(24, seed=6, extent=1500.0).to_bytes())
+    r = boscage("trn", "bake", str(other), *args[6:], "--resume")
+    assert r.returncode == 1 and "different: file" in r.stderr and "Traceback" not in r.stderr
     assert baked(planet, out, "--workers", "1", "--tile", "40", "--tiles-dir", str(tiles), "--resume",
                  spacing="3") == one
     assert not tiles.exists()
@@ -251,6 +280,7 @@ def _grow_args(zones: Path, out: Path, *flags: str, which: str = "--all") -> lis
 
 
 def test_grow_resumes_after_sigkill(slow_zones, tmp_path):
+    slow_zones = shutil.copytree(slow_zones, tmp_path / "zones")  # one of them is edited below
     r = boscage(*_grow_args(slow_zones, tmp_path / "one", "--workers", "1"))
     assert r.returncode == 0, r.stderr
     one = digest(tmp_path / "one")
@@ -265,6 +295,13 @@ def test_grow_resumes_after_sigkill(slow_zones, tmp_path):
     proc.wait(timeout=30)
     assert 2 <= len(list(tiles.glob("zone_*.npz"))) < 6, "the grow finished before it could be killed"
     assert not out.exists() or not any(out.iterdir())  # zones are written once all are grown
+    # a zone file edited in between (same size, one byte): refused, naming the zone
+    altitude = slow_zones / "altitude.0002.bin"
+    original = altitude.read_bytes()
+    altitude.write_bytes(bytes([original[0] ^ 1]) + original[1:])
+    r = boscage(*args, "--resume")
+    assert r.returncode == 1 and "zone 2 changed since the stopped run" in r.stderr
+    altitude.write_bytes(original)
     r = boscage(*args, "--resume", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["zones"] == [1, 2, 3, 4, 5, 6]
@@ -322,3 +359,22 @@ def test_every_batch_command_draws_tiles_rate_and_time_left_and_reports_json(dem
                 (command[0], frames[:3])
             assert re.search(rf"\] (\d+)/\1 {unit}", frames[-1]), (command[0], frames[-1])  # all done
             json.loads(out)  # one JSON document: the final report
+
+
+def test_many_zones_say_which_plants_have_no_rule_before_growing(zones, tmp_path):
+    """As one zone does: on stderr before the bar, and in the JSON report, in the same words."""
+    from model.zones import read_zone
+    from tests.app.test_cli_plants import SAMPLE
+
+    base = ["plants", "grow", "--zones", str(zones), "--ids", "3,7", "--rules", str(SAMPLE), "--passes", "1",
+            "--seed", "1", "--workers", "1"]
+    r = boscage(*base, "--out", str(tmp_path / "a"))
+    assert r.returncode == 0, r.stderr
+    tiles = int((read_zone(zones, 3).plants["type"] == 2).sum())  # GrassB (2): no rule in the sample set
+    said = (f"boscage: warning: zone 3: {SAMPLE}: no rule for 1 plant type on the zone: GrassB {tiles:,} "
+            "tiles; kept as they are (--drop-unknown-plants removes them)")
+    assert said in r.stderr.splitlines() and "zone 7: " in r.stderr
+    r = boscage(*base, "--out", str(tmp_path / "b"), "--drop-unknown-plants", "--json")
+    doc = json.loads(r.stdout)
+    assert doc["missing_rules"]["3"] == {"GrassB": tiles} and doc["unknown_plants"] == "dropped"
+    assert "removed (--drop-unknown-plants)" in doc["warnings"]["3"][-1]

@@ -34,3 +34,17 @@ def test_on_workers_results_come_in_task_order_and_closing_stops_them() -> None:
     first = next(stream)
     stream.close()  # a cancel: the cluster and its queued tasks go
     assert first[0].key == "t000"
+
+
+def test_a_listener_stops_a_job_between_tasks_wherever_it_was_started() -> None:
+    import pytest
+
+    from model.batch import BatchCancelled, listening, run_tasks
+
+    asked = []
+    with listening(lambda: asked.append(1) or len(asked) < 3), pytest.raises(BatchCancelled):
+        run_tasks(slow_square, _tasks([0] * 5), shared=(1.0,), workers=1)
+    with listening(lambda: False), pytest.raises(BatchCancelled):
+        next(stream_tasks(slow_square, _tasks([0] * 5), shared=(1.0,), workers=1))
+    assert len(asked) == 3
+    assert len(run_tasks(slow_square, _tasks([0] * 2), shared=(1.0,), workers=1)) == 2  # none outside

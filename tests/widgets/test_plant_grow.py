@@ -5,6 +5,7 @@ changes nothing, and a finished run that writes the command line's bytes."""
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from pathlib import Path
 
@@ -110,11 +111,15 @@ def _workers() -> set[int]:
 
 def test_growing_every_zone_cancels_the_workers_then_writes_the_command_lines_bytes(
         qtbot, dask_offload_thread, main_window, zones, big_last, tmp_path, monkeypatch) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
     from app.cli import run_cli
 
-    infos, errors = [], []
+    infos, errors, warned = [], [], []
     monkeypatch.setattr("widgets.plant_grow.QMessageBox.information", lambda p, t, text: infos.append(text))
     monkeypatch.setattr("widgets.plant_grow.QMessageBox.critical", lambda p, t, text: errors.append(text))
+    monkeypatch.setattr("widgets.plant_grow.QMessageBox.warning",
+                        lambda p, t, text, *a: warned.append(text) or QMessageBox.StandardButton.Ok)
     importer = next(i for i in importers() if i.key == "plant_forest")
     scene, undo = main_window.document.scene, main_window.document.undo_stack
     steps, clean = undo.count(), undo.isClean()
@@ -155,6 +160,11 @@ def test_growing_every_zone_cancels_the_workers_then_writes_the_command_lines_by
     main_window.run_importer(importer)
     seen["running"] = False
     assert not errors and len(infos) == 1 and f"Grew {len(ZONES)} zones" in infos[0]
+    # plants without a rule were said before growing, zone by zone, in the single zone's words
+    said = warned[-1]
+    first = rf"{re.escape(str(SAMPLE))} has no rule for 1 plant type on zone 3: GrassB [\d,]+ tiles\.\n"
+    assert re.match(first, said), said
+    assert said.count(" has no rule for ") == len(ZONES) and "They will be kept as they are" in said
     assert any("zones/s" in text and "left" in text for text in seen["labels"])  # rate and time left
     assert main_window.document.scene is scene and undo.count() == steps
     cli = tmp_path / "cli"
@@ -174,6 +184,16 @@ def test_listed_zones_are_checked_before_any_worker_starts(qtbot, zones, tmp_pat
     assert "would replace the originals" in errors[-1]
     assert grow_zones_to_folder(None, zones, SAMPLE, "", [3], passes=1) is None
     assert errors[-1] == "choose a folder for the grown layers"
+    # plants without a rule: said first; Cancel there grows nothing and starts no worker
+    from PySide6.QtWidgets import QMessageBox
+
+    warned: list[str] = []
+    monkeypatch.setattr("widgets.plant_grow.QMessageBox.warning",
+                        lambda p, t, text, *a: warned.append(text) or QMessageBox.StandardButton.Cancel)
+    before = _workers()
+    assert grow_zones_to_folder(None, zones, SAMPLE, tmp_path / "o", [3, 7], passes=1) is None
+    assert "has no rule for 1 plant type on zone 3: GrassB" in warned[-1] and "on zone 7: " in warned[-1]
+    assert not (tmp_path / "o").exists() and _workers() == before
     dialog = GrowForestDialog()
     qtbot.addWidget(dialog)
     dialog.zones.setCurrentIndex(dialog.zones.findData(LISTED_ZONES))
@@ -185,10 +205,13 @@ def test_listed_zones_are_checked_before_any_worker_starts(qtbot, zones, tmp_pat
 
 
 def test_one_listed_zone_grows_here_and_matches_the_command_line(qtbot, zones, tmp_path, monkeypatch) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
     from app.cli import run_cli
     from widgets.plant_grow import grow_zones_to_folder
 
     monkeypatch.setattr("widgets.plant_grow.QMessageBox.information", lambda *a: None)
+    monkeypatch.setattr("widgets.plant_grow.QMessageBox.warning", lambda *a: QMessageBox.StandardButton.Ok)
     before = _workers()
     written = grow_zones_to_folder(None, zones, SAMPLE, tmp_path / "gui", [7], passes=3, seed=2)
     assert written and all(".0007." in p.name for p in written)

@@ -85,7 +85,62 @@ def _double(x):
 
 def test_spawn_tile_works_from_plain_values():
     scene = hilly_scene()
-    from model.foliage.spawn_batch import _world
+    from model.foliage.spawn_batch import _tile_inputs, _world
 
-    arrays = spawn_tile(_world(scene, spawners_of(scene).spawners[0]), (0.0, 0.0, 60.0, 60.0))
+    spawner = spawners_of(scene).spawners[0]
+    box, window = _tile_inputs(scene, spawner, True)(Task("t", ((0.0, 0.0, 60.0, 60.0),)))
+    arrays = spawn_tile(_world(scene, spawner), box, window)
     assert int(arrays["species"]) == 3 and arrays["records_0"].shape[1] == 7
+    t = scene.terrain
+    assert window["heights"].shape[1:] != (t.rows, t.columns)  # its window only, not the whole grid
+
+
+def test_a_paged_scene_runs_in_windows_without_assembling_its_grids(tmp_path):
+    """Each tile reads its window of the tiles (never the whole grid), with the bytes of one run."""
+    from model import paged
+    from model.foliage.spawn_batch import scatter_in_tiles, scene_inputs
+    from model.formats.scene_file import load_scene, save_scene
+
+    reference, _ = one_run()
+    save_scene(hilly_scene(), tmp_path / "hills.boscage")
+    scene = load_scene(tmp_path / "hills.boscage")
+    assert scene.terrain.paged_heights is not None
+    before = paged.assemblies
+    assert scene_inputs(scene) == scene_inputs(hilly_scene())  # content, however it is held
+    spawn_in_tiles(scene, spawners_of(scene).spawners[0], tile=60.0, workers=1, store_folder=tmp_path / "t")
+    assert volume_bytes(scene) == volume_bytes(reference)
+    scatter_in_tiles(scene, "bush", seed=2, tile=60.0, workers=1)
+    assert paged.assemblies == before and scene.terrain.paged_heights is not None
+    assert all(la.paged is not None for la in scene.terrain.layers)
+
+
+def test_a_resume_over_an_edited_scene_is_refused_naming_what_changed(tmp_path):
+    from model.foliage.spawn_batch import scatter_in_tiles
+
+    spawner = spawners_of(hilly_scene()).spawners[0]
+
+    def stopped(scene, folder):
+        with pytest.raises(BatchCancelled):
+            spawn_in_tiles(scene, spawner, tile=40.0, store_folder=folder, progress=lambda d, t: d < 2)
+
+    window = (slice(5, 7), slice(5, 7))
+    edits = {
+        "the terrain's heights": lambda s: s.terrain.heights_grid().__setitem__(window, 99.0),
+        "the terrain's layers": lambda s: s.terrain.layers[1].grid().__setitem__(window, 7),
+        "the foliage": lambda s: scatter_in_tiles(s, "bush", seed=1, tile=400.0),
+        "the spawners": lambda s: spawners_of(s).spawners.append(spawner_named(spawner, "other")),
+    }
+    for n, (what, edit) in enumerate(edits.items()):
+        folder = tmp_path / f"t{n}"
+        stopped(hilly_scene(), folder)
+        edited = hilly_scene()
+        edit(edited)
+        with pytest.raises(FormatError, match=f"{what} changed since the stopped run"):
+            spawn_in_tiles(edited, spawner, tile=40.0, store_folder=folder, resume=True)
+        assert len(list(folder.glob("tile_*.npz"))) == 2  # refused: the stopped run's tiles stay
+
+
+def spawner_named(spawner, name):
+    from dataclasses import replace
+
+    return replace(spawner, name=name)
