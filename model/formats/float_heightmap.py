@@ -159,48 +159,55 @@ def _write_tif(f, heights: np.ndarray, spacing: float | None) -> None:
     f.write(buffer.getbuffer())
 
 
+def _tif_page(path: Path, tif) -> tuple[object, int, int, float | None]:
+    """The first page of an open TIFF checked as a float heightmap: (page, rows, columns, spacing).
+    Raises FormatError; tifffile's own errors are the caller's to turn into one."""
+    actual = file_size(path)
+    if not tif.pages:
+        raise FormatError(path, None, "TIFF holds no image")
+    page = tif.pages.first
+    shape, dtype = tuple(page.shape), np.dtype(page.dtype) if page.dtype is not None else None
+    samples = int(page.samplesperpixel)
+    if dtype is None or dtype.kind != "f":
+        raise FormatError(path, "page 0", f"holds {dtype} samples; a heightmap TIFF must be float "
+                          "(32-bit floating point, SampleFormat 3)")
+    if samples > 1 and len(shape) == 3 and shape[-1] == samples:
+        rows, columns = shape[0], shape[1]
+    elif len(shape) == 2:
+        rows, columns = shape
+    else:
+        raise FormatError(path, "page 0", f"expected one 2-D image, got shape {shape}")
+    if columns < 2 or rows < 2 or rows * columns > MAX_CELLS:
+        raise FormatError(path, "page 0", f"impossible grid size {columns} x {rows}")
+    ends = [int(o) + int(n) for o, n in zip(page.dataoffsets, page.databytecounts, strict=False)]
+    if not ends or max(ends) > actual:
+        raise FormatError(path, "page 0", f"image data ends at byte {max(ends, default=0)} but the "
+                          f"file holds {actual} (truncated)")
+    spacing = None
+    description = page.description
+    if description.startswith("{"):
+        try:
+            meta = json.loads(description)
+        except ValueError:
+            meta = {}
+        if isinstance(meta, dict):
+            spacing = _spacing(path, meta.get(SPACING_KEY), f"ImageDescription {SPACING_KEY}")
+    return page, int(rows), int(columns), spacing
+
+
 def _read_tif(path: Path) -> tuple[np.ndarray, float | None]:
     import tifffile
 
-    actual = file_size(path)
     try:
         with tifffile.TiffFile(path) as tif:
-            if not tif.pages:
-                raise FormatError(path, None, "TIFF holds no image")
-            page = tif.pages.first
-            shape, dtype = tuple(page.shape), np.dtype(page.dtype) if page.dtype is not None else None
-            samples = int(page.samplesperpixel)
-            if dtype is None or dtype.kind != "f":
-                raise FormatError(path, "page 0", f"holds {dtype} samples; a heightmap TIFF must be float "
-                                  "(32-bit floating point, SampleFormat 3)")
-            if samples > 1 and len(shape) == 3 and shape[-1] == samples:
-                rows, columns = shape[0], shape[1]
-            elif len(shape) == 2:
-                rows, columns = shape
-            else:
-                raise FormatError(path, "page 0", f"expected one 2-D image, got shape {shape}")
-            if columns < 2 or rows < 2 or rows * columns > MAX_CELLS:
-                raise FormatError(path, "page 0", f"impossible grid size {columns} x {rows}")
-            ends = [int(o) + int(n) for o, n in zip(page.dataoffsets, page.databytecounts, strict=False)]
-            if not ends or max(ends) > actual:
-                raise FormatError(path, "page 0", f"image data ends at byte {max(ends, default=0)} but the "
-                                  f"file holds {actual} (truncated)")
+            page, _, _, spacing = _tif_page(path, tif)
             pixels = page.asarray()
-            spacing_text = page.description
     except FormatError:
         raise
     except Exception as e:  # noqa: BLE001 — tifffile raises TiffFileError/ValueError/OSError/…
         raise FormatError(path, None, f"unreadable TIFF: {e}") from None
     if pixels.ndim == 3:
         pixels = pixels[..., 0]
-    spacing = None
-    if spacing_text.startswith("{"):
-        try:
-            meta = json.loads(spacing_text)
-        except ValueError:
-            meta = {}
-        if isinstance(meta, dict):
-            spacing = _spacing(path, meta.get(SPACING_KEY), f"ImageDescription {SPACING_KEY}")
     return np.ascontiguousarray(pixels, dtype=np.float32), spacing
 
 
@@ -326,47 +333,18 @@ def _exr_source(path: Path):
 def _tif_source(path: Path):
     import tifffile
 
-    actual = file_size(path)
     try:
         tif = tifffile.TiffFile(path)
     except Exception as e:  # noqa: BLE001
         raise FormatError(path, None, f"unreadable TIFF: {e}") from None
     try:
-        if not tif.pages:
-            raise FormatError(path, None, "TIFF holds no image")
-        page = tif.pages.first
-        shape, dtype = tuple(page.shape), np.dtype(page.dtype) if page.dtype is not None else None
-        samples = int(page.samplesperpixel)
-        if dtype is None or dtype.kind != "f":
-            raise FormatError(path, "page 0", f"holds {dtype} samples; a heightmap TIFF must be float "
-                              "(32-bit floating point, SampleFormat 3)")
-        if samples > 1 and len(shape) == 3 and shape[-1] == samples:
-            rows, columns = shape[0], shape[1]
-        elif len(shape) == 2:
-            rows, columns = shape
-        else:
-            raise FormatError(path, "page 0", f"expected one 2-D image, got shape {shape}")
-        if columns < 2 or rows < 2 or rows * columns > MAX_CELLS:
-            raise FormatError(path, "page 0", f"impossible grid size {columns} x {rows}")
-        ends = [int(o) + int(n) for o, n in zip(page.dataoffsets, page.databytecounts, strict=False)]
-        if not ends or max(ends) > actual:
-            raise FormatError(path, "page 0", f"image data ends at byte {max(ends, default=0)} but the "
-                              f"file holds {actual} (truncated)")
-        description = page.description
+        page, rows, columns, spacing = _tif_page(path, tif)
     except FormatError:
         tif.close()
         raise
     except Exception as e:  # noqa: BLE001 — tifffile raises TiffFileError/ValueError/OSError/…
         tif.close()
         raise FormatError(path, None, f"unreadable TIFF: {e}") from None
-    spacing = None
-    if description.startswith("{"):
-        try:
-            meta = json.loads(description)
-        except ValueError:
-            meta = {}
-        if isinstance(meta, dict):
-            spacing = _spacing(path, meta.get(SPACING_KEY), f"ImageDescription {SPACING_KEY}")
 
     def bands():
         # segments come row of chunks by row of chunks; a band is one such row, cropped
