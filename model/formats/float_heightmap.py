@@ -103,7 +103,9 @@ def _write_exr(f, heights: np.ndarray, spacing: float | None) -> None:
         exr.write(f)
 
 
-def _read_exr(path: Path) -> tuple[np.ndarray, float | None]:
+def _exr_header(path: Path):
+    """An EXR's header checked as a heightmap's, before any pixel is read: (y0, rows, columns,
+    height channel name, stored spacing)."""
     import OpenEXR
 
     file_size(path)
@@ -131,6 +133,13 @@ def _read_exr(path: Path) -> tuple[np.ndarray, float | None]:
         found = ", ".join(names) or "none"
         raise FormatError(path, "channels", f"no height channel: expected one of "
                           f"{', '.join(_EXR_CHANNELS)} or a single channel, found {found}")
+    return y0, rows, columns, name, stored_spacing
+
+
+def _read_exr(path: Path) -> tuple[np.ndarray, float | None]:
+    import OpenEXR
+
+    _, rows, columns, name, stored_spacing = _exr_header(path)
     try:
         with OpenEXR.File(str(path), separate_channels=True) as exr:
             channels = exr.channels()
@@ -281,33 +290,12 @@ def _exr_source(path: Path):
     import Imath
     import OpenEXR
 
-    file_size(path)
+    y0, rows, columns, name, stored_spacing = _exr_header(path)
     try:
-        with open(path, "rb") as f:
-            magic = f.read(4)
-    except OSError as e:
-        raise FormatError(path, None, e.strerror or str(e)) from None
-    if magic != b"\x76\x2f\x31\x01":
-        raise FormatError(path, 0, "not an OpenEXR file (bad magic number)")
-    try:
-        with OpenEXR.File(str(path), header_only=True) as exr:
-            header = exr.header()
-            window = [np.asarray(v).tolist() for v in header.get("dataWindow", ((0, 0), (-1, -1)))]
-            names = [str(c.name) for c in header.get("channels", [])]
-            stored_spacing = header.get(SPACING_KEY)
         legacy = OpenEXR.InputFile(str(path))
         types = {str(k): v.type.v for k, v in legacy.header()["channels"].items()}
     except Exception as e:  # noqa: BLE001 — the library raises RuntimeError/ValueError/IndexError
         raise FormatError(path, "header", f"unreadable OpenEXR header: {e}") from None
-    (x0, y0), (x1, y1) = window
-    columns, rows = x1 - x0 + 1, y1 - y0 + 1
-    if columns < 2 or rows < 2 or columns * rows > MAX_CELLS:
-        raise FormatError(path, "dataWindow", f"impossible grid size {columns} x {rows}")
-    name = next((n for n in _EXR_CHANNELS if n in names), names[0] if len(names) == 1 else None)
-    if name is None:
-        found = ", ".join(names) or "none"
-        raise FormatError(path, "channels", f"no height channel: expected one of "
-                          f"{', '.join(_EXR_CHANNELS)} or a single channel, found {found}")
     kind = types.get(name)
     if kind not in (Imath.PixelType.FLOAT, Imath.PixelType.HALF):
         held = "uint32" if kind == Imath.PixelType.UINT else str(kind)
