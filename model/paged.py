@@ -204,15 +204,24 @@ class PagedGrid:
     def gather(self, plane: int, r: np.ndarray, c: np.ndarray) -> np.ndarray:
         """Values at integer points (r, c) of one plane (any matching shapes)."""
         r, c = np.broadcast_arrays(np.asarray(r, np.int64), np.asarray(c, np.int64))
+        shape = r.shape
+        r, c = r.ravel(), c.ravel()
         out = np.empty(r.shape, self.dtype)
-        ti, tj = r // self.tile, c // self.tile
+        if not r.size:
+            return out.reshape(shape)
         n_j = tiling.tile_counts(self.rows, self.columns, self.tile)[1]
-        key = ti * n_j + tj
-        for k in np.unique(key):
-            sel = key == k
-            i, j = divmod(int(k), n_j)
-            out[sel] = self.tile_array(i, j)[plane, r[sel] - i * self.tile, c[sel] - j * self.tile]
-        return out
+        key = (r // self.tile) * n_j + c // self.tile
+        # grouped by tile with one sort (a ray's points run through many tiles: a mask per tile
+        # would cost points x tiles)
+        order = np.argsort(key, kind="stable")
+        ks = key[order]
+        cuts = np.flatnonzero(ks[1:] != ks[:-1]) + 1
+        for a, b in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [len(ks)]]), strict=True):
+            i, j = divmod(int(ks[a]), n_j)
+            sel = order[a:b]
+            tile = self.tile_array(i, j)[plane].view(np.ndarray)  # a plain view: no memmap wrapping
+            out[sel] = tile[r[sel] - i * self.tile, c[sel] - j * self.tile]
+        return out.reshape(shape)
 
     def take(self, rows: np.ndarray, cols: np.ndarray, plane: int | None = None) -> np.ndarray:
         """The grid at rows x cols (as `a[np.ix_(rows, cols)]`; index arrays in ascending order,
