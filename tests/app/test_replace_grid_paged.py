@@ -1,6 +1,7 @@
-"""Replacing a whole grid of a paged scene (an imported heightmap or layer weights) writes it tile by
-tile into the grid's own tiles: one copy of the values, none kept by undo; undo puts back the
-tiles it replaced (read from their files again) and redo the new ones, exactly."""
+"""Whole-grid commands on a paged scene. Replacing a whole grid (an imported heightmap or layer
+weights) writes it tile by tile into the grid's own tiles: one copy of the values, none kept by
+undo; undo puts back the tiles it replaced (read from their files again) and redo the new ones,
+exactly. A new layer is zero tiles made only where painted."""
 
 from __future__ import annotations
 
@@ -115,3 +116,40 @@ def test_a_grid_of_the_wrong_size_is_refused(tmp_path: Path) -> None:
     _, scene = opened(tmp_path)
     with pytest.raises(ValueError, match="999 x 1000"):
         ReplaceGridCommand(scene.terrain, HEIGHTS, np.zeros((N, N - 1), np.float32), "Import")
+
+
+def test_add_layer_on_a_paged_scene_is_zero_tiles_and_undoes_and_redoes_exactly(tmp_path: Path) -> None:
+    from app.terrain_commands import AddLayerCommand, DeleteLayerCommand
+    from model.brush import Brush
+    from model.sculpt import TerrainStroke, paint_layer
+
+    _, scene = opened(tmp_path)
+    t = scene.terrain
+    tracemalloc.start()
+    try:
+        add = AddLayerCommand(t, "snow", (250, 250, 250))
+        add.redo()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.1 * N * N  # a whole zero array would be N² bytes
+    snow = t.layer("snow")
+    stroke = TerrainStroke(t, "snow")
+    stroke.apply(paint_layer(t, "snow", Brush(radius=5.0), 300.0, 300.0))
+    stroke.finish()
+    painted = whole(scene)
+    assert snow.paged.grid.written_tiles == 1 and snow.weight_sum() > 0
+    stroke.undo()
+    add.undo()
+    assert t.layer("snow") is None
+    add.redo()
+    assert t.layer("snow") is snow and snow.weight_sum() == 0
+    stroke.redo()
+    assert whole(scene) == painted
+    delete = DeleteLayerCommand(t, "snow")
+    delete.redo()
+    assert t.layer("snow") is None
+    delete.undo()
+    assert whole(scene) == painted
+    save_scene(scene, tmp_path / "r.boscage")
+    assert whole(load_scene(tmp_path / "r.boscage")) == painted
