@@ -13,7 +13,10 @@ import numpy as np
 from PySide6.QtGui import QUndoCommand
 
 from model import layer_ops
-from model.sculpt import Patch, TerrainStroke, target_grid
+from model.formats import tiles as tiling
+from model.paged import PagedPlane, TileState
+from model.reground import FoliageLift
+from model.sculpt import HEIGHTS, Patch, TerrainStroke, target_grid
 from model.terrain import Terrain
 
 
@@ -51,27 +54,79 @@ class TerrainStrokeCommand(QUndoCommand):
 
 
 class ReplaceGridCommand(QUndoCommand):
-    """Replace a whole grid (heights or one layer's weights): an imported heightmap or weights."""
+    """Replace a whole grid (heights or one layer's weights): an imported heightmap or weights.
+
+    On a paged terrain the new values are written tile by tile into new tiles of the grid (its
+    copy on write, one copy of the values), and undo and redo swap those tiles with the ones they
+    replaced, copying nothing: a tile still read from its file goes back to its file. So the
+    command holds no copy of either grid (`values` is not kept once written). An in-memory grid
+    goes through a stroke (the old and new values of every tile kept for undo)."""
 
     def __init__(self, terrain: Terrain, target: str | None, values: np.ndarray, text: str,
                  volume=None) -> None:
         super().__init__(text)
-        self.stroke = TerrainStroke(terrain, target, volume)
+        self.terrain, self.target = terrain, target
         grid = target_grid(terrain, target)  # an array, or a paged terrain's tiles: never assembled
-        rows, cols = slice(0, grid.shape[0]), slice(0, grid.shape[1])
-        # the stroke keeps the old values of the tiles it writes (its undo): the patch needs no copy
-        self._patch: Patch | None = Patch(rows, cols, None, values.astype(grid.dtype))
+        if tuple(values.shape) != tuple(grid.shape):
+            raise ValueError(f"the new grid is {values.shape[1]} x {values.shape[0]}, the terrain "
+                             f"{grid.shape[1]} x {grid.shape[0]}")
+        self.rows, self.cols = slice(0, grid.shape[0]), slice(0, grid.shape[1])
+        self._values: np.ndarray | None = values
+        self._other: dict | None = None  # the tiles not in the grid now (paged)
+        self.stroke: TerrainStroke | None = None
+        self.lift = FoliageLift(terrain, volume) if volume is not None and target is HEIGHTS else None
+        if not isinstance(grid, PagedPlane):
+            self.stroke = TerrainStroke(terrain, target, volume)
+            # the stroke keeps the old values of the tiles it writes (its undo): no copy here
+            self._patch: Patch | None = Patch(self.rows, self.cols, None,
+                                              values.astype(grid.dtype, copy=False))
+
+    def _changed(self) -> None:
+        if self.target is HEIGHTS:
+            self.terrain.heights_changed.emit(self.rows, self.cols)
+        else:
+            self.terrain.layer_weights_changed.emit(self.terrain.layer_index(self.target),
+                                                    self.rows, self.cols)
 
     def redo(self) -> None:
-        if self._patch is not None:
-            self.stroke.apply(self._patch)
-            self.stroke.finish()
-            self._patch = None
-        else:
-            self.stroke.redo()
+        if self.stroke is not None:
+            if self._patch is not None:
+                self.stroke.apply(self._patch)
+                self.stroke.finish()
+                self._patch = None
+            else:
+                self.stroke.redo()
+            return
+        plane = target_grid(self.terrain, self.target)
+        if self._values is None:
+            self._other = plane.grid.swap_tiles(self._other)
+            self._changed()
+            if self.lift:
+                self.lift.redo()
+            return
+        pending = self.lift.before(self.rows, self.cols) if self.lift else None
+        grid, values, self._values = plane.grid, self._values, None
+        new = {}
+        for i, j, rs, cs in tiling.tiles_of(grid.rows, grid.columns, grid.tile):
+            tile = np.array(grid.tile_array(i, j))  # every plane: a tile holds them stacked
+            tile[plane.plane] = values[rs, cs]
+            new[(i, j)] = TileState(tile)
+        del values
+        self._other = grid.swap_tiles(new)
+        self._changed()
+        if self.lift:
+            self.lift.after(pending)
+            self.lift.seal()
 
     def undo(self) -> None:
-        self.stroke.undo()
+        if self.stroke is not None:
+            self.stroke.undo()
+            return
+        plane = target_grid(self.terrain, self.target)
+        self._other = plane.grid.swap_tiles(self._other)
+        self._changed()
+        if self.lift:
+            self.lift.undo()
 
 
 class AddLayerCommand(QUndoCommand):

@@ -15,7 +15,7 @@ import numpy as np
 
 from model.brush import Brush
 from model.sculpt import TileUndo, window_influence
-from model.terrain import Terrain, TerrainLayer
+from model.terrain import Terrain, TerrainLayer, blank_weights
 
 MAX_NAME = 64
 MAX_LAYERS = 256
@@ -85,8 +85,9 @@ def add_layer(terrain: Terrain, name: str, color: tuple[int, int, int], index: i
     if len(terrain.layers) >= MAX_LAYERS:
         raise LayerError(f"a terrain holds at most {MAX_LAYERS} layers")
     if weights is None:
-        weights = np.zeros((terrain.rows, terrain.columns), np.uint8)
-    weights = np.ascontiguousarray(weights, dtype=np.uint8)
+        weights = blank_weights(terrain.rows, terrain.columns)  # tiles made only where painted
+    else:
+        weights = np.ascontiguousarray(weights, dtype=np.uint8)
     if weights.shape != (terrain.rows, terrain.columns):
         raise LayerError(f"layer weights are {weights.shape[1]} x {weights.shape[0]}, expected "
                          f"{terrain.columns} x {terrain.rows} to match the terrain")

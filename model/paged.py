@@ -7,6 +7,9 @@ tile. Window reads and writes, point gathers and per-tile min/max work on the ti
 needs the whole grid as one array gets it from `full` (one copy of every tile, kept from then
 on: the planes' owners switch to it, see `Terrain.heights_grid`). `assemblies` counts those
 assemblies over every grid, so a test can tell that an editor path never made one.
+
+A tile without a file (`PagedGrid.zeros`: a new layer) reads as zeros and takes memory only once
+it is written.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import os
 from collections import OrderedDict
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,15 +33,26 @@ def file_identity(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+class TileState(NamedTuple):
+    """A tile as `PagedGrid.swap_tiles` moves it: its own values (None: what its file holds) and
+    what is known of them per plane (None: not known)."""
+
+    values: np.ndarray | None
+    ranges: list | None = None
+    sums: list | None = None
+    counts: list | None = None
+
+
 class PagedGrid:
     """A (planes, rows, columns) grid in `tile`-sample tiles; tile (i, j) first maps its file."""
 
     def __init__(self, planes: int, rows: int, columns: int, dtype, tile: int,
-                 files: list[list[Path]], identities: dict | None = None) -> None:
+                 files: list[list[Path | None]], identities: dict | None = None) -> None:
         self.planes, self.rows, self.columns = planes, rows, columns
         self.dtype = np.dtype(dtype)
         self.tile = tile
-        self.files = files  # files[i][j]: the file tile (i, j) holds until it is written
+        # files[i][j]: the file tile (i, j) holds until it is written (None: all zeros, no file)
+        self.files = files
         # file_identity of each file when its bytes were checked: a file replaced since is refused
         self.identities = identities or {}
         # the tiles mapped now, least recently used first: a map's touched pages count as the
@@ -47,7 +62,20 @@ class PagedGrid:
         # per tile and plane: (min, max), as far as known (the opening pass fills it for heights)
         self.ranges: dict[tuple[int, int], list[tuple[float, float]]] = {}
         self.sums: dict[tuple[int, int], list[float]] = {}  # per tile and plane: sum of the values
+        self.counts: dict[tuple[int, int], list[int]] = {}  # per tile and plane: values not zero
+        self._zero: dict[tuple[int, int], np.ndarray] = {}  # a read-only zero tile per shape
         self._full: np.ndarray | None = None
+
+    @classmethod
+    def zeros(cls, planes: int, rows: int, columns: int, dtype, tile: int) -> PagedGrid:
+        """A grid of zeros that holds no memory: a tile is made when first written (a new layer)."""
+        n_i, n_j = tiling.tile_counts(rows, columns, tile)
+        grid = cls(planes, rows, columns, dtype, tile, [[None] * n_j for _ in range(n_i)])
+        for i, j, _, _ in tiling.tiles_of(rows, columns, tile):
+            grid.sums[(i, j)] = [0] * planes
+            grid.counts[(i, j)] = [0] * planes
+            grid.ranges[(i, j)] = [(0.0, 0.0)] * planes
+        return grid
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -61,14 +89,23 @@ class PagedGrid:
         if self._full is not None:
             rs, cs = self._slices(i, j)
             return self._full[:, rs, cs]
+        own = self._own.get((i, j))
+        return own if own is not None else self._file_tile(i, j)
+
+    def _file_tile(self, i: int, j: int) -> np.ndarray:
+        """What tile (i, j)'s file holds, mapped read-only (zeros where it has no file)."""
         key = (i, j)
-        own = self._own.get(key)
-        if own is not None:
-            return own
         m = self._maps.get(key)
         if m is None:
             rs, cs = self._slices(i, j)
             shape = (self.planes, rs.stop - rs.start, cs.stop - cs.start)
+            if self.files[i][j] is None:  # never written: zeros, one shared read-only tile
+                zero = self._zero.get(shape[1:])
+                if zero is None:
+                    zero = np.zeros(shape, self.dtype)
+                    zero.flags.writeable = False
+                    self._zero[shape[1:]] = zero
+                return zero
             try:
                 known = self.identities.get(key)
                 if known is not None and file_identity(os.stat(self.files[i][j])) != known:
@@ -85,13 +122,35 @@ class PagedGrid:
             self._maps.move_to_end(key)
         return m
 
+    def swap_tiles(self, tiles: dict[tuple[int, int], TileState]) -> dict[tuple[int, int], TileState]:
+        """Put each tile's state in place and return what it held: a whole-grid replace and its
+        undo move tile arrays in and out, copying none (an array is taken as it is, and owned by
+        the grid from then on; a state without one reads its file again)."""
+        out: dict[tuple[int, int], TileState] = {}
+        for key, state in tiles.items():
+            stats = (self.ranges.pop(key, None), self.sums.pop(key, None), self.counts.pop(key, None))
+            if self._full is not None:  # assembled meanwhile: the values are copied in and out
+                rs, cs = self._slices(*key)
+                out[key] = TileState(np.array(self._full[:, rs, cs]), *stats)
+                self._full[:, rs, cs] = (state.values if state.values is not None
+                                         else self._file_tile(*key))
+                continue
+            out[key] = TileState(self._own.pop(key, None), *stats)
+            if state.values is not None:
+                self._own[key] = state.values
+                self._maps.pop(key, None)
+            for known, value in zip((self.ranges, self.sums, self.counts), state[1:], strict=True):
+                if value is not None:
+                    known[key] = value
+        return out
+
     @property
     def is_full(self) -> bool:
         return self._full is not None
 
     def unchanged_file(self, i: int, j: int) -> Path | None:
         """The file tile (i, j) still matches byte for byte (None once it has been written, or
-        once the whole grid is assembled and may have been written anywhere)."""
+        once the whole grid is assembled and may have been written anywhere, or if it has none)."""
         return None if (i, j) in self._own or self._full is not None else self.files[i][j]
 
     @property
@@ -140,19 +199,29 @@ class PagedGrid:
             target[...] = values[:, a0 - r0:a1 - r0, b0 - c0:b1 - c0]
             self.ranges.pop(key, None)
             self.sums.pop(key, None)
+            self.counts.pop(key, None)
 
     def gather(self, plane: int, r: np.ndarray, c: np.ndarray) -> np.ndarray:
         """Values at integer points (r, c) of one plane (any matching shapes)."""
         r, c = np.broadcast_arrays(np.asarray(r, np.int64), np.asarray(c, np.int64))
+        shape = r.shape
+        r, c = r.ravel(), c.ravel()
         out = np.empty(r.shape, self.dtype)
-        ti, tj = r // self.tile, c // self.tile
+        if not r.size:
+            return out.reshape(shape)
         n_j = tiling.tile_counts(self.rows, self.columns, self.tile)[1]
-        key = ti * n_j + tj
-        for k in np.unique(key):
-            sel = key == k
-            i, j = divmod(int(k), n_j)
-            out[sel] = self.tile_array(i, j)[plane, r[sel] - i * self.tile, c[sel] - j * self.tile]
-        return out
+        key = (r // self.tile) * n_j + c // self.tile
+        # grouped by tile with one sort (a ray's points run through many tiles: a mask per tile
+        # would cost points x tiles)
+        order = np.argsort(key, kind="stable")
+        ks = key[order]
+        cuts = np.flatnonzero(ks[1:] != ks[:-1]) + 1
+        for a, b in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [len(ks)]]), strict=True):
+            i, j = divmod(int(ks[a]), n_j)
+            sel = order[a:b]
+            tile = self.tile_array(i, j)[plane].view(np.ndarray)  # a plain view: no memmap wrapping
+            out[sel] = tile[r[sel] - i * self.tile, c[sel] - j * self.tile]
+        return out.reshape(shape)
 
     def take(self, rows: np.ndarray, cols: np.ndarray, plane: int | None = None) -> np.ndarray:
         """The grid at rows x cols (as `a[np.ix_(rows, cols)]`; index arrays in ascending order,
@@ -195,6 +264,20 @@ class PagedGrid:
             self.sums[(i, j)] = known
         return known[plane]
 
+    def tile_nonzero(self, i: int, j: int, plane: int = 0) -> int:
+        """Values not zero in one tile's plane: kept from the opening pass, or counted once."""
+        known = self.counts.get((i, j))
+        if known is None:
+            a = self.tile_array(i, j)
+            known = [int(np.count_nonzero(a[p])) for p in range(self.planes)]
+            self.counts[(i, j)] = known
+        return known[plane]
+
+    def nonzero(self, plane: int = 0) -> int:
+        """Values not zero in a plane over every tile (per tile, each counted once until written)."""
+        tiles = tiling.tiles_of(self.rows, self.columns, self.tile)
+        return sum(self.tile_nonzero(i, j, plane) for i, j, _, _ in tiles)
+
     def total(self, plane: int = 0) -> float:
         """Sum of a plane over every tile (each tile's sum computed once, again only once written)."""
         tiles = tiling.tiles_of(self.rows, self.columns, self.tile)
@@ -227,6 +310,8 @@ class PagedGrid:
             self._own.clear()
             self.ranges.clear()  # written through the array from now on: no tile keeps track
             self.sums.clear()
+            self.counts.clear()
+            self._zero.clear()
             self._full = out
         return self._full
 

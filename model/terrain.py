@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from model.events import Event
-from model.paged import PagedPlane, int_sum, take
+from model.formats.tiles import TILE
+from model.paged import PagedGrid, PagedPlane, int_sum, take
+
+
+def blank_weights(rows: int, columns: int) -> PagedPlane:
+    """Zero weights for a new layer that take memory only where painted: tiles of zeros, each
+    made when first written (a scene saves them as the format stores every layer's tiles)."""
+    return PagedPlane(PagedGrid.zeros(1, rows, columns, np.uint8, TILE), 0)
 
 
 class TerrainLayer:
@@ -61,6 +68,21 @@ class TerrainLayer:
     @property
     def shape(self) -> tuple[int, int]:
         return tuple(self.grid().shape)
+
+    def gather(self, rows, cols) -> np.ndarray:
+        """The weights at integer points (rows[k], cols[k]), tile by tile where paged."""
+        grid = self.grid()
+        if isinstance(grid, PagedPlane):
+            return grid.grid.gather(grid.plane, rows, cols)
+        return grid[np.asarray(rows, np.int64), np.asarray(cols, np.int64)]
+
+    def painted_count(self) -> int:
+        """Samples with any weight: per tile where paged (kept from the opening pass until a tile
+        is written), else per 512-row band."""
+        grid = self.grid()
+        if isinstance(grid, PagedPlane):
+            return int(grid.grid.nonzero(grid.plane))
+        return sum(int(np.count_nonzero(grid[r:r + 512])) for r in range(0, grid.shape[0], 512))
 
     def weight_sum(self) -> int:
         """Sum of every weight (0..255 each): per tile where paged, each tile summed once until
@@ -184,10 +206,11 @@ class Terrain:
         if self.layer_index(name) is not None:
             raise ValueError(f"a layer named {name!r} already exists")
         if weights is None:
-            weights = np.zeros(self._shape, np.uint8)
-        weights = np.ascontiguousarray(weights, dtype=np.uint8)
-        if weights.shape != self._shape:
-            raise ValueError("layer weights must match the height grid")
+            weights = blank_weights(*self._shape)  # no memory until painted
+        else:
+            weights = np.ascontiguousarray(weights, dtype=np.uint8)
+            if weights.shape != self._shape:
+                raise ValueError("layer weights must match the height grid")
         layer = TerrainLayer(name, tuple(int(c) for c in color), weights)
         self.layers.append(layer)
         self.layers_changed.emit()

@@ -119,32 +119,50 @@ class FoliageDensity:
         return merged
 
     def _compute(self, r0: int, r1: int, c0: int, c1: int) -> None:
-        """Cover of texels [r0, r1) x [c0, c1) from the instances standing in them."""
-        block = np.zeros((r1 - r0, c1 - c0, 4), np.float64)  # Σ area × colour, Σ area
+        """Cover of texels [r0, r1) x [c0, c1) from the instances standing in them, summed per
+        occupied texel (memory follows the instances, not the texels: no working grid)."""
         self.texels_updated += (r1 - r0) * (c1 - c0)
-        v = self.volume
-        if v is not None and len(v.keys()):
-            ox, oz = self.scene.terrain.origin
-            s = self.texel
-            lo = (ox + c0 * s, oz + r0 * s)
-            hi = (ox + c1 * s, oz + r1 * s)
-            for key, idx in v.query_box(lo, hi).items():
-                ftype = v.palette.get(key[1]) if v.palette is not None else None
-                if ftype is not None and not ftype.stored:
-                    continue
-                radius = v.extent_of(key[1])[0] or 1.0
-                rec = v.chunk(*key).records[idx]
-                ci = np.floor((rec[:, 0].astype(np.float64) - ox) / s).astype(np.int64) - c0
-                ri = np.floor((rec[:, 2].astype(np.float64) - oz) / s).astype(np.int64) - r0
-                inside = (ci >= 0) & (ci < c1 - c0) & (ri >= 0) & (ri < r1 - r0)
-                area = math.pi * (radius * np.abs(rec[inside, 6].astype(np.float64))) ** 2
-                weighted = area[:, None] * np.append(self.colour_of(key[1]), 1.0)[None, :]
-                np.add.at(block, (ri[inside], ci[inside]), weighted)
-        total = block[..., 3]
         out = self.cover[r0:r1, c0:c1]
-        out[..., :3] = np.where(total[..., None] > 0, block[..., :3] / np.maximum(total, 1e-12)[..., None],
-                                np.asarray(CANOPY))
-        out[..., 3] = np.minimum(total / (self.texel * self.texel), 1.0)
+        out[...] = np.asarray(CANOPY + (0.0,), np.float32)  # no instance: canopy colour, no cover
+        v = self.volume
+        if v is None or not len(v.keys()):
+            return
+        ox, oz = self.scene.terrain.origin
+        s = self.texel
+        whole = (r0, r1, c0, c1) == (0, self.shape[0], 0, self.shape[1])
+        if whole:  # every chunk, in the order a box query gives them (type, then cell)
+            parts = ((key, c.records) for key, c in v.chunks())
+        else:
+            lo, hi = (ox + c0 * s, oz + r0 * s), (ox + c1 * s, oz + r1 * s)
+            parts = ((key, v.chunk(*key).records[idx]) for key, idx in v.query_box(lo, hi).items())
+        per_type: dict[str, list[np.ndarray]] = {}  # a type's records in chunk order, taken at once
+        for key, rec in parts:
+            per_type.setdefault(key[1], []).append(rec)
+        flats, areas, colours = [], [], []
+        for name, chunks in per_type.items():
+            ftype = v.palette.get(name) if v.palette is not None else None
+            if ftype is not None and not ftype.stored:
+                continue
+            rec = np.concatenate(chunks)
+            radius = v.extent_of(name)[0] or 1.0
+            ci = np.floor((rec[:, 0].astype(np.float64) - ox) / s) - c0
+            ri = np.floor((rec[:, 2].astype(np.float64) - oz) / s) - r0
+            inside = (ci >= 0) & (ci < c1 - c0) & (ri >= 0) & (ri < r1 - r0) & ~np.isnan(rec[:, 1])
+            flats.append(ri[inside].astype(np.int64) * (c1 - c0) + ci[inside].astype(np.int64))
+            areas.append(math.pi * (radius * np.abs(rec[inside, 6].astype(np.float64))) ** 2)
+            colours.append(np.broadcast_to(self.colour_of(name), (len(flats[-1]), 3)))
+        if not flats or not sum(len(f) for f in flats):
+            return
+        texel, which = np.unique(np.concatenate(flats), return_inverse=True)
+        area = np.concatenate(areas)
+        colour = np.concatenate(colours)
+        total = np.bincount(which, area, len(texel))  # in instance order, as the sums always were
+        rows, cols = np.divmod(texel, c1 - c0)
+        some = total > 0  # a texel whose instances have no footprint keeps the canopy colour
+        for k in range(3):
+            mean = np.bincount(which, area * colour[:, k], len(texel)) / np.maximum(total, 1e-12)
+            out[rows[some], cols[some], k] = mean[some]
+        out[rows, cols, 3] = np.minimum(total / (self.texel * self.texel), 1.0)
 
     def colour_of(self, type_name: str) -> np.ndarray:
         """A type's colour from afar: the mean vertex colour of its mesh's upper half."""

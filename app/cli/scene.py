@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import numpy as np
-
 from app.cli import add_json_flag, emit
 from model.scene import Scene
 
@@ -64,9 +62,10 @@ def scene_summary(scene: Scene) -> dict:
             {
                 "name": layer.name,
                 "color": "#{:02x}{:02x}{:02x}".format(*layer.color),
-                # painted: share of samples with any weight; coverage: mean weight 0..1
-                "painted": round(float(np.count_nonzero(layer.weights)) / cells, 6),
-                "coverage": round(float(layer.weights.mean(dtype=np.float64)) / 255.0, 6),
+                # painted: share of samples with any weight; coverage: mean weight 0..1 (per tile
+                # from the opening's pass where paged: nothing read again, nothing assembled)
+                "painted": round(layer.painted_count() / cells, 6),
+                "coverage": round(layer.weight_sum() / cells / 255.0, 6),
             }
             for layer in t.layers
         ],

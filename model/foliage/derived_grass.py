@@ -110,7 +110,7 @@ def grass_candidates(terrain: Terrain, ftype: FoliageType, tile0: tuple[int, int
     if ftype.layer is None:
         weight[:] = 255
     elif layer is not None:
-        weight[inside] = layer.weights[row[inside], col[inside]]
+        weight[inside] = layer.gather(row[inside], col[inside])  # tile by tile where paged
     grows = inside & (weight >= min_weight_u8(ftype)) & (thin * 255 < weight * FULL)
     x = terrain.origin[0] + terrain.spacing * u
     z = terrain.origin[1] + terrain.spacing * v

@@ -23,12 +23,15 @@ from model.foliage.foliage_type import FoliageType
 from model.foliage.hashing import Channel
 from model.foliage.neighbours import any_within, count_candidate_pairs, pairs_within
 from model.foliage.volume import FoliageVolume, Removed, Selection, points_in_polygon
+from model.formats.tiles import TILE, tiles_of
+from model.formats.tiles import tile_slices as tiles_slices
 from model.terrain import Terrain
 
 PLACED = 0
 POLYGON_TRIES = 8  # hashed tries for a lasso candidate to land inside its polygon
 MAX_CANDIDATES = 2_000_000  # per type per stamp; beyond this the count is clamped (and says so)
 MAX_PAIRS = 20_000_000  # within-stamp neighbour pairs before the sequential fallback
+WINDOW = TILE  # a layer fill reads the layer in windows this many samples a side (a scene's tiles)
 
 
 class Refusal(IntEnum):
@@ -174,26 +177,57 @@ class LayerRegion:
     def box(self, terrain: Terrain | None = None) -> tuple[float, float, float, float]:
         return terrain.bounds()
 
-    def _painted(self, terrain: Terrain) -> np.ndarray:
-        """Flat indices of the height samples where the layer reaches `min_weight`."""
+    def _painted_rows(self, terrain: Terrain) -> np.ndarray | None:
+        """Per row and tile column (`WINDOW` samples wide), how many samples reach `min_weight`:
+        read window by window (a paged layer's tiles), never the whole layer at once."""
         layer = terrain.layer(self.layer)
         if layer is None:
-            return np.empty(0, np.int64)
-        return np.flatnonzero(layer.weights.ravel() >= self.min_weight * 255.0)
+            return None
+        threshold = self.min_weight * 255.0
+        n_j = -(-terrain.columns // WINDOW)
+        per = np.zeros((terrain.rows, n_j), np.int64)
+        for _, j, rs, cs in tiles_of(terrain.rows, terrain.columns, WINDOW):
+            per[rs, j] = np.count_nonzero(layer.read(rs, cs) >= threshold, axis=1)
+        return per
 
     def area(self, terrain: Terrain | None = None) -> float:
         """The painted area: one sample spacing squared per sample painted enough (m²)."""
-        return float(len(self._painted(terrain))) * terrain.spacing * terrain.spacing
+        per = self._painted_rows(terrain)
+        return (0.0 if per is None else float(per.sum())) * terrain.spacing * terrain.spacing
+
+    def _samples(self, terrain: Terrain, per: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(row, column) of the k-th painted sample in row-major order (as `flatnonzero` of the
+        whole layer numbers them), reading only the windows the k fall in, each once."""
+        n_j = per.shape[1]
+        ends = np.cumsum(per.ravel())  # row-major over (row, window column): k's row and window
+        at = np.searchsorted(ends, k, side="right")
+        rank = k - (ends[at] - per.ravel()[at])  # among that row's painted samples in the window
+        row, j = np.divmod(at, n_j)
+        col = np.empty_like(k)
+        threshold = self.min_weight * 255.0
+        layer = terrain.layer(self.layer)
+        key = (row // WINDOW) * n_j + j
+        order = np.argsort(key, kind="stable")
+        keys, first = np.unique(key[order], return_index=True)
+        for w, a, b in zip(keys, first, np.append(first[1:], len(order)), strict=True):
+            sel = order[a:b]
+            rs, cs = tiles_slices(*divmod(int(w), n_j), terrain.rows, terrain.columns, WINDOW)
+            flat = np.flatnonzero(layer.read(rs, cs) >= threshold)
+            starts = np.concatenate([[0], np.cumsum(per[rs, w % n_j])])  # each row's first in `flat`
+            local = flat[starts[row[sel] - rs.start] + rank[sel]]
+            col[sel] = cs.start + local % (cs.stop - cs.start)
+        return row, col
 
     def positions(self, hashes: np.ndarray, terrain: Terrain | None = None) -> np.ndarray:
         """(n, 2) points spread over the painted samples: a sample from the X draw, then a uniform
         offset within its spacing-wide square from the Z and RETRY draws (kept on the terrain)."""
-        painted = self._painted(terrain)
+        per = self._painted_rows(terrain)
+        total = 0 if per is None else int(per.sum())
         hashes = np.asarray(hashes, np.uint32)
-        if not painted.size:
+        if not total:
             return np.full((len(hashes), 2), np.nan)
-        k = np.minimum((hashing.draw(hashes, Channel.X) * len(painted)).astype(np.int64), len(painted) - 1)
-        row, col = np.divmod(painted[k], terrain.columns)
+        k = np.minimum((hashing.draw(hashes, Channel.X) * total).astype(np.int64), total - 1)
+        row, col = self._samples(terrain, per, k)
         s = terrain.spacing
         x = terrain.origin[0] + (col + hashing.draw(hashes, Channel.Z) - 0.5) * s
         z = terrain.origin[1] + (row + hashing.draw(hashes, Channel.RETRY) - 0.5) * s

@@ -30,7 +30,7 @@ from model.errors import (
     refuse_link_outside,
 )
 from model.formats import tiles as tiling
-from model.paged import PagedGrid, PagedPlane, file_identity
+from model.paged import PagedGrid, PagedPlane, file_identity, int_sum
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
 
@@ -447,10 +447,14 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
         heights = PagedPlane(grid, 0)
         weights = None
         if entries:
+            sums: dict = {}
+            counts: dict = {}
             checked = _verify_tiles(layer_sides, "layer weights", np.dtype(np.uint8), len(entries),
-                                    rows, cols, tile, tracker, None)
+                                    rows, cols, tile, tracker, None, (sums, counts))
             lgrid = PagedGrid(len(entries), rows, cols, np.uint8, tile,
                               [[f for f, _ in row] for row in layer_sides], checked)
+            # coverage (the Layers panel, `scene info`) from the bytes the check read anyway
+            lgrid.sums, lgrid.counts = sums, counts
             weights = [PagedPlane(lgrid, k) for k in range(len(entries))]
         return _finish_load(manifest, doc, name, heights, weights, entries, blends, spacing, origin)
     layers_name = _require(manifest, terrain_doc, "layers", str, "terrain") if entries else None
@@ -522,11 +526,12 @@ def _tile_sides(manifest: Path, names: list[list[object]], what: str, key: str, 
 
 
 def _verify_tiles(sides: list[list[tuple[Path, int]]], what: str, dtype: np.dtype, planes: int,
-                  rows: int, cols: int, tile: int, progress: _Progress,
-                  ranges: dict | None) -> dict[tuple[int, int], tuple[int, ...]]:
+                  rows: int, cols: int, tile: int, progress: _Progress, ranges: dict | None,
+                  weights: tuple[dict, dict] | None = None) -> dict[tuple[int, int], tuple[int, ...]]:
     """Check every tile against the CRC-32 its name ends in, one tile in memory at a time (and
-    with `ranges`, that it holds no NaN or infinity, keeping its (min, max) there); the identity
-    of each file checked, so a file replaced before its tile is mapped is refused then."""
+    with `ranges`, that it holds no NaN or infinity, keeping its (min, max) there; with `weights`,
+    keeping each plane's sum and count of non-zero values in its two tables); the identity of
+    each file checked, so a file replaced before its tile is mapped is refused then."""
     identities: dict[tuple[int, int], tuple[int, ...]] = {}
     buffer = np.empty(planes * min(tile, rows) * min(tile, cols) * dtype.itemsize, np.uint8)
     for i, j, rs, cs in tiling.tiles_of(rows, cols, tile):
@@ -544,6 +549,10 @@ def _verify_tiles(sides: list[list[tuple[Path, int]]], what: str, dtype: np.dtyp
             if not (math.isfinite(lo) and math.isfinite(hi)):
                 raise FormatError(side, None, f"{what} contain NaN or infinity")
             ranges[(i, j)] = [(lo, hi)]
+        if weights is not None:  # the tile is in the cache still: a pass over it costs little
+            per_plane = view.view(dtype).reshape(planes, -1)
+            weights[0][(i, j)] = [int_sum(p) for p in per_plane]
+            weights[1][(i, j)] = [int(np.count_nonzero(p)) for p in per_plane]
     return identities
 
 

@@ -53,3 +53,19 @@ def test_a_16_km_scene_opens_in_the_editor_and_draws_its_first_frame_within_budg
     assert figures["samples"] == 8193 and figures["side_file_mb"] > 380  # 256 MiB heights, 2 layers
     assert figures["first_frame_s"] <= 5.0
     assert figures["peak_mb"] <= 1.5 * figures["side_file_mb"] + figures["baseline_mb"]
+
+
+@pytest.mark.slow
+def test_a_16_km_scene_with_300_000_stored_instances_opens_within_the_memory_budget() -> None:
+    """The same screenshot of a 16 km world with 300,000 stored instances (225,000 chunks): peak
+    resident memory at most 1.5 times the side files (tiles and foliage) over an empty scene's.
+    Its first frame is measured too (`scene_tiles.screenshot_16km_foliage_first_frame_s`, budget
+    5 s, not met yet: 14-17 s, the far proxies and the opening viewpoint's ray casts); held here
+    below the 40-51 s it took while the far cover looped over every chunk into a working grid."""
+    from app.bench.scene_tiles import measure_screenshot
+
+    figures = measure_screenshot(8193, runs=2, foliage=300_000)
+    print(json.dumps(figures, indent=1))
+    assert figures["instances"] == 300_000 and figures["side_file_mb"] > 388  # 384 MiB of tiles
+    assert figures["peak_mb"] <= 1.5 * figures["side_file_mb"] + figures["baseline_mb"]
+    assert figures["first_frame_s"] <= 30.0

@@ -9,7 +9,7 @@ import numpy as np
 
 from model.foliage import FoliageType, foliage_of
 from model.foliage.foliage_type import Extent
-from rendering.foliage_density import FoliageDensity
+from rendering.foliage_density import CANOPY, FoliageDensity
 from tests.widgets.test_viewport_foliage import flat_scene, records
 
 
@@ -71,3 +71,39 @@ def test_a_palette_edit_recolours_the_cover() -> None:
     fresh = FoliageDensity(scene)
     fresh.take_dirty()
     assert np.array_equal(d.cover, fresh.cover)  # what a full recompute gives
+
+
+def test_the_cover_of_a_16_km_world_needs_no_working_grid_of_its_texels() -> None:
+    import time
+    import tracemalloc
+
+    from model.scene import Scene
+    from model.terrain import Terrain
+
+    # 16,384 m across: 2,048² texels of 8 m (64 MB of float32 cover); the instances are what the
+    # computation may cost, not the texels (a float64 working grid of them was 128 MB)
+    scene = Scene(terrain=Terrain(np.zeros((257, 257), np.float32), 64.0, (-8192.0, -8192.0)), name="big")
+    palette = foliage_of(scene).palette
+    palette.add(FoliageType("tree", mesh="builtin:conifer", extent=Extent(2.0, 8.0)))
+    palette.add(FoliageType("stone", mesh="builtin:rock", extent=Extent(1.0, 1.0)))
+    volume = foliage_of(scene).volume
+    rng = np.random.default_rng(4)
+    volume.add("tree", records(rng.uniform(-8000, 8000, (60_000, 2)), 1.2))
+    volume.add("stone", records(rng.uniform(-8000, 8000, (20_000, 2))))
+    d = FoliageDensity(scene)
+    assert d.cover.shape == (2048, 2048, 4)
+    tracemalloc.start()
+    try:
+        t0 = time.perf_counter()
+        assert d.take_dirty() is None
+        seconds = time.perf_counter() - t0
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 24 << 20, peak  # was over 250 MB
+    assert seconds < 10.0  # about 0.3 s here; a generous bound for a loaded machine
+    covered = d.cover[..., 3] > 0
+    assert 70_000 < np.count_nonzero(covered) <= 80_000
+    expected = math.pi * 2.4 ** 2 / 64.0  # one tree alone in its texel
+    assert np.isclose(d.cover[..., 3], expected, rtol=1e-6).sum() > 40_000
+    assert np.all(d.cover[~covered][:, :3] == np.asarray(CANOPY, np.float32))
