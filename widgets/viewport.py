@@ -40,6 +40,7 @@ FLY_KEYS = {Qt.Key.Key_W: (1, 0, 0), Qt.Key.Key_S: (-1, 0, 0), Qt.Key.Key_A: (0,
 FLY_TICK_MS = 16
 # The opening view over stored foliage: eye height above the ground, look-down angle, orbit distance.
 OPENING_HEIGHT = 28.0
+OPENING_SIGHT = 1500.0  # metres: a sight line this long is open enough (a 16 km world's ran for kilometres)
 OPENING_PITCH_DEGREES = 16.0
 OPENING_DISTANCE = 120.0
 
@@ -527,8 +528,12 @@ def opening_viewpoint(terrain, volume, candidates: int = 16, yaws: int = 8) -> t
                     a = yaw + side
                     flat = math.cos(down)
                     d = np.array([-math.sin(a) * flat, -math.sin(down), -math.cos(a) * flat])
-                    hit = ray_heightfield(terrain, eye, d)
-                    score += 0.0 if hit is None else float(np.linalg.norm(hit - eye))
+                    hit = ray_heightfield(terrain, eye, d, max_t=OPENING_SIGHT)
+                    if hit is not None:
+                        score += float(np.linalg.norm(hit - eye))
+                    elif terrain.contains(*(eye + d * OPENING_SIGHT)[[0, 2]]):
+                        score += OPENING_SIGHT  # still over the ground that far: open
+                    # else it left the terrain first: the edge scores nothing
             if score > best[0]:
                 best = (score, eye, yaw)
     return best[1], best[2]
