@@ -324,7 +324,9 @@ class TerrainRenderer(Renderer):
         GL.glBindTexture(GL.GL_TEXTURE_2D, self._density_tex)
         GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
         if rects is None or first or self._density_shape != d.cover.shape:
-            GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA32F, shape[1], shape[0], 0, GL.GL_RGBA,
+            # half floats: a cover of colours and fractions needs no more, and a 16 km world's
+            # 2048² texture is then 32 MB on the GPU (llvmpipe: in this process), not 64
+            GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA16F, shape[1], shape[0], 0, GL.GL_RGBA,
                             GL.GL_FLOAT, np.ascontiguousarray(d.cover))
             self._density_shape = d.cover.shape
             frame.stats.count_upload("foliage cover", 1)
