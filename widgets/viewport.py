@@ -74,6 +74,7 @@ class Viewport(QOpenGLWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        self._opening: tuple[np.ndarray, float] | None = None
         self.camera = OrbitCamera()
         self.renderers: list[Renderer] = []
         self.terrain_renderer: TerrainRenderer | None = None
@@ -146,6 +147,7 @@ class Viewport(QOpenGLWidget):
                 self.remove_renderer(old)
                 setattr(self, attr, None)
         self.scene = scene
+        self._opening = None  # (eye, yaw), found once per scene: a resize before any move reuses it
         self.overlays.terrain = scene.terrain if scene is not None else None
         if scene is not None:
             self.terrain_renderer = TerrainRenderer(scene.terrain, FoliageDensity(scene))
@@ -215,7 +217,9 @@ class Viewport(QOpenGLWidget):
         if self.scene is None or volume is None or not len(volume.keys()):
             self.frame_all()
             return
-        eye, yaw = opening_viewpoint(self.scene.terrain, volume)
+        if self._opening is None:
+            self._opening = opening_viewpoint(self.scene.terrain, volume)
+        eye, yaw = self._opening
         cam = self.camera
         cam.yaw = yaw
         cam.pitch = math.radians(OPENING_PITCH_DEGREES)
