@@ -27,6 +27,7 @@ from rendering.foliage_proxies import FLOATS, PROXY_CAP, STRIDE, merged_many, pr
 MAX_LEVELS = 22  # to one root: cells either side of 0 meet only at level 21 (codes offset by 2^20)
 BUDGET_MB = 48.0  # proxies kept on the host (least recently drawn dropped first)
 BATCH_CHUNKS = 16384  # a build from the chunks goes this many chunks at a time (bounded memory)
+ENTRY_BYTES = 200  # a cached proxy's own cost beyond its rows (array header, cache entry), counted
 _OFFSET = 1 << 20  # cells are ±1M: codes of 21 bits per axis
 
 
@@ -195,8 +196,11 @@ class ProxyTree:
         return i if i < len(self.codes) and self.codes[i] == code else -1
 
     def key(self, row: int):
-        cx, cz = cells_of(self.codes[row:row + 1])[0]
-        return ((int(cx), int(cz)), self.type_name)
+        return self.keys(np.array([row]))[0]
+
+    def keys(self, rows: np.ndarray) -> list:
+        """Chunk keys of level-0 rows."""
+        return [((int(cx), int(cz)), self.type_name) for cx, cz in cells_of(self.codes[rows])]
 
     def apply(self, volume, keys) -> None:
         """Follow an edit of chunks `keys` of this type: their rows are refreshed (added or removed),
@@ -247,14 +251,14 @@ class ProxyTree:
     def _drop(self, key: tuple[int, int]) -> None:
         reps = self.cache.pop(key, None)
         if reps is not None:
-            self.cache_bytes -= reps.nbytes
+            self.cache_bytes -= reps.nbytes + ENTRY_BYTES
         level, code = key
         if level < len(self.gpu) and code in self.gpu[level].at:
             self.gpu[level].holes += self.gpu[level].at.pop(code)[1]
 
     def _store(self, key: tuple[int, int], reps: np.ndarray) -> None:
         self.cache[key] = reps
-        self.cache_bytes += reps.nbytes
+        self.cache_bytes += reps.nbytes + ENTRY_BYTES
         self.builds += 1
 
     def reps(self, volume, level: int, rows: np.ndarray, protect: bool = False) -> list[np.ndarray]:
@@ -288,7 +292,7 @@ class ProxyTree:
     def _make(self, volume, level: int, rows: np.ndarray) -> list[np.ndarray]:
         table = self.levels[level]
         if level == 0:
-            recs = [volume.chunk(*self.key(int(r))).records for r in rows]
+            recs = [volume.chunk(*k).records for k in self.keys(rows)]
             group = np.repeat(np.arange(len(rows)), [len(r) for r in recs])
             rec = np.concatenate(recs) if recs else np.zeros((0, 7), np.float32)
             made = proxies_of_many(rec, group, len(rows), self.type_name, self.card_area, self.cell_area)

@@ -12,13 +12,15 @@ levels hand over with a complementary ordered dither.
 Selected instances are drawn tinted and rimmed: a chunk with a selection has a one-float-per-
 instance mask buffer, sent again only when that chunk's selection (or its records) changed.
 Far away, where a chunk's cell spans under `PROXY_PIXELS` on screen, a type with impostors is
-drawn from each chunk's proxy instead (`rendering.foliage_proxies`: a fixed, hash-ordered handful
-of its instances grown to cover for the rest, fewer as the chunk shrinks), all of a type's far
-chunks in one multi-draw per variant; the impostors dissolve into the proxies over a band, as
-levels do. Chunks stream by view distance: a chunk's instances go to the GPU once its cell comes
-within the distance where its type's full instances end (its far end, or where its proxies take
-over), with a cell of margin, and are released past `RELEASE_FACTOR` times that, so GPU memory
-follows what is near the camera plus the proxies (at most `PROXY_CAP` instances a chunk).
+drawn from its proxy tree instead (`rendering.foliage_proxy_tree`: per chunk a fixed,
+hash-ordered handful of its instances grown to cover for the rest, fewer as the chunk shrinks;
+further out the same for groups of 2^L × 2^L cells, each level twice as far as the one below),
+all of a level's nodes in one multi-draw per variant; the impostors dissolve into the proxies,
+and each proxy level into the next, over a band, as levels do. Chunks stream by view distance: a
+chunk's instances go to the GPU once its cell comes within the distance where its type's full
+instances end (its far end, or where its proxies take over), with a cell of margin, and are
+released past `RELEASE_FACTOR` times that, so GPU memory follows what is near the camera plus the
+proxies the frame drew (held in a budget of `proxy_budget_mb` per type on the host).
 """
 
 from __future__ import annotations
@@ -662,7 +664,7 @@ class FoliageRenderer(Renderer):
                         & (n_near <= level.fade_out[1])
                     rows = np.flatnonzero(wanted)
                     if lv == 0:
-                        self.proxy_visible += [ps.key(int(r)) for r in rows]
+                        self.proxy_visible += ps.keys(rows)
                     selected = self._far_selected(ps, far_chunks) if lv == 0 else np.zeros(0, np.int64)
                     if not len(rows) and not len(selected):
                         continue
@@ -674,7 +676,7 @@ class FoliageRenderer(Renderer):
                     if len(selected):
                         whole = Level(level.meshes, levels[0].fade_in, levels[-1].fade_out)
                         placed.append((0, whole, selected, near[selected], reps[len(rows):], True))
-                        self.proxy_selected += [ps.key(int(r)) for r in selected]
+                        self.proxy_selected += ps.keys(selected)
             ps.end_frame(codes)
             if ps.builds > before:
                 frame.stats.count_upload("foliage proxies", ps.builds - before)
