@@ -471,7 +471,7 @@ class FoliageRenderer(Renderer):
                     continue
                 ps = self._proxies[type_name] = ProxyTree(type_name, plan.card_area, v.cell_size,
                                                           self.proxy_budget_mb)
-            ps.apply(v, sorted(keys, key=lambda k: k[0]))
+            ps.apply(v, keys)
             if not len(ps):
                 ps.release()
                 del self._proxies[type_name]
@@ -643,39 +643,38 @@ class FoliageRenderer(Renderer):
         for type_name, ps in self._proxies.items():
             plan = self.plan(type_name)
             ps.begin_frame()
-            drawn = np.zeros(len(ps), bool)
-            drawn[full_rows.get(type_name, [])] = True
             levels = self.proxy_levels(plan, min(len(ps.levels), self.proxy_max_level + 1))
             codes: list[set] = [set() for _ in ps.levels]
             placed = []
             before = ps.builds
+            full = np.unique(np.array(full_rows.get(type_name, []), np.int64))
+            chunks_drawn, instances = len(full), int(ps.count[full].sum())
             if levels:
-                near = box_distance(ps.lo, ps.hi, eye)
-                far = _box_far_distance(ps.lo, ps.hi, eye)
-                far_chunks = boxes_in_frustum(ps.lo, ps.hi, planes) & (far >= levels[0].fade_in[0]) \
-                    & (near <= levels[-1].fade_out[1])
-                drawn |= far_chunks
-                self._count_proxy(frame, plan, ps, levels, far_chunks, near, far, eye)
+                walk = self._walk(ps, levels, planes, eye)
+                rows0, near0, far0 = walk["chunks"]
+                far_chunks = rows0[(far0 >= levels[0].fade_in[0]) & (near0 <= levels[-1].fade_out[1])]
+                extra = np.setdiff1d(far_chunks, full)
+                chunks_drawn += len(extra) + walk["settled_chunks"]
+                instances += int(ps.count[extra].sum()) + walk["settled_instances"]
+                self._count_proxy(frame, ps, levels, walk, eye)
+                selected = self._far_selected(ps, levels, planes, eye)
                 for lv, level in enumerate(levels):
-                    t = ps.levels[lv]
-                    n_near = near if lv == 0 else box_distance(t.lo, t.hi, eye)
-                    n_far = far if lv == 0 else _box_far_distance(t.lo, t.hi, eye)
-                    wanted = boxes_in_frustum(t.lo, t.hi, planes) & (n_far >= level.fade_in[0]) \
-                        & (n_near <= level.fade_out[1])
-                    rows = np.flatnonzero(wanted)
+                    rows, n_near = walk["drawn"][lv]
                     if lv == 0:
                         self.proxy_visible += ps.keys(rows)
-                    selected = self._far_selected(ps, far_chunks) if lv == 0 else np.zeros(0, np.int64)
-                    if not len(rows) and not len(selected):
+                    if not len(rows) and not (lv == 0 and len(selected)):
                         continue
-                    rows = rows[np.argsort(n_near[rows], kind="stable")]  # near first:
-                    both = np.r_[rows, selected].astype(np.int64)
-                    reps = ps.place(self.volume, lv, both)  # the depth test then skips cards behind
-                    codes[lv] = {int(t.codes[r]) for r in np.r_[rows, selected]}
-                    placed.append((lv, level, rows, n_near[rows], reps[:len(rows)], False))
-                    if len(selected):
+                    rows = rows[np.argsort(n_near, kind="stable")]  # near first: the depth test then
+                    n_near = np.sort(n_near, kind="stable")           # skips the cards behind
+                    both = np.r_[rows, selected].astype(np.int64) if lv == 0 else rows
+                    reps = ps.place(self.volume, lv, both)
+                    t = ps.levels[lv]
+                    codes[lv] = {int(t.codes[r]) for r in both}
+                    placed.append((lv, level, rows, n_near, reps[:len(rows)], False))
+                    if lv == 0 and len(selected):
                         whole = Level(level.meshes, levels[0].fade_in, levels[-1].fade_out)
-                        placed.append((0, whole, selected, near[selected], reps[len(rows):], True))
+                        sel_near = box_distance(ps.lo[selected], ps.hi[selected], eye)
+                        placed.append((0, whole, selected, sel_near, reps[len(rows):], True))
                         self.proxy_selected += ps.keys(selected)
             ps.end_frame(codes)
             if ps.builds > before:
@@ -692,17 +691,57 @@ class FoliageRenderer(Renderer):
                 self.proxy_nodes.append(0)
             for lv, c in enumerate(codes):
                 self.proxy_nodes[lv] += len(c)
-            frame.stats.chunks_drawn += int(drawn.sum())
-            frame.stats.chunks_culled += int((~drawn).sum())
-            frame.stats.instances += int(ps.count[drawn].sum())
+            frame.stats.chunks_drawn += chunks_drawn
+            frame.stats.chunks_culled += len(ps) - chunks_drawn
+            frame.stats.instances += instances
         if jobs:
             self._draw_proxy_jobs(frame, jobs, eye)
 
-    def _far_selected(self, ps: ProxyTree, far_chunks: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def _walk(ps: ProxyTree, levels: list[Level], planes, eye) -> dict:
+        """The tree from its root down: a node outside the view is dropped with what it holds, one
+        wholly past the levels below it stops the descent (its chunks count as drawn, whole), so a
+        frame tests the nodes near the cut, not every chunk. Returns per drawn level (rows, near);
+        the chunks reached (rows, near, far); what the stopped nodes hold (chunks, instances) and
+        the stopped nodes themselves per level (for the statistics)."""
+        count = len(levels)
+        top = len(ps.levels) - 1
+        cand = np.arange(len(ps.levels[top]))
+        drawn: list = [(np.zeros(0, np.int64), np.zeros(0))] * count
+        stopped: list = []
+        settled_chunks = settled_instances = 0
+        chunks = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+        for lv in range(top, -1, -1):
+            t = ps.levels[lv]
+            rows = cand[boxes_in_frustum(t.lo[cand], t.hi[cand], planes)]
+            near = box_distance(t.lo[rows], t.hi[rows], eye)
+            far = _box_far_distance(t.lo[rows], t.hi[rows], eye)
+            if lv < count:
+                mine = (far >= levels[lv].fade_in[0]) & (near <= levels[lv].fade_out[1])
+                drawn[lv] = (rows[mine], near[mine])
+            if lv == 0:
+                chunks = (rows, near, far)
+                break
+            finer = near <= levels[lv - 1].fade_out[1] if lv - 1 < count else np.ones(len(rows), bool)
+            done = rows[~finer & (near <= levels[-1].fade_out[1])]  # beyond: nothing is drawn
+            stopped.append((lv, done))
+            settled_chunks += int((t.chunk_end[done] - t.chunk_first[done]).sum())
+            settled_instances += int(t.count[done].sum())
+            go = rows[finer]
+            first, end = t.child_first[go], t.child_end[go]
+            cand = np.repeat(first - np.r_[0, np.cumsum(end - first)[:-1]], end - first) + np.arange(
+                int((end - first).sum())) if len(go) else np.zeros(0, np.int64)
+        return {"drawn": drawn, "chunks": chunks, "stopped": stopped,
+                "settled_chunks": settled_chunks, "settled_instances": settled_instances}
+
+    def _far_selected(self, ps: ProxyTree, levels: list[Level], planes, eye) -> np.ndarray:
         """Level-0 rows of far chunks of this tree with a selection (drawn amber from their proxy)."""
-        rows = [r for key in self._selection if key[1] == ps.type_name and key not in self._gpu
-                and (r := ps.row_of(key[0])) >= 0 and far_chunks[r]]
-        return np.array(sorted(rows), np.int64)
+        rows = np.array(sorted(r for key in self._selection if key[1] == ps.type_name
+                               and key not in self._gpu and (r := ps.row_of(key[0])) >= 0), np.int64)
+        if not len(rows):
+            return rows
+        far = _box_far_distance(ps.lo[rows], ps.hi[rows], eye)
+        return rows[boxes_in_frustum(ps.lo[rows], ps.hi[rows], planes) & (far >= levels[0].fade_in[0])]
 
     def _draw_proxy_jobs(self, frame: FrameContext, jobs, eye: np.ndarray) -> None:
         p = self.impostor_program
@@ -748,23 +787,34 @@ class FoliageRenderer(Renderer):
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         GL.glBindVertexArray(0)
 
-    def _count_proxy(self, frame: FrameContext, plan: _Plan, ps: ProxyTree, levels: list[Level],
-                     far_chunks: np.ndarray, near, far, eye) -> None:
+    def _count_proxy(self, frame: FrameContext, ps: ProxyTree, levels: list[Level], walk: dict,
+                     eye) -> None:
         """The instances the proxies stand for: those past the middle of level 0's dissolve band
-        (by their own distance where a chunk straddles it), each chunk's counted for the level
-        that holds its centre (the middle of that level's dissolve-in band and the next one's)."""
+        (by their own distance where a chunk straddles it), counted for the level that holds
+        their chunk's centre, or their stopped node's (the middle of that level's dissolve-in band
+        and the next one's; no finer than the node's own level)."""
         mids = np.array([sum(lv.fade_in) / 2 for lv in levels])
-        rows = np.flatnonzero(far_chunks & (far >= mids[0]))
-        if not len(rows):
-            return
+        per = np.zeros(len(mids), np.int64)
+
+        def owners(lo, hi, at_least: int) -> np.ndarray:
+            centre = np.sqrt((((lo + hi) / 2 - eye) ** 2).sum(axis=1))
+            return np.clip(np.searchsorted(mids, centre, side="right") - 1, at_least, len(mids) - 1)
+
+        rows, near, far = walk["chunks"]
+        keep = far >= mids[0]
+        rows, near = rows[keep], near[keep]
         stands = ps.count[rows].astype(np.int64)
-        for j in np.flatnonzero(near[rows] < mids[0]):
+        for j in np.flatnonzero(near < mids[0]):
             rec = self.volume.chunk(*ps.key(int(rows[j]))).records
             d = np.sqrt(((rec[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1))
             stands[j] = int((d >= mids[0]).sum())
-        centre = np.sqrt((((ps.lo[rows] + ps.hi[rows]) / 2 - eye) ** 2).sum(axis=1))
-        owner = np.clip(np.searchsorted(mids, centre, side="right") - 1, 0, len(mids) - 1)
-        for lv, n in enumerate(np.bincount(owner, stands, minlength=len(mids))):
+        per += np.bincount(owners(ps.lo[rows], ps.hi[rows], 0), stands, len(mids)).astype(np.int64)
+        for lv, done in walk["stopped"]:
+            if len(done):
+                t = ps.levels[lv]
+                per += np.bincount(owners(t.lo[done], t.hi[done], min(lv, len(mids) - 1)),
+                                   t.count[done], len(mids)).astype(np.int64)
+        for lv, n in enumerate(per):
             frame.stats.count_level(self.proxy_level_name(lv), int(n))
 
     def _count_cards(self, frame: FrameContext, lv: int, levels: list[Level], reps, counts, eye) -> None:

@@ -7,7 +7,7 @@ import numpy as np
 from model.foliage import FoliageType, FoliageVolume
 from model.foliage.variants import draw24, instance_hashes
 from rendering.foliage_proxies import PROXY_CAP, PROXY_CHANNEL, proxies_of_many, proxy_of
-from rendering.foliage_proxy_tree import ProxyTree, cells_of, morton
+from rendering.foliage_proxy_tree import ProxyTree, cells_of, chunk_bounds, morton
 
 CELL = 32.0
 
@@ -106,3 +106,9 @@ def test_the_budget_keeps_the_cache_bounded_and_what_is_remade_is_identical() ->
     assert all(np.array_equal(a, b) for a, b in zip(want, got, strict=True))
     again = tight.reps(volume, 0, np.arange(40))  # evicted chunk proxies come back the same
     assert all(np.array_equal(a, b) for a, b in zip(roomy.reps(volume, 0, np.arange(40)), again, strict=True))
+
+
+def test_chunk_bounds_in_one_pass_are_the_volumes_own() -> None:
+    volume = _volume(3000, 256.0)
+    keys = volume.keys()
+    assert np.allclose(chunk_bounds(volume, "fir", keys), np.stack([volume.bounds(*k) for k in keys]))
