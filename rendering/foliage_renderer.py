@@ -727,7 +727,7 @@ class FoliageRenderer(Renderer):
             stopped.append((lv, done))
             settled_chunks += int((t.chunk_end[done] - t.chunk_first[done]).sum())
             settled_instances += int(t.count[done].sum())
-            go = rows[finer]
+            go = rows[finer & (near <= levels[-1].fade_out[1])]  # past the cards' end: nothing below
             first, end = t.child_first[go], t.child_end[go]
             cand = np.repeat(first - np.r_[0, np.cumsum(end - first)[:-1]], end - first) + np.arange(
                 int((end - first).sum())) if len(go) else np.zeros(0, np.int64)
