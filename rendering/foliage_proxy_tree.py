@@ -10,7 +10,8 @@ A quadtree (not 4×4 or 8×8 groups): what a node stores is at most 4 times what
 
 Nodes are found by a Morton code of their cell (a node's chunks are one run of the sorted codes),
 so the tables are numpy arrays, refreshed without a Python loop over the chunks. Proxies are made
-on first need and kept in a least-recently-used cache of `budget_mb`; the GPU holds only the
+on first need and kept in a cache of `budget_mb` (finest levels dropped first, least recently used
+first within a level); the GPU holds only the
 nodes the last frame drew (one buffer per level, an extent per node). An edit drops the proxies
 of the nodes on its chunks' paths to the root, nothing else.
 """
@@ -24,11 +25,14 @@ import numpy as np
 
 from rendering.foliage_proxies import FLOATS, PROXY_CAP, STRIDE, merged_many, proxies_of_many
 
-MAX_LEVELS = 22  # to one root: cells either side of 0 meet only at level 21 (codes offset by 2^20)
+MAX_LEVELS = 24  # to one root (a world of 2^k cells a side has it by level k + 2)
 BUDGET_MB = 48.0  # proxies kept on the host (least recently drawn dropped first)
 BATCH_CHUNKS = 16384  # a build from the chunks goes this many chunks at a time (bounded memory)
 ENTRY_BYTES = 200  # a cached proxy's own cost beyond its rows (array header, cache entry), counted
-_OFFSET = 1 << 20  # cells are ±1M: codes of 21 bits per axis
+# cells are offset into 32 bits by alternating bits: a level's nodes then never all meet at the
+# origin (an offset of 2^n would split a world centred there up to level n), the origin sits a
+# third or two thirds into every node, so the root of a world of 2^k cells is near level k
+_OFFSET = 0x6AAAAAAA
 
 
 def _spread(v: np.ndarray) -> np.ndarray:
@@ -193,7 +197,8 @@ class ProxyTree:
         self.hi = np.empty((0, 3))
         self.count = np.empty(0, np.int64)
         self.levels: list[_Table] = []
-        self.cache: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
+        self.cache: dict[tuple[int, int], np.ndarray] = {}
+        self._recent: list[OrderedDict] = [OrderedDict() for _ in range(MAX_LEVELS)]  # oldest first
         self.cache_bytes = 0
         self.gpu: list[_Extents] = []
         self.builds = 0
@@ -228,10 +233,16 @@ class ProxyTree:
             for level in range(len(self.levels) or 1):
                 for c in np.unique(codes >> np.uint64(2 * level)):
                     self._drop((level, int(c)))
-        keep = ~np.isin(self.codes, codes) if len(self.codes) else np.zeros(0, bool)
         live = [(k, c) for k, c in zip(keys, codes, strict=True)
                 if (ch := volume.chunk(*k)) is not None and len(ch)]
         boxes = chunk_bounds(volume, self.type_name, [k for k, _ in live])
+        at = np.searchsorted(self.codes, codes) if len(self.codes) else np.zeros(len(codes), np.int64)
+        known = (at < len(self.codes)) & (self.codes[np.minimum(at, len(self.codes) - 1)] == codes) \
+            if len(self.codes) else np.zeros(len(codes), bool)
+        if len(live) == len(keys) and known.all():  # the same chunks, changed: their rows and paths
+            self._refresh(at, boxes, np.array([len(volume.chunk(*k)) for k, _ in live], np.int64))
+            return
+        keep = ~np.isin(self.codes, codes) if len(self.codes) else np.zeros(0, bool)
         all_codes = np.concatenate([self.codes[keep], np.array([c for _, c in live], np.uint64)])
         order = np.argsort(all_codes, kind="stable")
         self.codes = all_codes[order]
@@ -240,6 +251,18 @@ class ProxyTree:
         self.count = np.concatenate([self.count[keep], [len(volume.chunk(*k)) for k, _ in live]]
                                     ).astype(np.int64)[order]
         self._tables()
+
+    def _refresh(self, rows: np.ndarray, boxes: np.ndarray, counts: np.ndarray) -> None:
+        """Chunks `rows` changed in place: their rows, then their ancestors' bounds and counts from
+        their children, level by level (work follows the edit, not the world)."""
+        self.lo[rows], self.hi[rows], self.count[rows] = boxes[:, 0], boxes[:, 1], counts
+        for level in range(1, len(self.levels)):
+            t, below = self.levels[level], self.levels[level - 1]
+            rows = np.unique(np.searchsorted(t.codes, below.codes[rows] >> np.uint64(2)))
+            for r in rows:
+                a, b = t.child_first[r], t.child_end[r]
+                t.lo[r], t.hi[r] = below.lo[a:b].min(axis=0), below.hi[a:b].max(axis=0)
+                t.count[r] = below.count[a:b].sum()
 
     def _tables(self) -> None:
         n = len(self.codes)
@@ -267,6 +290,7 @@ class ProxyTree:
     def _drop(self, key: tuple[int, int]) -> None:
         reps = self.cache.pop(key, None)
         if reps is not None:
+            del self._recent[key[0]][key[1]]
             self.cache_bytes -= reps.nbytes + ENTRY_BYTES
         level, code = key
         if level < len(self.gpu) and code in self.gpu[level].at:
@@ -274,6 +298,7 @@ class ProxyTree:
 
     def _store(self, key: tuple[int, int], reps: np.ndarray) -> None:
         self.cache[key] = reps
+        self._recent[key[0]][key[1]] = None
         self.cache_bytes += reps.nbytes + ENTRY_BYTES
         self.builds += 1
 
@@ -291,7 +316,7 @@ class ProxyTree:
             if got is None:
                 missing.append(j)
             else:
-                self.cache.move_to_end(key)
+                self._recent[level].move_to_end(key[1])
                 out[j] = got
         if not missing:
             return out
@@ -322,16 +347,21 @@ class ProxyTree:
         return merged_many(children, parent, len(rows), self.type_name, PROXY_CAP)
 
     def trim(self) -> None:
-        """Drop the least recently used proxies past the budget (never one drawn this frame)."""
-        skipped = 0
-        while self.cache_bytes > self.budget_bytes and skipped < len(self.cache):
-            key = next(iter(self.cache))  # the least recently used
-            if key in self._protected:  # drawn this frame: to the back
-                self.cache.move_to_end(key)
-                skipped += 1
-                continue
-            self._drop(key)
-            self.evicted += 1
+        """Drop proxies past the budget: the finest level's first (the most numerous, and each is
+        remade from a few children), least recently used first; never one drawn this frame. So
+        the coarse nodes stay, and an edit remakes its path from them and a few fine siblings."""
+        for level, recent in enumerate(self._recent):
+            skipped = 0
+            while self.cache_bytes > self.budget_bytes and skipped < len(recent):
+                code = next(iter(recent))  # the least recently used
+                if (level, code) in self._protected:  # drawn this frame: to the back
+                    recent.move_to_end(code)
+                    skipped += 1
+                    continue
+                self._drop((level, code))
+                self.evicted += 1
+            if self.cache_bytes <= self.budget_bytes:
+                return
 
     # ---- a frame -------------------------------------------------------------------------------
     def begin_frame(self) -> None:
@@ -375,4 +405,6 @@ class ProxyTree:
         for e in self.gpu:
             e.release()
         self.cache.clear()
+        for recent in self._recent:
+            recent.clear()
         self.cache_bytes = 0

@@ -87,6 +87,9 @@ def test_an_edit_remakes_only_the_proxies_on_its_path_and_the_same_ones() -> Non
     again = {lv: tree.reps(volume, lv, np.arange(len(t))) for lv, t in enumerate(tree.levels)}
     assert tree.builds - built == len(tree.levels)  # and only those made again
     fresh = _tree(volume)
+    for mine, theirs in zip(tree.levels, fresh.levels, strict=True):  # refreshed in place as if afresh
+        assert np.array_equal(mine.codes, theirs.codes) and np.array_equal(mine.count, theirs.count)
+        assert np.allclose(mine.lo, theirs.lo) and np.allclose(mine.hi, theirs.hi)
     for lv, t in enumerate(fresh.levels):
         made = fresh.reps(volume, lv, np.arange(len(t)))
         assert all(np.array_equal(a, b) for a, b in zip(made, again[lv], strict=True))  # as if made afresh
@@ -104,6 +107,18 @@ def test_the_budget_keeps_the_cache_bounded_and_what_is_remade_is_identical() ->
     got = tight.reps(volume, top, np.arange(len(tight.levels[top])))
     assert tight.cache_bytes <= 0.1e6 and tight.evicted > 0
     assert all(np.array_equal(a, b) for a, b in zip(want, got, strict=True))
+    assert min(lv for lv, _ in tight.cache) > 0  # the finest levels go first: the coarse nodes stay
+    key = tight.key(300)
+    x, z = key[0][0] * CELL + 3.0, key[0][1] * CELL + 5.0
+    volume.add("fir", np.array([[x, 0, z, 0, 0, 0, 1.0]], np.float32))
+    tight.apply(volume, [key])
+    built = tight.builds
+    tight.reps(volume, top, np.arange(len(tight.levels[top])))
+    assert tight.builds - built < 4 * 4 * len(tight.levels)  # its path and a few fine siblings, no more
+    volume.remove({key: np.array([len(volume.chunk(*key)) - 1])})
+    tight.apply(volume, [key])
+    got = tight.reps(volume, top, np.arange(len(tight.levels[top])))
+    assert all(np.array_equal(a, b) for a, b in zip(want, got, strict=True))  # and back as it was
     again = tight.reps(volume, 0, np.arange(40))  # evicted chunk proxies come back the same
     assert all(np.array_equal(a, b) for a, b in zip(roomy.reps(volume, 0, np.arange(40)), again, strict=True))
 
