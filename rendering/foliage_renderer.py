@@ -20,7 +20,7 @@ and each proxy level into the next, over a band, as levels do. Chunks stream by 
 chunk's instances go to the GPU once its cell comes within the distance where its type's full
 instances end (its far end, or where its proxies take over), with a cell of margin, and are
 released past `RELEASE_FACTOR` times that, so GPU memory follows what is near the camera plus the
-proxies the frame drew (held in a budget of `proxy_budget_mb` per type on the host).
+proxies the frame drew (held in a budget of `proxy_budget_mb` on the host, shared by the types).
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ class FoliageRenderer(Renderer):
         self.proxy_pixels = PROXY_PIXELS  # a chunk's proxy takes over when its cell spans fewer pixels
         self._proxy_start = math.inf  # this frame's: the cell size over the pixels, in metres
         self._proxies: dict[str, ProxyTree] = {}  # per type with impostors
-        self.proxy_budget_mb = BUDGET_MB  # proxies kept per type on the host (least recently drawn go)
+        self.proxy_budget_mb = BUDGET_MB  # proxies kept on the host, all types together (shared equally)
         self.proxy_max_level = MAX_LEVELS - 1  # 0: chunk proxies only, to the end (comparisons, tests)
         self.proxy_nodes: list[int] = []  # nodes drawn per proxy level in the last frame (all types)
         self._proxy_dirty: set[ChunkKey] = set()
@@ -640,8 +640,10 @@ class FoliageRenderer(Renderer):
             if key[1] in self._proxies:
                 full_rows.setdefault(key[1], []).append(self._proxies[key[1]].row_of(key[0]))
         jobs = []
+        share = int(self.proxy_budget_mb * 1e6 / len(self._proxies))
         for type_name, ps in self._proxies.items():
             plan = self.plan(type_name)
+            ps.budget_bytes = share
             ps.begin_frame()
             levels = self.proxy_levels(plan, min(len(ps.levels), self.proxy_max_level + 1))
             codes: list[set] = [set() for _ in ps.levels]

@@ -309,3 +309,35 @@ def test_a_group_proxy_matches_its_chunks_proxies_at_its_switch_distance(viewpor
     diff = np.abs(chunk_colour - group_colour)
     print(f"group switch: cover {group_pixels / chunk_pixels:.3f}, colour {diff.mean():.2f}, cards {cards}")
     assert diff.mean() < COLOUR_TOLERANCE, (chunk_colour, group_colour)
+
+
+def test_the_proxy_budget_is_shared_by_the_types_and_what_it_drops_changes_no_pixel(viewport, qtbot) -> None:
+    viewport.resize(480, 360)
+
+    def frame(budget_mb: float):
+        scene = flat_scene(size=257, spacing=4.0)
+        volume = _dense_forest(scene)
+        palette = foliage_of(scene).palette
+        palette.add(FoliageType("shrub", mesh="builtin:bush", cull=(1.0, 2.0)))
+        rng = np.random.default_rng(6)
+        volume.add("shrub", records(rng.uniform(-500, 500, (5000, 2)), 1.0))
+        volume.add("tree", records(rng.uniform(-500, 500, (20_000, 2)), 1.0))
+        viewport.set_scene(scene, frame=False)
+        viewport.show_foliage_cover(False)
+        fr = viewport.foliage_renderer
+        fr.proxy_pixels, fr.proxy_budget_mb = 64.0, budget_mb
+        cam = viewport.camera
+        cam.target, cam.yaw, cam.pitch, cam.distance = np.array([0.0, 0.0, 0.0]), 0.0, np.radians(50.0), 900.0
+        viewport.orbit_by_degrees(0.0, 0.0)
+        return render(viewport, qtbot).astype(int), fr
+
+    roomy, fr = frame(48.0)
+    assert all(t.evicted == 0 for t in fr._proxies.values())
+    tight, fr = frame(0.05)
+    trees = list(fr._proxies.values())
+    assert len(trees) == 2 and all(t.budget_bytes == 25_000 for t in trees)  # shared equally
+    for t in trees:  # within its share, or holding only what this frame drew
+        assert t.cache_bytes <= t.budget_bytes or set(t.cache) <= t._protected
+        assert sum(len(e.at) for e in t.gpu) <= len(t._protected)  # the GPU: the nodes drawn
+    assert sum(t.evicted for t in trees) > 0
+    assert np.array_equal(roomy, tight)  # dropped proxies are remade the same: the same picture
