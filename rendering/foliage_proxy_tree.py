@@ -211,9 +211,16 @@ class ProxyTree:
 
     def row_of(self, cell) -> int:
         """The level-0 row of a cell, or -1."""
-        code = morton(cell[0], cell[1])
-        i = int(np.searchsorted(self.codes, code))
-        return i if i < len(self.codes) and self.codes[i] == code else -1
+        return int(self.rows_of([cell])[0])
+
+    def rows_of(self, cells) -> np.ndarray:
+        """Level-0 rows of cells (n, 2), -1 where a cell has no chunk of this type."""
+        cells = np.asarray(cells, np.int64).reshape(-1, 2)
+        if not len(self.codes):
+            return np.full(len(cells), -1, np.int64)
+        code = morton(cells[:, 0], cells[:, 1])
+        i = np.minimum(np.searchsorted(self.codes, code), len(self.codes) - 1)
+        return np.where(self.codes[i] == code, i, -1).astype(np.int64)
 
     def key(self, row: int):
         return self.keys(np.array([row]))[0]

@@ -635,10 +635,10 @@ class FoliageRenderer(Renderer):
         if not self._proxies:
             return
         planes = frustum_planes(frame.view_projection)
-        full_rows: dict[str, list[int]] = {}
+        full_cells: dict[str, list] = {}
         for key in self.visible:
             if key[1] in self._proxies:
-                full_rows.setdefault(key[1], []).append(self._proxies[key[1]].row_of(key[0]))
+                full_cells.setdefault(key[1], []).append(key[0])
         jobs = []
         share = int(self.proxy_budget_mb * 1e6 / len(self._proxies))
         for type_name, ps in self._proxies.items():
@@ -649,7 +649,7 @@ class FoliageRenderer(Renderer):
             codes: list[set] = [set() for _ in ps.levels]
             placed = []
             before = ps.builds
-            full = np.unique(np.array(full_rows.get(type_name, []), np.int64))
+            full = np.unique(ps.rows_of(full_cells.get(type_name, [])))
             chunks_drawn, instances = len(full), int(ps.count[full].sum())
             if levels:
                 walk = self._walk(ps, levels, planes, eye)
@@ -738,8 +738,9 @@ class FoliageRenderer(Renderer):
 
     def _far_selected(self, ps: ProxyTree, levels: list[Level], planes, eye) -> np.ndarray:
         """Level-0 rows of far chunks of this tree with a selection (drawn amber from their proxy)."""
-        rows = np.array(sorted(r for key in self._selection if key[1] == ps.type_name
-                               and key not in self._gpu and (r := ps.row_of(key[0])) >= 0), np.int64)
+        cells = [key[0] for key in self._selection if key[1] == ps.type_name and key not in self._gpu]
+        rows = np.unique(ps.rows_of(cells))
+        rows = rows[rows >= 0]
         if not len(rows):
             return rows
         far = _box_far_distance(ps.lo[rows], ps.hi[rows], eye)
