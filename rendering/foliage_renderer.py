@@ -12,13 +12,15 @@ levels hand over with a complementary ordered dither.
 Selected instances are drawn tinted and rimmed: a chunk with a selection has a one-float-per-
 instance mask buffer, sent again only when that chunk's selection (or its records) changed.
 Far away, where a chunk's cell spans under `PROXY_PIXELS` on screen, a type with impostors is
-drawn from each chunk's proxy instead (`rendering.foliage_proxies`: a fixed, hash-ordered handful
-of its instances grown to cover for the rest, fewer as the chunk shrinks), all of a type's far
-chunks in one multi-draw per variant; the impostors dissolve into the proxies over a band, as
-levels do. Chunks stream by view distance: a chunk's instances go to the GPU once its cell comes
-within the distance where its type's full instances end (its far end, or where its proxies take
-over), with a cell of margin, and are released past `RELEASE_FACTOR` times that, so GPU memory
-follows what is near the camera plus the proxies (at most `PROXY_CAP` instances a chunk).
+drawn from its proxy tree instead (`rendering.foliage_proxy_tree`: per chunk a fixed,
+hash-ordered handful of its instances grown to cover for the rest, fewer as the chunk shrinks;
+further out the same for groups of 2^L × 2^L cells, each level twice as far as the one below),
+all of a level's nodes in one multi-draw per variant; the impostors dissolve into the proxies,
+and each proxy level into the next, over a band, as levels do. Chunks stream by view distance: a
+chunk's instances go to the GPU once its cell comes within the distance where its type's full
+instances end (its far end, or where its proxies take over), with a cell of margin, and are
+released past `RELEASE_FACTOR` times that, so GPU memory follows what is near the camera plus the
+proxies the frame drew (held in a budget of `proxy_budget_mb` on the host, shared by the types).
 """
 
 from __future__ import annotations
@@ -35,13 +37,14 @@ from OpenGL import GL
 from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType
 from model.foliage.hashing import pcg, type_key
-from model.foliage.lods import Level, far_end, impostor_level, mesh_levels, proxy_level
+from model.foliage.lods import BAND, Level, far_end, impostor_level, mesh_levels, proxy_level
 from model.foliage.palette import changed_types
 from model.foliage.variants import variant_thresholds
 from model.foliage.volume import RECORD_BYTES, ChunkKey
 from model.scene import Scene
 from rendering.culling import box_distance, boxes_in_frustum, frustum_planes
-from rendering.foliage_proxies import FLOATS, PROXY_PIXELS, ProxySet, kept_share, presence
+from rendering.foliage_proxies import PROXY_PIXELS, kept_share, presence
+from rendering.foliage_proxy_tree import BUDGET_MB, MAX_LEVELS, ProxyTree
 from rendering.gl_program import (
     ShaderProgram,
     capture_points,
@@ -106,11 +109,10 @@ class _Plan:
     def names(self) -> list[str]:
         return [f"LOD {i}" for i in range(len(self.levels))] + (["impostor"] if self.impostor else [])
 
-    def owner_edges(self, whole: bool = False) -> np.ndarray:
+    def owner_edges(self) -> np.ndarray:
         """Distances where each level's share begins (the middle of its dissolve-in band), and
-        where the last one's ends: an instance counts for the level that holds most of it.
-        `whole`: for a chunk drawn without its proxy (one with a selection), to the impostors' end."""
-        last = self.impostor if whole else self.drawn_impostor
+        where the last one's ends: an instance counts for the level that holds most of it."""
+        last = self.drawn_impostor
         every = self.levels + ([last] if last else [])
         return np.array([0.0] + [sum(lv.fade_in) / 2 for lv in every[1:]] + [sum(every[-1].fade_out) / 2])
 RELEASE_FACTOR = 1.5  # resident chunks are released this many fade ends away (hysteresis: no churn)
@@ -177,16 +179,19 @@ class FoliageRenderer(Renderer):
         self._stream_end = np.empty(0)
         self._stream_eye = np.full(3, np.nan)
         self._stream_start = math.nan
-        self._stream_held: frozenset = frozenset()
         self._stream_types: list[str] = []
         self._stream_type = np.empty(0, np.int64)
         self.proxy_pixels = PROXY_PIXELS  # a chunk's proxy takes over when its cell spans fewer pixels
         self._proxy_start = math.inf  # this frame's: the cell size over the pixels, in metres
-        self._proxies: dict[str, ProxySet] = {}  # per type with impostors
+        self._proxies: dict[str, ProxyTree] = {}  # per type with impostors
+        self.proxy_budget_mb = BUDGET_MB  # proxies kept on the host, all types together (shared equally)
+        self.proxy_max_level = MAX_LEVELS - 1  # 0: chunk proxies only, to the end (comparisons, tests)
+        self.proxy_nodes: list[int] = []  # nodes drawn per proxy level in the last frame (all types)
         self._proxy_dirty: set[ChunkKey] = set()
         self._proxy_all_dirty = True
         self._proxy_stale_types: set[str] = set()  # their proxies are remade (with a GL context)
-        self.proxy_visible: list[ChunkKey] = []  # chunks drawn from their proxy in the last frame
+        self.proxy_visible: list[ChunkKey] = []  # chunks drawn from their own proxy in the last frame
+        self.proxy_selected: list[ChunkKey] = []  # far chunks with a selection drawn amber from theirs
         self._bind()
 
     # ---- following the scene -------------------------------------------------------------------
@@ -464,9 +469,10 @@ class FoliageRenderer(Renderer):
                 plan = self.plan(type_name)
                 if plan.impostor is None:
                     continue
-                ps = self._proxies[type_name] = ProxySet(type_name, plan.card_area, v.cell_size ** 2)
-            ps.apply(v, sorted(keys, key=lambda k: k[0]))
-            if not ps.keys:
+                ps = self._proxies[type_name] = ProxyTree(type_name, plan.card_area, v.cell_size,
+                                                          self.proxy_budget_mb)
+            ps.apply(v, keys)
+            if not len(ps):
                 ps.release()
                 del self._proxies[type_name]
 
@@ -520,13 +526,11 @@ class FoliageRenderer(Renderer):
         went far are released. Returns (chunks to upload, whether any was released)."""
         v = self.volume
         eye = frame.camera.eye()
-        held = frozenset(self._selection)  # chunks with a selection stay whole (drawn amber, no proxy)
         if not dirty and not self._all_dirty and np.array_equal(eye, self._stream_eye) \
-                and self._proxy_start == self._stream_start and held == self._stream_held:
+                and self._proxy_start == self._stream_start:
             return dirty, False  # nothing changed and the camera stood still: nothing comes or goes
         self._stream_eye = eye
         self._stream_start = self._proxy_start
-        self._stream_held = held
         if self._all_dirty or any(k not in self._stream_row or v.chunk(*k) is None for k in dirty):
             self._stream_keys = v.keys()
             self._stream_row = {k: i for i, k in enumerate(self._stream_keys)}
@@ -543,8 +547,7 @@ class FoliageRenderer(Renderer):
         dz = np.maximum(np.maximum(b[:, 1] - eye[2], eye[2] - b[:, 3]), 0.0)
         d = np.hypot(dx, dz) - v.cell_size  # a cell of margin for instances reaching past their cell
         near = {self._stream_keys[i] for i in np.flatnonzero(d <= self._stream_end)}
-        near |= {k for k in held if k in self._stream_row}
-        gone = [k for k in self._gpu if (i := self._stream_row.get(k)) is not None and k not in held
+        gone = [k for k in self._gpu if (i := self._stream_row.get(k)) is not None
                 and d[i] > self._stream_end[i] * RELEASE_FACTOR]
         for key in gone:
             self._delete_chunk(self._gpu.pop(key))
@@ -566,10 +569,6 @@ class FoliageRenderer(Renderer):
         planes = frustum_planes(frame.view_projection)
         eye = frame.camera.eye()
         ends = np.array([self.plan(t).full_end() for t in self._order_types], np.float64)[self._order_type]
-        held = self._held_rows()
-        if held.any():  # a chunk with a selection is drawn whole to its type's far end
-            far_ends = np.array([self.plan(t).far_end for t in self._order_types], np.float64)
-            ends = np.where(held, far_ends[self._order_type], ends)
         near_enough = box_distance(self._lo, self._hi, eye) <= ends
         return boxes_in_frustum(self._lo, self._hi, planes) & near_enough
 
@@ -579,13 +578,6 @@ class FoliageRenderer(Renderer):
         cell = self.volume.cell_size if self.volume is not None else 32.0
         start = cell * focal / self.proxy_pixels if self.proxy_pixels > 0 else math.inf
         self._proxy_start = float(start) if math.isfinite(start) and start > 0 else math.inf
-
-    def _held_rows(self, keys: list[ChunkKey] | None = None) -> np.ndarray:
-        """Which of `keys` (default: the draw order) have a selection: drawn whole, never by proxy."""
-        keys = self._order if keys is None else keys
-        if not self._selection:
-            return np.zeros(len(keys), bool)
-        return np.array([k in self._selection for k in keys], bool)
 
     def draw(self, frame: FrameContext) -> None:
         if self.program is None:
@@ -609,45 +601,150 @@ class FoliageRenderer(Renderer):
             self._draw_chunks(frame, self.visible, near, far)
         self._draw_proxies(frame, eye)
 
+    def proxy_levels(self, plan: _Plan, count: int) -> list[Level]:
+        """The proxy levels of a type whose tree has `count` levels: level 0 (chunks) dissolves in
+        where a cell spans `proxy_pixels`, each next level twice as far (where its node spans as
+        many), the last to the impostors' end."""
+        base = plan.proxy
+        if base is None:
+            return []
+        centre = sum(base.fade_in) / 2
+        levels, fade_in = [], base.fade_in
+        for level in range(count):
+            d = centre * 2.0 ** (level + 1)
+            w = max(1.0, d * BAND) / 2.0
+            nxt = (d - w, d + w)
+            if level == count - 1 or nxt[1] >= base.fade_out[0]:
+                levels.append(Level(base.meshes, fade_in, base.fade_out))
+                break
+            levels.append(Level(base.meshes, fade_in, nxt))
+            fade_in = nxt
+        return levels
+
+    @staticmethod
+    def proxy_level_name(level: int) -> str:
+        return "proxy" if level == 0 else f"proxy {level}"
+
     def _draw_proxies(self, frame: FrameContext, eye: np.ndarray) -> None:
-        """Each proxied type's far chunks from their proxies, one multi-draw per variant; counts
-        every chunk of those types as drawn (whole, by proxy, or both) or culled."""
+        """Each proxied type's far foliage from its proxy tree: per level, the nodes whose distance
+        meets the level's band, one multi-draw per variant; far chunks with a selection get their
+        own proxy again, amber, on top. Counts every chunk of those types as drawn or culled."""
         self.proxy_visible = []
+        self.proxy_nodes = []
+        self.proxy_selected = []
         if not self._proxies:
             return
         planes = frustum_planes(frame.view_projection)
-        shown_full: dict[str, list[int]] = {}
+        full_cells: dict[str, list] = {}
         for key in self.visible:
             if key[1] in self._proxies:
-                shown_full.setdefault(key[1], []).append(self._proxies[key[1]].row[key])
+                full_cells.setdefault(key[1], []).append(key[0])
         jobs = []
+        share = int(self.proxy_budget_mb * 1e6 / len(self._proxies))
         for type_name, ps in self._proxies.items():
             plan = self.plan(type_name)
-            drawn = np.zeros(len(ps.keys), bool)
-            drawn[shown_full.get(type_name, [])] = True
-            level = plan.proxy
-            if level is not None and len(ps.keys):
-                near = box_distance(ps.lo, ps.hi, eye)
-                far = _box_far_distance(ps.lo, ps.hi, eye)
-                wanted = boxes_in_frustum(ps.lo, ps.hi, planes) & (far >= level.fade_in[0]) \
-                    & (near <= level.fade_out[1])
-                for key in self._selection:
-                    if key[1] == type_name and key in ps.row:
-                        wanted[ps.row[key]] = False  # drawn whole, with its selection
-                rows = np.flatnonzero(wanted)
-                built = ps.ensure(self.volume, rows)
-                if built:
-                    frame.stats.count_upload("foliage proxies", built)
-                if len(rows):
-                    rows = rows[np.argsort(near[rows], kind="stable")]  # near first: the depth test
-                    drawn[rows] = True                                  # then skips hidden cards' shading
-                    self.proxy_visible += [ps.keys[i] for i in rows]
-                    jobs.append((plan, ps, rows, near[rows], far[rows]))
-            frame.stats.chunks_drawn += int(drawn.sum())
-            frame.stats.chunks_culled += int((~drawn).sum())
-            frame.stats.instances += int(ps.count[drawn].sum())
+            ps.budget_bytes = share
+            ps.begin_frame()
+            levels = self.proxy_levels(plan, min(len(ps.levels), self.proxy_max_level + 1))
+            codes: list[set] = [set() for _ in ps.levels]
+            placed = []
+            before = ps.builds
+            full = np.unique(ps.rows_of(full_cells.get(type_name, [])))
+            chunks_drawn, instances = len(full), int(ps.count[full].sum())
+            if levels:
+                walk = self._walk(ps, levels, planes, eye)
+                rows0, near0, far0 = walk["chunks"]
+                far_chunks = rows0[(far0 >= levels[0].fade_in[0]) & (near0 <= levels[-1].fade_out[1])]
+                extra = np.setdiff1d(far_chunks, full)
+                chunks_drawn += len(extra) + walk["settled_chunks"]
+                instances += int(ps.count[extra].sum()) + walk["settled_instances"]
+                self._count_proxy(frame, ps, levels, walk, eye)
+                selected = self._far_selected(ps, levels, planes, eye)
+                for lv, level in enumerate(levels):
+                    rows, n_near = walk["drawn"][lv]
+                    if lv == 0:
+                        self.proxy_visible += ps.keys(rows)
+                    if not len(rows) and not (lv == 0 and len(selected)):
+                        continue
+                    rows = rows[np.argsort(n_near, kind="stable")]  # near first: the depth test then
+                    n_near = np.sort(n_near, kind="stable")           # skips the cards behind
+                    both = np.r_[rows, selected].astype(np.int64) if lv == 0 else rows
+                    reps = ps.place(self.volume, lv, both)
+                    t = ps.levels[lv]
+                    codes[lv] = {int(t.codes[r]) for r in both}
+                    placed.append((lv, level, rows, n_near, reps[:len(rows)], False))
+                    if lv == 0 and len(selected):
+                        whole = Level(level.meshes, levels[0].fade_in, levels[-1].fade_out)
+                        sel_near = box_distance(ps.lo[selected], ps.hi[selected], eye)
+                        placed.append((0, whole, selected, sel_near, reps[len(rows):], True))
+                        self.proxy_selected += ps.keys(selected)
+            ps.end_frame(codes)
+            if ps.builds > before:
+                frame.stats.count_upload("foliage proxies", ps.builds - before)
+            for lv, level, rows, n_near, reps, amber in placed:
+                start = level.fade_in[0] if not amber else levels[0].fade_in[0]
+                n = np.array([len(r) for r in reps], np.int64)
+                counts = np.minimum(n, np.floor(n * kept_share(n_near, start)).astype(np.int64) + 1)
+                if not amber:
+                    self._count_cards(frame, lv, levels, reps, counts, eye)
+                jobs.append((plan, ps.gpu[lv].vertex_array(), level, start,
+                             ps.firsts(lv, rows).astype(np.int32), counts.astype(np.int32), amber))
+            while len(self.proxy_nodes) < len(ps.levels):
+                self.proxy_nodes.append(0)
+            for lv, c in enumerate(codes):
+                self.proxy_nodes[lv] += len(c)
+            frame.stats.chunks_drawn += chunks_drawn
+            frame.stats.chunks_culled += len(ps) - chunks_drawn
+            frame.stats.instances += instances
         if jobs:
             self._draw_proxy_jobs(frame, jobs, eye)
+
+    @staticmethod
+    def _walk(ps: ProxyTree, levels: list[Level], planes, eye) -> dict:
+        """The tree from its root down: a node outside the view is dropped with what it holds, one
+        wholly past the levels below it stops the descent (its chunks count as drawn, whole), so a
+        frame tests the nodes near the cut, not every chunk. Returns per drawn level (rows, near);
+        the chunks reached (rows, near, far); what the stopped nodes hold (chunks, instances) and
+        the stopped nodes themselves per level (for the statistics)."""
+        count = len(levels)
+        top = len(ps.levels) - 1
+        cand = np.arange(len(ps.levels[top]))
+        drawn: list = [(np.zeros(0, np.int64), np.zeros(0))] * count
+        stopped: list = []
+        settled_chunks = settled_instances = 0
+        chunks = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+        for lv in range(top, -1, -1):
+            t = ps.levels[lv]
+            rows = cand[boxes_in_frustum(t.lo[cand], t.hi[cand], planes)]
+            near = box_distance(t.lo[rows], t.hi[rows], eye)
+            far = _box_far_distance(t.lo[rows], t.hi[rows], eye)
+            if lv < count:
+                mine = (far >= levels[lv].fade_in[0]) & (near <= levels[lv].fade_out[1])
+                drawn[lv] = (rows[mine], near[mine])
+            if lv == 0:
+                chunks = (rows, near, far)
+                break
+            finer = near <= levels[lv - 1].fade_out[1] if lv - 1 < count else np.ones(len(rows), bool)
+            done = rows[~finer & (near <= levels[-1].fade_out[1])]  # beyond: nothing is drawn
+            stopped.append((lv, done))
+            settled_chunks += int((t.chunk_end[done] - t.chunk_first[done]).sum())
+            settled_instances += int(t.count[done].sum())
+            go = rows[finer & (near <= levels[-1].fade_out[1])]  # past the cards' end: nothing below
+            first, end = t.child_first[go], t.child_end[go]
+            cand = np.repeat(first - np.r_[0, np.cumsum(end - first)[:-1]], end - first) + np.arange(
+                int((end - first).sum())) if len(go) else np.zeros(0, np.int64)
+        return {"drawn": drawn, "chunks": chunks, "stopped": stopped,
+                "settled_chunks": settled_chunks, "settled_instances": settled_instances}
+
+    def _far_selected(self, ps: ProxyTree, levels: list[Level], planes, eye) -> np.ndarray:
+        """Level-0 rows of far chunks of this tree with a selection (drawn amber from their proxy)."""
+        cells = [key[0] for key in self._selection if key[1] == ps.type_name and key not in self._gpu]
+        rows = np.unique(ps.rows_of(cells))
+        rows = rows[rows >= 0]
+        if not len(rows):
+            return rows
+        far = _box_far_distance(ps.lo[rows], ps.hi[rows], eye)
+        return rows[boxes_in_frustum(ps.lo[rows], ps.hi[rows], planes) & (far >= levels[0].fade_in[0])]
 
     def _draw_proxy_jobs(self, frame: FrameContext, jobs, eye: np.ndarray) -> None:
         p = self.impostor_program
@@ -669,20 +766,13 @@ class FoliageRenderer(Renderer):
         p.set_uniform("u_points", True)
         p.set_uniform("u_proxy", True)
         GL.glEnable(GL.GL_PROGRAM_POINT_SIZE)
-        GL.glVertexAttrib1f(SELECTED_LOCATION, 0.0)
-        for plan, ps, rows, near, far in jobs:
-            level = plan.proxy
-            start = level.fade_in[0]
-            reps = ps.reps[rows]
-            counts = np.minimum(reps, np.floor(reps * kept_share(near, start)).astype(np.int64) + 1)
-            firsts = ps.start[rows].astype(np.int32)
-            counts = counts.astype(np.int32)
-            self._count_proxy(frame, plan, ps, rows, near, far, firsts, counts, eye)
+        for plan, vao, level, start, firsts, counts, amber in jobs:
+            GL.glVertexAttrib1f(SELECTED_LOCATION, 1.0 if amber else 0.0)
             self._set_type_uniforms(p.id, plan)
             p.set_uniform("u_varied", bool(plan.hue != (0.0, 0.0) or plan.value != (0.0, 0.0)))
             p.set_uniform("u_band", np.array(level.band(), np.float32))
             p.set_uniform("u_proxy_start", float(start))
-            GL.glBindVertexArray(ps.vertex_array())
+            GL.glBindVertexArray(vao)
             for v, name in enumerate(level.meshes):
                 imp = self.impostor(name)
                 GL.glUniform1i(p.location("u_variant"), v)
@@ -692,6 +782,7 @@ class FoliageRenderer(Renderer):
                 GL.glActiveTexture(GL.GL_TEXTURE0)
                 GL.glBindTexture(GL.GL_TEXTURE_2D, imp.albedo)
                 GL.glMultiDrawArrays(GL.GL_POINTS, firsts, counts, len(firsts))
+        GL.glVertexAttrib1f(SELECTED_LOCATION, 0.0)
         p.set_uniform("u_proxy", False)
         GL.glActiveTexture(GL.GL_TEXTURE1)
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
@@ -699,25 +790,48 @@ class FoliageRenderer(Renderer):
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         GL.glBindVertexArray(0)
 
-    def _count_proxy(self, frame: FrameContext, plan: _Plan, ps: ProxySet, rows, near, far,
-                     firsts, counts, eye) -> None:
-        """The instances the drawn proxies stand for (level `proxy`: those past the middle of its
-        dissolve band, by their own distance where a chunk straddles it) and the cards drawn."""
-        mid = sum(plan.proxy.fade_in) / 2
-        whole = near >= mid
-        stands = int(ps.count[rows[whole]].sum())
-        for i in rows[~whole & (far >= mid)]:
-            rec = self.volume.chunk(*ps.keys[i]).records
-            stands += int((np.sqrt(((rec[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1)) >= mid).sum())
-        frame.stats.count_level("proxy", stands)
-        if not len(counts) or not counts.sum():
+    def _count_proxy(self, frame: FrameContext, ps: ProxyTree, levels: list[Level], walk: dict,
+                     eye) -> None:
+        """The instances the proxies stand for: those past the middle of level 0's dissolve band
+        (by their own distance where a chunk straddles it), counted for the level that holds
+        their chunk's centre, or their stopped node's (the middle of that level's dissolve-in band
+        and the next one's; no finer than the node's own level)."""
+        mids = np.array([sum(lv.fade_in) / 2 for lv in levels])
+        per = np.zeros(len(mids), np.int64)
+
+        def owners(lo, hi, at_least: int) -> np.ndarray:
+            centre = np.sqrt((((lo + hi) / 2 - eye) ** 2).sum(axis=1))
+            return np.clip(np.searchsorted(mids, centre, side="right") - 1, at_least, len(mids) - 1)
+
+        rows, near, far = walk["chunks"]
+        keep = far >= mids[0]
+        rows, near = rows[keep], near[keep]
+        stands = ps.count[rows].astype(np.int64)
+        for j in np.flatnonzero(near < mids[0]):
+            rec = self.volume.chunk(*ps.key(int(rows[j]))).records
+            d = np.sqrt(((rec[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1))
+            stands[j] = int((d >= mids[0]).sum())
+        per += np.bincount(owners(ps.lo[rows], ps.hi[rows], 0), stands, len(mids)).astype(np.int64)
+        for lv, done in walk["stopped"]:
+            if len(done):
+                t = ps.levels[lv]
+                per += np.bincount(owners(t.lo[done], t.hi[done], min(lv, len(mids) - 1)),
+                                   t.count[done], len(mids)).astype(np.int64)
+        for lv, n in enumerate(per):
+            frame.stats.count_level(self.proxy_level_name(lv), int(n))
+
+    def _count_cards(self, frame: FrameContext, lv: int, levels: list[Level], reps, counts, eye) -> None:
+        """Cards a level's nodes drew, where that level holds most of them (past the middle of its
+        dissolve-in band, before the middle of its dissolve-out band)."""
+        parts = [r[:c] for r, c in zip(reps, counts, strict=True) if c]
+        if not parts:
             return
-        ends = np.cumsum(counts)
-        idx = np.arange(int(ends[-1])) - np.repeat(ends - counts, counts) + np.repeat(firsts, counts)
-        reps = ps.mirror.reshape(-1, FLOATS)[idx]
-        d = np.sqrt(((reps[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1))
-        shows = (presence(reps, kept_share(d, plan.proxy.fade_in[0])) > 0) & (d >= mid)
-        frame.stats.proxy_cards += int(shows.sum())
+        rows = np.concatenate(parts)
+        level = levels[lv]
+        d = np.sqrt(((rows[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1))
+        shows = (presence(rows, kept_share(d, level.fade_in[0])) > 0) & (d >= sum(level.fade_in) / 2) \
+            & (d < sum(level.fade_out) / 2)
+        frame.stats.count_proxy_cards(self.proxy_level_name(lv), int(shows.sum()))
 
     @staticmethod
     def _runs(keys: list[ChunkKey]) -> list[tuple[str, int, int]]:
@@ -735,13 +849,9 @@ class FoliageRenderer(Renderer):
         that straddles an edge counts its instances by their own distance."""
         eye = np.asarray(eye, np.float64)
         counts = np.array([self._gpu[k].count for k in self.visible], np.int64)
-        held = self._held_rows(self.visible)
         for type_name, a, b in self._runs(self.visible):
             plan = self.plan(type_name)
-            names = plan.names()
-            for mine, edges in ((~held[a:b], plan.owner_edges()), (held[a:b], plan.owner_edges(whole=True))):
-                if mine.any():
-                    self._count_rows(frame, np.flatnonzero(mine) + a, edges, names, near, far, counts, eye)
+            self._count_rows(frame, np.arange(a, b), plan.owner_edges(), plan.names(), near, far, counts, eye)
 
     def _count_rows(self, frame: FrameContext, rows, edges, names, near, far, counts, eye) -> None:
         """Instances per level of visible chunks `rows`, with these owner edges."""
@@ -818,8 +928,7 @@ class FoliageRenderer(Renderer):
         p.set_uniform("u_focal", focal)
         p.set_uniform("u_point_pixels", POINT_PIXELS)
         GL.glEnable(GL.GL_PROGRAM_POINT_SIZE)
-        held = self._held_rows(keys)
-        for type_name, level, rows in self._impostor_groups(runs, held, near, far):
+        for type_name, level, rows in self._impostor_groups(runs, near, far):
             plan = self.plan(type_name)
             self._set_type_uniforms(p.id, plan)
             p.set_uniform("u_varied", bool(plan.hue != (0.0, 0.0) or plan.value != (0.0, 0.0)))
@@ -856,18 +965,16 @@ class FoliageRenderer(Renderer):
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         GL.glBindVertexArray(0)
 
-    def _impostor_groups(self, runs, held: np.ndarray, near: np.ndarray, far: np.ndarray):
-        """(type, impostor level, rows) to draw: per type, the chunks whose distance
-        meets its cards' band; chunks with a selection take the cards to their end (no proxy)."""
+    def _impostor_groups(self, runs, near: np.ndarray, far: np.ndarray):
+        """(type, impostor level, rows) to draw: per type, the chunks whose distance meets its cards' band."""
         for type_name, a, b in runs:
             plan = self.plan(type_name)
-            for level, mine in ((plan.drawn_impostor, ~held[a:b]), (plan.impostor, held[a:b])):
-                if level is None or not mine.any():
-                    continue
-                meets = (far[a:b] >= level.fade_in[0]) & (near[a:b] <= level.fade_out[1])
-                rows = np.flatnonzero(mine & meets)
-                if len(rows):
-                    yield type_name, level, rows + a
+            level = plan.drawn_impostor
+            if level is None:
+                continue
+            rows = np.flatnonzero((far[a:b] >= level.fade_in[0]) & (near[a:b] <= level.fade_out[1]))
+            if len(rows):
+                yield type_name, level, rows + a
 
     def draw_unculled(self, frame: FrameContext) -> None:
         """Every uploaded chunk, no culling and no bookkeeping: the bare instanced draw (benchmarks);

@@ -314,8 +314,8 @@ def _frame_all(terrain_renderer):
     from widgets.viewport import LIGHT_DIRECTION
 
     cam = OrbitCamera()
-    cam.scene_extent = float(np.hypot(AREA, AREA))
     lo, hi = terrain_renderer.bounds()
+    cam.scene_extent = float(np.hypot(hi[0] - lo[0], hi[2] - lo[2]))  # the forest's: AREA a side
     cam.frame(lo, hi, 1.0)
     return FrameContext(cam, cam.view_matrix(), cam.projection_matrix(1.0), cam.view_projection(1.0),
                         FOREST_SIZE, FOREST_SIZE, LIGHT_DIRECTION)
@@ -388,6 +388,97 @@ CASES += [
               run=lambda quick: _forest_run(_ten_million_vs_one, quick),
               description="ten times the forest at Frame All costs at most three times the frame "
                           "(the full run builds 10M instances: `boscage bench` only)"),
+]
+
+
+# ---- a 16 km world of foliage at Frame All: cost and proxy memory bounded by the view ----------
+WORLD_CHUNKS = {False: 512, True: 256}  # cells a side: 16 km (262,144 chunks of 32 m); quick: 8 km
+WORLD_PER_CHUNK = 3  # a few instances a chunk: built fast, and the chunk count is what is measured
+WORLD_PROXY_MB = 64.0  # proxy memory after a Frame All (host cache and GPU buffers), at most
+_world_memory: dict[bool, float] = {}
+
+
+def _world_scene(cells: int) -> Scene:
+    """`cells`² chunks of conifers, `WORLD_PER_CHUNK` each, on rolling terrain as wide (513²)."""
+    n = FOREST_SAMPLES
+    side = cells * 32.0
+    x = np.linspace(0.0, 8.0 * np.pi, n)
+    heights = (60.0 * np.sin(x)[None, :] * np.cos(0.7 * x)[:, None] + 80.0).astype(np.float32)
+    terrain = Terrain(heights, side / (n - 1), (-side / 2, -side / 2))
+    terrain.add_layer("ground", (110, 130, 80), np.full((n, n), 255, np.uint8))
+    scene = Scene(terrain=terrain, name="world bench")
+    foliage = foliage_of(scene)
+    foliage.palette.add(FoliageType("fir", mesh="builtin:conifer"))
+    rng = np.random.default_rng(17)
+    k = cells * cells * WORLD_PER_CHUNK
+    cell = np.repeat(np.arange(cells * cells), WORLD_PER_CHUNK)
+    rec = np.zeros((k, 7), np.float32)
+    rec[:, 0] = (cell % cells + rng.uniform(0.02, 0.98, k)) * 32.0 - side / 2
+    rec[:, 2] = (cell // cells + rng.uniform(0.02, 0.98, k)) * 32.0 - side / 2
+    rec[:, 1] = terrain.height_at(rec[:, 0], rec[:, 2])
+    rec[:, 3] = rng.uniform(0, 2 * np.pi, k)
+    rec[:, 6] = rng.uniform(0.8, 1.2, k)
+    foliage.volume.add("fir", rec, copy=False)
+    return scene
+
+
+def _world_frame_ms(quick: bool, pairs: int) -> tuple[float, float, float]:
+    """Best Frame All time of the 1 km forest (1M; quick 100k) and of the world, timed in turns,
+    and the world's proxy memory in MB after its Frame All."""
+    from OpenGL import GL
+
+    from rendering.foliage_renderer import FoliageRenderer
+    from rendering.terrain_renderer import TerrainRenderer
+
+    runs = []
+    for scene in (_forest_scene(100_000 if quick else 1_000_000), _world_scene(WORLD_CHUNKS[quick])):
+        terrain, foliage = TerrainRenderer(scene.terrain), FoliageRenderer(scene)
+        terrain.initialize()
+        foliage.initialize()
+        frame = _frame_all(terrain)
+
+        def both(f, terrain=terrain, foliage=foliage):
+            terrain.draw(f)
+            foliage.draw(f)
+
+        both(frame)  # uploads, bakes and builds the proxies
+        instances = len(foliage_of(scene).volume)
+        assert sum(frame.stats.levels.values()) == instances, frame.stats.levels  # every one stood for
+        runs.append((both, frame, terrain, foliage))
+    best = [float("inf"), float("inf")]
+    for _ in range(pairs):
+        for i, (both, frame, _, _) in enumerate(runs):
+            best[i] = min(best[i], _timed(both, frame, 1))
+    world = runs[1][3]
+    memory = sum(t.host_bytes + t.gpu_bytes for t in world._proxies.values()) / 1e6
+    for _, _, terrain, foliage in runs:
+        foliage.release()
+        terrain.release()
+    GL.glFinish()
+    return best[0], best[1], memory
+
+
+def _world_vs_forest(quick: bool) -> float:
+    forest, world, memory = _world_frame_ms(quick, 5 if quick else 8)
+    _world_memory[quick] = memory
+    return world / forest
+
+
+def _world_proxy_mb(quick: bool) -> float:
+    if quick not in _world_memory:
+        _world_vs_forest(quick)
+    return _world_memory[quick]
+
+
+CASES += [
+    BenchCase("viewport.frame_all_16km_world_vs_1m_forest", budget=3.0,
+              run=lambda quick: _forest_run(_world_vs_forest, quick),
+              description="Frame All over a 16 km world of foliage (262,144 chunks; quick: 8 km) against "
+                          "the 1M forest of 1 km: far foliage costs what the view shows"),
+    BenchCase("viewport.frame_all_16km_world_proxy_mb", budget=WORLD_PROXY_MB,
+              run=lambda quick: _forest_run(_world_proxy_mb, quick),
+              description="MB of proxies (host cache and GPU buffers) after a Frame All of that world: "
+                          "bounded by the proxy budget, not by its 262,144 chunks"),
 ]
 
 

@@ -98,12 +98,13 @@ def test_impostor_types_keep_far_chunks_as_proxies_only(viewport, qtbot) -> None
     assert cells_within(volume, eye, end) <= n <= cells_within(volume, eye, end * RELEASE_FACTOR)
     assert n < len(volume.keys()) / 2
     ps = fr._proxies["bush"]
-    assert len(ps.keys) == len(volume.keys())  # every chunk can be drawn by proxy…
+    assert len(ps) == len(volume.keys())  # every chunk can be drawn by proxy…
     assert 0 < len(fr.proxy_visible) and set(fr.proxy_visible) - set(fr._gpu)  # …and far ones are
     # GPU bytes: the resident chunks' records plus the proxies' slots, not the whole scene
     held = sum(gc.capacity for gc in fr._gpu.values())
     assert held <= n * 16 * 28 * 1.5
-    built = ps.start >= 0
-    assert built.sum() >= len(fr.proxy_visible)  # proxies are built where they were drawn
-    assert (ps.room[built] == 16).all()  # a 16-bush chunk's proxy is those 16 bushes, in 16 slots
-    assert ps.gpu_bytes <= max(2 * int(ps.room.sum()), 256) * 40
+    # the GPU holds the proxies of the nodes the frame drew (chunks or groups), no other
+    assert sum(len(e.at) for e in ps.gpu) == sum(fr.proxy_nodes) > 0
+    assert all(e.capacity <= max(256, 2 * e.end) for e in ps.gpu)
+    row = ps.row_of(fr.proxy_visible[0][0])
+    assert len(ps.reps(fr.volume, 0, np.array([row]))[0]) == 16  # a 16-bush chunk's proxy: those 16

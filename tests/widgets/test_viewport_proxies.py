@@ -87,7 +87,7 @@ def test_a_far_proxy_draws_fewer_cards_and_an_edit_rebuilds_only_its_chunk(viewp
     viewport.orbit_by_degrees(0.0, 0.0)
     render(viewport, qtbot)
     near_cards = viewport.stats.proxy_cards
-    assert viewport.stats.levels.get("proxy", 0) > 0
+    assert _by_proxy(viewport.stats) > 0
     cam.distance = 1400.0
     viewport.orbit_by_degrees(0.0, 0.0)
     viewport.show_stats(True)
@@ -95,26 +95,34 @@ def test_a_far_proxy_draws_fewer_cards_and_an_edit_rebuilds_only_its_chunk(viewp
     stats = viewport.stats
     render(viewport, qtbot)  # the corner read-out shows the frame before
     text = viewport.findChild(type(viewport._stats_label), "frame_stats").text()
-    assert f"proxy {stats.levels['proxy']:,} ({stats.proxy_cards:,} cards)" in text
+    for name, n in stats.levels.items():
+        if name.startswith("proxy"):
+            assert f"{name} {n:,} ({stats.level_cards.get(name, 0):,} cards)" in text
     assert sum(stats.levels.values()) == stats.instances > len(volume) * 0.9
+    assert sum(stats.level_cards.values()) == stats.proxy_cards
     assert 0 < stats.proxy_cards < near_cards * 0.6  # twice as far: about a quarter of the cards
     ps = fr._proxies["tree"]
-    before = ps.uploads
+    before = ps.builds
     key = (volume.cell_of(300.0, 300.0), "tree")
     volume.add("tree", records(np.array([[300.0, 300.0], [301.0, 305.0]]), 1.0))
     render(viewport, qtbot)
-    assert ps.uploads - before == 1  # the touched chunk's proxy, no other
-    i = ps.row[key]
-    assert ps.count[i] == len(volume.chunk(*key))
+    assert 0 < ps.builds - before <= len(ps.levels)  # only the nodes on the touched chunk's path
+    assert ps.count[ps.row_of(key[0])] == len(volume.chunk(*key))
     assert sum(viewport.stats.levels.values()) == viewport.stats.instances
     gone = (volume.cell_of(-300.0, 200.0), "tree")  # a whole far chunk erased: its row goes
     volume.remove({gone: np.arange(len(volume.chunk(*gone)))})
+    before = ps.builds
     render(viewport, qtbot)
-    assert gone not in ps.row and gone not in fr.proxy_visible and len(ps.keys) == len(volume.keys())
-    assert ps.uploads - before == 1 and sum(viewport.stats.levels.values()) == viewport.stats.instances
+    assert ps.row_of(gone[0]) < 0 and len(ps) == len(volume.keys())
+    assert ps.builds - before <= len(ps.levels)
+    assert sum(viewport.stats.levels.values()) == viewport.stats.instances
     volume.add("tree", records(np.array([[-300.0, 200.0]]), 1.0))  # and a new one made there
     render(viewport, qtbot)
-    assert ps.uploads - before == 2 and ps.count[ps.row[gone]] == 1 and gone in fr.proxy_visible
+    assert ps.count[ps.row_of(gone[0])] == 1
+
+
+def _by_proxy(stats) -> int:
+    return sum(n for k, n in stats.levels.items() if k.startswith("proxy"))
 
 
 def _stored_removed(scene) -> None:
@@ -133,7 +141,7 @@ def test_frame_all_on_the_demo_shows_every_chunks_foliage_and_none_elsewhere(vie
     forest = render(viewport, qtbot).astype(int)
     stats = viewport.stats
     assert sum(stats.levels.values()) == len(volume) == 4712
-    assert stats.levels.get("proxy", 0) > len(volume) // 2  # from that far, most by proxy
+    assert _by_proxy(stats) > len(volume) // 2  # from that far, most by proxy (chunk or group)
     assert stats.chunks_drawn == len(volume.keys()) and stats.chunks_culled == 0
     cam = viewport.camera
     pose = (cam.target.copy(), cam.yaw, cam.pitch, cam.distance)
@@ -186,7 +194,7 @@ def _hidden_by_ground(scene, eye, rec, height: float, focal: float) -> np.ndarra
     return (np.nan_to_num(ground, nan=-1e9) > line[..., 1] - clear).any(axis=1)
 
 
-def test_a_far_chunk_with_a_selection_is_drawn_whole_and_amber(viewport, qtbot) -> None:
+def test_a_far_chunk_with_a_selection_is_drawn_amber_from_its_proxy_not_kept_whole(viewport, qtbot) -> None:
     viewport.resize(480, 360)
     scene = flat_scene(size=257, spacing=4.0)  # 1 km
     volume = _dense_forest(scene)
@@ -201,13 +209,12 @@ def test_a_far_chunk_with_a_selection_is_drawn_whole_and_amber(viewport, qtbot) 
     viewport.orbit_by_degrees(0.0, 0.0)
     before = render(viewport, qtbot).astype(int)
     key = (volume.cell_of(-200.0, -200.0), "tree")
-    assert key in fr.proxy_visible and key not in fr._gpu  # far: drawn from its proxy
+    assert key not in fr._gpu and not fr.proxy_selected  # far: drawn by proxy, not resident
     viewport.show_selection({key: np.arange(len(volume.chunk(*key)))})
     after = render(viewport, qtbot).astype(int)
-    assert key not in fr.proxy_visible and key in fr._gpu  # whole again, to show its selection
+    assert key in fr.proxy_selected and key not in fr._gpu  # its proxy's cards, amber: never uploaded whole
     stats = viewport.stats
     assert sum(stats.levels.values()) == stats.instances
-    assert stats.levels["impostor"] >= len(volume.chunk(*key))
     changed = np.abs(after - before).sum(axis=-1) > 24
     warmer = (after[..., 0] - after[..., 1]) - (before[..., 0] - before[..., 1])  # green to amber
     assert changed.sum() > 30 and (warmer[changed] > 20).mean() > 0.5, warmer[changed]
@@ -218,7 +225,7 @@ def test_a_far_chunk_with_a_selection_is_drawn_whole_and_amber(viewport, qtbot) 
     assert np.hypot(xs - x, ys - y).max() < 40  # only there
     viewport.show_selection({})
     render(viewport, qtbot)
-    assert key in fr.proxy_visible  # deselected: the proxy again
+    assert not fr.proxy_selected and key not in fr._gpu  # deselected: the proxies alone
 
 
 def test_a_palette_edit_remakes_only_that_types_proxies(viewport, qtbot) -> None:
@@ -239,9 +246,98 @@ def test_a_palette_edit_remakes_only_that_types_proxies(viewport, qtbot) -> None
     viewport.orbit_by_degrees(0.0, 0.0)
     render(viewport, qtbot)
     trees, shrubs = fr._proxies["tree"], fr._proxies["shrub"]
-    built = shrubs.uploads
+    built = shrubs.builds
     palette.replace(dataclasses.replace(palette["tree"], hue=(40.0, 60.0)))
     render(viewport, qtbot)
-    assert fr._proxies["shrub"] is shrubs and shrubs.uploads == built  # the other type is left alone
-    assert fr._proxies["tree"] is not trees and fr._proxies["tree"].uploads > 0
+    assert fr._proxies["shrub"] is shrubs and shrubs.builds == built  # the other type is left alone
+    assert fr._proxies["tree"] is not trees and fr._proxies["tree"].builds > 0
     assert sum(viewport.stats.levels.values()) == viewport.stats.instances
+
+
+def _group_forest(scene, n: int = 2400):
+    """`n` broadleaves over cells 0..1 × 0..1: one node of the first group level (2 × 2 cells)."""
+    foliage = foliage_of(scene)
+    foliage.palette.add(FoliageType("tree", cull=(1.0, 2.0), hue=(-12.0, 12.0), value=(-0.1, 0.1),
+                                    variants=(Variant("builtin:broadleaf", 2.0), Variant("builtin:conifer"))))
+    rng = np.random.default_rng(12)
+    foliage.volume.add("tree", records(rng.uniform(0.5, 63.5, (n, 2)), 1.0))
+    return foliage.volume
+
+
+def _group_pixels(viewport, qtbot, proxy_pixels: float, distance: float, max_level: int):
+    def look() -> None:
+        cam = viewport.camera
+        cam.target = np.array([32.0, 4.0, 32.0])
+        cam.yaw, cam.pitch, cam.distance = 0.0, np.radians(20.0), distance
+        viewport.orbit_by_degrees(0.0, 0.0)
+
+    viewport.set_scene(flat_scene(), frame=False)
+    viewport.show_foliage_cover(False)
+    look()
+    bare = render(viewport, qtbot).astype(int)
+    scene = flat_scene()
+    _group_forest(scene)
+    viewport.set_scene(scene, frame=False)
+    fr = viewport.foliage_renderer
+    fr.proxy_pixels, fr.proxy_max_level = proxy_pixels, max_level
+    look()
+    drawn = render(viewport, qtbot).astype(int)
+    mask = np.abs(drawn - bare).sum(axis=-1) > 24
+    stats = viewport.stats
+    return drawn[mask].mean(axis=0), int(mask.sum()), dict(stats.levels), dict(stats.level_cards)
+
+
+def test_a_group_proxy_matches_its_chunks_proxies_at_its_switch_distance(viewport, qtbot) -> None:
+    viewport.resize(640, 360)
+    distance = 420.0
+    height = viewport.height() * viewport.devicePixelRatioF()
+    focal = float(viewport.camera.projection_matrix(1.0)[1, 1]) * height / 2
+    viewport.camera.target = np.array([32.0, 4.0, 32.0])
+    viewport.camera.distance = distance
+    nearest = float(np.linalg.norm(viewport.camera.eye() - [32.0, 0.0, 32.0])) - 32.0 * np.sqrt(2.0)
+    group_start = nearest / 1.07  # the first group level's band (12 % wide) ends before the forest
+    pixels = 32 * focal / (group_start / 2)  # level 0 takes over at half that distance
+    chunk_colour, chunk_pixels, levels, _ = _group_pixels(viewport, qtbot, pixels, distance, 0)
+    assert levels == {"proxy": 2400}  # chunk proxies alone…
+    group_colour, group_pixels, levels, cards = _group_pixels(viewport, qtbot, pixels, distance, 1)
+    fr = viewport.foliage_renderer
+    assert fr.proxy_levels(fr.plan("tree"), 2)[1].fade_in[1] < nearest
+    assert levels == {"proxy 1": 2400}  # …and the group, standing for all of them
+    assert 0 < cards["proxy 1"] <= 64 and fr.proxy_nodes[:2] == [0, 1]  # one node, at most 64 cards
+    assert chunk_pixels > 300
+    assert 0.8 < group_pixels / chunk_pixels < 1.2, (group_pixels, chunk_pixels)  # about the same cover
+    diff = np.abs(chunk_colour - group_colour)
+    print(f"group switch: cover {group_pixels / chunk_pixels:.3f}, colour {diff.mean():.2f}, cards {cards}")
+    assert diff.mean() < COLOUR_TOLERANCE, (chunk_colour, group_colour)
+
+
+def test_the_proxy_budget_is_shared_by_the_types_and_what_it_drops_changes_no_pixel(viewport, qtbot) -> None:
+    viewport.resize(480, 360)
+
+    def frame(budget_mb: float):
+        scene = flat_scene(size=257, spacing=4.0)
+        volume = _dense_forest(scene)
+        palette = foliage_of(scene).palette
+        palette.add(FoliageType("shrub", mesh="builtin:bush", cull=(1.0, 2.0)))
+        rng = np.random.default_rng(6)
+        volume.add("shrub", records(rng.uniform(-500, 500, (5000, 2)), 1.0))
+        volume.add("tree", records(rng.uniform(-500, 500, (20_000, 2)), 1.0))
+        viewport.set_scene(scene, frame=False)
+        viewport.show_foliage_cover(False)
+        fr = viewport.foliage_renderer
+        fr.proxy_pixels, fr.proxy_budget_mb = 64.0, budget_mb
+        cam = viewport.camera
+        cam.target, cam.yaw, cam.pitch, cam.distance = np.array([0.0, 0.0, 0.0]), 0.0, np.radians(50.0), 900.0
+        viewport.orbit_by_degrees(0.0, 0.0)
+        return render(viewport, qtbot).astype(int), fr
+
+    roomy, fr = frame(48.0)
+    assert all(t.evicted == 0 for t in fr._proxies.values())
+    tight, fr = frame(0.05)
+    trees = list(fr._proxies.values())
+    assert len(trees) == 2 and all(t.budget_bytes == 25_000 for t in trees)  # shared equally
+    for t in trees:  # within its share, or holding only what this frame drew
+        assert t.cache_bytes <= t.budget_bytes or set(t.cache) <= t._protected
+        assert sum(len(e.at) for e in t.gpu) <= len(t._protected)  # the GPU: the nodes drawn
+    assert sum(t.evicted for t in trees) > 0
+    assert np.array_equal(roomy, tight)  # dropped proxies are remade the same: the same picture
