@@ -168,7 +168,8 @@ class TileStore:
 def run_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: tuple = (),
               workers: int | None = None, scheduler: str | None = None, store: TileStore | None = None,
               progress: Callable[[int, int], bool] | None = None,
-              prepare: Callable[[Task], tuple] | None = None) -> dict[str, Arrays]:
+              prepare: Callable[[Task], tuple] | None = None,
+              on_result: Callable[[Task, Arrays], None] | None = None) -> dict[str, Arrays]:
     """`func(*shared, *task.args)` for every task → {key: arrays}, by any executor.
 
     `shared` is sent to each worker once (the parsed input file, say). `progress(done, total)`
@@ -178,25 +179,39 @@ def run_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: tup
 
     `prepare(task)`, when given, makes a task's arguments just before it is sent (its window of a
     big grid, say) in place of `task.args`: then at most two tasks per worker are out at a time, so
-    this process holds a few tasks' arguments, never all of them (and a stored task needs none)."""
+    this process holds a few tasks' arguments, never all of them (and a stored task needs none).
+
+    `on_result(task, arrays)`, when given, takes each task's result as it arrives (in any order)
+    instead of the returned dict: a caller pasting tiles into its output does so while the workers
+    still compute, and holds no finished tile."""
     results: dict[str, Arrays] = {}
+    done = 0
     todo = []
+
+    def keep(task: Task, arrays: Arrays) -> None:
+        nonlocal done
+        done += 1
+        if on_result is None:
+            results[task.key] = arrays
+        else:
+            on_result(task, arrays)
+
     for task in tasks:
         stored = store.load(task.key) if store is not None else None
         if stored is not None:
-            results[task.key] = stored
+            keep(task, stored)
         else:
             todo.append(task)
     total = len(tasks)
 
     def finished(task: Task, arrays: Arrays) -> None:
-        results[task.key] = arrays
         if store is not None:
             store.save(task.key, arrays)
-        if progress is not None and progress(len(results), total) is False:
-            raise BatchCancelled(f"stopped after {len(results)} of {total} tasks")
+        keep(task, arrays)
+        if progress is not None and progress(done, total) is False:
+            raise BatchCancelled(f"stopped after {done} of {total} tasks")
 
-    if progress is not None and progress(len(results), total) is False:
+    if progress is not None and progress(done, total) is False:
         raise BatchCancelled("stopped before the first task")
     if not todo:
         return results
@@ -210,8 +225,8 @@ def run_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: tup
         return results
     def waiting() -> None:
         _listen()
-        if progress is not None and progress(len(results), total) is False:
-            raise BatchCancelled(f"stopped after {len(results)} of {total} tasks")
+        if progress is not None and progress(done, total) is False:
+            raise BatchCancelled(f"stopped after {done} of {total} tasks")
 
     _run_on_dask(func, todo, shared, workers, scheduler, finished, waiting, args_of,
                  None if prepare is None else 0)

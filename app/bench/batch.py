@@ -29,15 +29,17 @@ def two_workers_vs_one(quick: bool) -> float:
 
     doc, region = _bake(quick)
     warm_up()
-    t0 = time.perf_counter()
-    evaluate_in_tiles(doc, region, tile=DEFAULT_TILE, workers=1)
-    one = time.perf_counter() - t0
+    one = two = float("inf")
     with start_local_cluster(2) as cluster:
         with Client(cluster.scheduler_address) as client:
             client.run(warm_up)
-        t0 = time.perf_counter()
-        evaluate_in_tiles(doc, region, tile=DEFAULT_TILE, scheduler=cluster.scheduler_address)
-        two = time.perf_counter() - t0
+        for _ in range(2):  # best of two each, alternating: a busy moment weighs on both sides
+            t0 = time.perf_counter()
+            evaluate_in_tiles(doc, region, tile=DEFAULT_TILE, workers=1)
+            one = min(one, time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            evaluate_in_tiles(doc, region, tile=DEFAULT_TILE, scheduler=cluster.scheduler_address)
+            two = min(two, time.perf_counter() - t0)
     return one / two
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from model.batch import Task, TileStore, parameters_of, run_tasks, tiles_of
-from model.trn.evaluator import FLORA_SLOTS, Evaluation, Region, _empty, _paste, evaluate
+from model.trn.evaluator import FLORA_SLOTS, Evaluation, Region, evaluate
 
 DEFAULT_TILE = 512  # poles a side: ~0.6 s of work each on one core, small enough to spread
 _GRIDS = ("heights", "color", "shader", "shader_child", "environment", "exclude", "passable")
@@ -37,14 +37,14 @@ def bake_tile(doc, bitmaps, region: Region) -> dict[str, np.ndarray]:
     return out
 
 
-def _evaluation(region: Region, a: dict[str, np.ndarray]) -> Evaluation:
-    def ids(name):
-        return a[name].astype(np.int32, copy=False)
-
-    flora = {s: ids(f"flora_{s}") for s in FLORA_SLOTS}
-    child = {s: ids(f"flora_child_{s}") for s in FLORA_SLOTS}
-    return Evaluation(region, a["heights"], a["color"], ids("shader"), ids("shader_child"), flora, child,
-                      ids("environment"), a["exclude"], a["passable"], [str(w) for w in a["warnings"]])
+def _unfilled(region: Region) -> Evaluation:
+    """The output arrays, not yet written: the tiles cover every pole (so nothing is faulted in
+    before the first tile arrives)."""
+    shape = region.shape
+    ids = lambda: np.empty(shape, np.int32)  # noqa: E731
+    return Evaluation(region, np.empty(shape, np.float32), np.empty(shape + (3,), np.float32), ids(), ids(),
+                      {k: ids() for k in FLORA_SLOTS}, {k: ids() for k in FLORA_SLOTS}, ids(),
+                      np.empty(shape, bool), np.empty(shape, bool))
 
 
 def evaluate_in_tiles(doc, region: Region, bitmaps=None, tile: int = DEFAULT_TILE, workers: int | None = 1,
@@ -60,11 +60,25 @@ def evaluate_in_tiles(doc, region: Region, bitmaps=None, tile: int = DEFAULT_TIL
         store = TileStore(store_folder, "trn-bake", parameters_of(file=file_id, region=[
             region.ix0, region.iz0, region.cols, region.rows, region.spacing], tile=int(tile)))
         store.open(resume)
-    results = run_tasks(bake_tile, tasks, shared=(doc, bitmaps), workers=workers, scheduler=scheduler,
-                        store=store, progress=progress)
-    out = _empty(region)
-    for task, (r0, c0, _, _) in zip(tasks, blocks, strict=True):
-        _paste(out, _evaluation(task.args[0], results[task.key]), r0, c0)
+    out = _unfilled(region)
+    at = {task.key: (r0, c0) for task, (r0, c0, _, _) in zip(tasks, blocks, strict=True)}
+    warnings: dict[str, list[str]] = {}
+
+    def paste(task: Task, arrays: dict[str, np.ndarray]) -> None:  # as tiles arrive, workers busy
+        r0, c0 = at[task.key]
+        rows, cols = arrays["heights"].shape
+        rs, cs = slice(r0, r0 + rows), slice(c0, c0 + cols)
+        for name in _GRIDS:  # narrowed ids widen in the assignment itself: one pass, no copy
+            getattr(out, name)[rs, cs] = arrays[name]
+        for slot in FLORA_SLOTS:
+            out.flora[slot][rs, cs] = arrays[f"flora_{slot}"]
+            out.flora_child[slot][rs, cs] = arrays[f"flora_child_{slot}"]
+        warnings[task.key] = [str(w) for w in arrays["warnings"]]
+
+    run_tasks(bake_tile, tasks, shared=(doc, bitmaps), workers=workers, scheduler=scheduler,
+              store=store, progress=progress, on_result=paste)
+    for task in tasks:  # warnings in tile order, whatever order the tiles came in
+        out.warnings.extend(w for w in warnings[task.key] if w not in out.warnings)
     if store is not None:
         store.clear()
     return out
