@@ -512,9 +512,7 @@ def opening_viewpoint(terrain, volume, candidates: int = 16, yaws: int = 8) -> t
     """Eye point and yaw over stored foliage with the most open view: of the densest cells, and
     of eight headings from each, the one whose sight lines run furthest before meeting the ground
     (a hillside close in front, or the terrain's edge, scores low)."""
-    counts: dict = {}
-    for (cell, _), chunk in volume.chunks():
-        counts[cell] = counts.get(cell, 0) + len(chunk)
+    counts = volume.cell_counts()
     cells = sorted(counts, key=lambda c: (-counts[c], c))[:candidates]
     best = (-1.0, np.zeros(3), 0.0)
     for cell in cells:

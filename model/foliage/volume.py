@@ -141,6 +141,13 @@ class FoliageVolume:
             if type_name is None or key[1] == type_name:
                 yield key, self._chunks[key]
 
+    def cell_counts(self) -> dict[Cell, int]:
+        """Instances per cell, all types together (no order: nothing sorted, for big volumes)."""
+        counts: dict[Cell, int] = {}
+        for (cell, _), chunk in self._chunks.items():
+            counts[cell] = counts.get(cell, 0) + chunk.records.shape[0]
+        return counts
+
     def type_names(self) -> list[str]:
         """Names of types with at least one instance, sorted."""
         return sorted(self._per_type)

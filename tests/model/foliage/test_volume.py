@@ -218,3 +218,13 @@ def test_frustum_culls_cells_by_their_grown_bounds_then_instances():
     above = [(0.0, -1.0, 0.0, -20.0)]  # y <= -20: below every tree
     assert v.chunks_in_frustum(above) == []
     assert v.chunks_in_frustum(np.zeros((0, 4))) == sorted(v.keys(), key=lambda k: (k[1], k[0]))
+
+
+def test_cell_counts_add_every_type_of_a_cell():
+    v = FoliageVolume()
+    v.add("a", random_records(300, seed=1))
+    v.add("b", random_records(120, seed=2))
+    expected: dict = {}
+    for (cell, _), chunk in v.chunks():
+        expected[cell] = expected.get(cell, 0) + len(chunk)
+    assert v.cell_counts() == expected and sum(expected.values()) == 420
