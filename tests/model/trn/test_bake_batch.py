@@ -81,3 +81,18 @@ def test_tiles_travel_with_narrow_ids_and_arrive_as_the_evaluation():
         same(ev, evaluate(doc, region))
         assert ev.shader.dtype == np.int32 and ev.flora["collidable"].dtype == np.int32
     assert (evaluate_in_tiles(big, region, tile=4).shader == 40000).all()
+
+
+def test_a_tile_from_the_documents_bytes_is_the_tile_from_the_document():
+    # workers get the TRN bytes (fast to send) and parse them once per process
+    from model.trn import bake_batch, synthetic
+
+    doc = synthetic.realistic_stack(n_layers=12, seed=3)
+    region = Region(-40, -40, 64, 64, 8.0)
+    data = doc.to_bytes()
+    from_doc, from_bytes = bake_batch.bake_tile(doc, None, region), bake_batch.bake_tile(data, None, region)
+    assert from_doc.keys() == from_bytes.keys()
+    for name in from_doc:
+        assert np.array_equal(from_doc[name], from_bytes[name]), name
+    parsed = bake_batch._document(data)
+    assert bake_batch._document(bytearray(data)) is parsed  # parsed once, then reused
