@@ -311,6 +311,17 @@ class FoliageRenderer(Renderer):
             self.impostors[name] = bake(mesh, self._bake_program)
         return self.impostors[name]
 
+
+    def _bind_card(self, p, mesh_name: str, variant: int):
+        """The variant's impostor: its card size and atlases bound for the card shaders."""
+        imp = self.impostor(mesh_name)
+        GL.glUniform1i(p.location("u_variant"), variant)
+        p.set_uniform("u_card", np.array(imp.card, np.float32))
+        GL.glActiveTexture(GL.GL_TEXTURE1)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, imp.normals)
+        GL.glActiveTexture(GL.GL_TEXTURE0)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, imp.albedo)
+        return imp
     def _impostor_vao(self, key: ChunkKey, gc: _GpuChunk) -> int:
         if IMPOSTOR_VAO in gc.vaos:
             return gc.vaos[IMPOSTOR_VAO]
@@ -774,13 +785,7 @@ class FoliageRenderer(Renderer):
             p.set_uniform("u_proxy_start", float(start))
             GL.glBindVertexArray(vao)
             for v, name in enumerate(level.meshes):
-                imp = self.impostor(name)
-                GL.glUniform1i(p.location("u_variant"), v)
-                p.set_uniform("u_card", np.array(imp.card, np.float32))
-                GL.glActiveTexture(GL.GL_TEXTURE1)
-                GL.glBindTexture(GL.GL_TEXTURE_2D, imp.normals)
-                GL.glActiveTexture(GL.GL_TEXTURE0)
-                GL.glBindTexture(GL.GL_TEXTURE_2D, imp.albedo)
+                self._bind_card(p, name, v)
                 GL.glMultiDrawArrays(GL.GL_POINTS, firsts, counts, len(firsts))
         GL.glVertexAttrib1f(SELECTED_LOCATION, 0.0)
         p.set_uniform("u_proxy", False)
@@ -934,13 +939,7 @@ class FoliageRenderer(Renderer):
             p.set_uniform("u_varied", bool(plan.hue != (0.0, 0.0) or plan.value != (0.0, 0.0)))
             p.set_uniform("u_band", np.array(level.band(), np.float32))
             for v, name in enumerate(level.meshes):
-                imp = self.impostor(name)
-                GL.glUniform1i(p.location("u_variant"), v)
-                p.set_uniform("u_card", np.array(imp.card, np.float32))
-                GL.glActiveTexture(GL.GL_TEXTURE1)
-                GL.glBindTexture(GL.GL_TEXTURE_2D, imp.normals)
-                GL.glActiveTexture(GL.GL_TEXTURE0)
-                GL.glBindTexture(GL.GL_TEXTURE_2D, imp.albedo)
+                imp = self._bind_card(p, name, v)
                 # near cards as quads, far ones (under POINT_PIXELS tall) as one point each: a
                 # quarter of the vertex work where a forest has the most instances
                 side = max(2.0 * imp.card[0], imp.card[2] - imp.card[1]) * focal / POINT_PIXELS
