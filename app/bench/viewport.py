@@ -321,29 +321,37 @@ def _frame_all(terrain_renderer):
                         FOREST_SIZE, FOREST_SIZE, LIGHT_DIRECTION)
 
 
+def _framed(scene):
+    """(terrain, foliage renderers, the Frame All frame, draw-both) for `scene`, drawn once (uploads,
+    bakes and builds the proxies), checked to stand for every stored instance."""
+    from rendering.foliage_renderer import FoliageRenderer
+    from rendering.terrain_renderer import TerrainRenderer
+
+    terrain, foliage = TerrainRenderer(scene.terrain), FoliageRenderer(scene)
+    terrain.initialize()
+    foliage.initialize()
+    frame = _frame_all(terrain)
+
+    def both(f):
+        terrain.draw(f)
+        foliage.draw(f)
+
+    both(frame)
+    instances = len(foliage_of(scene).volume)
+    assert sum(frame.stats.levels.values()) == instances, frame.stats.levels  # every one stood for
+    return terrain, foliage, frame, both
+
+
 def _forest_frame_ms(instances_list: list[int], pairs: int) -> list[float]:
     """Best Frame All time of terrain + foliage for each size, and last of the terrain alone."""
     from OpenGL import GL
-
-    from rendering.foliage_renderer import FoliageRenderer
-    from rendering.terrain_renderer import TerrainRenderer
 
     best: list[float] = []
     terrain_only = float("inf")
     for instances in instances_list:
         scene = _forest_scene(instances)
-        terrain, foliage = TerrainRenderer(scene.terrain), FoliageRenderer(scene)
-        terrain.initialize()
-        foliage.initialize()
-        frame = _frame_all(terrain)
-
-        def both(f, terrain=terrain, foliage=foliage):
-            terrain.draw(f)
-            foliage.draw(f)
-
-        both(frame)  # uploads, bakes and builds the proxies
-        drawn = frame.stats.levels
-        assert sum(drawn.values()) == instances, drawn  # Frame All draws every instance (or its proxy)
+        assert len(foliage_of(scene).volume) == instances
+        terrain, foliage, frame, both = _framed(scene)
         full, bare = _paired(both, terrain.draw, frame, frame, pairs)
         best.append(full)
         terrain_only = min(terrain_only, bare)
@@ -427,23 +435,9 @@ def _world_frame_ms(quick: bool, pairs: int) -> tuple[float, float, float]:
     and the world's proxy memory in MB after its Frame All."""
     from OpenGL import GL
 
-    from rendering.foliage_renderer import FoliageRenderer
-    from rendering.terrain_renderer import TerrainRenderer
-
     runs = []
     for scene in (_forest_scene(100_000 if quick else 1_000_000), _world_scene(WORLD_CHUNKS[quick])):
-        terrain, foliage = TerrainRenderer(scene.terrain), FoliageRenderer(scene)
-        terrain.initialize()
-        foliage.initialize()
-        frame = _frame_all(terrain)
-
-        def both(f, terrain=terrain, foliage=foliage):
-            terrain.draw(f)
-            foliage.draw(f)
-
-        both(frame)  # uploads, bakes and builds the proxies
-        instances = len(foliage_of(scene).volume)
-        assert sum(frame.stats.levels.values()) == instances, frame.stats.levels  # every one stood for
+        terrain, foliage, frame, both = _framed(scene)
         runs.append((both, frame, terrain, foliage))
     best = [float("inf"), float("inf")]
     for _ in range(pairs):
