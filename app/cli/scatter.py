@@ -8,6 +8,7 @@ from pathlib import Path
 
 from app.cli import UsageError, add_json_flag, emit, parse_xz
 from app.cli._batch import add_batch_flags, batch_options
+from app.cli.spawn import refusal_lines
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -132,9 +133,7 @@ def _run_whole(args: argparse.Namespace, scene, foliage, added_type: bool, batch
     def human() -> str:
         lines = [f"{args.type_name} over the whole scene, seed {args.seed}: "
                  + (species.sentence().split(": ", 1)[1] if species else "no ground to scatter on")]
-        for item in doc["refused"]:
-            share = 100.0 * item["count"] / doc["candidates"] if doc["candidates"] else 0.0
-            lines.append(f"  {item['reason']:<44} {item['count']:>9,}  {share:5.1f} %")
+        lines += refusal_lines(doc["refused"], doc["candidates"], "  ")
         if added_type:
             lines.append(f"  (type {args.type_name!r} taken from the built-in palette)")
         if args.save:

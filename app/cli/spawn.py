@@ -12,6 +12,15 @@ from app.cli._progress import TerminalProgress
 from model.errors import FormatError, read_text_file
 
 
+def refusal_lines(refused: list[dict], candidates: int, indent: str) -> list[str]:
+    """Each refusal of a spawn-style report as a line: its condition, count and share."""
+    lines = []
+    for item in refused:
+        share = 100.0 * item["count"] / candidates if candidates else 0.0
+        lines.append(f"{indent}{item['reason']:<44} {item['count']:>9,}  {share:5.1f} %")
+    return lines
+
+
 def _region(text: str) -> tuple[float, float, float, float]:
     try:
         x0, z0, x1, z1 = (float(v) for v in text.split(","))
@@ -121,9 +130,7 @@ def run(args: argparse.Namespace) -> int:
                          f"({r['added']:,} added, {r['removed']:,} removed)")
             for s in r["species"]:
                 lines.append(f"  {s['sentence']}")
-                for item in s["refused"]:
-                    share = 100.0 * item["count"] / s["candidates"] if s["candidates"] else 0.0
-                    lines.append(f"    {item['reason']:<44} {item['count']:>9,}  {share:5.1f} %")
+                lines += refusal_lines(s["refused"], s["candidates"], "    ")
         if args.save:
             lines.append(f"saved to {args.scene}")
         return "\n".join(lines)
