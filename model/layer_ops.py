@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from model.brush import Brush
-from model.sculpt import TileUndo, window_influence
+from model.sculpt import TileUndo, union_window, window_influence
 from model.terrain import Terrain, TerrainLayer, blank_weights
 
 MAX_NAME = 64
@@ -301,11 +301,7 @@ class LayerPaintStroke:
             self._emit(patch.layer, stamp.rows, stamp.cols)
         self._sealed = False
         self.stamps += 1
-        rows, cols = stamp.rows, stamp.cols
-        if self.touched is not None:
-            rows = slice(min(rows.start, self.touched[0].start), max(rows.stop, self.touched[0].stop))
-            cols = slice(min(cols.start, self.touched[1].start), max(cols.stop, self.touched[1].stop))
-        self.touched = (rows, cols)
+        self.touched = union_window(self.touched, (stamp.rows, stamp.cols))
         return True
 
     def finish(self) -> None:

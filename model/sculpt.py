@@ -295,7 +295,7 @@ class TerrainStroke:
             self.lift.after(pending)
         self._sealed = False
         self.stamps += 1
-        self.touched = _union(self.touched, (patch.rows, patch.cols))
+        self.touched = union_window(self.touched, (patch.rows, patch.cols))
         return True
 
     def finish(self) -> None:
@@ -329,7 +329,8 @@ class TerrainStroke:
             write_region(self.terrain, self.target, rows, cols, values)
 
 
-def _union(a: tuple[slice, slice] | None, b: tuple[slice, slice]) -> tuple[slice, slice]:
+def union_window(a: tuple[slice, slice] | None, b: tuple[slice, slice]) -> tuple[slice, slice]:
+    """The (rows, cols) window holding both (`a` None: just `b`): what a stroke has touched so far."""
     if a is None:
         return b
     return (slice(min(a[0].start, b[0].start), max(a[0].stop, b[0].stop)),
