@@ -54,7 +54,7 @@ from rendering.gl_program import (
 from rendering.impostors import CORNERS, VIEWS, Impostor, bake, card_of
 from rendering.meshes import VERTEX_FLOATS, Mesh, builtin_mesh, mesh_for
 from rendering.renderer import FrameContext, Renderer
-from rendering.terrain_renderer import FOG_COLOUR
+from rendering.terrain_renderer import foliage_fog, set_lit_uniforms
 
 SECTION = "foliage"
 SELECTED_LOCATION = 5  # the per-instance selection mask (1.0 selected); 0.0 where a chunk has none
@@ -708,7 +708,7 @@ class FoliageRenderer(Renderer):
             frame.stats.chunks_culled += len(ps) - chunks_drawn
             frame.stats.instances += instances
         if jobs:
-            self._draw_proxy_jobs(frame, jobs, eye)
+            self._draw_proxy_jobs(frame, jobs)
 
     @staticmethod
     def _walk(ps: ProxyTree, levels: list[Level], planes, eye) -> dict:
@@ -757,17 +757,13 @@ class FoliageRenderer(Renderer):
         far = _box_far_distance(ps.lo[rows], ps.hi[rows], eye)
         return rows[boxes_in_frustum(ps.lo[rows], ps.hi[rows], planes) & (far >= levels[0].fade_in[0])]
 
-    def _draw_proxy_jobs(self, frame: FrameContext, jobs, eye: np.ndarray) -> None:
+    def _draw_proxy_jobs(self, frame: FrameContext, jobs) -> None:
         p = self.impostor_program
         for plan, *_ in jobs:  # bake before the program is in use: baking switches programs
             for name in plan.proxy.meshes:
                 self.impostor(name)
         p.use()
-        p.set_uniform("u_view_projection", frame.view_projection)
-        p.set_uniform("u_light_direction", frame.light_direction)
-        p.set_uniform("u_eye", eye.astype(np.float32))
-        p.set_uniform("u_fog_color", FOG_COLOUR)
-        p.set_uniform("u_fog_distance", float(frame.camera.scene_extent * 2.0 + frame.camera.distance))
+        set_lit_uniforms(p, frame, foliage_fog(frame))
         p.set_uniform("u_views", VIEWS)
         p.set_uniform("u_albedo", 0)
         p.set_uniform("u_normals", 1)
@@ -887,8 +883,6 @@ class FoliageRenderer(Renderer):
         """Each chunk once per variant and level its distance range [near, far] meets: the meshes
         first, then the impostor cards. GL state is set once per type and level; per chunk only
         its vertex array is bound (a Frame All draws thousands of chunks)."""
-        eye = frame.camera.eye().astype(np.float32)
-        fog = float(frame.camera.scene_extent * 2.0 + frame.camera.distance)
         GL.glVertexAttrib1f(SELECTED_LOCATION, 0.0)  # what chunks without a selection mask read
         n = len(keys)
         near = np.zeros(n) if near is None else near
@@ -900,11 +894,7 @@ class FoliageRenderer(Renderer):
                 self.impostor(name)
         for p in (self.program, self.impostor_program):
             p.use()
-            p.set_uniform("u_view_projection", frame.view_projection)
-            p.set_uniform("u_light_direction", frame.light_direction)
-            p.set_uniform("u_eye", eye)
-            p.set_uniform("u_fog_color", FOG_COLOUR)
-            p.set_uniform("u_fog_distance", fog)
+            set_lit_uniforms(p, frame, foliage_fog(frame))
         p = self.program
         p.use()
         for type_name, a, b in runs:

@@ -34,7 +34,7 @@ from rendering.gl_program import (
 )
 from rendering.meshes import VERTEX_FLOATS, builtin_mesh, mesh_for
 from rendering.renderer import FrameContext, Renderer
-from rendering.terrain_renderer import FOG_COLOUR
+from rendering.terrain_renderer import foliage_fog, set_lit_uniforms
 
 VERSION = "#version 330 core\n"
 FEEDBACK_VARYINGS = ("f_grows", "f_placed", "f_scale")
@@ -318,11 +318,7 @@ class GrassRenderer(Renderer):
                                                   min(r[2] for r in rects), max(r[3] for r in rects)))
         p = self.program
         p.use()
-        p.set_uniform("u_view_projection", frame.view_projection)
-        p.set_uniform("u_light_direction", frame.light_direction)
-        p.set_uniform("u_eye", eye.astype(np.float32))
-        p.set_uniform("u_fog_color", FOG_COLOUR)
-        p.set_uniform("u_fog_distance", float(frame.camera.scene_extent * 2.0 + frame.camera.distance))
+        set_lit_uniforms(p, frame, foliage_fog(frame))
         for ftype, start, end, tile0, tiles, count in plans:
             if not self._set_type_uniforms(p, ftype, tile0, tiles):
                 continue

@@ -31,6 +31,20 @@ from rendering.terrain_lod import MAX_TILES, PIXEL_ERROR, TILE, Key, LodPyramid
 from rendering.terrain_mesh import VERTEX_FLOATS, grid_indices, vertex_grid
 
 FOG_COLOUR = np.array([0.62, 0.71, 0.80], np.float32)
+
+
+def set_lit_uniforms(p: ShaderProgram, frame: FrameContext, fog_distance: float) -> None:
+    """What every lit pass reads from the frame: camera, light, eye and fog (`p` in use)."""
+    p.set_uniform("u_view_projection", frame.view_projection)
+    p.set_uniform("u_light_direction", frame.light_direction)
+    p.set_uniform("u_eye", frame.camera.eye().astype(np.float32))
+    p.set_uniform("u_fog_color", FOG_COLOUR)
+    p.set_uniform("u_fog_distance", float(fog_distance))
+
+
+def foliage_fog(frame: FrameContext) -> float:
+    """Fog distance of foliage and grass: past the scene, wherever the camera stands."""
+    return float(frame.camera.scene_extent * 2.0 + frame.camera.distance)
 CHUNK_CELLS = TILE
 FULL_DETAIL_TRIANGLES = 600_000  # up to 513 x 513 samples the whole grid is drawn, as before
 CACHE_BYTES = 64 << 20  # GPU bytes of tile meshes kept at most (about 380 tiles)
@@ -360,12 +374,8 @@ class TerrainRenderer(Renderer):
         self.visible = [k[1:] for k in chosen if k[0] == 0]
         p = self.program
         p.use()
-        p.set_uniform("u_view_projection", frame.view_projection)
-        p.set_uniform("u_light_direction", frame.light_direction)
-        p.set_uniform("u_eye", frame.camera.eye().astype(np.float32))
-        p.set_uniform("u_fog_color", FOG_COLOUR)
         sx, sz = self.terrain.size
-        p.set_uniform("u_fog_distance", float(max(sx, sz) * 3.0 + frame.camera.distance))
+        set_lit_uniforms(p, frame, max(sx, sz) * 3.0 + frame.camera.distance)
         self._set_density_uniforms(p, density_on)
         triangles = 0
         for key in chosen:
