@@ -114,7 +114,8 @@ class GrassRenderer(Renderer):
     # ---- GL ------------------------------------------------------------------------------------
     def initialize(self) -> None:
         self.program = ShaderProgram(grass_vertex_source("grass_vert.glsl"),
-                                     load_shader_source("foliage_frag.glsl"), "grass")
+                                     VERSION + load_shader_source("foliage_shading.glsl") + "\n"
+                                     + load_shader_source("grass_frag.glsl"), "grass")
         self._heights_tex = self._texture()
         self._dummy_tex = self._texture()
         GL.glBindTexture(GL.GL_TEXTURE_2D, self._dummy_tex)
