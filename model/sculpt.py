@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from model import portable_math as pmath
 from model.brush import Brush
 from model.reground import FoliageLift
 from model.terrain import Terrain
@@ -54,7 +55,7 @@ def window_influence(terrain: Terrain, brush: Brush, x: float, z: float
     rows, cols = window
     gx = terrain.origin[0] + np.arange(cols.start, cols.stop) * terrain.spacing
     gz = terrain.origin[1] + np.arange(rows.start, rows.stop) * terrain.spacing
-    distance = np.hypot(gx[None, :] - x, gz[:, None] - z)
+    distance = pmath.hypot(gx[None, :] - x, gz[:, None] - z)
     influence = brush.influence(distance)
     if not influence.any():
         return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from model import portable_math as pmath
 from model.events import Event
 from model.formats.tiles import TILE
 from model.paged import PagedGrid, PagedPlane, int_sum, take
@@ -269,7 +270,7 @@ class Terrain:
     def slope_at(self, x, z) -> np.ndarray:
         """Surface slope in degrees (0 flat, 90 vertical); NaN where there is no ground."""
         n = self.normal_at(x, z)
-        return np.degrees(np.arccos(np.clip(n[..., 1], -1.0, 1.0)))
+        return pmath.degrees(pmath.arccos(np.clip(n[..., 1], -1.0, 1.0)))
 
     def layer_weight_at(self, name: str, x, z) -> np.ndarray | None:
         """Bilinear weight 0..1 of the layer called `name`; None if no layer has that name."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from model import portable_math as pmath
 from model.foliage import hashing
 from model.foliage.foliage_type import FoliageType
 from model.foliage.hashing import Channel
@@ -116,7 +117,7 @@ def grass_candidates(terrain: Terrain, ftype: FoliageType, tile0: tuple[int, int
     z = terrain.origin[1] + terrain.spacing * v
     y = np.full(count, np.nan)
     y[inside] = terrain.height_at(x[inside], z[inside])
-    yaw = np.radians(ftype.yaw[0] + (ftype.yaw[1] - ftype.yaw[0]) * hashing.draw(h, Channel.YAW))
+    yaw = pmath.radians(ftype.yaw[0] + (ftype.yaw[1] - ftype.yaw[0]) * hashing.draw(h, Channel.YAW))
     scale = ftype.scale[0] + (ftype.scale[1] - ftype.scale[0]) * hashing.draw(h, Channel.SCALE)
     return GrassCandidates(np.stack([tx, tz], axis=1), i, grows, np.stack([x, y, z], axis=1), yaw, scale)
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from model import portable_math as pmath
 from model.foliage.foliage_type import FoliageType
 from model.foliage.palette import Palette
 from model.foliage.scatter import ReapplyResult
@@ -79,7 +80,7 @@ def transform_records(records: np.ndarray, pivot: tuple[float, float], offset: t
     rec = np.asarray(records, np.float64)
     out = rec.copy()
     dx, dz = rec[:, 0] - pivot[0], rec[:, 2] - pivot[1]
-    c, s = np.cos(angle), np.sin(angle)
+    c, s = pmath.cos(angle), pmath.sin(angle)
     # the same rotation a record's yaw applies (R_y): x' = x cos + z sin, z' = -x sin + z cos
     out[:, 0] = pivot[0] + dx * c + dz * s + offset[0]
     out[:, 2] = pivot[1] - dx * s + dz * c + offset[1]

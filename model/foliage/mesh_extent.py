@@ -14,6 +14,10 @@ import struct
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
+from model import portable_math as pmath
+
 MAX_BYTES = 512 << 20  # a foliage mesh beyond this is no foliage mesh: not read for its bounds
 
 
@@ -58,23 +62,20 @@ def _extent(points: list[tuple[float, float, float]]) -> tuple[float, float] | N
     points = [p for p in points if all(math.isfinite(v) for v in p)]
     if not points:
         return None
-    radius = max(math.hypot(x, z) for x, _, z in points)
-    height = max(max(y for _, y, _ in points), 0.0)
+    p = np.asarray(points, np.float64)
+    radius = float(pmath.hypot(p[:, 0], p[:, 2]).max())
+    height = max(float(p[:, 1].max()), 0.0)
     return (radius, height)
 
 
 def _obj(data: bytes) -> tuple[float, float] | None:
-    radius = height = 0.0
-    seen = False
+    points = []
     for line in data.decode("utf-8", errors="replace").splitlines():
         if line.startswith("v "):
             parts = line.split()
-            x, y, z = float(parts[1]), float(parts[2]), float(parts[3])
-            if math.isfinite(x) and math.isfinite(y) and math.isfinite(z):
-                radius = max(radius, math.hypot(x, z))
-                height = max(height, y)
-                seen = True
-    return (radius, height) if seen else None
+            points.append((float(parts[1]), float(parts[2]), float(parts[3])))
+    found = _extent(points)
+    return None if found is None else (max(found[0], 0.0), max(found[1], 0.0))
 
 
 def _gltf(doc: dict) -> tuple[float, float] | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from model import portable_math as pmath
 from model.errors import FormatError
 
 VERTEX_FLOATS = 9
@@ -56,7 +57,7 @@ def triangles(positions: np.ndarray, colour) -> np.ndarray:
 
 def ring(radius: float, y: float, sides: int, phase: float = 0.0) -> np.ndarray:
     a = phase + np.arange(sides) * 2.0 * np.pi / sides
-    return np.stack([radius * np.cos(a), np.full(sides, y), -radius * np.sin(a)], axis=1)
+    return np.stack([radius * pmath.cos(a), np.full(sides, y), -radius * pmath.sin(a)], axis=1)
 
 
 def frustum(r0: float, y0: float, r1: float, y1: float, sides: int, colour, phase: float = 0.0,
@@ -86,9 +87,9 @@ def blob(rx: float, ry: float, cy: float, colour, seed: int, roughness: float = 
     bump = 1.0 + roughness * ((h >> np.uint32(8)).astype(np.float64) / 2.0**24 - 0.5) * 2.0
     bump[0, :] = bump[0, 0]
     bump[-1, :] = bump[-1, 0]  # the poles stay single points
-    x = rx * np.sin(la) * np.cos(lo) * bump
-    y = np.maximum(cy + ry * np.cos(la) * bump, 0.0)  # a flat underside sits on the ground
-    z = -rx * np.sin(la) * np.sin(lo) * bump
+    x = rx * pmath.sin(la) * pmath.cos(lo) * bump
+    y = np.maximum(cy + ry * pmath.cos(la) * bump, 0.0)  # a flat underside sits on the ground
+    z = -rx * pmath.sin(la) * pmath.sin(lo) * bump
     p = np.stack([x, y, z], axis=-1)
     nxt = np.roll(np.arange(sides), -1)
     a, b = p[:-1], p[:-1][:, nxt]
@@ -128,8 +129,8 @@ def grass() -> np.ndarray:
     tris = []
     for k in range(3):
         a = k * np.pi / 3.0
-        dx, dz = 0.22 * np.cos(a), 0.22 * np.sin(a)
-        lean = 0.08 * np.array([np.sin(a + 1.0), 0.0, np.cos(a + 1.0)])
+        dx, dz = 0.22 * pmath.cos(a), 0.22 * pmath.sin(a)
+        lean = 0.08 * np.array([pmath.sin(a + 1.0), 0.0, pmath.cos(a + 1.0)])
         left, right, tip = np.array([-dx, 0, -dz]), np.array([dx, 0, dz]), np.array([0, 0.5, 0]) + lean
         tris.append([left, right, tip])
     out = triangles(np.array(tris), BLADES)
@@ -164,7 +165,7 @@ def simplified(vertices: np.ndarray, cell: float) -> np.ndarray:
     inverse = inverse.reshape(-1)
     pts = p.reshape(-1, 3)
     middle = (pts.min(axis=0) + pts.max(axis=0)) / 2.0
-    reach = np.hypot(pts[:, 0] - middle[0], pts[:, 2] - middle[2]) + np.abs(pts[:, 1] - middle[1])
+    reach = pmath.hypot(pts[:, 0] - middle[0], pts[:, 2] - middle[2]) + np.abs(pts[:, 1] - middle[1])
     order = np.lexsort((-reach, inverse))
     pick = order[np.r_[0, np.flatnonzero(np.diff(inverse[order])) + 1]]
     centre = pts[pick]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from model import portable_math as pmath
 from model.foliage.hashing import Channel, pcg_scalar, type_key
 from model.foliage.scatter import (
     PLACED,
@@ -60,7 +61,7 @@ def consider_reference(scatter: FoliageScatter, type_name: str, region: Region,
         if height != height:
             reason = Refusal.NO_GROUND
         else:
-            slope = float(np.degrees(np.arccos(np.clip(normal[1], -1.0, 1.0))))
+            slope = float(pmath.degrees(pmath.arccos(np.clip(normal[1], -1.0, 1.0))))
             if not ftype.slope[0] <= slope <= ftype.slope[1]:
                 reason = Refusal.SLOPE
             elif not ftype.altitude[0] <= height <= ftype.altitude[1]:

@@ -17,6 +17,7 @@ from enum import IntEnum
 
 import numpy as np
 
+from model import portable_math as pmath
 from model.brush import Brush
 from model.foliage import hashing
 from model.foliage.foliage_type import FoliageType
@@ -87,7 +88,7 @@ class Stamp:
         """(n, 2) uniform points in the disc from each candidate's X (radius²) and Z (angle) draws."""
         d = self.radius * np.sqrt(hashing.draw(hashes, Channel.X))
         a = 2.0 * np.pi * hashing.draw(hashes, Channel.Z)
-        return np.stack([self.center[0] + d * np.cos(a), self.center[1] + d * np.sin(a)], axis=-1)
+        return np.stack([self.center[0] + d * pmath.cos(a), self.center[1] + d * pmath.sin(a)], axis=-1)
 
     def weight(self, x, z) -> np.ndarray:
         """Falloff weight 0..1: 1 inside the inner radius, smoothstep to 0 at the rim."""
@@ -375,10 +376,10 @@ def make_records(ftype: FoliageType, x, z, height, normal, draws) -> np.ndarray:
     """Records (n, 7) from positions, ground height/normal and per-channel draws (dict)."""
     x = np.asarray(x, np.float64)
     z = np.asarray(z, np.float64)
-    yaw = np.radians(lerp(ftype.yaw, draws[Channel.YAW]))
+    yaw = pmath.radians(lerp(ftype.yaw, draws[Channel.YAW]))
     scale = lerp(ftype.scale, draws[Channel.SCALE])
     y = np.asarray(height, np.float64) - lerp(ftype.sink, draws[Channel.SINK])
-    up = lean_up(normal, ftype.align, np.radians(lerp(ftype.tilt, draws[Channel.TILT])),
+    up = lean_up(normal, ftype.align, pmath.radians(lerp(ftype.tilt, draws[Channel.TILT])),
                  2.0 * np.pi * np.asarray(draws[Channel.TILT_AZIMUTH], np.float64))
     pitch, roll = pitch_roll_for_up(up, yaw)
     return np.stack([x, y, z, yaw, pitch, roll, scale], axis=-1).astype(np.float32)
@@ -387,31 +388,31 @@ def make_records(ftype: FoliageType, x, z, height, normal, draws) -> np.ndarray:
 def lean_up(normal, align: float, tilt, azimuth) -> np.ndarray:
     """The instance's up vector: `align` of the way from world up to the normal, then tilted."""
     n = np.asarray(normal, np.float64)
-    slope = np.arccos(np.clip(n[..., 1], -1.0, 1.0))
+    slope = pmath.arccos(np.clip(n[..., 1], -1.0, 1.0))
     hl = np.sqrt(n[..., 0] * n[..., 0] + n[..., 2] * n[..., 2])
     safe = np.where(hl > 1e-12, hl, 1.0)
     dx = np.where(hl > 1e-12, n[..., 0] / safe, 0.0)
     dz = np.where(hl > 1e-12, n[..., 2] / safe, 0.0)
     angle = align * slope
-    sa = np.sin(angle)
-    a = np.stack([sa * dx, np.cos(angle), sa * dz], axis=-1)
+    sa = pmath.sin(angle)
+    a = np.stack([sa * dx, pmath.cos(angle), sa * dz], axis=-1)
     # random lean: rotate `a` by `tilt` towards a horizontal direction chosen by `azimuth`
-    h = np.stack([np.cos(azimuth), np.zeros_like(azimuth), np.sin(azimuth)], axis=-1)
+    h = np.stack([pmath.cos(azimuth), np.zeros_like(azimuth), pmath.sin(azimuth)], axis=-1)
     t = h - np.sum(h * a, axis=-1, keepdims=True) * a
     tl = np.sqrt(np.sum(t * t, axis=-1, keepdims=True))
     t = t / np.where(tl > 1e-12, tl, 1.0)
     tilt = np.asarray(tilt, np.float64)[..., None]
-    return a * np.cos(tilt) + t * np.sin(tilt)
+    return a * pmath.cos(tilt) + t * pmath.sin(tilt)
 
 
 def pitch_roll_for_up(up, yaw) -> tuple[np.ndarray, np.ndarray]:
     """Pitch and roll that, with intrinsic Y(yaw)→X(pitch)→Z(roll), carry +Y onto `up`."""
     up = np.asarray(up, np.float64)
-    cy, sy = np.cos(yaw), np.sin(yaw)
+    cy, sy = pmath.cos(yaw), pmath.sin(yaw)
     lx = up[..., 0] * cy - up[..., 2] * sy
     lz = up[..., 0] * sy + up[..., 2] * cy
-    roll = np.arcsin(np.clip(-lx, -1.0, 1.0))
-    pitch = np.arctan2(lz, up[..., 1])
+    roll = pmath.arcsin(np.clip(-lx, -1.0, 1.0))
+    pitch = pmath.arctan2(lz, up[..., 1])
     return pitch, roll
 
 
@@ -419,10 +420,11 @@ def up_of(records) -> np.ndarray:
     """The up vector (n, 3) each record's rotation gives its mesh (the inverse of the above)."""
     r = np.asarray(records, np.float64)
     yaw, pitch, roll = r[..., 3], r[..., 4], r[..., 5]
-    x = -np.sin(roll)
-    y = np.cos(roll) * np.cos(pitch)
-    z = np.cos(roll) * np.sin(pitch)
-    return np.stack([x * np.cos(yaw) + z * np.sin(yaw), y, -x * np.sin(yaw) + z * np.cos(yaw)], axis=-1)
+    x = -pmath.sin(roll)
+    y = pmath.cos(roll) * pmath.cos(pitch)
+    z = pmath.cos(roll) * pmath.sin(pitch)
+    cy, sy = pmath.cos(yaw), pmath.sin(yaw)
+    return np.stack([x * cy + z * sy, y, -x * sy + z * cy], axis=-1)
 
 
 def candidate_count(ftype: FoliageType, area: float, strength: float, seed: int, type_name: str,
@@ -483,7 +485,7 @@ class FoliageScatter:
         refusal = np.zeros(n, np.int8)
         height = self.terrain.height_at(x, z)
         normal = self.terrain.normal_at(x, z)
-        slope = np.degrees(np.arccos(np.clip(normal[..., 1], -1.0, 1.0)))
+        slope = pmath.degrees(pmath.arccos(np.clip(normal[..., 1], -1.0, 1.0)))
 
         def refuse(reason: Refusal, bad: np.ndarray) -> None:
             refusal[(refusal == PLACED) & bad] = reason
@@ -549,7 +551,7 @@ class FoliageScatter:
         xs, zs = np.array([float(x)]), np.array([float(z)])
         height = self.terrain.height_at(xs, zs)
         normal = self.terrain.normal_at(xs, zs)
-        slope = np.degrees(np.arccos(np.clip(normal[..., 1], -1.0, 1.0)))
+        slope = pmath.degrees(pmath.arccos(np.clip(normal[..., 1], -1.0, 1.0)))
         missing = None
         reason = PLACED
         if np.isnan(height[0]):
@@ -612,7 +614,7 @@ class FoliageScatter:
             x, z = rec[:, 0].astype(np.float64), rec[:, 2].astype(np.float64)
             height = self.terrain.height_at(x, z)
             normal = self.terrain.normal_at(x, z)
-            slope = np.degrees(np.arccos(np.clip(normal[..., 1], -1.0, 1.0)))
+            slope = pmath.degrees(pmath.arccos(np.clip(normal[..., 1], -1.0, 1.0)))
             ok = ~np.isnan(height)
             ok &= (slope >= ftype.slope[0]) & (slope <= ftype.slope[1])
             ok &= (height >= ftype.altitude[0]) & (height <= ftype.altitude[1])

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from model import portable_math as pmath
 from model.foliage import hashing
 from model.foliage.hashing import Channel
 from model.foliage.neighbours import any_within, pairs_within
@@ -254,7 +255,7 @@ def _run_species(spawner: Spawner, index: int, species: Species, terrain: Terrai
             bad[alive] = ~condition.passes(ctx, xz[alive])
         rule(f"condition {number} `{condition.text}`", bad)
     normal = terrain.normal_at(x, z)
-    slope = np.degrees(np.arccos(np.clip(normal[..., 1], -1.0, 1.0)))
+    slope = pmath.degrees(pmath.arccos(np.clip(normal[..., 1], -1.0, 1.0)))
     rule(f"outside {species.type}'s slope {ftype.slope[0]:g}–{ftype.slope[1]:g}°",
          ~((slope >= ftype.slope[0]) & (slope <= ftype.slope[1])))
     rule(f"outside {species.type}'s altitude band",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from model import portable_math as pmath
 from model.foliage.hashing import pcg, position_hashes, type_key
 
 VARIANT_CHANNEL = 0x100  # far from the scatter's channels (0..7, 16 and up)
@@ -65,9 +66,10 @@ def colour_shifts(records: np.ndarray, type_name: str, hue: tuple[float, float],
 def shifted_colours(rgb: np.ndarray, shift: np.ndarray) -> np.ndarray:
     """Colours (n, 3) after a hue rotation about the grey axis and a value change (n, 2 shifts)."""
     rgb = np.asarray(rgb, np.float64).reshape(-1, 3)
-    a = np.radians(np.asarray(shift, np.float64)[:, 0])[:, None]
+    a = pmath.radians(np.asarray(shift, np.float64)[:, 0])[:, None]
     k = np.full(3, 1.0 / np.sqrt(3.0))
     # Rodrigues about (1, 1, 1)/√3: keeps the grey level, turns the hue
-    rotated = rgb * np.cos(a) + np.cross(k, rgb) * np.sin(a) + k * (rgb @ k)[:, None] * (1 - np.cos(a))
+    grey = (rgb[:, 0] * k[0] + rgb[:, 1] * k[1]) + rgb[:, 2] * k[2]  # not `rgb @ k`: BLAS may fuse
+    rotated = rgb * pmath.cos(a) + np.cross(k, rgb) * pmath.sin(a) + k * grey[:, None] * (1 - pmath.cos(a))
     out = rotated * (1.0 + np.asarray(shift, np.float64)[:, 1:2])
     return np.clip(out, 0.0, 1.0)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from model import portable_math as pmath
+
 UP_AXES = ("y", "z")
 HANDEDNESS = ("right", "left")
 UNITS = {"m": 1.0, "cm": 100.0}
@@ -71,9 +73,9 @@ ENGINE_PRESETS: dict[str, Conventions] = {
 def rotation_matrices(records: np.ndarray) -> np.ndarray:
     """(n, 3, 3) float64 rotation R = Ry(yaw) · Rx(pitch) · Rz(roll) of each record."""
     r = np.asarray(records, np.float64).reshape(-1, 7)
-    cy, sy = np.cos(r[:, 3]), np.sin(r[:, 3])
-    cp, sp = np.cos(r[:, 4]), np.sin(r[:, 4])
-    cr, sr = np.cos(r[:, 5]), np.sin(r[:, 5])
+    cy, sy = pmath.cos(r[:, 3]), pmath.sin(r[:, 3])
+    cp, sp = pmath.cos(r[:, 4]), pmath.sin(r[:, 4])
+    cr, sr = pmath.cos(r[:, 5]), pmath.sin(r[:, 5])
     m = np.empty((len(r), 3, 3))
     m[:, 0, 0] = cy * cr + sy * sp * sr
     m[:, 0, 1] = -cy * sr + sy * sp * cr
@@ -90,10 +92,10 @@ def rotation_matrices(records: np.ndarray) -> np.ndarray:
 def yaw_pitch_roll(matrices: np.ndarray) -> np.ndarray:
     """(n, 3) yaw, pitch, roll (radians) of rotation matrices R = Ry · Rx · Rz."""
     m = np.asarray(matrices, np.float64).reshape(-1, 3, 3)
-    pitch = np.arcsin(np.clip(-m[:, 1, 2], -1.0, 1.0))
-    gimbal = np.hypot(m[:, 1, 0], m[:, 1, 1]) < 1e-9  # pitch ±90°: only yaw ± roll is defined
-    yaw = np.where(gimbal, np.arctan2(-m[:, 2, 0], m[:, 0, 0]), np.arctan2(m[:, 0, 2], m[:, 2, 2]))
-    roll = np.where(gimbal, 0.0, np.arctan2(m[:, 1, 0], m[:, 1, 1]))
+    pitch = pmath.arcsin(np.clip(-m[:, 1, 2], -1.0, 1.0))
+    gimbal = pmath.hypot(m[:, 1, 0], m[:, 1, 1]) < 1e-9  # pitch ±90°: only yaw ± roll is defined
+    yaw = np.where(gimbal, pmath.arctan2(-m[:, 2, 0], m[:, 0, 0]), pmath.arctan2(m[:, 0, 2], m[:, 2, 2]))
+    roll = np.where(gimbal, 0.0, pmath.arctan2(m[:, 1, 0], m[:, 1, 1]))
     return np.stack([yaw, pitch, roll], axis=-1)
 
 
@@ -182,7 +184,7 @@ def angle_quaternions(angles: np.ndarray, conventions: Conventions = Conventions
     a = np.asarray(angles).reshape(-1, 3)
     half = np.empty((3, len(a)), dtype)
     np.multiply(a.T, dtype(0.5), out=half, casting="unsafe" if a.dtype != dtype else "same_kind")  # exact
-    c, s = np.cos(half), np.sin(half)
+    c, s = pmath.cos(half), pmath.sin(half)
     (cy, cx, cz), (sy, sx, sz) = c, s
     # the four products, in the rows of `half` and one more (no temporaries per term)
     cycx, sysx = np.multiply(cy, cx, out=half[0]), np.multiply(sy, sx, out=half[1])

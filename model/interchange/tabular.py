@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from model import portable_math as pmath
 from model.atomic import atomic_write
 from model.errors import FormatError
 from model.foliage.foliage_type import foliage_type_to_dict
@@ -77,7 +78,7 @@ def _columns(records: np.ndarray, conv: Conventions, matrix: bool) -> np.ndarray
     """(n, 11 or 27) float64 of x y z, yaw pitch roll (degrees), qx qy qz qw, scale[, matrix]."""
     t = to_target(records, conv)
     parts = [t.positions.astype(np.float32).astype(np.float64),
-             np.degrees(records[:, 3:6].astype(np.float64)),
+             pmath.degrees(records[:, 3:6].astype(np.float64)),
              t.rotations.astype(np.float32).astype(np.float64), records[:, 6:7].astype(np.float64)]
     if matrix:
         parts.append(t.matrices().reshape(-1, 16))
@@ -246,7 +247,7 @@ def _records(path: Path, place: str, values: np.ndarray, names: list[str], conv:
     if conv.is_identity:
         out[:, :3] = pos.astype(np.float32)  # as written: no conversion, bit for bit
     if {"yaw_deg", "pitch_deg", "roll_deg"} <= have:
-        out[:, 3:6] = np.radians(get("yaw_deg", "pitch_deg", "roll_deg")).astype(np.float32)
+        out[:, 3:6] = pmath.radians(get("yaw_deg", "pitch_deg", "roll_deg")).astype(np.float32)
     return out
 
 

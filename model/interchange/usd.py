@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+from model import portable_math as pmath
 from model.atomic import atomic_write_path
 from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType, foliage_type_to_dict
@@ -564,7 +565,8 @@ def _world(xform) -> tuple[np.ndarray, np.ndarray, float, bool]:
 
     g = np.array(xform.ComputeLocalToWorldTransform(Usd.TimeCode.Default()), np.float64)
     a, t = g[:3, :3].T, g[3, :3]  # Gf is row-vector: p' = p·G
-    return a, t, float(np.cbrt(np.linalg.det(a))) if np.linalg.det(a) > 0 else 0.0, \
+    det = float(pmath.det3(a))
+    return a, t, float(pmath.cbrt(det)) if det > 0 else 0.0, \
         bool(np.array_equal(g, np.eye(4)))
 
 
@@ -650,7 +652,7 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
             if s <= 0 or not np.allclose(a / s @ (a / s).T, np.eye(3), atol=1e-6):
                 result.warnings.append(f"{where}: its transform shears or mirrors; instances placed by "
                                        "its rotation and mean scale only")
-                s = abs(float(np.cbrt(abs(np.linalg.det(a))))) or 1.0
+                s = abs(float(pmath.cbrt(abs(pmath.det3(a))))) or 1.0
             rot = a / s
         count = len(positions)
         primvars = UsdGeom.PrimvarsAPI(inst)
@@ -756,12 +758,12 @@ def _read_prims(group, children: list, path: Path, frame: Conventions, meters: f
         return
     g = np.array([np.array(cache.GetLocalToWorldTransform(c), np.float64) for c in children])
     a = np.transpose(g[:, :3, :3], (0, 2, 1))  # column-vector rotation·scale
-    det = np.linalg.det(a)
+    det = pmath.det3(a)
     if (det <= 0).any():
         bad = int(np.argmax(det <= 0))
         raise FormatError(path, str(children[bad].GetPath()),
                           "transform mirrors or collapses the instance")
-    scale = np.cbrt(det)
+    scale = pmath.cbrt(det)
     rot = a / scale[:, None, None]
     skew = np.abs(rot @ np.transpose(rot, (0, 2, 1)) - np.eye(3)).max(axis=(1, 2)) > 1e-5
     if skew.any():

@@ -15,13 +15,13 @@ sub-layers hands its parent's amounts straight on; a road's or river's width is 
 
 from __future__ import annotations
 
-import math
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from model import portable_math as pmath
 from model.trn import shapes
 from model.trn.document import Item, TrnDocument
 from model.trn.jit import compile_kernels, kernel
@@ -440,16 +440,16 @@ class _Run:
         if tag == "FHGT":
             v, low, high = self.h[idx], p["low"], p["high"]
         elif tag == "FSLP":
-            lo = math.radians(min(max(p["minAngle"], 0.0), 90.0))
-            hi = math.radians(min(max(p["maxAngle"], 0.0), 90.0))
+            lo = pmath.radians(min(max(p["minAngle"], 0.0), 90.0))
+            hi = pmath.radians(min(max(p["maxAngle"], 0.0), 90.0))
             dx, dz = self.gradient(idx)
-            v, low, high = 1.0 / np.sqrt(dx * dx + dz * dz + 1.0), math.cos(hi), math.cos(lo)  # normal y
+            v, low, high = 1.0 / np.sqrt(dx * dx + dz * dz + 1.0), float(pmath.cos(hi)), float(pmath.cos(lo))
         elif tag == "FDIR":
             dx, dz = self.gradient(idx)
-            v = np.arctan2(-dx, -dz) / (2 * math.pi) + 0.5  # atan2(nx, nz): the normal's length cancels
+            v = pmath.arctan2(-dx, -dz) / (2 * pmath.PI) + 0.5  # atan2(nx, nz): the normal's length cancels
             # stored in degrees like FSLP's (the original converts on load), limited to ±180°
-            low = max(math.radians(p["minAngle"]), -math.pi) / (2 * math.pi)
-            high = min(math.radians(p["maxAngle"]), math.pi) / (2 * math.pi)
+            low = max(float(pmath.radians(p["minAngle"])), -pmath.PI) / (2 * pmath.PI)
+            high = min(float(pmath.radians(p["maxAngle"])), pmath.PI) / (2 * pmath.PI)
         elif tag == "FFRA":
             v, low, high = p["scaleY"] * self.fractal(p["fractalFamily"], idx), p["low"], p["high"]
         elif tag == "FBIT":

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from model import portable_math as pmath
 from model.trn.jit import compile_kernels, kernel
+from model.trn.portable_kernels import power32
 
 _IA, _IM, _IQ, _IR = 16807, 2147483647, 127773, 2836
 NTAB = 322
@@ -335,9 +337,8 @@ def _bias(r: np.ndarray, b: np.float32) -> np.ndarray:
     a negative bias, where the logarithm has no value, leaves r as it is."""
     if not b >= 0:
         return r
-    with np.errstate(divide="ignore"):
-        e = np.float32(np.log(b) / np.log(np.float32(0.5)))
-    return np.power(np.maximum(r, np.float32(0)), e, dtype=np.float32)
+    e = _exponent(b)
+    return power32(np.maximum(r, np.float32(0)), e)
 
 
 def _gain(r: np.ndarray, g: np.float32) -> np.ndarray:
@@ -346,15 +347,20 @@ def _gain(r: np.ndarray, g: np.float32) -> np.ndarray:
     f32 = np.float32
     if not g <= 1:
         return r
-    with np.errstate(divide="ignore"):
-        p = f32(np.log(f32(1) - g) / np.log(f32(0.5)))
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        low = np.power(np.maximum(f32(2) * r, f32(0)), p, dtype=np.float32) / f32(2)
-        high = f32(1) - np.power(np.maximum(f32(2) * (f32(1) - r), f32(0)), p, dtype=np.float32) / f32(2)
+    p = _exponent(f32(1) - g)
+    low = power32(np.maximum(f32(2) * r, f32(0)), p) / f32(2)
+    high = f32(1) - power32(np.maximum(f32(2) * (f32(1) - r), f32(0)), p) / f32(2)
     out = np.where(r < f32(0.5), low, high)
     out = np.where(r < f32(0.001), f32(0), out)
     out = np.where(r > f32(0.999), f32(1), out)
     return out.astype(np.float32)
+
+
+def _exponent(v: np.float32) -> np.float32:
+    """ln v / ln 0.5 rounded once to float32 (inf at v = 0): the portable logarithm, since numpy's
+    float32 log and pow are SIMD code whose last bit depends on the CPU."""
+    with np.errstate(divide="ignore"):
+        return np.float32(pmath.log(float(v)) / pmath.log(0.5))
 
 
 _KERNELS = ('_lattice', '_clip01', '_axis', '_blend', '_term', '_finish', '_octaves', '_octaves_grid')

@@ -7,10 +7,9 @@ temporaries per segment, and real polygons, roads and rivers have tens to hundre
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from model import portable_math as pmath
 from model.trn.jit import compile_kernels, kernel
 
 
@@ -71,7 +70,8 @@ def polyline_distance(x, z, points, limit: float | None = None) -> tuple[np.ndar
     shape = x.shape
     x, z = np.ascontiguousarray(x).ravel(), np.ascontiguousarray(z).ravel()
     if len(p) == 1:
-        return np.hypot(x - p[0, 0], z - p[0, 1]).reshape(shape), np.zeros(shape, np.int64), np.zeros(shape)
+        distance = pmath.hypot(x - p[0, 0], z - p[0, 1]).reshape(shape)
+        return distance, np.zeros(shape, np.int64), np.zeros(shape)
     start = np.inf
     if limit is not None and 0.0 < limit < np.inf:
         start = np.nextafter(float(limit), np.inf)  # a pole exactly at the limit keeps its distance
@@ -89,9 +89,29 @@ def polyline_distance(x, z, points, limit: float | None = None) -> tuple[np.ndar
 
 
 _TINY, _HUGE, _MARGIN = 1e-100, 1e100, 1.0 + 1e-12  # squares of b stay normal floats between the first two
+_HYPOT_TINY, _HYPOT_HUGE = pmath.HYPOT_TINY, pmath.HYPOT_HUGE
+_HYPOT_DOWN, _HYPOT_UP = pmath.HYPOT_DOWN, pmath.HYPOT_UP
 # Below 1e6 m a computed point on a segment is within 1e-9 m of its box, so a segment whose box is
 # farther than the best distance found plus 1e-6 m cannot be nearer: it is skipped unmeasured.
 _BOXED, _SLACK = 1e6, 1e-6
+
+
+@kernel(inline=True)
+def _length(ex, ez):
+    """`portable_math.hypot` of one pair, its steps one for one."""
+    ax, az = abs(ex), abs(ez)
+    if ax == np.inf or az == np.inf:
+        return np.inf
+    if ax != ax or az != az:
+        return np.nan
+    m = ax if ax > az else az
+    if m == 0.0:
+        return 0.0
+    if m < _HYPOT_TINY or m > _HYPOT_HUGE:
+        scale = _HYPOT_DOWN if m > _HYPOT_HUGE else _HYPOT_UP
+        ax, az = ax * scale, az * scale
+        return np.sqrt(ax * ax + az * az) / scale
+    return np.sqrt(ax * ax + az * az)
 
 
 @kernel()
@@ -117,11 +137,11 @@ def _segment_distance(x, z, px, pz, boxes, boxed, best, seg, tt):
                 t = ((xk - ax) * dx + (zk - az) * dz) / ll
                 t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)  # numpy's clip: NaN and -0.0 stay
             ex, ez = xk - (ax + t * dx), zk - (az + t * dz)
-            # hypot (a libm call) only where the segment can be nearer: its squared distance is
-            # within a few ulps of the exact one, and a margin of 1e-12 holds thousands of them
+            # the length only where the segment can be nearer: its squared distance is within a few
+            # ulps of the exact one, and a margin of 1e-12 holds thousands of them
             if _TINY < b < _HUGE and ex * ex + ez * ez > b * b * _MARGIN:
                 continue
-            d = math.hypot(ex, ez)
+            d = _length(ex, ez)
             if d < b:
                 b, s, tk = d, i, t
         best[k], seg[k], tt[k] = b, s, tk
@@ -201,7 +221,7 @@ def bbox(points, pad: float = 0.0) -> tuple[float, float, float, float]:
     return (p[:, 0].min() - pad, p[:, 1].min() - pad, p[:, 0].max() + pad, p[:, 1].max() + pad)
 
 
-_KERNELS = ('_segment_distance', '_even_odd')
+_KERNELS = ('_length', '_segment_distance', '_even_odd')
 
 
 def _kernels() -> None:

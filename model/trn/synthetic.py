@@ -5,8 +5,11 @@ Used by the benchmark, the browser's demo and the tests; written with the projec
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from model import portable_math as pmath
 from model.trn import build, document
 
 
@@ -133,7 +136,8 @@ def _star_polygon(rng, cx: float, cz: float, radius: float, n: int) -> list[tupl
     """A simple (non-crossing) outline: n points at increasing angles, radii jittered."""
     ang = np.sort(rng.uniform(0.0, 2 * np.pi, n))
     rad = radius * rng.uniform(0.55, 1.0, n)
-    return [(float(cx + r * np.cos(a)), float(cz + r * np.sin(a))) for a, r in zip(ang, rad, strict=True)]
+    xs, zs = cx + rad * pmath.cos(ang), cz + rad * pmath.sin(ang)
+    return [(float(x), float(z)) for x, z in zip(xs, zs, strict=True)]
 
 
 def _walk(rng, x: float, z: float, n: int, step: float) -> list[tuple[float, float]]:
@@ -141,8 +145,8 @@ def _walk(rng, x: float, z: float, n: int, step: float) -> list[tuple[float, flo
     heading = rng.uniform(0.0, 2 * np.pi)
     pts = [(x, z)]
     for _ in range(n - 1):
-        heading += rng.normal(0.0, 0.35)
-        x, z = x + step * np.cos(heading), z + step * np.sin(heading)
+        heading += rng.uniform(-0.6, 0.6)  # a normal draw's tail calls libm's exp and log
+        x, z = x + step * float(pmath.cos(heading)), z + step * float(pmath.sin(heading))
         pts.append((float(x), float(z)))
     return pts
 
@@ -356,6 +360,7 @@ def planet_region(poles: int = 1_000_000):
     map its boundaries cover, as in a bake of every pole of the planet."""
     from model.trn.evaluator import Region
 
-    side = int(round(poles ** 0.5))
+    side = math.isqrt(poles)
+    side += poles - side * side > side  # rounded to the nearest, in integers
     spacing = PLANET_MAP_WIDTH / side
     return Region(-side // 2, -side // 2, side, side, spacing)

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from model import portable_math as pmath
 from model.zones.names import BLOCK_FLAGS, CONTROL_BITS
 from model.zones.zone import Zone
 
 # Which species stand where, and the block height each leaves (trees and bushes block; grass does not).
 _SPECIES_HEIGHT = {1: 0, 2: 0, 3: 12, 5: 4, 6: 5, 7: 14, 9: 0, 18: 10}
+
+
+def _bumps(rng: np.random.Generator, shape: tuple[int, ...], sd: float) -> np.ndarray:
+    """Bell-shaped noise of standard deviation `sd` from four uniforms (a normal draw's tail calls
+    libm's exp and log, whose last bit differs between systems)."""
+    u = rng.random((4, *shape))
+    return ((((u[0] + u[1]) + (u[2] + u[3])) - 2.0) * (sd * math.sqrt(3.0))).astype(np.float32)
 
 
 def sample_zone(zone_id: int = 1, width: int = 256, height: int | None = None, seed: int = 0,
@@ -18,11 +28,11 @@ def sample_zone(zone_id: int = 1, width: int = 256, height: int | None = None, s
     rng = np.random.default_rng([seed, zone_id, width, height])
     y, x = np.mgrid[0:height, 0:width].astype(np.float32)
     s = max(width, height)
-    hills = (np.sin(x * (6.3 / s) * 3) * np.cos(y * (6.3 / s) * 2) * 0.25
-             + np.sin((x + y) * (6.3 / s) * 5) * 0.1 + 0.45)
+    hills = (pmath.sin(x * (6.3 / s) * 3) * pmath.cos(y * (6.3 / s) * 2) * 0.25
+             + pmath.sin((x + y) * (6.3 / s) * 5) * 0.1 + 0.45).astype(np.float32)
     # Relief grows with the zone so slopes stay in the range real zones have.
     relief = min(1200.0, s * 0.6)
-    units = 600.0 + (hills - 0.45) * relief + rng.normal(0.0, 0.3, hills.shape).astype(np.float32)
+    units = 600.0 + (hills - 0.45) * relief + _bumps(rng, hills.shape, 0.3)
     altitude = np.clip(units * 32.0, 0, 2047 * 32).astype("<u2")
 
     zone = Zone.blank(zone_id, width, height)

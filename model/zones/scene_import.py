@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from model import portable_math as pmath
 from model.foliage.section import SceneFoliage
 from model.scene import Scene
 from model.terrain import Terrain
@@ -112,7 +113,7 @@ def terrain_of(zone: Zone, tile_size: float = 1.0) -> Terrain:
 
 def _palette_color(value: int) -> tuple[int, int, int]:
     h = (value * 0.61803) % 1.0
-    return tuple(int(90 + 120 * (0.5 + 0.5 * math.cos(2 * math.pi * (h + k / 3)))) for k in range(3))
+    return tuple(int(90 + 120 * (0.5 + 0.5 * pmath.cos(2 * math.pi * (h + k / 3)))) for k in range(3))
 
 
 def zone_to_scene(zone: Zone, tile_size: float = 1.0, rules: Mapping[int, Any] | None = None,

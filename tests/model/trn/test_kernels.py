@@ -7,21 +7,24 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from model import portable_math as pmath
 from model.trn import shapes
 from model.trn.multifractal import MAX_OCTAVES, Multifractal, _bias, _gain, noise2, noise_tables
+
+pytestmark = pytest.mark.bytes  # run again with the SIMD narrowed (scripts/portability.sh)
 
 
 def numpy_polyline_distance(x, z, points):
     p = np.asarray(points, np.float64).reshape(-1, 2)
     best, seg, tt = np.full(np.shape(x), np.inf), np.zeros(np.shape(x), np.int64), np.zeros(np.shape(x))
     if len(p) == 1:
-        return np.hypot(x - p[0, 0], z - p[0, 1]), seg, tt
+        return pmath.hypot(x - p[0, 0], z - p[0, 1]), seg, tt
     for i in range(len(p) - 1):
         ax, az = p[i]
         dx, dz = p[i + 1, 0] - ax, p[i + 1, 1] - az
         ll = dx * dx + dz * dz
         t = np.zeros(np.shape(x)) if ll == 0 else np.clip(((x - ax) * dx + (z - az) * dz) / ll, 0.0, 1.0)
-        d = np.hypot(x - (ax + t * dx), z - (az + t * dz))
+        d = pmath.hypot(x - (ax + t * dx), z - (az + t * dz))
         closer = d < best
         best, seg, tt = np.where(closer, d, best), np.where(closer, i, seg), np.where(closer, t, tt)
     return best, seg, tt

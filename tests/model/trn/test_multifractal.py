@@ -7,6 +7,8 @@ import pytest
 
 from model.trn.multifractal import MinimalStandard, Multifractal, noise2, noise_tables, table_slot
 
+pytestmark = pytest.mark.bytes  # run again with the SIMD narrowed (scripts/portability.sh)
+
 DRAWS = {
     0: [1086531968, 304987844, 524102504, 1887638, 925238588, 555860589],
     1: [1086531968, 304987844, 524102504, 1887638, 925238588, 555860589],

@@ -1,0 +1,117 @@
+"""Print a SHA-256 of every file the byte-promised commands write, as one JSON document.
+
+`scripts/portability.sh` runs this twice — as the machine is, and with numpy's SIMD narrowed to the
+baseline and numba compiling for a generic CPU — and fails on any difference: a TRN bake, a spawner
+run, a whole-scene scatter, a growth, the demo scene, every export and its import back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.cli import run_cli  # noqa: E402
+
+RECIPE = """
+[[spawners]]
+name = "forest"
+seed = 7
+area = { layer = "forest_floor", min_weight = 0.3 }
+[[spawners.species]]
+type = "conifer"
+density = 1.2
+exclusion = 3.0
+conditions = [{ slope = [0, 30] }, { noise = { scale = 60.0, threshold = 0.45, seed = 3 } }]
+[[spawners.species]]
+type = "bush"
+density = 3.0
+order = 1
+conditions = [{ near = { type = "conifer", within = 8.0 } }]
+"""
+EXPORTS = (("glb", ()), ("gltf", ("--engine", "Unreal")), ("usda", ()), ("usdc", ("--engine", "Blender")),
+           ("csv", ("--engine", "Unity", "--matrix")), ("json", ("--engine", "Houdini")))
+
+
+def cli(*args: str) -> None:
+    """Run one subcommand in this process; its output is not part of the digest."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        code = run_cli([str(a) for a in args])
+    if code != 0:
+        raise SystemExit(f"boscage {' '.join(map(str, args))} exited {code}: {err.getvalue().strip()}")
+
+
+def digests(folder: Path, prefix: str) -> dict[str, str]:
+    """name → sha256 of every file under `folder` (names relative to it)."""
+    return {f"{prefix}/{p.relative_to(folder).as_posix()}": hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def fresh_demo(work: Path, name: str) -> Path:
+    folder = work / name
+    folder.mkdir()
+    cli("scene", "new-demo", folder / "demo.boscage")
+    return folder / "demo.boscage"
+
+
+def main() -> int:
+    out: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="boscage-digests-") as tmp:
+        os.chdir(tmp)  # relative paths only: some outputs name their input (a bake's legend)
+        work = Path(".")
+        demo = fresh_demo(work, "demo")
+        out.update(digests(demo.parent, "new-demo"))
+
+        spawned = fresh_demo(work, "spawn")
+        (work / "forest.toml").write_text(RECIPE)
+        cli("spawn", spawned, "--recipe", work / "forest.toml", "--save")
+        out.update(digests(spawned.parent, "spawn"))
+
+        scattered = fresh_demo(work, "scatter")
+        cli("scatter", scattered, "--type", "conifer", "--whole", "--seed", "11", "--save")
+        out.update(digests(scattered.parent, "scatter-whole"))
+
+        exports = work / "exports"
+        exports.mkdir()
+        for suffix, options in EXPORTS:
+            target = exports / f"forest.{suffix}"
+            cli("export", spawned, target, *options)
+            back = fresh_demo(work, f"import-{suffix}")
+            cli("import-foliage", back, target, "--save")
+            out.update(digests(back.parent, f"import-{suffix}"))
+        out.update(digests(exports, "export"))
+
+        from model.trn.synthetic import planet_stack
+        from model.zones import write_zone
+        from model.zones.sample import sample_zone
+
+        trn = work / "planet.trn"
+        trn.write_bytes(planet_stack(scale=0.25).to_bytes())
+        cli("trn", "bake", trn, "--region=-4096,-4096,4096,4096", "--spacing", "32", "--out", work / "bake")
+        cli("trn", "bake", trn, "--region=-300,-200,340,260", "--spacing", "2", "--out", work / "bake-near")
+        out.update(digests(work / "bake", "trn-bake"))
+        out.update(digests(work / "bake-near", "trn-bake-near"))
+
+        write_zone(sample_zone(5, 128, seed=1), work / "zone")
+        out.update(digests(work / "zone", "sample-zone"))
+        rules = ROOT / "resources" / "plants"
+        cli("plants", "grow", "--zone", work / "zone", "--id", "5", "--rules", rules, "--passes", "3",
+            "--seed", "9", "--fertility", "15", "--out", work / "grown")
+        out.update(digests(work / "grown", "plants-grow"))
+        shutil.rmtree(work / "zone")
+    json.dump(out, sys.stdout, indent=1, sort_keys=True)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
