@@ -42,7 +42,7 @@ install_locked() {  # VENV LOCK
   local py="$1/bin/python" stale
   "$py" -m pip install -q --require-hashes -r "$locks/tools.lock"
   "$py" -m pip install -q --require-hashes -r "$2"
-  stale="$(comm -23 <("$py" -m pip list -q --format=freeze --exclude-editable | sed 's/==.*//' | normalise) \
+  stale="$(comm -23 <("$py" -m pip list --format=freeze --exclude-editable | sed 's/==.*//' | normalise) \
     <(sed -nE 's/^([A-Za-z0-9][A-Za-z0-9._-]*)==.*/\1/p' "$locks/tools.lock" "$2" | normalise))"
   if [ -n "$stale" ]; then
     echo "Removing packages the locks no longer list: $(echo $stale)"
@@ -92,6 +92,10 @@ ensure_blender() {
   local stamp="$blender_venv/.boscage-stamp" py want
   want="$(digest "$locks/tools.lock" "$locks/blender.lock")"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return; fi
+  if [ "$(uname -s)" = Linux ] && [ "$(uname -m)" != x86_64 ]; then
+    echo "warning: bpy 4.5 has no wheel for Linux on $(uname -m); the Blender import tests cannot run" >&2
+    return
+  fi
   py="$(command -v python3.11 || true)"
   if [ -z "$py" ]; then
     echo "warning: python3.11 not found; the Blender import tests cannot run" >&2; return
