@@ -34,7 +34,7 @@ locks="$root/requirements"
 digest() { cat "$@" | sha1sum | cut -d' ' -f1; }
 
 # Lower-case names with runs of "-_." as "-" (PEP 503), one a line, sorted.
-normalise() { tr 'A-Z' 'a-z' | sed -E 's/[-_.]+/-/g' | sort -u; }
+normalise() { tr '[:upper:]' '[:lower:]' | sed -E 's/[-_.]+/-/g' | sort -u; }
 
 # Installs the tools (pip, setuptools, uv) and then LOCK into VENV, checking every file's hash, and
 # removes what neither lists any more so that the environment is the lock, not a superset of it.
@@ -45,7 +45,7 @@ install_locked() {  # VENV LOCK
   stale="$(comm -23 <("$py" -m pip list --format=freeze --exclude-editable | sed 's/==.*//' | normalise) \
     <(sed -nE 's/^([A-Za-z0-9][A-Za-z0-9._-]*)==.*/\1/p' "$locks/tools.lock" "$2" | normalise))"
   if [ -n "$stale" ]; then
-    echo "Removing packages the locks no longer list: $(echo $stale)"
+    echo "Removing packages the locks no longer list: ${stale//$'\n'/ }"
     # shellcheck disable=SC2086
     "$py" -m pip uninstall -q -y $stale
   fi
@@ -169,7 +169,8 @@ run_tests() {
   else unselected+=("model tests"); fi
   if ((${#gui[@]})); then part "GUI tests" gui_suite "${opts[@]}" "${gui[@]}"
   else unselected+=("GUI tests"); fi
-  local summary="passed: $(joined "${passed[@]}")"
+  local summary
+  summary="passed: $(joined "${passed[@]}")"
   ((${#unselected[@]} == 0)) || summary+="; nothing selected: $(joined "${unselected[@]}")"
   if ((${#failed[@]})); then
     echo "dev.sh test: FAILED: $(joined "${failed[@]}"); $summary" >&2
