@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
@@ -400,7 +400,3 @@ def host_of(main_window) -> ToolHost:
         main_window.tool_host = host
         host.message.connect(lambda text: main_window.statusBar().showMessage(text, 4000))
     return host
-
-
-def find_tool(host: ToolHost, predicate: Callable[[Tool], bool]) -> Tool | None:
-    return next((t for t in host.tools if predicate(t)), None)

@@ -185,12 +185,3 @@ def build_demo_scene(size: int = DEMO_SIZE, spacing: float = DEMO_SPACING, seed:
     if foliage:
         add_demo_foliage(scene, seed)
     return scene
-
-
-def write_demo_resource() -> Path:
-    """Regenerate the committed demo scene (terrain, palette and stored foliage) in `resources/demo/`."""
-    from model.formats.scene_file import save_scene
-
-    path = demo_resource_path()
-    save_scene(build_demo_scene(foliage=True), path)  # also removes side files no longer named
-    return path

@@ -117,15 +117,3 @@ def bake(mesh: Mesh, program: ShaderProgram) -> Impostor:
         (GL.glEnable if depth_on else GL.glDisable)(GL.GL_DEPTH_TEST)
         (GL.glEnable if blend_on else GL.glDisable)(GL.GL_BLEND)
     return Impostor(albedo, normals, card, (width, height))
-
-
-def read_atlas(impostor: Impostor) -> tuple[np.ndarray, np.ndarray]:
-    """The two textures as uint8 (height, width, 4) arrays, row 0 at the bottom (tests)."""
-    w, h = impostor.size
-    out = []
-    for tex in (impostor.albedo, impostor.normals):
-        GL.glBindTexture(GL.GL_TEXTURE_2D, tex)
-        data = GL.glGetTexImage(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE)
-        out.append(np.frombuffer(data, np.uint8).reshape(h, w, 4).copy())
-    GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
-    return out[0], out[1]

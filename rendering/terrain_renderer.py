@@ -389,10 +389,6 @@ class TerrainRenderer(Renderer):
         GL.glBindVertexArray(0)
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
 
-    @property
-    def resident_tiles(self) -> int:
-        return len(self._tiles)
-
     def release(self) -> None:
         if self._density_tex:
             GL.glDeleteTextures(1, [self._density_tex])

@@ -6,7 +6,7 @@ import numpy as np
 
 from app.bench import BenchCase, best_time
 from model.trn.evaluator import Region, evaluate
-from model.trn.synthetic import item_count, realistic_stack
+from model.trn.synthetic import realistic_stack
 
 
 def stack_and_region(quick: bool):
@@ -31,16 +31,6 @@ def evaluate_ratio(quick: bool) -> float:
     t_eval = best_time(lambda: evaluate(doc, region), repeat)
     t_bare = best_time(bare_pass(region), 5)
     return t_eval / t_bare
-
-
-def throughput(quick: bool = False) -> dict:
-    """Figures for reports: poles per second, items, and the ratio to a bare pass."""
-    doc, region = stack_and_region(quick)
-    t_eval = best_time(lambda: evaluate(doc, region), 3)
-    t_bare = best_time(bare_pass(region), 5)
-    poles = region.rows * region.cols
-    return {"items": item_count(doc), "poles": poles, "seconds": t_eval, "poles_per_second": poles / t_eval,
-            "bare_seconds": t_bare, "ratio": t_eval / t_bare}
 
 
 CASES = [

@@ -29,10 +29,6 @@ class AssetFile:
     def name(self) -> str:
         return str(self.path)
 
-    @property
-    def is_overlay(self) -> bool:
-        return self.folder > 0
-
 
 def read_folders(folders: Sequence[str | Path]) -> tuple[dict[str, list[AssetFile]], list[Issue]]:
     """Every asset file by key, in overlay order (base first), and the problems reading them.

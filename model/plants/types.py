@@ -19,7 +19,3 @@ MAX_PLANT_TYPE = 255  # the type byte
 def plant_type_name(index: int) -> str:
     """`GrassA` for 1; `type 42` for values without a name."""
     return PLANT_TYPES[index] if 0 <= index < len(PLANT_TYPES) else f"type {index}"
-
-
-def ground_type_name(index: int) -> str:
-    return GROUND_TYPES[index] if 0 <= index < len(GROUND_TYPES) else f"ground {index}"

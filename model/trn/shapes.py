@@ -53,11 +53,6 @@ def rectangle(x, z, x0: float, z0: float, x1: float, z1: float, f: float) -> np.
     return np.where(inside, np.minimum(edge, band) / band, 0.0)
 
 
-def _segments(points) -> tuple[np.ndarray, np.ndarray]:
-    p = np.asarray(points, np.float64).reshape(-1, 2)
-    return p[:-1], p[1:]
-
-
 def polyline_distance(x, z, points, limit: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distance to an open polyline, and the nearest segment index and its parameter t (the first
     segment wins a tie).

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from app.bench import BenchCase, all_cases
 from app.bench.foliage import FULL_N, QUICK_N, store_volume
@@ -30,6 +31,7 @@ def test_the_quick_store_case_packs_instances_as_densely_as_the_full_one() -> No
     assert abs(per_chunk(quick) / per_chunk(full) - 1) < 0.1, (per_chunk(quick), per_chunk(full))
 
 
+@pytest.mark.slow
 def test_bench_quick_passes_the_store_and_scene_budgets(capsys) -> None:
     code = run_cli(["bench", "--quick", "--json", "foliage.store_save_load_vs_raw_io",
                     "scene.open_vs_raw_reads"])

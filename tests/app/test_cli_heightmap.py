@@ -75,15 +75,18 @@ def test_a_png_export_carries_its_settings(scene_path: Path, tmp_path: Path) -> 
     assert hm.mapping == (-50.0, 200.0) and hm.spacing == 2.0
 
 
+@pytest.mark.slow
 def test_sculpt_bench_is_proportional_to_the_brush() -> None:
     (case,) = [c for c in CASES if c.name == "terrain.sculpt_stamp_4096_vs_512"]
     # A stamp that touched the whole grid would cost ~16x more on 2048² than on 512².
-    assert case.run(True) < 3.0
+    ratio = case.run(True)
+    assert case.ok(ratio, quick=True), ratio
 
 
 def test_undo_memory_bench_is_proportional_to_the_brush() -> None:
     (case,) = [c for c in CASES if c.name == "terrain.stroke_undo_memory_4096_vs_512"]
-    assert case.run(True) == 1.0  # the same tiles, however large the terrain
+    ratio = case.run(True)  # bytes kept, not time: the same on every machine
+    assert ratio == 1.0 and case.ok(ratio, quick=True)  # the same tiles, however large the terrain
 
 
 def test_import_writes_tiles_with_a_bar_and_ctrl_c_leaves_nothing(tmp_path: Path, capsys,

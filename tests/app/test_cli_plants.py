@@ -103,13 +103,13 @@ def test_grow_refuses_bad_input(zone_dir: Path, tmp_path: Path, capsys) -> None:
     assert not (tmp_path / "o").exists()
 
 
-def test_quick_bench_measures_both_growth_budgets(capsys) -> None:
-    run_cli(["bench", "--quick", "--json", "plants"])
+@pytest.mark.slow
+def test_quick_bench_meets_both_growth_budgets(capsys) -> None:
+    code = run_cli(["bench", "--quick", "--json", "plants"])
     rows = json.loads(capsys.readouterr().out)
     assert [r["name"] for r in rows] == ["plants.growth_pass_2048_speedup_vs_reference",
                                          "plants.growth_pass_2048_vs_numpy_io"]
-    assert all(np.isfinite(r["ratio"]) and r["ratio"] > 0 for r in rows)
-    assert rows[0]["ratio"] > 1  # the vectorised pass beats the per-tile loop by far
+    assert code == 0 and all(np.isfinite(r["ratio"]) and r["ok"] for r in rows), rows
 
 
 def test_grow_cancelled_with_ctrl_c_writes_nothing(zone_dir: Path, tmp_path: Path, monkeypatch,

@@ -10,16 +10,10 @@ from PySide6.QtGui import QHelpEvent, QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QToolTip
 
-from tests.widgets.test_viewport import pixels
+from tests.gui_helpers import pixels
 from widgets.hint_label import contrast
 
-
-@pytest.fixture
-def shown(main_window, qtbot):
-    main_window.resize(1200, 800)
-    main_window.show()
-    qtbot.waitExposed(main_window.viewport)
-    return main_window
+SHOWN_SIZE, SHOWN_VIEW = (1200, 800), None
 
 
 def ask_tooltip(widget, pos: QPoint) -> None:

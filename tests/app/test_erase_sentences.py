@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
@@ -22,13 +20,9 @@ def press_drag_release(viewport, pixels: list[QPoint]) -> None:
 
 
 @pytest.fixture
-def shown(main_window, qtbot):
-    main_window.resize(1000, 760)
-    main_window.show()
-    qtbot.waitExposed(main_window.viewport)
-    viewport = main_window.viewport
-    viewport.camera.yaw, viewport.camera.pitch = 0.0, math.radians(80)
-    viewport.frame_all()
+def shown(shown):
+    """With a hard 6 m brush and two types to paint."""
+    main_window = shown
     editor = main_window.foliage_editor
     editor.host.set_brush(Brush(radius=6.0, strength=1.0, falloff=0.0))
     palette = foliage_of(main_window.document.scene).palette

@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-import pytest
 
 from model.foliage import FoliageType, foliage_of
-from tests.widgets.test_viewport import pixels
+from tests.gui_helpers import render
 
-
-def render(viewport, qtbot) -> np.ndarray:
-    before = viewport.frames_rendered
-    viewport.update()
-    qtbot.waitUntil(lambda: viewport.frames_rendered > before, timeout=10000)
-    return pixels(viewport.grabFramebuffer())
+SHOWN_SIZE = (900, 700)
 
 
 def grey(rgb: np.ndarray) -> np.ndarray:
@@ -32,17 +24,6 @@ def grey_near(rgb: np.ndarray, points: np.ndarray, half: int = 6) -> float:
         patch = rgb[max(0, yi - half):min(h, yi + half + 1), max(0, xi - half):min(w, xi + half + 1)]
         shares.append(grey(patch).mean() if patch.size else 0.0)
     return float(np.mean(shares))
-
-
-@pytest.fixture
-def shown(main_window, qtbot):
-    main_window.resize(900, 700)
-    main_window.show()
-    qtbot.waitExposed(main_window.viewport)
-    viewport = main_window.viewport
-    viewport.camera.yaw, viewport.camera.pitch = 0.0, math.radians(80)
-    viewport.frame_all()
-    return main_window
 
 
 def test_a_gizmo_move_shows_the_instances_where_they_went(shown, qtbot) -> None:

@@ -2,45 +2,31 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from app.document import new_scene
 from app.gui_entry import load_demo
-from tests.widgets.test_viewport import pixels
-
-
-def render(viewport, qtbot) -> np.ndarray:
-    before = viewport.frames_rendered
-    viewport.update()
-    qtbot.waitUntil(lambda: viewport.frames_rendered > before, timeout=10000)
-    return pixels(viewport.grabFramebuffer()).astype(int)
+from tests.gui_helpers import render, show_editor
 
 
 def grid_pixels(viewport, qtbot) -> int:
     """Pixels the ground grid changes: the view drawn with it, less the view drawn without it."""
     overlays = viewport.overlays
-    with_grid = render(viewport, qtbot)
+    with_grid = render(viewport, qtbot).astype(int)
     overlays.set_toggle("show_ground_grid", False)
-    without = render(viewport, qtbot)
+    without = render(viewport, qtbot).astype(int)
     overlays.set_toggle("show_ground_grid", True)
     return int((np.abs(with_grid - without).sum(axis=-1) > 30).sum())
 
 
-def shown(main_window, qtbot, scene):
+def opened(main_window, qtbot, scene):
+    """`scene` open in the shown editor, seen at a slant that shows the grid's lines and labels."""
     main_window.open_scene(scene)
-    main_window.resize(1000, 760)
-    main_window.show()
-    qtbot.waitExposed(main_window.viewport)
-    viewport = main_window.viewport
-    viewport.camera.yaw, viewport.camera.pitch = 0.4, math.radians(50)
-    viewport.frame_all()
-    return viewport
+    return show_editor(main_window, qtbot, view=(0.4, 50.0)).viewport
 
 
 def test_a_flat_scene_has_a_labelled_ground_grid_until_sculpted(main_window, qtbot) -> None:
-    viewport = shown(main_window, qtbot, new_scene())
+    viewport = opened(main_window, qtbot, new_scene())
     image = render(viewport, qtbot)
     major, minor, labels = viewport.overlays.ground_grid(viewport.camera.eye())
     assert len(major) and len(minor) and len(labels)
@@ -65,6 +51,6 @@ def test_a_flat_scene_has_a_labelled_ground_grid_until_sculpted(main_window, qtb
 
 
 def test_the_demo_shows_no_ground_grid(main_window, qtbot) -> None:
-    viewport = shown(main_window, qtbot, load_demo())
+    viewport = opened(main_window, qtbot, load_demo())
     assert not viewport.overlays.ground_grid_visible
     assert grid_pixels(viewport, qtbot) == 0

@@ -9,7 +9,7 @@ from PySide6.QtTest import QTest
 
 from app.terrain_editor import install
 from model.brush import Brush
-from tests.widgets.test_viewport import render
+from tests.gui_helpers import render
 
 SAND = (214, 198, 150)
 

@@ -4,23 +4,15 @@ scrolls sideways."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
+from PySide6.QtWidgets import QScrollArea, QWidget
+
+from tests.gui_helpers import settle
+
+SHOWN_SIZE, SHOWN_VIEW = (1280, 800), None
 
 
-def settle() -> None:
-    for _ in range(5):  # docks, scroll areas and their bars lay out over a few passes
-        QApplication.processEvents()
-
-
-def shown(window, size=(1280, 800)):
-    window.resize(*size)
-    window.show()
-    settle()
-    return window
-
-
-def test_the_palette_with_variants_and_levels_fits_a_240_px_column(main_window) -> None:
-    editor = shown(main_window).foliage_editor
+def test_the_palette_with_variants_and_levels_fits_a_240_px_column(main_window, shown) -> None:
+    editor = main_window.foliage_editor
     panel = editor.palette_panel
     panel.select(["conifer"])
     form = panel.form
@@ -57,8 +49,7 @@ def test_the_palette_add_menu_offers_a_new_type_and_files(qtbot) -> None:
     assert asked == ["new", "file"]
 
 
-def test_the_foliage_tool_settings_fit_the_right_column(main_window) -> None:
-    shown(main_window)
+def test_the_foliage_tool_settings_fit_the_right_column(main_window, shown) -> None:
     dock = main_window.docks["tool_settings"]
     panel = main_window.findChild(QWidget, "foliage_tool_settings")
     assert panel is not None
@@ -69,10 +60,9 @@ def test_the_foliage_tool_settings_fit_the_right_column(main_window) -> None:
         assert not scroll.horizontalScrollBar().isVisible()
 
 
-def test_the_foliage_toolbar_names_its_tools_and_fits_beside_the_terrain_one(main_window) -> None:
+def test_the_foliage_toolbar_names_its_tools_and_fits_beside_the_terrain_one(main_window, shown) -> None:
     from PySide6.QtWidgets import QToolBar, QToolButton
 
-    shown(main_window)
     bar = main_window.findChild(QToolBar, "toolbar_foliage")
     buttons = [bar.widgetForAction(a) for a in bar.actions()]
     beside = Qt.ToolButtonStyle.ToolButtonTextBesideIcon
@@ -82,8 +72,8 @@ def test_the_foliage_toolbar_names_its_tools_and_fits_beside_the_terrain_one(mai
     assert all(b.isVisible() for b in buttons)  # none pushed into the overflow menu
 
 
-def test_tools_terrain_tools_opens_as_a_tab_of_tool_settings_and_keeps_the_window_size(main_window) -> None:
-    shown(main_window)
+def test_tools_terrain_tools_opens_as_a_tab_of_tool_settings_and_keeps_the_window_size(main_window,
+                                                                                         shown) -> None:
     main_window.actions_by_key["tool_terrain_tools"].trigger()
     settle()
     dock = main_window.tool_docks["terrain_tools"]
@@ -92,8 +82,8 @@ def test_tools_terrain_tools_opens_as_a_tab_of_tool_settings_and_keeps_the_windo
     assert main_window.size().width() == 1280 and main_window.size().height() == 800  # nothing pushed out
 
 
-def test_the_variant_and_level_tables_show_every_row(main_window) -> None:
-    panel = shown(main_window).foliage_editor.palette_panel
+def test_the_variant_and_level_tables_show_every_row(main_window, shown) -> None:
+    panel = main_window.foliage_editor.palette_panel
     panel.select(["conifer"])
     form = panel.form
     for mesh in ("builtin:broadleaf", "builtin:rock", "builtin:bush"):

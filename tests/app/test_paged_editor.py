@@ -19,17 +19,10 @@ from model.foliage import FoliageType, LayerFilter, foliage_of
 from model.formats import tiles
 from model.formats.scene_file import load_scene, save_scene
 from rendering import grass_renderer
-from tests.widgets.test_viewport import pixels
+from tests.gui_helpers import render
 from widgets.inspector_panel import InspectorPanel
 
 SAMPLES, TILE = 769, 128  # 1.5 km at 2 m in 7 x 7 tiles: drawn with level of detail (over 513²)
-
-
-def render(viewport, qtbot) -> np.ndarray:
-    before = viewport.frames_rendered
-    viewport.update()
-    qtbot.waitUntil(lambda: viewport.frames_rendered > before, timeout=20000)
-    return pixels(viewport.grabFramebuffer())
 
 
 @pytest.fixture
@@ -79,7 +72,7 @@ def test_no_editor_path_assembles_a_paged_terrain(main_window, qtbot, monkeypatc
     qtbot.waitExposed(window.viewport)
     viewport = window.viewport
     viewport.frame_all()
-    first = render(viewport, qtbot)
+    first = render(viewport, qtbot, timeout_ms=20000)
     renderer = viewport.terrain_renderer
     assert not renderer.full_detail and renderer.drawn and max(k[0] for k in renderer.drawn) > 0
     assert (first.astype(int).std(axis=(0, 1)) > 1.0).any()  # the terrain is drawn, not just sky
@@ -95,7 +88,7 @@ def test_no_editor_path_assembles_a_paged_terrain(main_window, qtbot, monkeypatc
     cam = viewport.camera
     cam.target = np.array([700.0, float(terrain.height_at(700.0, 800.0)), 800.0])
     cam.pitch, cam.distance = math.radians(35.0), 40.0
-    render(viewport, qtbot)
+    render(viewport, qtbot, timeout_ms=20000)
     assert viewport.stats.grass > 0
     g = viewport.grass_renderer
     r0, r1, c0, c1 = g._window
@@ -111,14 +104,14 @@ def test_no_editor_path_assembles_a_paged_terrain(main_window, qtbot, monkeypatc
     for p in pts[1:]:
         QTest.mouseMove(viewport, p)
     QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pts[-1])
-    render(viewport, qtbot)
+    render(viewport, qtbot, timeout_ms=20000)
     raised = terrain.read_heights(*everything)
     assert (raised > original).sum() > 20
     editor.toolbox.set_current_layer("rock")
     editor.toolbox.set_brush(Brush(radius=40.0, strength=1.0, falloff=0.2))
     editor.toolbox.activate("paint_layer")
     editor.toolbox.drag([(700.0, 800.0), (706.0, 800.0), (712.0, 803.0)])
-    render(viewport, qtbot)
+    render(viewport, qtbot, timeout_ms=20000)
     rock = terrain.layer("rock")
     painted = rock.read(*everything)
     assert painted.sum(dtype=np.int64) > 0
@@ -136,24 +129,24 @@ def test_no_editor_path_assembles_a_paged_terrain(main_window, qtbot, monkeypatc
     assert editor.panel.list.item(1).text() == f"rock   {share * 100:.1f} %" and share > 0.001
     for name in ("show_grid", "show_chunk_bounds", "show_collision"):
         viewport.overlays.set_toggle(name, True)
-    render(viewport, qtbot)
+    render(viewport, qtbot, timeout_ms=20000)
     assert viewport.overlays.flat is False
     assert_paged(terrain, assemblies)
 
     # undo both, redo both, save: only the touched tiles are written
     stack.undo()
     stack.undo()
-    render(viewport, qtbot)
+    render(viewport, qtbot, timeout_ms=20000)
     assert terrain.read_heights(*everything).tobytes() == original.tobytes()
     assert int(rock.weight_sum()) == 0
     stack.redo()
     stack.redo()
-    render(viewport, qtbot)
+    render(viewport, qtbot, timeout_ms=20000)
     assert terrain.read_heights(*everything).tobytes() == raised.tobytes()
     before = {p.name for p in scene_path.parent.iterdir()}
     window.document.save(scene_path)
     written = {p.name for p in scene_path.parent.iterdir()} - before
     assert 0 < len(written) <= 8  # the raised and the painted tiles (a drag may cross a tile edge)
-    render(viewport, qtbot)
+    render(viewport, qtbot, timeout_ms=20000)
     assert_paged(terrain, assemblies)
     assert window.document.scene.terrain is terrain

@@ -3,8 +3,6 @@ of that type's instances, and the renderer redoes only that type (no chunk is se
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
@@ -12,19 +10,16 @@ from app.foliage_commands import AddTypeCommand
 from model.foliage import FoliageType, foliage_of
 from model.foliage.foliage_type import Variant
 from model.foliage.variants import variant_indices
-from tests.app.test_foliage_render import render
+from tests.gui_helpers import render
+
+SHOWN_SIZE = (900, 700)
 
 
 @pytest.fixture
-def shown(main_window, qtbot):
-    main_window.resize(900, 700)
-    main_window.show()
-    qtbot.waitExposed(main_window.viewport)
-    viewport = main_window.viewport
-    viewport.camera.yaw, viewport.camera.pitch = 0.0, math.radians(80)
-    viewport.frame_all()
-    viewport.show_foliage_cover(False)
-    return main_window
+def shown(shown):
+    """Without the far cover overlay: its green would tint the instances these tests compare."""
+    shown.viewport.show_foliage_cover(False)
+    return shown
 
 
 def planted(window, ftype: FoliageType, xz: np.ndarray, scale: float = 3.0) -> np.ndarray:

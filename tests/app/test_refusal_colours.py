@@ -2,39 +2,18 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-import pytest
 
 from model.foliage import FoliageType, Refusal
 from model.foliage.report import REASON_COLOURS
 from model.foliage.scatter import StrokeResult, TypeOutcome
-from tests.widgets.test_viewport import pixels
-
-
-def render(viewport, qtbot) -> np.ndarray:
-    before = viewport.frames_rendered
-    viewport.update()
-    qtbot.waitUntil(lambda: viewport.frames_rendered > before, timeout=10000)
-    return pixels(viewport.grabFramebuffer())
+from tests.gui_helpers import pixels, render
 
 
 def bar_colour(bar) -> np.ndarray:
     """The filled part's colour: the bar is grabbed and read just inside its left end."""
     image = pixels(bar.grab().toImage())
     return image[image.shape[0] // 2, 3].astype(int)
-
-
-@pytest.fixture
-def shown(main_window, qtbot):
-    main_window.resize(1000, 760)
-    main_window.show()
-    qtbot.waitExposed(main_window.viewport)
-    viewport = main_window.viewport
-    viewport.camera.yaw, viewport.camera.pitch = 0.0, math.radians(80)
-    viewport.frame_all()
-    return main_window
 
 
 def test_each_reason_has_one_colour_in_the_panel_and_the_viewport(shown, qtbot) -> None:

@@ -13,7 +13,7 @@ from PySide6.QtGui import QImage
 
 from model.formats.scene_file import save_scene
 from tests.conftest import make_small_scene
-from tests.widgets.test_viewport import is_sky, pixels
+from tests.gui_helpers import is_sky, pixels
 
 ROOT = Path(__file__).resolve().parents[2]
 

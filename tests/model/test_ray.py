@@ -117,10 +117,19 @@ def test_grazing_and_missing_rays() -> None:
     assert ray_heightfield(t, (2, 10, 2), (0, -1, 0), max_t=5.0) is None
 
 
-def test_a_huge_terrain_is_answered_quickly() -> None:
-    # 16 km at 2 m: a shallow ray crossing thousands of cells is still one vectorised pass.
+def test_a_ray_across_a_huge_terrain_is_one_vectorised_pass_over_its_cells(monkeypatch) -> None:
+    # 16 km at 2 m: a shallow ray crossing thousands of cells gathers their corners in one call and
+    # solves them in one pass (a per-cell loop would make 7,500 calls), and reads no other cell.
+    import model.ray as ray
+
     n = 8193
     h = np.zeros((2, n), np.float32)
     t = Terrain(np.repeat(h, 2, axis=0)[:2], 2.0, (0.0, 0.0))
+    gathered, solved = [], []
+    corners, first_root = Terrain.height_corners, ray._first_root
+    monkeypatch.setattr(Terrain, "height_corners",
+                        lambda self, ci, cj: gathered.append(len(ci)) or corners(self, ci, cj))
+    monkeypatch.setattr(ray, "_first_root", lambda *a: solved.append(len(a[0])) or first_root(*a))
     hit = ray_heightfield(t, (0.0, 10.0, 1.0), (1.0, -10.0 / 15000.0, 0.0))
     assert hit is not None and hit[0] == pytest.approx(15000.0, abs=0.01)
+    assert gathered == solved == [n - 1]  # every cell of the row once, in one call each

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from model.foliage import FoliageType, foliage_of
-from tests.widgets.test_viewport import pixels
+from tests.gui_helpers import pixels
 
 
 def ink(image: np.ndarray, rect, background: np.ndarray) -> int:

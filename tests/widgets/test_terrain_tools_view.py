@@ -9,7 +9,7 @@ from app.document import SceneDocument
 from app.terrain_tools import TerrainToolbox
 from model.brush import Brush
 from tests.conftest import make_small_scene
-from tests.widgets.test_viewport import is_sky, render
+from tests.gui_helpers import is_sky, render
 from widgets.viewport import Viewport
 
 

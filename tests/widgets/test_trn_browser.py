@@ -384,7 +384,7 @@ def test_imported_layers_draw_in_their_readable_colour_in_the_viewport(viewport,
     """Real pixels: a TRN whose only shader family is neon yellow paints the ground in the palette's
     first colour (a muted blue), not yellow."""
     from model.trn.evaluator import Region
-    from tests.widgets.test_viewport import render
+    from tests.gui_helpers import render
     from widgets.trn_import import import_trn_scene
 
     neon = shader(3, "neon")

@@ -5,34 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtGui import QImage, QMouseEvent, QWheelEvent
+from PySide6.QtGui import QMouseEvent, QWheelEvent
 from PySide6.QtWidgets import QApplication
 
 from model.scene import Scene
 from model.terrain import Terrain
 from rendering.renderer import Renderer
 from tests.conftest import make_small_scene
-from widgets.viewport import SKY_COLOUR, Viewport
-
-
-def pixels(image: QImage) -> np.ndarray:
-    """(h, w, 3) uint8 RGB copy of a QImage."""
-    image = image.convertToFormat(QImage.Format.Format_RGB888)
-    w, h, stride = image.width(), image.height(), image.bytesPerLine()
-    raw = np.frombuffer(image.constBits(), np.uint8, count=stride * h).reshape(h, stride)
-    return raw[:, : w * 3].reshape(h, w, 3).copy()
-
-
-def is_sky(rgb: np.ndarray, tol: int = 6) -> np.ndarray:
-    sky = np.array([round(c * 255) for c in SKY_COLOUR[:3]])
-    return np.all(np.abs(rgb.astype(int) - sky) <= tol, axis=-1)
-
-
-def render(viewport: Viewport, qtbot) -> np.ndarray:
-    before = viewport.frames_rendered
-    viewport.update()
-    qtbot.waitUntil(lambda: viewport.frames_rendered > before, timeout=10000)
-    return pixels(viewport.grabFramebuffer())
+from tests.gui_helpers import is_sky, render
 
 
 def test_a_real_opengl_33_core_context(viewport, qtbot) -> None:

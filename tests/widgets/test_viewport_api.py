@@ -7,7 +7,7 @@ import pytest
 
 from model.foliage import FoliageType, foliage_of
 from tests.conftest import make_small_scene
-from tests.widgets.test_viewport import is_sky, render
+from tests.gui_helpers import is_sky, render
 from widgets.viewport import Viewport
 
 

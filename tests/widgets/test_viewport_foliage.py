@@ -8,7 +8,7 @@ import pytest
 from model.foliage import FoliageType, foliage_of
 from model.scene import Scene
 from model.terrain import Terrain
-from tests.widgets.test_viewport import render
+from tests.gui_helpers import render
 from widgets.viewport import Viewport
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from model.foliage import FoliageType, foliage_of
 from model.foliage.foliage_type import Lod
-from tests.widgets.test_viewport import render
+from tests.gui_helpers import render
 from tests.widgets.test_viewport_foliage import flat_scene, records
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from model.foliage import FoliageType, foliage_of
 from rendering.foliage_renderer import RELEASE_FACTOR
-from tests.widgets.test_viewport import is_sky, render
+from tests.gui_helpers import is_sky, render
 from tests.widgets.test_viewport_foliage import flat_scene, records
 
 FADE = (60.0, 80.0)

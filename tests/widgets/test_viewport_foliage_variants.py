@@ -7,7 +7,7 @@ import numpy as np
 from model.foliage import FoliageType, foliage_of
 from model.foliage.foliage_type import Variant
 from model.foliage.variants import colour_shifts, variant_indices
-from tests.widgets.test_viewport import render
+from tests.gui_helpers import render
 from tests.widgets.test_viewport_foliage import flat_scene, records, top_down
 
 MIXED = FoliageType("mixed", variants=(Variant("builtin:rock", 1.0), Variant("builtin:bush", 2.0),

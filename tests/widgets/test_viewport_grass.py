@@ -8,7 +8,7 @@ from model.foliage import FoliageType, LayerFilter, foliage_of
 from model.foliage.derived_grass import grass_candidates, tiles_near
 from model.scene import Scene
 from model.terrain import Terrain
-from tests.widgets.test_viewport import render
+from tests.gui_helpers import render
 
 GRASS = FoliageType("grass", mesh="builtin:grass", storage="derived", density=400.0, scale=(1.6, 2.4),
                     layer=LayerFilter("meadow", 0.3), cull=(60.0, 80.0))

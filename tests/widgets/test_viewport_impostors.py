@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from model.foliage import FoliageType, foliage_of
-from tests.widgets.test_viewport import render
+from tests.gui_helpers import render
 from tests.widgets.test_viewport_foliage import flat_scene, records
 from tests.widgets.test_viewport_overview import _samples
 

@@ -8,7 +8,7 @@ import numpy as np
 from model.scene import Scene
 from model.terrain import Terrain
 from rendering.terrain_lod import PIXEL_ERROR
-from tests.widgets.test_viewport import is_sky, render
+from tests.gui_helpers import is_sky, render
 
 
 def steep(n: int, spacing: float = 1.0) -> Scene:

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication
 from model.foliage import FoliageType, foliage_of
 from rendering.camera import OrbitCamera
 from tests.conftest import make_small_scene
-from tests.widgets.test_viewport import render
+from tests.gui_helpers import render
 
 
 def mouse(widget, kind, pos, button, buttons) -> None:

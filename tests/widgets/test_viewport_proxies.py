@@ -11,7 +11,7 @@ from model.demo import demo_resource_path
 from model.foliage import FoliageType, foliage_of
 from model.foliage.foliage_type import Variant
 from model.formats.scene_file import load_scene
-from tests.widgets.test_viewport import render
+from tests.gui_helpers import render
 from tests.widgets.test_viewport_foliage import flat_scene, records
 
 COLOUR_TOLERANCE = 6.0  # mean colour difference (0..255 per channel) of the forest's pixels (measured 1.9)

@@ -6,7 +6,7 @@ import numpy as np
 
 from model.scene import Scene
 from model.terrain import Terrain
-from tests.widgets.test_viewport import render
+from tests.gui_helpers import render
 
 
 def wavy(size: int = 257) -> Scene:
@@ -50,7 +50,7 @@ def test_terrain_chunks_out_of_view_are_not_drawn(viewport, qtbot) -> None:
 def test_after_the_context_is_recreated_edits_are_still_followed(viewport, qtbot) -> None:
     from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-    from tests.widgets.test_viewport import is_sky
+    from tests.gui_helpers import is_sky
 
     scene = wavy()
     viewport.set_scene(scene)

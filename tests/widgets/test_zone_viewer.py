@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import numpy as np
@@ -172,17 +171,18 @@ def test_zoom_and_pan_stay_interactive_on_a_2048_zone(qtbot) -> None:
     qtbot.waitExposed(w)
     QApplication.processEvents()
     w.render()
-    # Zoomed out: at most about one coloured tile per screen pixel.
-    assert w.image.image.shape[0] * w.image.image.shape[1] <= w.view.width() * w.view.height()
-    timings = []
+    # Whatever the zoom, a frame colours at most about one tile per screen pixel: its cost follows
+    # the view, never the 4 million tiles of the zone.
+    pixels = w.view.width() * w.view.height()
+    coloured = [w.image.image.shape[0] * w.image.image.shape[1]]
     for rect in (QRectF(500, 500, 300, 200), QRectF(520, 510, 300, 200), QRectF(0, 0, 2048, 2048),
                  QRectF(1900, 1900, 148, 148)):
-        t0 = time.perf_counter()
         w.view_box.setRange(rect, padding=0)
         w.render()
         w.view.grab()
-        timings.append(time.perf_counter() - t0)
-    assert max(timings) < 0.25, timings
+        coloured.append(w.image.image.shape[0] * w.image.image.shape[1])
+    assert max(coloured) <= pixels, (coloured, pixels)
+    assert coloured[3] < 2048 * 2048 / 4  # zoomed out to the whole zone: every few tiles, not each
     hover(w, 1990, 2000)
     assert "x 1990, y 2000" in w.readout.text()
 

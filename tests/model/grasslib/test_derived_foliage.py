@@ -7,11 +7,10 @@ import tomllib
 import numpy as np
 import pytest
 
+from model.foliage import foliage_type
 from model.grasslib import MAPPING_NOTE, derive_group, parse_library, vxfoliage_text
 from model.grasslib.derived import foliage_types
 from tests.model.grasslib import fixtures as fx
-
-foliage_type = pytest.importorskip("model.foliage.foliage_type")
 
 
 @pytest.fixture(scope="module")

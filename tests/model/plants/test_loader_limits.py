@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -33,16 +32,31 @@ def chain_folder(folder: Path, n: int) -> Path:
 
 
 def test_long_source_chains_load_in_linear_time(tmp_path: Path, monkeypatch) -> None:
+    """Each file is read once, each of its entries merged once and each name looked up a bounded
+    number of times: re-walking or re-merging the chain per rule would make these grow as n²."""
     reads: list[Path] = []
-    real = loader.read_rule_file
-    monkeypatch.setattr(loader, "read_rule_file", lambda path: reads.append(Path(path)) or real(path))
+    merged = looked_up = 0
+    read, setting, path_of = loader.read_rule_file, loader.Setting, RuleFolder.path_of
+
+    def counted_setting(*args):
+        nonlocal merged
+        merged += 1
+        return setting(*args)
+
+    def counted_path_of(self, *args, **kwargs):
+        nonlocal looked_up
+        looked_up += 1
+        return path_of(self, *args, **kwargs)
+
+    monkeypatch.setattr(loader, "read_rule_file", lambda path: reads.append(Path(path)) or read(path))
+    monkeypatch.setattr(loader, "Setting", counted_setting)
+    monkeypatch.setattr(RuleFolder, "path_of", counted_path_of)
     folder = chain_folder(tmp_path / "chain", 800)
-    t0 = time.perf_counter()
     load = load_folder(folder)
-    seconds = time.perf_counter() - t0
     assert not load.errors and len(load.rules) == 800
     assert len(reads) == len(set(reads)) == 800  # every file read once
-    assert seconds < 1.0, seconds
+    assert merged == sum(len(f.entries) for f in load.files.values()) == 1605  # every entry merged once
+    assert looked_up <= 3 * 800, looked_up  # the file, its parent link and its rule's path
     last = load.settings["r0799"]
     assert last["fertility"].path.name == "r0799.txt" and last["index"].path.name == "r0000.txt"
     assert load.rules["r0799"].fertility == 799 % 50 and load.rules["r0799"].index == 1
