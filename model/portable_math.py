@@ -258,3 +258,13 @@ def hypot(x, y):
     out = np.where(np.isnan(ax) | np.isnan(ay), np.nan, out)
     out = np.where(np.isinf(ax) | np.isinf(ay), np.inf, out)
     return _result(out, ax)
+
+
+def matmul(a, b):
+    """a @ b over the last two axes (broadcast over the rest), each entry summed in index order:
+    BLAS picks kernels per CPU, some fusing multiply and add."""
+    a, b = _f64(a), _f64(b)
+    out = a[..., :, 0:1] * b[..., 0:1, :]
+    for k in range(1, a.shape[-1]):
+        out = out + a[..., :, k:k + 1] * b[..., k:k + 1, :]
+    return out

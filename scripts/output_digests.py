@@ -39,7 +39,7 @@ order = 1
 conditions = [{ near = { type = "conifer", within = 8.0 } }]
 """
 EXPORTS = (("glb", ()), ("gltf", ("--engine", "Unreal")), ("usda", ()), ("usdc", ("--engine", "Blender")),
-           ("csv", ("--engine", "Unity", "--matrix")), ("json", ("--engine", "Houdini")))
+           ("usdz", ()), ("csv", ("--engine", "Unity", "--matrix")), ("json", ("--engine", "Houdini")))
 
 
 def cli(*args: str) -> None:

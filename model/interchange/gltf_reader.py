@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from model import portable_math as pmath
 from model.errors import FormatError
 from model.interchange.conventions import (
     Conventions,
@@ -204,7 +205,7 @@ def _decompose(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]
     scale = s3.mean(axis=1)
     uneven = bool(np.any(np.abs(s3 - scale[:, None]) > 1e-4 * np.maximum(scale[:, None], 1e-12)))
     rot = lin / np.where(s3 > 0, s3, 1.0)[:, None, :]
-    det = np.linalg.det(rot)
+    det = pmath.det3(rot)
     mirrored = det < 0
     rot[mirrored] *= -1.0  # a mirrored instance: flip it back, scale turns negative
     scale = np.where(mirrored, -scale, scale)
@@ -262,7 +263,7 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
         seen += 1
         if depth > 64 or seen > 10 * len(nodes) + 1:
             raise FormatError(path, where, "node hierarchy is cyclic or too deep")
-        world = parent @ _local_matrix(node, path, where)
+        world = pmath.matmul(parent, _local_matrix(node, path, where))
         ours = _ours(node)
         if ours.get("terrain"):
             terrain = True
@@ -352,7 +353,7 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
         else:
             local = Transforms(t, q, np.ones(count)).matrices()
             local[:, :3, :3] *= s[:, None, :]
-            pos, rot, scl, u = _decompose(world[None] @ local)
+            pos, rot, scl, u = _decompose(pmath.matmul(world[None], local))
             uneven |= u
         records = from_target(pos, rot, scl, conv)
         if exact:

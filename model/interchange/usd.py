@@ -37,7 +37,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -174,8 +176,11 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
             try:
                 if suffix == ".usdz":  # a package of the crate layer
                     inner = Path(tmp) / "scene.usdc"
-                    ok = layer.Export(str(inner)) and UsdUtils.CreateNewUsdzPackage(
-                        Sdf.AssetPath(str(inner)), str(target))
+                    ok = layer.Export(str(inner))
+                    if ok:  # the package stamps its entry with the file's local time: a fixed one
+                        stamp = time.mktime((1980, 1, 2, 0, 0, 0, 0, 0, -1))  # local midnight, any zone
+                        os.utime(inner, (stamp, stamp))
+                        ok = UsdUtils.CreateNewUsdzPackage(Sdf.AssetPath(str(inner)), str(target))
                 else:
                     ok = layer.Export(str(target))
             except Tf.ErrorException as e:
@@ -668,7 +673,8 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
             part = slice(start, min(count, start + BLOCK))
             p, q, u = positions[part].astype(np.float64), quats[part].astype(np.float64), uniform[part]
             if not identity:  # the instancer's own world transform
-                p, q, u = p @ a.T + t, quaternions(rot @ quaternion_matrices(q)), u * s
+                q = quaternions(pmath.matmul(rot, quaternion_matrices(q)))
+                p, u = pmath.matmul(p, a.T) + t, u * s
             rec = from_target(p * meters, q, u, frame)
             if ypr is not None:  # our exact angles, where they still describe the file's orientation
                 probe = np.zeros((len(rec), 7), np.float32)
