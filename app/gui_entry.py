@@ -1,9 +1,10 @@
-"""`boscage [SCENE]` and `boscage --screenshot PNG [SCENE] [--frame-all] [--stats JSON]`: start the
-editor window."""
+"""`boscage [SCENE]` and `boscage --screenshot PNG [SCENE] [--frame-all | --camera EYE,TARGET]
+[--stats JSON]`: start the editor window."""
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from model.errors import FormatError
 SCREENSHOT_TIMEOUT_MS = 60000
 MIN_SIZE = (640, 480)  # smaller, and the docks leave the viewport no room to draw a frame
 MAX_SIDE = 16384
+MAX_CAMERA_METRES = 1.0e7  # as far as a scene may reach (scene_file.MAX_EXTENT)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,10 +27,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", default="1400x900", metavar="WxH", help="window size for --screenshot")
     p.add_argument("--frame-all", action="store_true",
                    help="with --screenshot: frame the whole scene (as F does) before the shot")
+    p.add_argument("--camera", metavar="EX,EY,EZ,TX,TY,TZ",
+                   help="with --screenshot: stand the camera at the eye (EX, EY, EZ) looking at the target "
+                        "(TX, TY, TZ), metres in the scene frame (Y up); write --camera=-10,... when the "
+                        "first value is negative")
     p.add_argument("--stats", type=Path, metavar="FILE.json",
                    help="with --screenshot: write the shot frame's statistics (instances drawn per "
                         "level, chunks drawn and culled, frame time) as JSON")
     return p
+
+
+def parse_camera(text: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """(eye, target) from "EX,EY,EZ,TX,TY,TZ"; ValueError saying what is wrong."""
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 6:
+        raise ValueError(f"--camera takes six numbers EX,EY,EZ,TX,TY,TZ, got {len(parts)} in {text!r}")
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"--camera takes six numbers EX,EY,EZ,TX,TY,TZ, got {text!r}") from None
+    if not all(math.isfinite(v) and abs(v) <= MAX_CAMERA_METRES for v in values):
+        raise ValueError(f"--camera values must be finite and within {MAX_CAMERA_METRES:g} m, got {text!r}")
+    eye, target = tuple(values[:3]), tuple(values[3:])
+    if math.dist(eye, target) < 1e-3:
+        raise ValueError(f"--camera: the eye and the target are the same point ({text!r})")
+    return eye, target
 
 
 def display_available() -> bool:
@@ -64,9 +87,19 @@ def run_gui(argv: list[str]) -> int:
               f"{MAX_SIDE}x{MAX_SIDE}, got {args.size!r}", file=sys.stderr)
         return 2
 
-    if (args.frame_all or args.stats is not None) and args.screenshot is None:
-        print("boscage: error: --frame-all and --stats go with --screenshot PNG", file=sys.stderr)
+    if (args.frame_all or args.stats is not None or args.camera is not None) and args.screenshot is None:
+        print("boscage: error: --frame-all, --camera and --stats go with --screenshot PNG", file=sys.stderr)
         return 2
+    camera = None
+    if args.camera is not None:
+        if args.frame_all:
+            print("boscage: error: --camera and --frame-all each place the camera: give one", file=sys.stderr)
+            return 2
+        try:
+            camera = parse_camera(args.camera)
+        except ValueError as e:
+            print(f"boscage: error: {e}", file=sys.stderr)
+            return 2
     if not display_available():
         print("boscage: error: no display to open a window on (set DISPLAY, or run under xvfb-run)",
               file=sys.stderr)
@@ -91,7 +124,7 @@ def run_gui(argv: list[str]) -> int:
             return 1
         window = MainWindow(scene, restore_layout=False)
         return take_screenshot(app, window, args.screenshot, (width, height), frame_all=args.frame_all,
-                               stats_path=args.stats)
+                               stats_path=args.stats, camera=camera)
 
     if args.scene is None:
         window = MainWindow(load_demo())
@@ -123,9 +156,10 @@ def _wait_for_frame(app, viewport, after: int) -> None:
 
 
 def take_screenshot(app, window, path: Path, size: tuple[int, int], frame_all: bool = False,
-                    stats_path: Path | None = None) -> int:
+                    stats_path: Path | None = None, camera: tuple | None = None) -> int:
     """Show the window, wait for the viewport's first frame (with `frame_all`, the first after
-    framing the whole scene), save the whole window and the frame's statistics, exit."""
+    framing the whole scene; with `camera` (eye, target), the first from there), save the whole
+    window and the frame's statistics, exit."""
     window.resize(*size)
     window.show()
     viewport = window.viewport
@@ -135,6 +169,11 @@ def take_screenshot(app, window, path: Path, size: tuple[int, int], frame_all: b
     if frame_all and viewport.frames_rendered > 0:
         before = viewport.frames_rendered
         viewport.frame_all()
+        _wait_for_frame(app, viewport, before)
+        app.processEvents()
+    if camera is not None and viewport.frames_rendered > 0:
+        before = viewport.frames_rendered
+        viewport.look_from(*camera)
         _wait_for_frame(app, viewport, before)
         app.processEvents()
     ok = viewport.frames_rendered > 0

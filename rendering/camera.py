@@ -101,6 +101,23 @@ class OrbitCamera:
         return near, d / np.linalg.norm(d)
 
     # ---- navigation -------------------------------------------------------------------
+    def look_from(self, eye, target) -> None:
+        """Stand at `eye` looking at `target` (world metres); the pitch stays within ±89 degrees, so
+        a straight-down view comes out a hair off vertical. Raises ValueError where they coincide."""
+        eye = np.asarray(eye, np.float64)
+        target = np.asarray(target, np.float64)
+        d = target - eye
+        distance = float(np.linalg.norm(d))
+        if not (np.all(np.isfinite(d)) and distance > 1e-6):
+            raise ValueError("the eye and the target must be distinct finite points")
+        f = d / distance
+        self.pitch = min(MAX_PITCH, max(MIN_PITCH, math.asin(max(-1.0, min(1.0, -f[1])))))
+        self.yaw = math.atan2(-f[0], -f[2]) % (2.0 * math.pi) if math.hypot(f[0], f[2]) > 1e-9 else self.yaw
+        self.min_distance = min(self.min_distance, distance)
+        self.max_distance = max(self.max_distance, distance)
+        self.distance = distance
+        self.target = eye + self.forward() * distance
+
     def orbit(self, d_yaw: float, d_pitch: float) -> None:
         self.yaw = (self.yaw + d_yaw) % (2.0 * math.pi)
         self.pitch = min(MAX_PITCH, max(MIN_PITCH, self.pitch + d_pitch))

@@ -229,6 +229,12 @@ class Viewport(QOpenGLWidget):
         self._auto_frame = False
         self.update()
 
+    def look_from(self, eye, target) -> None:
+        """Stand the camera at `eye` looking at `target` (world metres); the user's view from then on."""
+        self.camera.look_from(eye, target)
+        self._auto_frame = False
+        self.update()
+
     def focus_on(self, points, min_size: float = 4.0) -> bool:
         """Frame world points (e.g. the selection), keeping the view direction; False if none."""
         p = np.asarray(points, np.float64).reshape(-1, 3)

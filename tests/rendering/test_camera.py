@@ -74,3 +74,33 @@ def test_perspective_maps_near_and_far_to_the_clip_range() -> None:
     for depth, expected in ((1.0, -1.0), (100.0, 1.0)):
         p = m @ np.array([0.0, 0.0, -depth, 1.0])
         assert math.isclose(p[2] / p[3], expected, abs_tol=1e-5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.tuples(*[st.floats(-500, 500)] * 3), st.tuples(*[st.floats(-500, 500)] * 3))
+def test_look_from_stands_at_the_eye_and_centres_the_target(eye, target) -> None:
+    eye, target = np.array(eye), np.array(target)
+    d = target - eye
+    n = np.linalg.norm(d)
+    if n < 1.0 or abs(d[1]) > 0.999 * n:  # the pitch limit bends views within a degree of vertical
+        return
+    cam = OrbitCamera()
+    cam.look_from(eye, target)
+    np.testing.assert_allclose(cam.eye(), eye, atol=1e-6 * max(1.0, n))
+    centre = project(cam, target[None, :], 1.3)[0]
+    np.testing.assert_allclose(centre[:2], [0.0, 0.0], atol=1e-6)
+
+
+def test_look_from_refuses_one_point_and_keeps_a_vertical_view_near_vertical() -> None:
+    cam = OrbitCamera()
+    try:
+        cam.look_from((1.0, 2.0, 3.0), (1.0, 2.0, 3.0))
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("the same point twice must be refused")
+    cam.look_from((5.0, 100.0, 5.0), (5.0, 0.0, 5.0))
+    np.testing.assert_allclose(cam.eye(), [5.0, 100.0, 5.0], atol=1e-9)
+    assert cam.pitch == math.radians(89.0)
+    centre = project(cam, np.array([[5.0, 0.0, 5.0]]), 1.0)[0]
+    assert np.abs(centre[:2]).max() < 0.05
