@@ -14,6 +14,7 @@ from rendering.meshes import VERTEX_FLOATS
 from rendering.renderer import FrameContext
 
 SELECTED_LOCATION = 5  # the per-instance selection mask (1.0 selected); 0.0 where a chunk has none
+UV_LOCATION = 6  # a mesh vertex's texture coordinates
 IMPOSTOR_VAO = "@impostor"
 POINTS_VAO = "@points"  # a chunk's vertex array for its cards
 RELEASE_FACTOR = 1.5  # resident chunks are released this many fade ends away (hysteresis: no churn)
@@ -64,9 +65,9 @@ class ChunkStreaming:
         GL.glBindVertexArray(vao)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, mesh.vbo)
         stride = VERTEX_FLOATS * 4
-        for loc, offset in ((0, 0), (1, 12), (2, 24)):
+        for loc, size, offset in ((0, 3, 0), (1, 3, 12), (2, 3, 24), (UV_LOCATION, 2, 36)):
             GL.glEnableVertexAttribArray(loc)
-            GL.glVertexAttribPointer(loc, 3, GL.GL_FLOAT, GL.GL_FALSE, stride, ctypes.c_void_p(offset))
+            GL.glVertexAttribPointer(loc, size, GL.GL_FLOAT, GL.GL_FALSE, stride, ctypes.c_void_p(offset))
         self._instance_attributes(key, gc)
         GL.glBindVertexArray(0)
         return vao

@@ -32,7 +32,7 @@ import ctypes
 import math
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from OpenGL import GL
@@ -53,6 +53,13 @@ from rendering.foliage_chunks import (  # noqa: F401 (RELEASE_FACTOR: tests)
     _GpuChunk,
 )
 from rendering.foliage_counting import LevelCounting
+from rendering.foliage_materials import (
+    GpuMaterial,
+    MaterialTextures,
+    bind_material,
+    set_material_units,
+    unbind_materials,
+)
 from rendering.foliage_plan import TypePlan
 from rendering.foliage_proxies import PROXY_PIXELS
 from rendering.foliage_proxy_draw import ProxyDrawing
@@ -91,6 +98,8 @@ def foliage_fragment_source(main: str, common: bool = False) -> str:
 class _GpuMesh:
     vbo: int
     vertices: int
+    materials: list[GpuMaterial] = field(default_factory=list)  # runs of triangles, by material
+    height: float = 1.0  # the mesh's top at scale 1 (the wind bends it by the share of it)
 
 
 class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
@@ -128,6 +137,10 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         self._selection: dict[ChunkKey, np.ndarray] = {}
         self._selection_dirty: set[ChunkKey] = set()
         self.mesh_errors: dict[str, str] = {}
+        self.mesh_warnings: dict[str, list[str]] = {}  # per mesh: images that could not be used
+        self.textures = MaterialTextures()
+        self.wind = 0.0  # the wind preview's strength (0: still)
+        self.wind_time = 0.0  # seconds: where in its sway the wind is
         self._plans: dict[str, TypePlan] = {}
         self.plans_built: Counter[str] = Counter()  # plans made per type (cumulative): edits redo one type
         self._seen: dict = {}  # the palette's types as last planned, to tell which an edit changed
@@ -240,36 +253,44 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         half, bottom, top = card_of(mesh)
         return 2.0 * half * (top - bottom)
 
-    def _gpu_mesh(self, name: str) -> _GpuMesh:
-        if name in self._meshes:
-            return self._meshes[name]
+    def _mesh(self, name: str) -> Mesh:
+        """The mesh `name` reads to, or the placeholder (reported once per type) where it cannot be
+        read; its image warnings are reported once."""
+        folder = self.scene.path.parent if self.scene.path is not None else None
         try:
-            folder = self.scene.path.parent if self.scene.path is not None else None
-            mesh: Mesh = mesh_for(name, folder)
+            mesh = mesh_for(name, folder)
         except (FormatError, KeyError) as e:
-            mesh = builtin_mesh(PLACEHOLDER_MESH.removeprefix("builtin:"))
             for t in (self.palette or []):
                 if name in t.meshes and t.name not in self.mesh_errors:
                     self.mesh_errors[t.name] = str(e)
                     if self.on_error is not None:
                         self.on_error(f"foliage type {t.name!r}: {e}")
+            return builtin_mesh(PLACEHOLDER_MESH.removeprefix("builtin:"))
+        if mesh.warnings and name not in self.mesh_warnings:
+            self.mesh_warnings[name] = list(mesh.warnings)
+            if self.on_error is not None:
+                for w in mesh.warnings:
+                    self.on_error(f"warning: {w}")
+        return mesh
+
+    def _gpu_mesh(self, name: str) -> _GpuMesh:
+        if name in self._meshes:
+            return self._meshes[name]
+        mesh = self._mesh(name)
         vbo = int(GL.glGenBuffers(1))
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, vbo)
         GL.glBufferData(GL.GL_ARRAY_BUFFER, mesh.vertices.nbytes, mesh.vertices, GL.GL_STATIC_DRAW)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
-        self._meshes[name] = _GpuMesh(vbo, len(mesh.vertices))
+        top = float(mesh.vertices[:, 1].max()) if len(mesh.vertices) else 1.0
+        self._meshes[name] = _GpuMesh(vbo, len(mesh.vertices), self.textures.materials_of(mesh),
+                                      max(top, 0.1))
         return self._meshes[name]
 
     def impostor(self, name: str) -> Impostor:
         """The baked ring of views of mesh `name` (baked on first need; a current context)."""
         if name not in self.impostors:
             self._gpu_mesh(name)  # reports an unreadable mesh once, as a mesh draw would
-            folder = self.scene.path.parent if self.scene.path is not None else None
-            try:
-                mesh = mesh_for(name, folder)
-            except (FormatError, KeyError):
-                mesh = builtin_mesh(PLACEHOLDER_MESH.removeprefix("builtin:"))
-            self.impostors[name] = bake(mesh, self._bake_program)
+            self.impostors[name] = bake(self._mesh(name), self._bake_program, self._gpu_mesh(name).materials)
         return self.impostors[name]
 
     def _bind_card(self, p, mesh_name: str, variant: int):
@@ -286,7 +307,8 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
     # ---- GL ------------------------------------------------------------------------------------
     def initialize(self) -> None:
         self.program = ShaderProgram(foliage_vertex_source("foliage_vert.glsl"),
-                                     foliage_fragment_source("foliage_mesh_frag.glsl"), "foliage")
+                                     foliage_fragment_source("foliage_mesh_frag.glsl", common=True),
+                                     "foliage")
         self.impostor_program = ShaderProgram(
             foliage_vertex_source("foliage_impostor_vert.glsl"),
             foliage_fragment_source("foliage_impostor_frag.glsl", common=True), "foliage impostor")
@@ -377,6 +399,10 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
             set_lit_uniforms(p, frame, foliage_fog(frame))
         p = self.program
         p.use()
+        set_material_units(p)
+        p.set_uniform("u_wind", float(self.wind))
+        p.set_uniform("u_time", float(self.wind_time))
+        blended = []  # (chunk distance, plan, level, variant, mesh, material, row): after the opaque
         for type_name, a, b in runs:
             plan = self.plan(type_name)
             self._set_type_uniforms(p.id, plan)
@@ -387,12 +413,21 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
                 p.set_uniform("u_band", np.array(level.band(), np.float32))
                 for v, name in enumerate(level.meshes):
                     GL.glUniform1i(p.location("u_variant"), v)
-                    vertices = self._gpu_mesh(name).vertices
-                    for i in rows:
-                        key = keys[i]
-                        gc = self._gpu[key]
-                        GL.glBindVertexArray(self._vao(key, gc, name))
-                        GL.glDrawArraysInstanced(GL.GL_TRIANGLES, 0, vertices, gc.count)
+                    gm = self._gpu_mesh(name)
+                    p.set_uniform("u_mesh_height", gm.height)
+                    for gmat in gm.materials:
+                        if gmat.material.blended:
+                            blended += [(float(near[i]), plan, level, v, name, gmat, i) for i in rows]
+                            continue
+                        bind_material(p, gmat)
+                        for i in rows:
+                            key = keys[i]
+                            gc = self._gpu[key]
+                            GL.glBindVertexArray(self._vao(key, gc, name))
+                            GL.glDrawArraysInstanced(GL.GL_TRIANGLES, gmat.first, gmat.count, gc.count)
+        if blended:
+            self._draw_blended(p, keys, blended)
+        unbind_materials()
         p = self.impostor_program
         p.use()
         p.set_uniform("u_proxy", False)
@@ -433,6 +468,24 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         GL.glActiveTexture(GL.GL_TEXTURE0)
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         GL.glBindVertexArray(0)
+
+    def _draw_blended(self, p: ShaderProgram, keys: list[ChunkKey], jobs: list) -> None:
+        """Blended (BLEND) materials after everything opaque, chunk by chunk from far to near,
+        without writing depth: a chunk's own triangles are not sorted."""
+        GL.glEnable(GL.GL_BLEND)
+        GL.glBlendFunc(GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA)
+        GL.glDepthMask(GL.GL_FALSE)
+        for _, plan, level, v, name, gmat, i in sorted(jobs, key=lambda j: -j[0]):
+            self._set_type_uniforms(p.id, plan)
+            p.set_uniform("u_band", np.array(level.band(), np.float32))
+            GL.glUniform1i(p.location("u_variant"), v)
+            p.set_uniform("u_mesh_height", self._gpu_mesh(name).height)
+            bind_material(p, gmat)
+            gc = self._gpu[keys[i]]
+            GL.glBindVertexArray(self._vao(keys[i], gc, name))
+            GL.glDrawArraysInstanced(GL.GL_TRIANGLES, gmat.first, gmat.count, gc.count)
+        GL.glDepthMask(GL.GL_TRUE)
+        GL.glDisable(GL.GL_BLEND)
 
     def _impostor_groups(self, runs, near: np.ndarray, far: np.ndarray):
         """(type, impostor level, rows) to draw: per type, the chunks whose distance meets its cards' band."""
@@ -484,6 +537,7 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
             self._delete_chunk(gc)
         for mesh in self._meshes.values():
             GL.glDeleteBuffers(1, [mesh.vbo])
+        self.textures.release()
         for ps in self._proxies.values():
             ps.release()
         self._proxies = {}

@@ -22,7 +22,8 @@ def card_texture() -> np.ndarray:
 
 
 def card_gltf(texture: np.ndarray | None = None, material: dict | None = None, *, width: float = 2.0,
-              height: float = 2.0, uri: str | None = None, extra_images: list | None = None) -> tuple[dict, bytes]:
+              height: float = 2.0, uri: str | None = None,
+              extra_images: list | None = None) -> tuple[dict, bytes]:
     """(JSON document, binary chunk) of a card facing +Z, from y = 0 to `height`; the texture
     embedded as a PNG buffer view (or named by `uri`)."""
     w = width / 2
@@ -69,7 +70,8 @@ def card_gltf(texture: np.ndarray | None = None, material: dict | None = None, *
 def write_glb(path: Path, doc: dict, binary: bytes) -> Path:
     text = json.dumps(doc).encode()
     text += b" " * ((4 - len(text) % 4) % 4)
-    body = struct.pack("<II", len(text), 0x4E4F534A) + text + struct.pack("<II", len(binary), 0x004E4942) + binary
+    body = struct.pack("<II", len(text), 0x4E4F534A) + text
+    body += struct.pack("<II", len(binary), 0x004E4942) + binary
     path.write_bytes(struct.pack("<III", 0x46546C67, 2, 12 + len(body)) + body)
     return path
 

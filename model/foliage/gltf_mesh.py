@@ -13,6 +13,7 @@ from model.errors import FormatError
 from model.foliage.materials import (
     ALPHA_MODES,
     IDENTITY_UV,
+    WRAP_MODES,
     ImageError,
     Material,
     Texture,
@@ -119,6 +120,13 @@ class _Materials:
             transform = uv_transform(_factor(ext.get("offset"), (0.0, 0.0), r.path, f"{where}.offset"),
                                      _number(ext.get("rotation"), 0.0, r.path, f"{where}.rotation"),
                                      _factor(ext.get("scale"), (1.0, 1.0), r.path, f"{where}.scale"))
+        wrap = ("repeat", "repeat")
+        if isinstance(base_info, dict):
+            tex = r.item("textures", base_info.get("index"), f"{place}.pbrMetallicRoughness.baseColorTexture")
+            if "sampler" in tex:
+                sampler = r.item("samplers", tex["sampler"], "textures.sampler")
+                wrap = (WRAP_MODES.get(sampler.get("wrapS"), "repeat"),
+                        WRAP_MODES.get(sampler.get("wrapT"), "repeat"))
         normal_info = m.get("normalTexture")
         occlusion_info = m.get("occlusionTexture")
         return Material(
@@ -140,6 +148,7 @@ class _Materials:
             occlusion_strength=_number(occlusion_info.get("strength") if isinstance(occlusion_info, dict)
                                        else None, 1.0, r.path, f"{place}.occlusionTexture.strength"),
             uv_transform=transform,
+            wrap=wrap,
         )
 
 

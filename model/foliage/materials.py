@@ -19,6 +19,7 @@ import numpy as np
 MAX_TEXTURE_SIDE = 8192
 ALPHA_MODES = ("OPAQUE", "MASK", "BLEND")
 IDENTITY_UV = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0)
+WRAP_MODES = {10497: "repeat", 33648: "mirror", 33071: "clamp"}  # glTF sampler wrapS/wrapT
 
 
 class ImageError(Exception):
@@ -58,6 +59,7 @@ class Material:
     occlusion_texture: Texture | None = None
     occlusion_strength: float = 1.0
     uv_transform: tuple[float, ...] = IDENTITY_UV
+    wrap: tuple[str, str] = ("repeat", "repeat")  # the base texture's sampler: repeat, mirror or clamp
 
     @property
     def alpha_tested(self) -> bool:

@@ -42,8 +42,8 @@ def test_an_unknown_alpha_mode_is_an_error_naming_the_place(tmp_path) -> None:
 
 
 def test_the_base_colour_factor_multiplies_vertex_colours(tmp_path) -> None:
-    mesh = load_mesh_file(card_glb(tmp_path / "c.glb", material={
-        "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}, "baseColorFactor": [0.5, 1.0, 0.25, 0.8]}}))
+    pbr = {"baseColorTexture": {"index": 0}, "baseColorFactor": [0.5, 1.0, 0.25, 0.8]}
+    mesh = load_mesh_file(card_glb(tmp_path / "c.glb", material={"pbrMetallicRoughness": pbr}))
     assert np.allclose(mesh.vertices[:, 6:9], [0.5, 1.0, 0.25])
     assert mesh.material(0).base_color[3] == pytest.approx(0.8)
 
@@ -157,3 +157,12 @@ def test_generated_levels_keep_textured_cards_whole(tmp_path) -> None:
     mesh = load_mesh_file(card_glb(tmp_path / "c.glb"))
     assert np.array_equal(lod_of(mesh, 2).vertices, mesh.vertices)
     assert lod_of(builtin_mesh("conifer"), 1).triangles < builtin_mesh("conifer").triangles
+
+
+def test_the_base_texture_sampler_wrap_modes(tmp_path) -> None:
+    doc, binary = card_gltf(card_texture())
+    doc["samplers"] = [{"wrapS": 33071, "wrapT": 33648}]
+    doc["textures"][0]["sampler"] = 0
+    mesh = load_mesh_file(write_glb(tmp_path / "c.glb", doc, binary))
+    assert mesh.material(0).wrap == ("clamp", "mirror")
+    assert load_mesh_file(card_glb(tmp_path / "d.glb")).material(0).wrap == ("repeat", "repeat")
