@@ -25,6 +25,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", default="1400x900", metavar="WxH", help="window size for --screenshot")
     p.add_argument("--frame-all", action="store_true",
                    help="with --screenshot: frame the whole scene (as F does) before the shot")
+    p.add_argument("--wind", action="store_true",
+                   help="with --screenshot: show the wind preview's sway, held at one moment "
+                        "(screenshots are still otherwise, so their pixels repeat)")
+    p.add_argument("--wind-strength", type=float, default=1.0, metavar="S",
+                   help="with --wind: the sway's strength, 0 to 10 (default 1)")
     p.add_argument("--stats", type=Path, metavar="FILE.json",
                    help="with --screenshot: write the shot frame's statistics (instances drawn per "
                         "level, chunks drawn and culled, frame time) as JSON")
@@ -64,8 +69,12 @@ def run_gui(argv: list[str]) -> int:
               f"{MAX_SIDE}x{MAX_SIDE}, got {args.size!r}", file=sys.stderr)
         return 2
 
-    if (args.frame_all or args.stats is not None) and args.screenshot is None:
-        print("boscage: error: --frame-all and --stats go with --screenshot PNG", file=sys.stderr)
+    if (args.frame_all or args.stats is not None or args.wind) and args.screenshot is None:
+        print("boscage: error: --frame-all, --stats and --wind go with --screenshot PNG", file=sys.stderr)
+        return 2
+    if not 0.0 <= args.wind_strength <= 10.0:
+        print(f"boscage: error: --wind-strength must be between 0 and 10, got {args.wind_strength:g}",
+              file=sys.stderr)
         return 2
     if not display_available():
         print("boscage: error: no display to open a window on (set DISPLAY, or run under xvfb-run)",
@@ -90,6 +99,8 @@ def run_gui(argv: list[str]) -> int:
             print(f"boscage: error: {e}", file=sys.stderr)
             return 1
         window = MainWindow(scene, restore_layout=False)
+        # still unless asked, so screenshots repeat pixel for pixel
+        window.viewport.set_wind(args.wind_strength if args.wind else 0.0, animate=False)
         return take_screenshot(app, window, args.screenshot, (width, height), frame_all=args.frame_all,
                                stats_path=args.stats)
 
