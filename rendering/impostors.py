@@ -56,19 +56,8 @@ def _texture(width: int, height: int) -> int:
 
 
 def _mean_colour(mesh: Mesh) -> np.ndarray:
-    """The mesh's mean colour, each textured run's vertex colours times its texture's mean over the
-    texels it shows."""
-    if not len(mesh.vertices):
-        return np.zeros(3)
-    colours = mesh.vertices[:, 6:9].astype(np.float64).copy()
-    for index, first, count in mesh.material_ranges():
-        m = mesh.material(index)
-        if m.base_texture is not None:
-            px = m.base_texture.pixels.reshape(-1, 4).astype(np.float64)
-            shown = px[px[:, 3] >= 255 * min(m.alpha_cutoff, 0.5)] if m.alpha_mode != "OPAQUE" else px
-            if len(shown):
-                colours[first:first + count] *= shown[:, :3].mean(axis=0) / 255.0
-    return colours.mean(axis=0)
+    """The mesh's mean colour as seen (textures included)."""
+    return mesh.surface_colours().mean(axis=0) if len(mesh.vertices) else np.zeros(3)
 
 
 def _bind_bake_material(program: ShaderProgram, gm) -> None:

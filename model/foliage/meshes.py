@@ -51,6 +51,19 @@ class Mesh:
     def textured(self) -> bool:
         return any(m.base_texture is not None for m in self.materials)
 
+    def surface_colours(self) -> np.ndarray:
+        """(n, 3) float64 colour of each vertex as seen: its colour times its material's base
+        colour texture, averaged over the texels the material shows (thumbnails, distant tints)."""
+        colours = self.vertices[:, 6:9].astype(np.float64)
+        for index, first, count in self.material_ranges():
+            m = self.material(index)
+            if m.base_texture is not None:
+                px = m.base_texture.pixels.reshape(-1, 4)
+                shown = px[px[:, 3] >= 255 * min(m.alpha_cutoff, 0.5)] if m.alpha_mode != "OPAQUE" else px
+                if len(shown):
+                    colours[first:first + count] *= shown[:, :3].astype(np.float64).mean(axis=0) / 255.0
+        return colours
+
     def material_ranges(self) -> list[tuple[int, int, int]]:
         """(material index, first vertex, vertex count) of each run of one material."""
         ids = self.vertices[::3, MATERIAL].astype(np.int64)
@@ -132,18 +145,102 @@ def blob(rx: float, ry: float, cy: float, colour, seed: int, roughness: float = 
     return triangles(tris[area > 1e-9], colour)
 
 
+def _cylinder_uv(rows: np.ndarray, radius: float, repeat: float) -> np.ndarray:
+    """Bark coordinates for a trunk's rows: u across it (seen from any side: a mirrored planar
+    projection, no seam and no angles), v up it, one texture every `repeat` metres."""
+    rows[:, 9] = 0.5 + 0.5 * (rows[:, 0] + rows[:, 2]) / (2.0 * radius)
+    rows[:, 10] = -rows[:, 1] / repeat
+    return rows
+
+
+def _card(base, tip, side, width: float, colour, material: int, bend=None) -> np.ndarray:
+    """A quad from `base` to `tip`, `width` across along `side`: u runs base → tip, v across.
+    `bend`: a point the corner normals lean away from (a crown's middle), for soft round shading."""
+    base, tip, side = (np.asarray(v, np.float64) for v in (base, tip, side))
+    h = side / np.linalg.norm(side) * width / 2.0
+    a, b, c, d = base + h, tip + h, tip - h, base - h
+    rows = triangles(np.array([[a, b, c], [a, c, d]]), colour,
+                     uv=np.array([[[0, 0], [1, 0], [1, 1]], [[0, 0], [1, 1], [0, 1]]], np.float64),
+                     material=material)
+    if bend is not None:
+        face = rows[:, 3:6].astype(np.float64)
+        face = np.where(face[:, 1:2] < 0, -face, face)  # the card's upper side
+        out = rows[:, :3] - np.asarray(bend, np.float64)
+        n = face * 0.45 + out / np.linalg.norm(out, axis=1, keepdims=True)
+        rows[:, 3:6] = n / np.linalg.norm(n, axis=1, keepdims=True)
+    return rows
+
+
+def _material_rows(parts: list[np.ndarray]) -> np.ndarray:
+    rows = np.concatenate(parts)
+    tri = rows.reshape(-1, 3, VERTEX_FLOATS)
+    return tri[np.argsort(tri[:, 0, MATERIAL], kind="stable")].reshape(-1, VERTEX_FLOATS)
+
+
 def conifer() -> np.ndarray:
-    """Trunk and three stacked cones: 2.5 m wide, 14 m tall (the built-in extent)."""
-    parts = [frustum(0.28, 0.0, 0.18, 3.0, 6, BARK)]
-    for r, y0, y1, shade in ((2.5, 2.2, 8.0, 0.92), (2.0, 5.5, 11.0, 1.0), (1.35, 8.8, 14.0, 1.08)):
-        parts.append(frustum(r, y0, 0.0, y1, 8, tuple(c * shade for c in NEEDLES), phase=y0))
-    return np.concatenate(parts)
+    """A spruce: a bark trunk, a dark core of three cones and tiers of cut-out branch cards
+    drooping from the trunk, crossed cards at the leader: 2.5 m wide, 14 m tall (the built-in
+    extent). Materials: `builtin_materials("conifer")`."""
+    parts = [_cylinder_uv(frustum(0.28, 0.0, 0.12, 11.0, 6, (1.0, 1.0, 1.0)), 0.28, 1.6)]
+    for r, y0, y1, shade in ((1.5, 2.4, 8.0, 0.92), (1.2, 5.5, 11.0, 1.0), (0.8, 8.8, 13.2, 1.08)):
+        parts.append(frustum(r, y0, 0.0, y1, 8, tuple(c * shade * 0.75 for c in NEEDLES), phase=y0))
+    for p in parts[1:]:
+        p[:, MATERIAL] = 1
+    tiers = 10
+    for t in range(tiers):
+        y = 2.6 + t * (12.8 - 2.6) / (tiers - 1)
+        reach = 0.35 + 2.2 * (14.0 - y) / (14.0 - 2.6)
+        cards = 7 if t < tiers - 3 else 5
+        for k in range(cards):
+            a = t * 2.39996 + k * 2.0 * np.pi / cards  # the golden angle between tiers
+            d = np.array([np.cos(a), 0.0, -np.sin(a)])
+            tilt = 0.9 if (t + k) % 2 else -0.9  # tilted either way: seen from the side as well
+            side = np.array([np.sin(a), tilt, np.cos(a)])
+            shade = 0.82 + 0.18 * t / tiers
+            parts.append(_card(d * 0.1 + [0, y, 0], d * reach + [0, y - 0.3 * reach, 0], side,
+                               reach * 1.1, (shade, shade, shade), 2, bend=(0.0, y - 1.0, 0.0)))
+    for k in range(2):  # the leader: two crossed upright cards
+        a = k * np.pi / 2
+        parts.append(_card([0, 11.2, 0], [0, 14.0, 0], [np.cos(a), 0.0, -np.sin(a)], 1.3,
+                           (1.0, 1.0, 1.0), 2))
+    return _material_rows(parts)
 
 
 def broadleaf() -> np.ndarray:
-    """Trunk and a lumpy round crown: 4.5 m wide, 11 m tall."""
-    return np.concatenate([frustum(0.38, 0.0, 0.24, 5.0, 6, BARK),
-                           blob(4.3, 3.4, 7.4, LEAVES, seed=11, roughness=0.1, rings=6, sides=10)])
+    """A broadleaf: a bark trunk, a dark lumpy core and leaf-cluster cards over the crown, each
+    facing outwards at a hashed twist: 4.5 m wide, 11 m tall."""
+    trunk = _cylinder_uv(frustum(0.38, 0.0, 0.2, 7.5, 6, (1.0, 1.0, 1.0)), 0.38, 1.8)
+    core = blob(2.9, 2.3, 7.3, tuple(c * 0.6 for c in LEAVES), seed=11, roughness=0.1, rings=6, sides=10)
+    core[:, MATERIAL] = 1
+    parts = [trunk, core]
+    n = 64
+    idx = np.arange(n, dtype=np.uint32)
+    with np.errstate(over="ignore"):
+        h = (idx * np.uint32(2654435761)) ^ np.uint32(0x5BD1E995)
+        h2 = (h ^ (h >> np.uint32(13))) * np.uint32(1274126177)
+        h3 = (h2 ^ (h2 >> np.uint32(16))) * np.uint32(2246822519)
+    u = (h >> np.uint32(8)).astype(np.float64) / 2.0**24
+    v = (h2 >> np.uint32(8)).astype(np.float64) / 2.0**24
+    w = (h3 >> np.uint32(8)).astype(np.float64) / 2.0**24
+    # points spread over the crown's upper nine tenths: a Fibonacci-like lattice jittered by hash
+    y = 1.0 - 1.8 * (idx + 0.5 * v) / n
+    r = np.sqrt(np.maximum(1.0 - y * y, 0.0))
+    a = idx * 2.39996 + u
+    dirs = np.stack([r * np.cos(a), y, -r * np.sin(a)], axis=1)
+    centre = np.array([0.0, 7.4, 0.0])
+    for i, d in enumerate(dirs):
+        p = centre + d * np.array([3.2, 2.5, 3.2])
+        up = np.array([0.0, 1.0, 0.0]) if abs(d[1]) < 0.9 else np.array([1.0, 0.0, 0.0])
+        side = np.cross(d, up)
+        side /= np.linalg.norm(side)
+        along = np.cross(side, d)
+        twist = w[i] - 0.5
+        side, along = side + along * twist, along - side * twist
+        size = 2.2 + 0.6 * u[i]
+        shade = 0.8 + 0.2 * v[i]
+        parts.append(_card(p - along * size / 2, p + along * size / 2, side, size,
+                           (shade, shade, shade), 2, bend=centre))
+    return _material_rows(parts)
 
 
 def bush() -> np.ndarray:
@@ -170,6 +267,20 @@ def grass() -> np.ndarray:
     n = out[:, 3:6] * 0.35 + np.array([0.0, 1.0, 0.0], np.float32)
     out[:, 3:6] = n / np.linalg.norm(n, axis=1, keepdims=True)
     return out
+
+
+def builtin_materials(name: str) -> tuple[Material, ...]:
+    """The materials of a built-in mesh: the trees' bark, crown core and cut-out cards (textures
+    generated in `builtin_textures`); none for the others (the default look)."""
+    from model.foliage.builtin_textures import builtin_texture
+
+    cards = {"conifer": "spruce_branch", "broadleaf": "leaf_cluster"}
+    if name not in cards:
+        return ()
+    return (Material("bark", base_texture=builtin_texture("bark"), double_sided=False),
+            Material("crown"),
+            Material("branches" if name == "conifer" else "leaves",
+                     base_texture=builtin_texture(cards[name]), alpha_mode="MASK", double_sided=True))
 
 
 BUILTIN = {"conifer": conifer, "broadleaf": broadleaf, "bush": bush, "rock": rock, "grass": grass}
@@ -255,7 +366,7 @@ def builtin_mesh(name: str) -> Mesh:
         return lod_of(builtin_mesh(base), int(level))
     if name not in BUILTIN:
         raise KeyError(f"no built-in mesh {name!r} (known: {', '.join(BUILTIN)})")
-    return Mesh(f"builtin:{name}", BUILTIN[name]())
+    return Mesh(f"builtin:{name}", BUILTIN[name](), builtin_materials(name))
 
 
 MAX_FILE_TRIANGLES = 200_000
