@@ -100,6 +100,15 @@ class _GpuMesh:
     vertices: int
     materials: list[GpuMaterial] = field(default_factory=list)  # runs of triangles, by material
     height: float = 1.0  # the mesh's top at scale 1 (the wind bends it by the share of it)
+    sways: bool = True  # plants sway in the wind preview; rocks (no leaves) stand still
+
+
+def mesh_sways(name: str, mesh: Mesh) -> bool:
+    """Whether the wind preview moves a mesh: the built-in plants, and mesh files with foliage (a
+    cut-out, blended or two-sided material); a rock does not."""
+    if name.startswith("builtin:"):
+        return name.partition("#")[0] != "builtin:rock"
+    return any(m.alpha_mode != "OPAQUE" or m.double_sided for m in mesh.materials)
 
 
 class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
@@ -283,7 +292,7 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
         top = float(mesh.vertices[:, 1].max()) if len(mesh.vertices) else 1.0
         self._meshes[name] = _GpuMesh(vbo, len(mesh.vertices), self.textures.materials_of(mesh),
-                                      max(top, 0.1))
+                                      max(top, 0.1), mesh_sways(name, mesh))
         return self._meshes[name]
 
     def impostor(self, name: str) -> Impostor:
@@ -415,6 +424,7 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
                     GL.glUniform1i(p.location("u_variant"), v)
                     gm = self._gpu_mesh(name)
                     p.set_uniform("u_mesh_height", gm.height)
+                    p.set_uniform("u_wind", float(self.wind) if gm.sways else 0.0)
                     for gmat in gm.materials:
                         if gmat.material.blended:
                             blended += [(float(near[i]), plan, level, v, name, gmat, i) for i in rows]
@@ -480,6 +490,7 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
             p.set_uniform("u_band", np.array(level.band(), np.float32))
             GL.glUniform1i(p.location("u_variant"), v)
             p.set_uniform("u_mesh_height", self._gpu_mesh(name).height)
+            p.set_uniform("u_wind", float(self.wind) if self._gpu_mesh(name).sways else 0.0)
             bind_material(p, gmat)
             gc = self._gpu[keys[i]]
             GL.glBindVertexArray(self._vao(keys[i], gc, name))

@@ -49,3 +49,18 @@ def test_an_animated_wind_moves_from_frame_to_frame(viewport, qtbot) -> None:
     assert (np.abs(frame - still).sum(axis=-1) > 30).sum() > 20
     assert not is_sky(frame).all()
     viewport.set_wind(0.0)
+
+
+def test_rocks_stand_still_in_the_wind(viewport, qtbot) -> None:
+    viewport.resize(320, 320)
+    scene = flat_scene()
+    foliage_of(scene).palette.add(FoliageType("stone", mesh="builtin:rock", cull=(500.0, 600.0)))
+    foliage_of(scene).volume.add("stone", records(np.array([[0.0, 0.0]]), 4.0))
+    viewport.set_scene(scene, frame=False)
+    cam = viewport.camera
+    cam.target = np.array([0.0, 2.0, 0.0])
+    cam.yaw, cam.pitch, cam.distance = 0.0, np.radians(10.0), 16.0
+    still = render(viewport, qtbot).astype(int)
+    viewport.set_wind(3.5, animate=False)
+    assert np.array_equal(render(viewport, qtbot).astype(int), still)
+    viewport.set_wind(0.0)
