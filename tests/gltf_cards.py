@@ -22,8 +22,7 @@ def card_texture() -> np.ndarray:
 
 
 def card_gltf(texture: np.ndarray | None = None, material: dict | None = None, *, width: float = 2.0,
-              height: float = 2.0, uri: str | None = None,
-              extra_images: list | None = None) -> tuple[dict, bytes]:
+              height: float = 2.0, uri: str | None = None) -> tuple[dict, bytes]:
     """(JSON document, binary chunk) of a card facing +Z, from y = 0 to `height`; the texture
     embedded as a PNG buffer view (or named by `uri`)."""
     w = width / 2
@@ -50,7 +49,7 @@ def card_gltf(texture: np.ndarray | None = None, material: dict | None = None, *
                                     "indices": 3, "material": 0}]}],
         "materials": [mat],
         "textures": [{"source": 0}],
-        "images": [image] + (extra_images or []),
+        "images": [image],
         "buffers": [{"byteLength": len(binary)}],
         "bufferViews": views,
         "accessors": [

@@ -166,3 +166,44 @@ def test_the_base_texture_sampler_wrap_modes(tmp_path) -> None:
     mesh = load_mesh_file(write_glb(tmp_path / "c.glb", doc, binary))
     assert mesh.material(0).wrap == ("clamp", "mirror")
     assert load_mesh_file(card_glb(tmp_path / "d.glb")).material(0).wrap == ("repeat", "repeat")
+
+
+def test_damaged_card_files_are_one_format_error_or_a_warning(tmp_path) -> None:
+    """Bytes flipped anywhere in a card .glb (header, JSON, buffers, the PNG): the mesh reads, maybe
+    with a warning, or is refused with a FormatError naming the file; nothing else escapes."""
+    import random
+
+    good = card_glb(tmp_path / "good.glb").read_bytes()
+    rng = random.Random(5)
+    path = tmp_path / "bad.glb"
+    outcomes = set()
+    for _ in range(300):
+        data = bytearray(good)
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        path.write_bytes(bytes(data))
+        try:
+            load_mesh_file(path)
+            outcomes.add("read")
+        except FormatError as e:
+            assert "bad.glb" in str(e)
+            outcomes.add("refused")
+    assert outcomes == {"read", "refused"}
+
+
+def test_json_of_the_wrong_shapes_is_refused_naming_the_place(tmp_path) -> None:
+    cases = [
+        lambda d: d["materials"].__setitem__(0, {"alphaCutoff": "half"}),
+        lambda d: d["materials"].__setitem__(0, {"pbrMetallicRoughness": {"baseColorFactor": [1, 2]}}),
+        lambda d: d["meshes"][0]["primitives"][0].__setitem__("material", 7),
+        lambda d: d["textures"].__setitem__(0, {"source": 9}),
+        lambda d: d["nodes"].__setitem__(0, {"mesh": 0, "children": [0]}),
+        lambda d: d["materials"].__setitem__(0, ["not", "an", "object"]),
+        lambda d: d["meshes"][0]["primitives"][0].__setitem__("attributes", {"POSITION": 1, "TEXCOORD_0": 0}),
+    ]
+    for i, change in enumerate(cases):
+        doc, binary = card_gltf(card_texture())
+        change(doc)
+        with pytest.raises(FormatError) as e:
+            load_mesh_file(write_glb(tmp_path / f"c{i}.glb", doc, binary))
+        assert f"c{i}.glb" in str(e.value)
