@@ -31,6 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --screenshot: stand the camera at the eye (EX, EY, EZ) looking at the target "
                         "(TX, TY, TZ), metres in the scene frame (Y up); write --camera=-10,... when the "
                         "first value is negative")
+    p.add_argument("--wind", action="store_true",
+                   help="with --screenshot: show the wind preview's sway, held at one moment "
+                        "(screenshots are still otherwise, so their pixels repeat)")
+    p.add_argument("--wind-strength", type=float, default=1.0, metavar="S",
+                   help="with --wind: the sway's strength, 0 to 10 (default 1)")
     p.add_argument("--stats", type=Path, metavar="FILE.json",
                    help="with --screenshot: write the shot frame's statistics (instances drawn per "
                         "level, chunks drawn and culled, frame time) as JSON")
@@ -87,8 +92,14 @@ def run_gui(argv: list[str]) -> int:
               f"{MAX_SIDE}x{MAX_SIDE}, got {args.size!r}", file=sys.stderr)
         return 2
 
-    if (args.frame_all or args.stats is not None or args.camera is not None) and args.screenshot is None:
-        print("boscage: error: --frame-all, --camera and --stats go with --screenshot PNG", file=sys.stderr)
+    if (args.frame_all or args.stats is not None or args.camera is not None or args.wind) \
+            and args.screenshot is None:
+        print("boscage: error: --frame-all, --camera, --stats and --wind go with --screenshot PNG",
+              file=sys.stderr)
+        return 2
+    if not 0.0 <= args.wind_strength <= 10.0:
+        print(f"boscage: error: --wind-strength must be between 0 and 10, got {args.wind_strength:g}",
+              file=sys.stderr)
         return 2
     camera = None
     if args.camera is not None:
@@ -123,6 +134,8 @@ def run_gui(argv: list[str]) -> int:
             print(f"boscage: error: {e}", file=sys.stderr)
             return 1
         window = MainWindow(scene, restore_layout=False)
+        # still unless asked, so screenshots repeat pixel for pixel
+        window.viewport.set_wind(args.wind_strength if args.wind else 0.0, animate=False)
         return take_screenshot(app, window, args.screenshot, (width, height), frame_all=args.frame_all,
                                stats_path=args.stats, camera=camera)
 

@@ -38,6 +38,7 @@ from app.extensions import Exporter, Importer, ToolWindow, exporters, importers,
 from app.file_watch import FileWatcher
 from app.scoped_keys import ScopedKeys
 from app.settings import Settings
+from app.wind_preview import install_wind_actions
 from model.errors import FormatError
 from model.formats.scene_file import NAME_FILTER, LoadCancelled
 from model.scene import Scene
@@ -137,6 +138,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_menus()
         install_view_actions(self)
+        install_wind_actions(self)
         self.scoped_keys = ScopedKeys(self)  # a browser's own Ctrl+O wins while it has the focus
         self.statusBar().showMessage("Ready", 3000)
 

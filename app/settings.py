@@ -106,5 +106,19 @@ class Settings:
     def set_autosave_interval(self, seconds: int) -> None:
         self.qsettings.setValue("autosave/interval_s", max(0, int(seconds)))
 
+    # ---- wind preview -------------------------------------------------------------------
+    def wind_preview(self) -> tuple[bool, float]:
+        """(on, strength) of the viewport's wind preview: off, strength 1, unless changed."""
+        on = str(self.qsettings.value("view/wind", "false")).lower() in ("true", "1")
+        try:
+            strength = float(self.qsettings.value("view/wind_strength", 1.0))
+        except (TypeError, ValueError):
+            strength = 1.0
+        return on, strength if 0.0 < strength <= 10.0 else 1.0
+
+    def set_wind_preview(self, on: bool, strength: float) -> None:
+        self.qsettings.setValue("view/wind", bool(on))
+        self.qsettings.setValue("view/wind_strength", float(strength))
+
     def sync(self) -> None:
         self.qsettings.sync()

@@ -36,3 +36,10 @@ def box_distance(lo: np.ndarray, hi: np.ndarray, point) -> np.ndarray:
     p = np.asarray(point, np.float64).reshape(1, 3)
     gap = np.maximum(np.maximum(np.asarray(lo, np.float64) - p, p - np.asarray(hi, np.float64)), 0.0)
     return np.sqrt(np.einsum("ij,ij->i", gap, gap))
+
+
+def box_far_distance(lo: np.ndarray, hi: np.ndarray, point) -> np.ndarray:
+    """Distance from `point` to the furthest corner of each box."""
+    p = np.asarray(point, np.float64).reshape(1, 3)
+    gap = np.maximum(np.abs(lo - p), np.abs(hi - p))
+    return np.sqrt(np.einsum("ij,ij->i", gap, gap))

@@ -165,7 +165,7 @@ class FoliageDensity:
         out[rows, cols, 3] = np.minimum(total / (self.texel * self.texel), 1.0)
 
     def colour_of(self, type_name: str) -> np.ndarray:
-        """A type's colour from afar: the mean vertex colour of its mesh's upper half."""
+        """A type's colour from afar: the mean colour (textures included) of its mesh's upper half."""
         v = self.volume
         ftype = v.palette.get(type_name) if v is not None and v.palette is not None else None
         mesh = ftype.mesh if ftype is not None else ""
@@ -176,13 +176,12 @@ class FoliageDensity:
 
                 folder = getattr(v, "mesh_folder", None) or (
                     self.scene.path.parent if self.scene.path is not None else None)
-                vertices = mesh_for(mesh, folder).vertices if mesh else None
+                found = mesh_for(mesh, folder) if mesh else None
             except Exception:  # unreadable: the renderer reports it; the overlay keeps a canopy green
-                vertices = None
-            if vertices is not None and len(vertices):
-                y = vertices[:, 1]
-                top = vertices[y >= np.median(y)]
-                self._colours[mesh] = top[:, 6:9].astype(np.float64).mean(axis=0)
+                found = None
+            if found is not None and len(found.vertices):
+                y = found.vertices[:, 1]
+                self._colours[mesh] = found.surface_colours()[y >= np.median(y)].mean(axis=0)
         return self._colours[mesh]
 
     def fade(self) -> tuple[float, float]:

@@ -55,8 +55,31 @@ def _texture(width: int, height: int) -> int:
     return tex
 
 
-def bake(mesh: Mesh, program: ShaderProgram) -> Impostor:
-    """The ring of views of `mesh` (program: the bake shaders)."""
+def _mean_colour(mesh: Mesh) -> np.ndarray:
+    """The mesh's mean colour as seen (textures included)."""
+    return mesh.surface_colours().mean(axis=0) if len(mesh.vertices) else np.zeros(3)
+
+
+def _bind_bake_material(program: ShaderProgram, gm) -> None:
+    m = gm.material if gm is not None else None
+    textured = gm is not None and bool(gm.base)
+    program.set_uniform("u_textured", textured)
+    program.set_uniform("u_cutoff", float(m.alpha_cutoff) if m is not None and m.alpha_mode == "MASK" else
+                        (0.5 if m is not None and m.alpha_mode == "BLEND" else -1.0))
+    if m is not None:
+        a, b, c, d, e, f = m.uv_transform
+        program.set_uniform("u_uv_u", np.array([a, b, c], np.float32))
+        program.set_uniform("u_uv_v", np.array([d, e, f], np.float32))
+    if textured:
+        GL.glActiveTexture(GL.GL_TEXTURE2)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, gm.base)
+        GL.glActiveTexture(GL.GL_TEXTURE0)
+
+
+def bake(mesh: Mesh, program: ShaderProgram, materials: list | None = None) -> Impostor:
+    """The ring of views of `mesh` (program: the bake shaders), each run of triangles with its
+    material's texture and cut-out (`materials`: `foliage_materials.GpuMaterial`s; none: the
+    vertex colours only)."""
     card = card_of(mesh)
     half, bottom, top = card
     cell_h = int(np.clip(round(CELL_WIDTH * (top - bottom) / (2 * half)), 16, MAX_CELL_HEIGHT))
@@ -79,7 +102,7 @@ def bake(mesh: Mesh, program: ShaderProgram) -> Impostor:
     vao, vbo = int(GL.glGenVertexArrays(1)), int(GL.glGenBuffers(1))
     try:
         # empty texels take the mesh's mean colour, so filtering at the outline does not darken it
-        mean = mesh.vertices[:, 6:9].mean(axis=0) if len(mesh.vertices) else np.zeros(3)
+        mean = _mean_colour(mesh)
         GL.glClearBufferfv(GL.GL_COLOR, 0, np.array([*mean, 0.0], np.float32))
         GL.glClearBufferfv(GL.GL_COLOR, 1, np.array([0.5, 1.0, 0.5, 0.0], np.float32))
         GL.glClear(GL.GL_DEPTH_BUFFER_BIT)
@@ -89,16 +112,23 @@ def bake(mesh: Mesh, program: ShaderProgram) -> Impostor:
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, vbo)
         verts = np.ascontiguousarray(mesh.vertices, np.float32)
         GL.glBufferData(GL.GL_ARRAY_BUFFER, verts.nbytes, verts, GL.GL_STATIC_DRAW)
-        for loc, offset in ((0, 0), (1, 12), (2, 24)):
+        for loc, size, offset in ((0, 3, 0), (1, 3, 12), (2, 3, 24), (6, 2, 36)):
             GL.glEnableVertexAttribArray(loc)
-            GL.glVertexAttribPointer(loc, 3, GL.GL_FLOAT, GL.GL_FALSE, VERTEX_FLOATS * 4,
+            GL.glVertexAttribPointer(loc, size, GL.GL_FLOAT, GL.GL_FALSE, VERTEX_FLOATS * 4,
                                      ctypes.c_void_p(offset))
         program.use()
         program.set_uniform("u_card", np.array(card, np.float32))
+        program.set_uniform("u_base", 2)
+        runs = [(m.first, m.count, m) for m in materials] if materials else [(0, len(verts), None)]
         for k in range(VIEWS):
             GL.glViewport(k * CELL_WIDTH, 0, CELL_WIDTH, height)
             program.set_uniform("u_angle", float(k * 2.0 * np.pi / VIEWS))
-            GL.glDrawArrays(GL.GL_TRIANGLES, 0, len(verts))
+            for first, count, gm in runs:
+                _bind_bake_material(program, gm)
+                GL.glDrawArrays(GL.GL_TRIANGLES, first, count)
+        GL.glActiveTexture(GL.GL_TEXTURE2)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        GL.glActiveTexture(GL.GL_TEXTURE0)
         for tex in (albedo, normals):
             GL.glBindTexture(GL.GL_TEXTURE_2D, tex)
             GL.glGenerateMipmap(GL.GL_TEXTURE_2D)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QItemSelectionModel, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QIcon, QImage, QPainter, QPixmap, QPolygonF, QTransform
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -88,9 +88,11 @@ THUMB_YAW, THUMB_PITCH = np.radians(30.0), np.radians(-18.0)
 THUMB_TRIANGLES = 8_000  # a bigger file mesh is drawn by its largest triangles (the rest are sub-pixel)
 
 
-def render_mesh(vertices: np.ndarray, size: int = THUMB) -> QPixmap:
-    """Offscreen render of a flat-shaded mesh (rows of position, normal, colour): a three-quarter
-    view, fitted to the square, triangles painted back to front with the viewport's light."""
+def render_mesh(vertices: np.ndarray, size: int = THUMB, materials: tuple = ()) -> QPixmap:
+    """Offscreen render of a flat-shaded mesh (rows of position, normal, colour, u, v, material): a
+    three-quarter view, fitted to the square, triangles painted back to front with the viewport's
+    light; a triangle whose material (in `materials`) has a colour texture is painted with it, its
+    cut-out texels left out."""
     v = np.asarray(vertices, np.float64)
     cy, sy, cp, sp = np.cos(THUMB_YAW), np.sin(THUMB_YAW), np.cos(THUMB_PITCH), np.sin(THUMB_PITCH)
     yaw = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
@@ -119,13 +121,69 @@ def render_mesh(vertices: np.ndarray, size: int = THUMB) -> QPixmap:
     painter = QPainter(pm)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setPen(Qt.PenStyle.NoPen)
+    brushes = _TextureBrushes(v, materials, shade)
     for t in order:
         i = 3 * t
-        r, g, b = colour[i]
-        painter.setBrush(QColor(int(r), int(g), int(b)))
-        painter.drawPolygon(QPolygonF([QPointF(sx[i + k], syy[i + k]) for k in range(3)]))
+        corners = QPolygonF([QPointF(sx[i + k], syy[i + k]) for k in range(3)])
+        brush = brushes.brush(t, sx[i:i + 3], syy[i:i + 3])
+        if brush is None:
+            r, g, b = colour[i]
+            brush = QBrush(QColor(int(r), int(g), int(b)))
+        painter.setBrush(brush)
+        painter.drawPolygon(corners)
     painter.end()
     return pm
+
+
+class _TextureBrushes:
+    """Brushes that paint a triangle with its material's texture, tinted by its colour and light
+    (a few light levels per material, made once), mapped by the affine map from texels to the
+    triangle's corners on screen."""
+
+    LEVELS = 6
+
+    def __init__(self, v: np.ndarray, materials: tuple, shade: np.ndarray) -> None:
+        self.v, self.materials, self.shade = v, materials, shade
+        self.images: dict[tuple[int, int], tuple[QImage, int, int]] = {}
+
+    def brush(self, t: int, xs: np.ndarray, ys: np.ndarray) -> QBrush | None:
+        v = self.v
+        if v.shape[1] < 12:
+            return None
+        m = int(v[3 * t, 11])
+        material = self.materials[m] if 0 <= m < len(self.materials) else None
+        if material is None or material.base_texture is None:
+            return None
+        light = float(np.clip(self.shade[3 * t], 0.0, 1.0))
+        level = min(int(light * self.LEVELS), self.LEVELS - 1)
+        image, w, h = self._image(m, level, material, v[3 * t, 6:9])
+        uv = v[3 * t:3 * t + 3, 9:11].astype(np.float64)
+        a, b, c, d, e, f = material.uv_transform
+        px = np.stack([(a * uv[:, 0] + b * uv[:, 1] + c) * w, (d * uv[:, 0] + e * uv[:, 1] + f) * h], axis=1)
+        src = np.column_stack([px, np.ones(3)])
+        if abs(np.linalg.det(src)) < 1e-9:
+            return None
+        m_ = np.linalg.solve(src, np.column_stack([xs, ys]))
+        brush = QBrush(image)
+        brush.setTransform(QTransform(m_[0, 0], m_[0, 1], m_[1, 0], m_[1, 1], m_[2, 0], m_[2, 1]))
+        return brush
+
+    def _image(self, m: int, level: int, material, tint) -> tuple[QImage, int, int]:
+        key = (m, level)
+        if key not in self.images:
+            px = material.base_texture.pixels
+            light = (level + 0.5) / self.LEVELS
+            rgb = px[..., :3].astype(np.float64) * np.asarray(tint, np.float64) * light
+            out = np.empty(px.shape, np.uint8)
+            out[..., :3] = np.clip(rgb, 0, 255).astype(np.uint8)
+            if material.alpha_mode == "MASK":  # shown or cut, as the viewport draws it
+                out[..., 3] = np.where(px[..., 3] >= material.alpha_cutoff * 255, 255, 0)
+            else:
+                out[..., 3] = px[..., 3] if material.alpha_mode == "BLEND" else 255
+            h, w = out.shape[:2]
+            image = QImage(out.tobytes(), w, h, 4 * w, QImage.Format.Format_RGBA8888).copy()
+            self.images[key] = (image, w, h)
+        return self.images[key]
 
 
 @lru_cache(maxsize=64)
@@ -138,7 +196,8 @@ def _rendered(mesh: str, size: int) -> QPixmap | None:
     if not mesh.startswith("builtin:"):
         return None
     try:
-        return render_mesh(builtin_mesh(mesh.removeprefix("builtin:")).vertices, size)
+        found = builtin_mesh(mesh.removeprefix("builtin:"))
+        return render_mesh(found.vertices, size, found.materials)
     except KeyError:
         return None
 
@@ -164,7 +223,8 @@ def _rendered_file(mesh: str, folder: str | None, stamp: tuple[str, int | None],
     except ImportError:
         return None, "mesh files cannot be read here"
     try:
-        return render_mesh(mesh_for(mesh, folder).vertices, size), None
+        found = mesh_for(mesh, folder)
+        return render_mesh(found.vertices, size, found.materials), None
     except FormatError as e:
         return None, str(e)
     except (OSError, ValueError) as e:

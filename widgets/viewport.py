@@ -35,6 +35,8 @@ SKY_COLOUR = (0.62, 0.71, 0.80, 1.0)
 LIGHT_DIRECTION = np.array([0.45, 0.75, 0.35])
 LIGHT_DIRECTION = (LIGHT_DIRECTION / np.linalg.norm(LIGHT_DIRECTION)).astype(np.float32)
 ORBIT_RADIANS_PER_PIXEL = 0.008
+WIND_TICK_MS = 33
+WIND_STILL_TIME = 2.0  # seconds into the sway a still (screenshot) wind is shown at
 FLY_KEYS = {Qt.Key.Key_W: (1, 0, 0), Qt.Key.Key_S: (-1, 0, 0), Qt.Key.Key_A: (0, -1, 0),
             Qt.Key.Key_D: (0, 1, 0), Qt.Key.Key_E: (0, 0, 1), Qt.Key.Key_Q: (0, 0, -1)}
 FLY_TICK_MS = 16
@@ -67,6 +69,8 @@ class Viewport(QOpenGLWidget):
     - `foliage_renderer`, `grass_renderer`: follow the scene's foliage section.
     - `show_selection({chunk key: indices})`: stored instances drawn tinted as selected.
     - `show_foliage_cover(on)`: the ground tinted by far (culled) stored foliage, on by default.
+    - `set_wind(strength, animate)`: the stored foliage sways (0: still, the default); animated
+      at about 30 frames a second, or held at `WIND_STILL_TIME` (screenshots).
     """
 
     frame_rendered = Signal()
@@ -99,6 +103,12 @@ class Viewport(QOpenGLWidget):
         self._fly_timer.setInterval(FLY_TICK_MS)
         self._fly_timer.timeout.connect(self._fly_step)
         self._fly_clock = QElapsedTimer()
+        self.wind = 0.0
+        self.wind_time = WIND_STILL_TIME
+        self._wind_timer = QTimer(self)
+        self._wind_timer.setInterval(WIND_TICK_MS)
+        self._wind_timer.timeout.connect(self._wind_step)
+        self._wind_clock = QElapsedTimer()
         self.frames_rendered = 0
         self.gl_info: dict[str, str] = {}
         self._initialized = False
@@ -175,6 +185,24 @@ class Viewport(QOpenGLWidget):
         if self.terrain_renderer is not None:
             self.terrain_renderer.show_density = self.foliage_cover
         self.update()
+
+    def set_wind(self, strength: float, animate: bool = True) -> None:
+        """Sway the stored foliage with this strength (0: still); `animate` runs the clock, else the
+        sway is held at one moment (a deterministic screenshot)."""
+        self.wind = max(0.0, float(strength))
+        if self.wind > 0 and animate:
+            if not self._wind_timer.isActive():
+                self._wind_clock.start()
+                self._wind_timer.start()
+        else:
+            self._wind_timer.stop()
+            self.wind_time = WIND_STILL_TIME
+        self.update()
+
+    def _wind_step(self) -> None:
+        if self.isVisible():
+            self.wind_time = WIND_STILL_TIME + self._wind_clock.elapsed() / 1000.0
+            self.update()
 
     def show_selection(self, selection: dict) -> None:
         """Draw these stored instances ({chunk key: record indices}) tinted as selected."""
@@ -371,6 +399,8 @@ class Viewport(QOpenGLWidget):
         GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
         GL.glEnable(GL.GL_DEPTH_TEST)
         frame = self.frame_context()
+        if self.foliage_renderer is not None:
+            self.foliage_renderer.wind, self.foliage_renderer.wind_time = self.wind, self.wind_time
         for renderer in list(self.renderers):
             try:
                 renderer.draw(frame)

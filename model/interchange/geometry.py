@@ -63,8 +63,9 @@ def in_frame(mesh: IndexedMesh, conventions: Conventions) -> IndexedMesh:
 
 # ---- foliage type meshes --------------------------------------------------------------------
 def indexed(mesh: Mesh) -> IndexedMesh:
-    """A flat-shaded triangle soup (n, 9) as an indexed mesh: identical corners shared."""
-    rows, inverse = np.unique(mesh.vertices, axis=0, return_inverse=True)
+    """A flat-shaded triangle soup as an indexed mesh: identical corners shared (position, normal,
+    colour; texture coordinates and materials are not exported yet)."""
+    rows, inverse = np.unique(mesh.vertices[:, :9], axis=0, return_inverse=True)
     return IndexedMesh(mesh.name, np.ascontiguousarray(rows[:, :3]), np.ascontiguousarray(rows[:, 3:6]),
                        inverse.reshape(-1).astype(np.uint32), np.ascontiguousarray(rows[:, 6:9]))
 

@@ -3,12 +3,14 @@
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in vec3 a_color;
+layout(location = 6) in vec2 a_uv;
 
 uniform float u_angle;
 uniform vec3 u_card;  // half width, bottom, top
 
 out vec3 v_normal;
 out vec3 v_color;
+out vec2 v_uv;
 
 void main() {
     vec3 right = vec3(cos(u_angle), 0.0, -sin(u_angle));
@@ -18,5 +20,6 @@ void main() {
     float z = -dot(a_position, toward) / (u_card.x * 1.01);
     v_normal = a_normal;
     v_color = a_color;
+    v_uv = a_uv;
     gl_Position = vec4(x, y, z, 1.0);
 }

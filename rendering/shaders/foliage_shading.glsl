@@ -20,11 +20,18 @@ bool dissolved(vec2 band) {
     return band.x < b || band.y >= b;
 }
 
-vec4 shade(vec3 colour, vec3 n, vec3 world, float selected) {
+// `translucency`: the share of the sun a thin leaf lets through to its shadowed side, strongest
+// looking into the light (a cheap stand-in for subsurface scattering).
+vec4 shade_with(vec3 colour, vec3 n, vec3 world, float selected, float translucency) {
     float diffuse = max(dot(n, u_light_direction), 0.0);
     float sky = 0.5 + 0.5 * n.y;
     vec3 ambient = mix(vec3(0.20, 0.19, 0.17), vec3(0.34, 0.37, 0.42), sky);
     vec3 lit = colour * (ambient + vec3(1.0, 0.96, 0.88) * diffuse * 0.9);
+    if (translucency > 0.0) {
+        float through = max(dot(-n, u_light_direction), 0.0);
+        float towards = 0.5 + 0.5 * max(dot(normalize(world - u_eye), u_light_direction), 0.0);
+        lit += colour * vec3(0.9, 1.0, 0.6) * through * towards * translucency;
+    }
     if (selected > 0.5) {  // selected: warm tint, and a bright rim where the surface turns away
         vec3 view = normalize(u_eye - world);
         float rim = pow(1.0 - abs(dot(n, view)), 2.0);
@@ -33,4 +40,8 @@ vec4 shade(vec3 colour, vec3 n, vec3 world, float selected) {
     float fog = clamp(length(world - u_eye) / u_fog_distance, 0.0, 1.0);
     lit = mix(lit, u_fog_color, fog * fog * 0.6);
     return vec4(pow(lit, vec3(1.0 / 1.15)), 1.0);
+}
+
+vec4 shade(vec3 colour, vec3 n, vec3 world, float selected) {
+    return shade_with(colour, n, world, selected, 0.0);
 }

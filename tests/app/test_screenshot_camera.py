@@ -10,7 +10,7 @@ from app.gui_entry import parse_camera
 from model.formats.scene_file import save_scene
 from tests.app.test_screenshot import run_app
 from tests.conftest import make_small_scene
-from tests.widgets.test_viewport import pixels
+from tests.gui_helpers import pixels
 
 
 def centre_colour(png) -> np.ndarray:

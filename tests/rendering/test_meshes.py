@@ -7,7 +7,7 @@ import pytest
 
 from model.errors import FormatError
 from model.foliage.foliage_type import BUILTIN_EXTENTS, BUILTIN_MESHES
-from rendering.meshes import builtin_mesh, load_mesh_file, mesh_for
+from rendering.meshes import VERTEX_FLOATS, builtin_mesh, load_mesh_file, mesh_for
 
 
 @pytest.mark.parametrize("name", BUILTIN_MESHES)
@@ -34,7 +34,7 @@ def test_builtin_meshes_are_the_same_every_time() -> None:
 def test_closed_meshes_face_outwards() -> None:
     # the normal of every crown/boulder face points away from the mesh's vertical axis, mostly
     for name in ("bush", "rock"):
-        v = builtin_mesh(name).vertices.reshape(-1, 3, 9)
+        v = builtin_mesh(name).vertices.reshape(-1, 3, VERTEX_FLOATS)
         centre = v[:, :, :3].mean(axis=1)
         lo, hi = builtin_mesh(name).bounds()
         axis_point = np.array([0.0, (lo[1] + hi[1]) / 2, 0.0])

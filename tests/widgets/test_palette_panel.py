@@ -22,19 +22,21 @@ def rgb(pixmap) -> np.ndarray:
 
 @pytest.mark.parametrize("name", ["conifer", "broadleaf", "bush", "rock", "grass"])
 def test_thumbnails_are_rendered_from_the_mesh(qtbot, name) -> None:
-    img = rgb(render_mesh(builtin_mesh(name).vertices, 64))
+    mesh = builtin_mesh(name)
+    img = rgb(render_mesh(mesh.vertices, 64, mesh.materials))
     drawn = np.any(img != BACKGROUND, axis=-1)
     assert 0.05 < drawn.mean() < 0.9  # the mesh fills a fair share of the square, not all of it
     ys, xs = np.nonzero(drawn)
     assert abs((xs.min() + xs.max()) / 2 - 32) <= 4  # fitted and centred
     colours = img[drawn].astype(float)
-    mesh_colours = builtin_mesh(name).vertices[:, 6:9] * 255
+    mesh_colours = mesh.surface_colours() * 255
     # Shaded mesh colours (edges blend with the background): mostly no brighter than the mesh's brightest.
     assert np.mean(colours.max(axis=1) <= mesh_colours.max() + 2) > 0.7
 
 
 def test_conifer_and_rock_thumbnails_differ_in_shape_and_colour(qtbot) -> None:
-    conifer = rgb(render_mesh(builtin_mesh("conifer").vertices, 48))
+    tree = builtin_mesh("conifer")
+    conifer = rgb(render_mesh(tree.vertices, 48, tree.materials))
     rock = rgb(render_mesh(builtin_mesh("rock").vertices, 48))
     c, r = np.any(conifer != BACKGROUND, -1), np.any(rock != BACKGROUND, -1)
     assert (c != r).mean() > 0.1
@@ -273,3 +275,17 @@ def test_rows_a_derived_type_does_not_use_are_greyed_and_say_why(qtbot) -> None:
     form.storage.setCurrentText("derived")  # made derived in the form: greyed at once
     form.storage.activated.emit(1)
     assert not form.slope.isEnabled() and form.slope.toolTip() == DERIVED_IGNORES
+
+
+def test_a_textured_card_thumbnail_shows_its_texture_and_not_its_cut_texels(qtbot, tmp_path) -> None:
+    from tests.gltf_cards import card_glb
+    from widgets.palette_panel import thumbnail_pixmap
+
+    card_glb(tmp_path / "card.glb")
+    pm, unreadable = thumbnail_pixmap(FoliageType("card", mesh="card.glb"), 64, tmp_path)
+    img = rgb(pm).astype(int)
+    assert unreadable is None
+    red = (img[..., 0] > img[..., 1] + 50) & (img[..., 0] > img[..., 2] + 50)
+    blue = (img[..., 2] > img[..., 0] + 60) & (img[..., 2] > img[..., 1] + 60)
+    green = (img[..., 1] > img[..., 0] + 50) & (img[..., 1] > img[..., 2] + 50)
+    assert red.sum() > 30 and blue.sum() > 30 and green.sum() == 0

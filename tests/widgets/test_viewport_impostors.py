@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from model.foliage import FoliageType, foliage_of
+from rendering.foliage_renderer import FoliageRenderer
 from tests.gui_helpers import render
 from tests.widgets.test_viewport_foliage import flat_scene, records
 from tests.widgets.test_viewport_overview import _samples
@@ -111,13 +112,11 @@ def test_the_frame_statistics_overlay_counts_instances_per_level(viewport, qtbot
 
 
 def test_far_cards_drawn_as_points_look_like_the_quads(viewport, qtbot, monkeypatch) -> None:
-    import rendering.foliage_renderer as fr
-
     viewport.resize(640, 360)
     card = FoliageType("c", mesh="builtin:broadleaf", cull=(1.0, 2.0))
-    monkeypatch.setattr(fr, "POINT_PIXELS", 1e-3)  # every card a quad
+    monkeypatch.setattr(FoliageRenderer, "point_pixels", 1e-3)  # every card a quad
     quad_colour, quad_pixels, _ = _instance_colour(viewport, qtbot, card, 260.0)
-    monkeypatch.setattr(fr, "POINT_PIXELS", 1e4)  # every card a point sprite
+    monkeypatch.setattr(FoliageRenderer, "point_pixels", 1e4)  # every card a point sprite
     point_colour, point_pixels, levels = _instance_colour(viewport, qtbot, card, 260.0)
     assert levels == {"impostor": 5} and quad_pixels > 100
     assert 0.8 < point_pixels / quad_pixels < 1.25
