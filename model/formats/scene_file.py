@@ -489,7 +489,7 @@ def _finish_load(manifest: Path, doc: dict, name: str, heights: np.ndarray, weig
             layer.weight_blend = blend
             layer.material = material
     terrain = Terrain(heights, float(spacing), (float(origin[0]), float(origin[1])), layers)
-    scene = Scene(terrain=terrain, name=name, path=manifest)
+    scene = Scene(terrain=terrain, name=name, path=manifest, asset_folder=manifest.parent)
     scene.file_version = doc["version"]  # `scene info` tells a version 1 scene from a version 2 one
     for key, reader in SECTION_READERS.items():
         reader(scene, manifest, doc.get(key))  # type: ignore[operator]
