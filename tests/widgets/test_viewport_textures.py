@@ -40,11 +40,10 @@ def textured_scene(folder: Path, heights: np.ndarray, spacing: float, material: 
 
 def settle(viewport, qtbot) -> np.ndarray:
     """Frames until the layer textures are in; the last frame's pixels."""
-    img = render(viewport, qtbot)
     for _ in range(200):
+        render(viewport, qtbot)
         if not viewport.textures_pending():
             break
-        img = render(viewport, qtbot)
     assert not viewport.textures_pending()
     return render(viewport, qtbot).astype(int)
 
@@ -62,8 +61,8 @@ def test_a_two_colour_albedo_shows_both_colours_where_painted_and_the_colour_els
     (tmp_path / "checker.png").write_bytes(imagecodecs.png_encode(checker()))
     painted = np.zeros((65, 65), np.uint8)
     painted[:, :32] = 255  # west half painted with the textured layer, east half grass
-    scene = textured_scene(tmp_path, np.zeros((65, 65)), 1.0, LayerMaterial(albedo="checker.png", tiling=8.0),
-                           painted)
+    material = LayerMaterial(albedo="checker.png", tiling=8.0)
+    scene = textured_scene(tmp_path, np.zeros((65, 65)), 1.0, material, painted)
     viewport.resize(480, 360)
     viewport.set_scene(scene)
     viewport.look_from((32.0, 70.0, 32.5), (32.0, 0.0, 32.0))
@@ -133,7 +132,7 @@ def test_a_missing_texture_warns_once_naming_the_file_and_the_layer_shows_its_co
     assert centre[0] > centre[1] + 30 and centre[2] > centre[1] + 30  # the layer's purple colour
 
 
-def test_textures_are_read_once_and_shared_by_a_second_viewport_of_the_scene(viewport, qtbot, tmp_path) -> None:
+def test_textures_are_read_once_and_shared_by_a_new_renderer_of_the_scene(viewport, qtbot, tmp_path) -> None:
     (tmp_path / "checker.png").write_bytes(imagecodecs.png_encode(checker()))
     scene = textured_scene(tmp_path, np.zeros((33, 33)), 1.0, LayerMaterial(albedo="checker.png"))
     before = TEXTURES.reads
