@@ -179,8 +179,11 @@ def build_demo_scene(size: int = DEMO_SIZE, spacing: float = DEMO_SPACING, seed:
     heights = demo_heights(size, spacing, seed)
     half = (size - 1) * spacing / 2.0
     terrain = Terrain(heights, spacing, (-half, -half))
+    from model.demo_textures import demo_materials
+
+    materials = demo_materials()
     for name, weights in demo_layer_weights(heights, spacing, seed).items():
-        terrain.add_layer(name, DEMO_LAYERS[name], weights)
+        terrain.add_layer(name, DEMO_LAYERS[name], weights).material = materials[name]
     scene = Scene(terrain=terrain, name=DEMO_NAME)
     if foliage:
         add_demo_foliage(scene, seed)
@@ -188,9 +191,12 @@ def build_demo_scene(size: int = DEMO_SIZE, spacing: float = DEMO_SPACING, seed:
 
 
 def write_demo_resource() -> Path:
-    """Regenerate the committed demo scene (terrain, palette and stored foliage) in `resources/demo/`."""
+    """Regenerate the committed demo scene (terrain, layer textures, palette and stored foliage) in
+    `resources/demo/`."""
+    from model.demo_textures import write_demo_textures
     from model.formats.scene_file import save_scene
 
     path = demo_resource_path()
+    write_demo_textures(path.parent)  # the layers' maps, named by the manifest
     save_scene(build_demo_scene(foliage=True), path)  # also removes side files no longer named
     return path

@@ -152,9 +152,10 @@ void main() {
         n = normalize(n + bent);
         // Macro variation: broad patches of lighter and darker ground, stronger with distance, so
         // the repeat of the textures does not read as a grid from afar.
-        float macro = value_noise(v_world.xz / 37.0) * 0.6 + value_noise(v_world.xz / 131.0) * 0.4;
+        float macro = value_noise(v_world.xz / 23.0) * 0.5 + value_noise(v_world.xz / 97.0) * 0.5;
+        float hue = value_noise(v_world.xz / 61.0 + 17.0);
         float far = smoothstep(20.0, 200.0, dist);
-        albedo *= 1.0 + (macro - 0.5) * mix(0.18, 0.35, far);
+        albedo *= (1.0 + (macro - 0.5) * mix(0.35, 0.5, far)) * mix(vec3(1.08, 1.02, 0.85), vec3(0.94, 1.0, 1.06), hue);
     }
     float diffuse = max(dot(n, u_light_direction), 0.0);
     // Hemisphere ambient: sky from above, a darker bounce from below.
