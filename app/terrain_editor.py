@@ -105,6 +105,7 @@ class TerrainEditor(QObject):
         self.panel.texture_requested.connect(self.choose_texture)
         self.panel.material_requested.connect(self.set_material)
         self.panel.textures_folder = lambda: self.document.scene.textures_folder()
+        self.panel.refresh()  # the previews, now that the panel knows where the textures are
         self.panel.import_requested.connect(self.import_layer_dialog)
         self.panel.export_requested.connect(self.export_layer_dialog)
         self.document.scene_replaced.connect(self._on_scene_replaced)
