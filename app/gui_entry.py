@@ -168,6 +168,20 @@ def _wait_for_frame(app, viewport, after: int) -> None:
     viewport.frame_rendered.disconnect(loop.quit)
 
 
+def _wait_for_textures(app, viewport) -> None:
+    """Frames until the terrain's layer textures are all in (they load in the background)."""
+    from PySide6.QtCore import QElapsedTimer
+
+    clock = QElapsedTimer()
+    clock.start()
+    while (viewport.frames_rendered > 0 and viewport.textures_pending()
+           and clock.elapsed() < SCREENSHOT_TIMEOUT_MS):
+        before = viewport.frames_rendered
+        viewport.update()
+        _wait_for_frame(app, viewport, before)
+    app.processEvents()  # the warnings the last frames queued
+
+
 def take_screenshot(app, window, path: Path, size: tuple[int, int], frame_all: bool = False,
                     stats_path: Path | None = None, camera: tuple | None = None) -> int:
     """Show the window, wait for the viewport's first frame (with `frame_all`, the first after
@@ -189,6 +203,7 @@ def take_screenshot(app, window, path: Path, size: tuple[int, int], frame_all: b
         viewport.look_from(*camera)
         _wait_for_frame(app, viewport, before)
         app.processEvents()
+    _wait_for_textures(app, viewport)
     ok = viewport.frames_rendered > 0
     if ok and stats_path is not None:
         import json

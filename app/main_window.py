@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import importlib.metadata
 import platform
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -130,6 +131,7 @@ class MainWindow(QMainWindow):
         self.actions_by_key: dict[str, QAction] = {}
         self.last_error: str | None = None
         self.last_error_details: str | None = None  # the Python account of an unexpected error
+        self.warnings: list[str] = []  # problems the scene was drawn despite, this session
         self.resize(*DEFAULT_SIZE)
         self.setAcceptDrops(True)  # a .boscage file dropped on the window opens it
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
@@ -148,6 +150,7 @@ class MainWindow(QMainWindow):
         self.viewport.gl_failed.connect(lambda msg: self.show_error(
             "Drawing failed", "Part of the 3-D view could not be drawn and is switched off; the scene itself "
             "is unchanged.", msg))
+        self.viewport.warning.connect(self.show_warning)
         self._on_scene_replaced(self.document.scene)
         from app.terrain_editor import install as install_terrain_editor
 
@@ -759,6 +762,13 @@ class MainWindow(QMainWindow):
         report.close = close  # type: ignore[attr-defined]
         report.dialog = dialog  # type: ignore[attr-defined]
         return report
+
+    def show_warning(self, message: str) -> None:
+        """A problem the scene opens and draws despite (a texture it cannot read): the status bar and
+        the terminal, no dialog; `warnings` keeps them for the session."""
+        self.warnings.append(message)
+        self.statusBar().showMessage(f"Warning: {message}", 15000)
+        print(f"boscage: warning: {message}", file=sys.stderr)
 
     def show_error(self, title: str, message: str, details: str | None = None) -> None:
         """One error dialog; the text names the file and the problem (`details`: the Python account

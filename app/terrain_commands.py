@@ -246,3 +246,28 @@ class LayerBlendCommand(QUndoCommand):
 
     def undo(self) -> None:
         self._set(self.old)
+
+
+class LayerMaterialCommand(QUndoCommand):
+    """Give a layer a material (a texture set or cleared, tiling, projection), and with a new albedo
+    the texture's mean as its colour: one step either way."""
+
+    def __init__(self, terrain: Terrain, name: str, material, color: tuple[int, int, int] | None = None,
+                 text: str | None = None) -> None:
+        layer = terrain.layers[layer_ops.index_of(terrain, name)]
+        super().__init__(text or f"Change the material of layer '{name}'")
+        self.terrain, self.layer = terrain, layer
+        self.new, self.old = material, layer.material
+        self.new_color = layer.color if color is None else layer_ops.check_color(color)
+        self.old_color = layer.color
+
+    def _set(self, material, color) -> None:  # by identity: a rename in between does not lose it
+        name = self.layer.name
+        layer_ops.recolour_layer(self.terrain, name, color)
+        layer_ops.set_material(self.terrain, name, material)
+
+    def redo(self) -> None:
+        self._set(self.new, self.new_color)
+
+    def undo(self) -> None:
+        self._set(self.old, self.old_color)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QDialog, QFileDialog, QMenu, QMessageBox, QToolBar
 
@@ -19,6 +20,7 @@ from app.terrain_commands import (
     AddLayerCommand,
     DeleteLayerCommand,
     LayerBlendCommand,
+    LayerMaterialCommand,
     MoveLayerCommand,
     RecolourLayerCommand,
     RenameLayerCommand,
@@ -100,6 +102,10 @@ class TerrainEditor(QObject):
         self.panel.move_requested.connect(self.move_layer)
         self.panel.delete_requested.connect(self.delete_layer)
         self.panel.blend_requested.connect(self.set_weight_blend)
+        self.panel.texture_requested.connect(self.choose_texture)
+        self.panel.material_requested.connect(self.set_material)
+        self.panel.textures_folder = lambda: self.document.scene.textures_folder()
+        self.panel.refresh()  # the previews, now that the panel knows where the textures are
         self.panel.import_requested.connect(self.import_layer_dialog)
         self.panel.export_requested.connect(self.export_layer_dialog)
         self.document.scene_replaced.connect(self._on_scene_replaced)
@@ -313,6 +319,67 @@ class TerrainEditor(QObject):
         if options is not None:
             self.export_heights(path, options["offset"], options["scale"])
 
+    # ---- layer textures --------------------------------------------------------------------
+    def set_material(self, name: str, material) -> bool:
+        layer = self.terrain.layer(name)
+        if layer is None or layer.material == material:
+            return False
+        return self._push(lambda: LayerMaterialCommand(self.terrain, name, material))
+
+    def pick_texture_file(self, folder: Path, title: str) -> str:
+        """The file dialog, opened in the scene's folder (tests replace it)."""
+        path, _ = QFileDialog.getOpenFileName(self.window, title, str(folder), TEXTURE_FILTER)
+        return path
+
+    def ask_copy_texture(self, file: Path, folder: Path) -> bool:
+        """Whether to copy a texture from outside the scene's folder into it (tests replace it)."""
+        answer = QMessageBox.question(
+            self.window, "Copy Texture into the Scene Folder",
+            f"{file.name} is outside the scene's folder ({folder}); a scene only reads textures inside "
+            f"it.\n\nCopy it to {folder / 'textures'}?")
+        return answer == QMessageBox.StandardButton.Yes
+
+    def choose_texture(self, name: str, kind: str) -> bool:
+        """Ask for a texture file for the layer's `kind` map (copied into the scene's folder where it
+        lies outside) and set it as one undo step; an albedo also sets the layer's colour to its mean."""
+        from model.formats.texture_image import read_texture
+        from model.layer_material import relative_to_folder
+
+        layer = self.terrain.layer(name)
+        folder = self.document.scene.textures_folder()
+        if layer is None:
+            return False
+        if folder is None:
+            self.window.show_error("Scene not saved yet", "Save the scene first: a layer's textures "
+                                   "are kept in the scene's folder, named relative to it.")
+            return False
+        chosen = self.pick_texture_file(folder, f"{kind.capitalize()} map of '{name}'")
+        if not chosen:
+            return False
+        file = Path(chosen)
+        try:
+            pixels = read_texture(file)  # refused here, not at the next frame
+        except FormatError as e:
+            self.window.show_error("Cannot use this texture", str(e))
+            return False
+        rel = relative_to_folder(folder, file)
+        if rel is None:
+            if not self.ask_copy_texture(file, folder):
+                return False
+            try:
+                rel = copy_into(file, folder)
+            except OSError as e:
+                self.window.show_error("Cannot copy the texture", file_message(e, folder / "textures"))
+                return False
+        color = None
+        if kind == "albedo":  # the colour is the texture's tint: start where the texture is
+            rgb = pixels[..., :3] if pixels.shape[2] >= 3 else np.repeat(pixels[..., :1], 3, axis=2)
+            mean = rgb.reshape(-1, 3).mean(axis=0) / (255.0 if pixels.dtype == np.uint8 else 1.0)
+            color = tuple(int(round(min(max(float(c), 0.0), 1.0) * 255.0)) for c in mean)
+        material = layer.material.with_map(kind, rel)
+        return self._push(lambda: LayerMaterialCommand(self.terrain, name, material, color,
+                                                       f"Set the {kind} map of layer '{name}'"))
+
     def import_layer_dialog(self, name: str) -> None:
         path, _ = QFileDialog.getOpenFileName(self.window, f"Import weights of '{name}'", self._folder(),
                                               LAYER_NAME_FILTER)
@@ -325,6 +392,25 @@ class TerrainEditor(QObject):
                                               LAYER_NAME_FILTER)
         if path:
             self.export_layer(name, path)
+
+
+TEXTURE_FILTER = "Textures (*.png *.jpg *.jpeg *.exr);;All files (*)"
+
+
+def copy_into(file: Path, folder: Path) -> str:
+    """Copy `file` to `folder`/textures (atomically; a different file already there keeps its name:
+    the copy gets a numbered one); its path relative to `folder`."""
+    from model.atomic import atomic_write
+
+    data = file.read_bytes()
+    target_dir = folder / "textures"
+    target_dir.mkdir(parents=True, exist_ok=True)
+    target, n = target_dir / file.name, 2
+    while target.exists() and target.read_bytes() != data:
+        target, n = target_dir / f"{file.stem}_{n}{file.suffix}", n + 1
+    if not target.exists():
+        atomic_write(target, data)
+    return target.relative_to(folder).as_posix()
 
 
 def _options(parent, title: str, path: str, importing: bool, spacing: float = 1.0,

@@ -179,8 +179,11 @@ def build_demo_scene(size: int = DEMO_SIZE, spacing: float = DEMO_SPACING, seed:
     heights = demo_heights(size, spacing, seed)
     half = (size - 1) * spacing / 2.0
     terrain = Terrain(heights, spacing, (-half, -half))
+    from model.demo_textures import demo_materials
+
+    materials = demo_materials()
     for name, weights in demo_layer_weights(heights, spacing, seed).items():
-        terrain.add_layer(name, DEMO_LAYERS[name], weights)
+        terrain.add_layer(name, DEMO_LAYERS[name], weights).material = materials[name]
     scene = Scene(terrain=terrain, name=DEMO_NAME)
     if foliage:
         add_demo_foliage(scene, seed)

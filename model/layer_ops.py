@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from model.brush import Brush
+from model.layer_material import LayerMaterial
 from model.sculpt import TileUndo, union_window, window_influence
 from model.terrain import Terrain, TerrainLayer, blank_weights
 
@@ -178,6 +179,16 @@ def set_weight_blend(terrain: Terrain, name: str, on: bool) -> bool:
     old = layer.weight_blend
     if bool(on) != old:
         layer.weight_blend = bool(on)
+        terrain.layers_changed.emit()
+    return old
+
+
+def set_material(terrain: Terrain, name: str, material: LayerMaterial) -> LayerMaterial:
+    """Give the layer a material (texture maps, tiling, projection); returns the previous one."""
+    layer = terrain.layers[index_of(terrain, name)]
+    old = layer.material
+    if material != old:
+        layer.material = material
         terrain.layers_changed.emit()
     return old
 

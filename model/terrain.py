@@ -7,6 +7,7 @@ import numpy as np
 from model import portable_math as pmath
 from model.events import Event
 from model.formats.tiles import TILE
+from model.layer_material import NO_MATERIAL, LayerMaterial
 from model.paged import PagedGrid, PagedPlane, int_sum, take
 
 
@@ -28,10 +29,11 @@ class TerrainLayer:
     without assembling anything."""
 
     def __init__(self, name: str, color: tuple[int, int, int], weights: np.ndarray | PagedPlane,
-                 weight_blend: bool = True) -> None:
+                 weight_blend: bool = True, material: LayerMaterial = NO_MATERIAL) -> None:
         self.name = name
         self.color = color
         self.weight_blend = weight_blend
+        self.material = material  # texture maps; the colour is their tint and the fallback
         self._paged: PagedPlane | None = weights if isinstance(weights, PagedPlane) else None
         self._weights: np.ndarray | None = None if self._paged is not None else weights
 

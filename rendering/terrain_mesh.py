@@ -1,4 +1,5 @@
-"""Terrain → vertex arrays: position, normal and layer-blended colour per height sample. Numpy only."""
+"""Terrain → vertex arrays: position, normal, layer-blended colour and the textured layers' weights per
+height sample. Numpy only."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import numpy as np
 from model.paged import PagedPlane
 from model.terrain import Terrain
 
-VERTEX_FLOATS = 9  # position xyz, normal xyz, colour rgb
+VERTEX_FLOATS = 13  # position xyz, normal xyz, colour rgb, then 16 bytes of textured layers' weights
+TEXTURE_SLOTS = 16  # layers drawn with textures at most (Unity's Terrain Lit draws 8)
 BARE_COLOUR = np.array([0.55, 0.52, 0.48])  # where no layer is painted
 
 
@@ -24,13 +26,14 @@ def grid_indices(rows: int, cols: int) -> np.ndarray:
 
 
 def vertex_rows(terrain: Terrain, r0: int = 0, r1: int | None = None) -> np.ndarray:
-    """Vertex data for grid rows r0..r1 (exclusive), float32 (rows*cols, 9)."""
+    """Vertex data for grid rows r0..r1 (exclusive), float32 (rows*cols, VERTEX_FLOATS)."""
     r1 = terrain.rows if r1 is None else r1
     return vertex_block(terrain, r0, r1, 0, terrain.columns)
 
 
 def vertex_block(terrain: Terrain, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
-    """Vertex data for the grid rectangle rows r0..r1, columns c0..c1 (exclusive), float32 (n, 9)."""
+    """Vertex data for the grid rectangle rows r0..r1, columns c0..c1 (exclusive), float32
+    (n, VERTEX_FLOATS)."""
     rows, cols = np.arange(terrain.rows), np.arange(terrain.columns)
     return vertex_grid(terrain, rows, cols, r0, r1, c0, c1)
 
@@ -38,7 +41,7 @@ def vertex_block(terrain: Terrain, r0: int, r1: int, c0: int, c1: int) -> np.nda
 def vertex_grid(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, a: int, b: int, c: int, d: int,
                 heights: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> np.ndarray:
     """Vertex data at the samples rows[a:b] x cols[c:d] of a (possibly strided) sample grid, float32
-    (n, 9). Normals come from the slope of that grid, so a coarse tile is lit as it is shaped.
+    (n, VERTEX_FLOATS). Normals come from the slope of that grid, so a coarse tile is lit as it is shaped.
     `heights(rows, cols)`, where given, reads the heights (a level-of-detail pyramid's coarse copy);
     by default `terrain.take_heights`."""
     # One sample of margin each side so normals at the block's edges see their neighbours.
@@ -67,7 +70,12 @@ def vertex_grid(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, a: int, b:
     out[..., 2] = z[:, None]
     out[..., 3:6] = normal
     stride = int(rows[1] - rows[0]) if len(rows) > 1 else 1
-    out[..., 6:9] = layer_colours_at(terrain, ri, ci, stride)
+    if terrain.layers:
+        colour, slots = blend(layer_weights_at(terrain, ri, ci, stride))
+    else:
+        colour, slots = BARE_COLOUR, 0
+    out[..., 6:9] = colour
+    out.view(np.uint8)[..., 36:52] = slots  # 16 normalised bytes: the textured layers' weights
     return out.reshape(-1, VERTEX_FLOATS)
 
 
@@ -79,13 +87,15 @@ def _taps(stride: int) -> np.ndarray:
     return ((np.arange(4) * 2 + 1) * stride // 8 - stride // 2).astype(np.int64)
 
 
-def layer_colours_at(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, stride: int = 1) -> np.ndarray:
-    """`layer_colours` at the samples rows x cols (index arrays). On a coarse grid (`stride` > 1)
-    each layer's weight is averaged over taps across the vertex's footprint (at most 5 x 5), so a thin
-    painted path fades with distance instead of breaking into dots."""
+def layer_weights_at(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, stride: int = 1) -> list[tuple]:
+    """(layer, weight 0..1 float64 at rows x cols) of every layer. On a coarse grid (`stride` > 1)
+    each layer's weight is averaged over taps across the vertex's footprint (at most 5 x 5), so a
+    thin painted path fades with distance instead of breaking into dots."""
     r0, c0 = int(rows[0]), int(cols[0])
     if stride == 1 and len(rows) == rows[-1] - r0 + 1 and len(cols) == cols[-1] - c0 + 1:
-        return layer_colours(terrain, r0, r0 + len(rows), c0, c0 + len(cols))
+        return [(layer, block.astype(np.float64) / 255.0)
+                for layer, block in layer_blocks(terrain, np.arange(r0, r0 + len(rows)),
+                                                 np.arange(c0, c0 + len(cols)))]
     shape = (len(rows), len(cols))
     taps = _taps(stride)
     tr = [np.clip(rows + t, 0, terrain.rows - 1) for t in taps]
@@ -94,20 +104,50 @@ def layer_colours_at(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, strid
     ur, uc = np.unique(np.concatenate(tr)), np.unique(np.concatenate(tc))
     pr = [np.searchsorted(ur, r) for r in tr]
     pc = [np.searchsorted(uc, c) for c in tc]
-    colour = np.zeros(shape + (3,), np.float64)
-    total = np.zeros(shape, np.float64)
+    out = []
     for layer, block in layer_blocks(terrain, ur, uc):
         w = np.zeros(shape, np.float64)
         for r in pr:
             sub = block[r]
             for c in pc:
                 w += sub[:, c]
-        w /= 255.0 * len(taps) ** 2
-        colour += w[..., None] * (np.asarray(layer.color, np.float64) / 255.0)
+        out.append((layer, w / (255.0 * len(taps) ** 2)))
+    return out
+
+
+def blend(weights: list[tuple]) -> tuple[np.ndarray, np.ndarray]:
+    """The blended colour (0..1, bare ground where the weights add to less than 1; weights summing
+    past 1 are normalised) and the normalised weights of the textured layers, uint8 (…, 16) in the
+    slots `textured_layers` gives them."""
+    shape = weights[0][1].shape if weights else (0, 0)
+    total = np.zeros(shape, np.float64)
+    for _, w in weights:
         total += w
-    colour /= np.maximum(total, 1.0)[..., None]
+    over = np.maximum(total, 1.0)
+    colour = np.zeros(shape + (3,), np.float64)
+    slots = np.zeros(shape + (TEXTURE_SLOTS,), np.uint8)
+    slot = 0
+    for layer, w in weights:
+        w = w / over
+        colour += w[..., None] * (np.asarray(layer.color, np.float64) / 255.0)
+        if layer.material.textured and slot < TEXTURE_SLOTS:
+            slots[..., slot] = np.rint(w * 255.0)
+            slot += 1
     colour += np.clip(1.0 - total, 0.0, 1.0)[..., None] * BARE_COLOUR
-    return colour
+    return colour, slots
+
+
+def textured_layers(terrain: Terrain) -> list[int]:
+    """Indices of the layers drawn with textures, in slot order: the first TEXTURE_SLOTS with a
+    material (the others draw their colour)."""
+    return [i for i, la in enumerate(terrain.layers) if la.material.textured][:TEXTURE_SLOTS]
+
+
+def layer_colours_at(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, stride: int = 1) -> np.ndarray:
+    """`layer_colours` at the samples rows x cols (index arrays), footprint-averaged where `stride` > 1."""
+    if not terrain.layers:
+        return np.broadcast_to(BARE_COLOUR, (len(rows), len(cols), 3)).copy()
+    return blend(layer_weights_at(terrain, rows, cols, stride))[0]
 
 
 def layer_blocks(terrain: Terrain, rows: np.ndarray, cols: np.ndarray) -> list[tuple]:
@@ -130,15 +170,4 @@ def layer_blocks(terrain: Terrain, rows: np.ndarray, cols: np.ndarray) -> list[t
 def layer_colours(terrain: Terrain, r0: int, r1: int, c0: int = 0, c1: int | None = None) -> np.ndarray:
     """Weighted blend of layer colours (0..1); bare ground where the weights add to less than 255."""
     c1 = terrain.columns if c1 is None else c1
-    shape = (r1 - r0, c1 - c0)
-    colour = np.zeros(shape + (3,), np.float64)
-    total = np.zeros(shape, np.float64)
-    for layer, block in layer_blocks(terrain, np.arange(r0, r1), np.arange(c0, c1)):
-        w = block.astype(np.float64) / 255.0
-        colour += w[..., None] * (np.asarray(layer.color, np.float64) / 255.0)
-        total += w
-    # Weights summing past 1 are normalised; any shortfall shows bare ground.
-    over = np.maximum(total, 1.0)
-    colour /= over[..., None]
-    colour += np.clip(1.0 - total, 0.0, 1.0)[..., None] * BARE_COLOUR
-    return colour
+    return layer_colours_at(terrain, np.arange(r0, r1), np.arange(c0, c1))

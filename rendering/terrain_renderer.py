@@ -29,6 +29,7 @@ from rendering.gl_program import ShaderProgram
 from rendering.renderer import FrameContext, Renderer
 from rendering.terrain_lod import MAX_TILES, PIXEL_ERROR, TILE, Key, LodPyramid
 from rendering.terrain_mesh import VERTEX_FLOATS, grid_indices, vertex_grid
+from rendering.terrain_textures import UNITS, TerrainTextures
 
 FOG_COLOUR = np.array([0.62, 0.71, 0.80], np.float32)
 
@@ -94,8 +95,10 @@ class TerrainRenderer(Renderer):
 
     def __init__(self, terrain: Terrain, density: FoliageDensity | None = None,
                  pixel_error: float = PIXEL_ERROR, max_tiles: int = MAX_TILES,
-                 cache_bytes: int = CACHE_BYTES, full_detail_triangles: int = FULL_DETAIL_TRIANGLES) -> None:
+                 cache_bytes: int = CACHE_BYTES, full_detail_triangles: int = FULL_DETAIL_TRIANGLES,
+                 textures: TerrainTextures | None = None) -> None:
         self.terrain = terrain
+        self.textures = textures  # the layers' texture arrays (None: flat colours only)
         self.density = density  # stored foliage's cover, drawn on the ground where it is culled
         self.show_density = True
         self.pixel_error = pixel_error
@@ -176,6 +179,9 @@ class TerrainRenderer(Renderer):
     # ---- GL ---------------------------------------------------------------------------
     def initialize(self) -> None:
         self.program = ShaderProgram.from_files("terrain_vert.glsl", "terrain_frag.glsl")
+        self.program.use()
+        for kind, unit in UNITS.items():  # samplers of two types may not share a unit, even unused
+            self.program.set_uniform(f"u_{kind}", unit)
         self._rebuild = True
 
     def _indices(self, rows: int, cols: int, edges: tuple[bool, ...]) -> tuple[int, int]:
@@ -212,6 +218,10 @@ class TerrainRenderer(Renderer):
         for location, offset in ((0, 0), (1, 12), (2, 24)):
             GL.glEnableVertexAttribArray(location)
             GL.glVertexAttribPointer(location, 3, GL.GL_FLOAT, GL.GL_FALSE, stride, ctypes.c_void_p(offset))
+        for k in range(4):  # the textured layers' weights: 16 normalised bytes
+            GL.glEnableVertexAttribArray(3 + k)
+            GL.glVertexAttribPointer(3 + k, 4, GL.GL_UNSIGNED_BYTE, GL.GL_TRUE, stride,
+                                     ctypes.c_void_p(36 + 4 * k))
         ebo, count = self._indices(n, m, edges)
         GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, ebo)
         GL.glBindVertexArray(0)
@@ -377,6 +387,12 @@ class TerrainRenderer(Renderer):
         sx, sz = self.terrain.size
         set_lit_uniforms(p, frame, max(sx, sz) * 3.0 + frame.camera.distance)
         self._set_density_uniforms(p, density_on)
+        if self.textures is not None:
+            self.textures.sync()
+            p.use()
+            self.textures.bind(p)
+        else:
+            p.set_uniform("u_slots", 0)
         triangles = 0
         for key in chosen:
             tile = self._tiles[key]
@@ -388,8 +404,12 @@ class TerrainRenderer(Renderer):
         self.triangles = triangles
         GL.glBindVertexArray(0)
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        if self.textures is not None:
+            self.textures.unbind()
 
     def release(self) -> None:
+        if self.textures is not None:
+            self.textures.release()
         if self._density_tex:
             GL.glDeleteTextures(1, [self._density_tex])
             self._density_tex = 0

@@ -6,24 +6,52 @@ turns requests into undoable commands. It follows the terrain's layer events.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtGui import QAction, QColor, QIcon, QImage, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
     QColorDialog,
+    QDoubleSpinBox,
     QHBoxLayout,
     QInputDialog,
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from model.errors import FormatError
+from model.layer_material import MAP_KINDS, MAX_TILING, MIN_TILING, LayerMaterial, resolve
 from model.terrain import Terrain
 
 COVERAGE_DELAY_MS = 250  # coverage sums the whole layer: recount once a stroke settles
+THUMB = 16  # pixels a side of a texture's preview
+MAP_LABELS = {"albedo": "Albedo", "normal": "Normal", "roughness": "Roughness", "height": "Height"}
+
+
+def thumbnail(path, size: int = THUMB) -> QPixmap | None:
+    """A small preview of a texture file, or None where it cannot be read."""
+    from model.formats.texture_image import read_texture
+
+    try:
+        pixels = read_texture(path)
+    except (FormatError, OSError, MemoryError):
+        return None
+    step = max(1, max(pixels.shape[:2]) // (size * 2))  # decimate first: a preview needs few texels
+    small = pixels[::step, ::step]
+    if small.dtype != np.uint8:
+        small = (np.clip(small, 0.0, 1.0) * 255.0 + 0.5).astype(np.uint8)
+    rgb = np.ascontiguousarray(np.repeat(small[..., :1], 3, axis=2) if small.shape[2] < 3 else small[..., :3])
+    h, w = rgb.shape[:2]
+    image = QImage(rgb.data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
+    return QPixmap.fromImage(image).scaled(size, size, Qt.AspectRatioMode.KeepAspectRatio,
+                                           Qt.TransformationMode.SmoothTransformation)
 
 
 def swatch(color: tuple[int, int, int], size: int = 14) -> QIcon:
@@ -44,6 +72,8 @@ class LayersPanel(QWidget):
     import_requested = Signal(str)  # layer name: load its weights from a PNG
     export_requested = Signal(str)  # layer name: save its weights as a PNG
     blend_requested = Signal(str, bool)  # layer name, weight-blended
+    texture_requested = Signal(str, str)  # layer name, map kind: choose a file for it
+    material_requested = Signal(str, object)  # layer name, LayerMaterial (cleared map, tiling, projection)
 
     def __init__(self, terrain: Terrain | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -98,17 +128,138 @@ class LayersPanel(QWidget):
         self.blend.clicked.connect(self._on_blend_clicked)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)  # the material row fits the right column of a 1280 x 800 window
         layout.addWidget(self.list, 1)
         layout.addWidget(self.empty)
-        layout.addWidget(self.blend)
+        material = self._build_material_box()
+        checks = QHBoxLayout()
+        checks.addWidget(self.blend)
+        checks.addWidget(self.triplanar)
+        checks.addStretch(1)
+        layout.addLayout(checks)
         layout.addLayout(row1)
         layout.addLayout(row2)
+        layout.addWidget(material)
         layout.addWidget(self.status)
         self._coverage_timer = QTimer(self)
         self._coverage_timer.setSingleShot(True)
         self._coverage_timer.setInterval(COVERAGE_DELAY_MS)
         self._coverage_timer.timeout.connect(self.refresh)
         self.set_terrain(terrain)
+
+    def _build_material_box(self) -> QWidget:
+        """One row: the map previews (each a button: Set…, Clear) and the repeat size; the Triplanar
+    box goes beside Weight-blended."""
+        self.textures_folder = lambda: None  # where material paths start (the editor sets it)
+        self._thumbs: dict[tuple, QPixmap | None] = {}
+        box = QWidget(self)
+        box.setObjectName("layers_material")
+        box.setToolTip("Texture maps of the selected layer; its colour tints them and is drawn where "
+                       "a texture cannot be read")
+        maps = QHBoxLayout()
+        maps.setSpacing(3)
+        self.map_previews: dict[str, QToolButton] = {}
+        self.map_set: dict[str, QAction] = {}
+        self.map_clear: dict[str, QAction] = {}
+        for kind in MAP_KINDS:
+            button = QToolButton(box)
+            button.setObjectName(f"layers_{kind}_map")
+            button.setIconSize(QSize(THUMB, THUMB))
+            button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+            menu = QMenu(button)
+            set_action = menu.addAction(f"Set {MAP_LABELS[kind]} Map…")
+            set_action.setToolTip(f"Choose the {kind} map (PNG, JPEG or EXR in the scene's folder, or "
+                                  "copied into it)")
+            set_action.triggered.connect(lambda checked=False, k=kind: self._emit_texture(k))
+            clear_action = menu.addAction(f"Clear {MAP_LABELS[kind]} Map")
+            clear_action.triggered.connect(lambda checked=False, k=kind: self._clear_map(k))
+            button.setMenu(menu)
+            maps.addWidget(button)
+            self.map_previews[kind] = button
+            self.map_set[kind], self.map_clear[kind] = set_action, clear_action
+        self.tiling = QDoubleSpinBox(box)
+        self.tiling.setObjectName("layers_tiling")
+        self.tiling.setRange(MIN_TILING, MAX_TILING)
+        self.tiling.setDecimals(2)
+        self.tiling.setSuffix(" m")
+        self.tiling.setKeyboardTracking(False)  # one step per value typed, not per key
+        self.tiling.setToolTip("Repeat: metres of ground one repeat of the layer's textures covers")
+        self.tiling.setMaximumWidth(84)
+        self.tiling.valueChanged.connect(self._on_tiling)
+        maps.addWidget(self.tiling)
+        maps.addStretch(1)
+        self.triplanar = QCheckBox("Triplanar", self)  # beside Weight-blended: no row of its own
+        self.triplanar.setObjectName("layers_triplanar")
+        self.triplanar.setToolTip("Project the textures from the three axes everywhere (cliffs, overhangs);"
+                                  "\notherwise only ground steeper than about 35° is projected sideways")
+        self.triplanar.clicked.connect(self._on_triplanar)
+        maps.setContentsMargins(0, 0, 0, 0)
+        box.setLayout(maps)
+        return box
+
+    def _current_layer(self):
+        name = self.current_name()
+        return self.terrain.layer(name) if name is not None else None
+
+    def _emit_texture(self, kind: str) -> None:
+        name = self.current_name()
+        if name is not None:
+            self.texture_requested.emit(name, kind)
+
+    def _request_material(self, material: LayerMaterial) -> None:
+        layer = self._current_layer()
+        if layer is not None and material != layer.material:
+            self.material_requested.emit(layer.name, material)
+
+    def _clear_map(self, kind: str) -> None:
+        layer = self._current_layer()
+        if layer is not None:
+            self._request_material(layer.material.with_map(kind, None))
+
+    def _on_tiling(self, value: float) -> None:
+        layer = self._current_layer()
+        if layer is not None and abs(value - layer.material.tiling) > 1e-9:
+            self._request_material(replace(layer.material, tiling=float(value)))
+
+    def _on_triplanar(self, checked: bool) -> None:
+        layer = self._current_layer()
+        if layer is not None:
+            self._request_material(replace(layer.material, triplanar=bool(checked)))
+            self._update_material()  # a refused request leaves the box as the layer is
+
+    def _preview(self, path: str) -> QPixmap | None:
+        folder = self.textures_folder()
+        if folder is None:
+            return None
+        file = resolve(folder, path)
+        try:
+            stamp = file.stat().st_mtime_ns
+        except OSError:
+            return None
+        key = (str(file), stamp)
+        if key not in self._thumbs:
+            self._thumbs[key] = thumbnail(file)
+        return self._thumbs[key]
+
+    def _update_material(self) -> None:
+        layer = self._current_layer()
+        material = layer.material if layer is not None else LayerMaterial()
+        for kind in MAP_KINDS:
+            path = material.map(kind)
+            button = self.map_previews[kind]
+            pixmap = self._preview(path) if path else None
+            button.setIcon(QIcon(pixmap) if pixmap is not None else QIcon())
+            button.setText(MAP_LABELS[kind][0] if pixmap is None else "")  # A N R H where no preview
+            state = (path + ("" if pixmap is not None else " — cannot be read")) if path else "not set"
+            button.setToolTip(f"{MAP_LABELS[kind]} map: {state}")
+            button.setEnabled(layer is not None)
+            self.map_clear[kind].setEnabled(layer is not None and path is not None)
+        self.tiling.blockSignals(True)
+        self.tiling.setValue(material.tiling)
+        self.tiling.blockSignals(False)
+        self.tiling.setEnabled(layer is not None)
+        self.triplanar.setChecked(material.triplanar)
+        self.triplanar.setEnabled(layer is not None)
 
     def eventFilter(self, watched, event) -> bool:
         if (watched is self.list and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_F2
@@ -189,6 +340,7 @@ class LayersPanel(QWidget):
         layer = self.terrain.layer(name) if name is not None else None
         self.blend.setEnabled(layer is not None)
         self.blend.setChecked(layer is None or layer.weight_blend)
+        self._update_material()
 
     def _on_blend_clicked(self, checked: bool) -> None:
         name = self.current_name()

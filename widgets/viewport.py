@@ -30,6 +30,7 @@ from rendering.overlays import OverlayRenderer, Overlays
 from rendering.picking import pick_instance
 from rendering.renderer import FrameContext, Renderer
 from rendering.terrain_renderer import TerrainRenderer
+from rendering.terrain_textures import TerrainTextures
 
 SKY_COLOUR = (0.62, 0.71, 0.80, 1.0)
 LIGHT_DIRECTION = np.array([0.45, 0.75, 0.35])
@@ -75,6 +76,7 @@ class Viewport(QOpenGLWidget):
 
     frame_rendered = Signal()
     gl_failed = Signal(str)
+    warning = Signal(str)  # something drawn without what the scene asks (e.g. an unreadable texture)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -160,7 +162,8 @@ class Viewport(QOpenGLWidget):
         self._opening = None  # (eye, yaw), found once per scene: a resize before any move reuses it
         self.overlays.terrain = scene.terrain if scene is not None else None
         if scene is not None:
-            self.terrain_renderer = TerrainRenderer(scene.terrain, FoliageDensity(scene))
+            textures = TerrainTextures(scene.terrain, scene.textures_folder, self._warn_later, self.update)
+            self.terrain_renderer = TerrainRenderer(scene.terrain, FoliageDensity(scene), textures=textures)
             self.terrain_renderer.show_density = self.foliage_cover
             self.add_renderer(self.terrain_renderer, 0)
             self._add_foliage_renderers(scene)
@@ -212,6 +215,15 @@ class Viewport(QOpenGLWidget):
     def _report_later(self, message: str) -> None:
         """Report a problem found while painting once the paint is over (no dialog inside paintGL)."""
         QTimer.singleShot(0, lambda: self.gl_failed.emit(message))
+
+    def _warn_later(self, message: str) -> None:
+        """A problem the scene can live with (a texture that cannot be read): `warning` after the paint."""
+        QTimer.singleShot(0, lambda: self.warning.emit(message))
+
+    def textures_pending(self) -> bool:
+        """Whether the terrain's layer textures are still loading (they arrive over a few frames)."""
+        r = self.terrain_renderer
+        return r is not None and r.textures is not None and r.textures.pending
 
     def _volume(self):
         """The open scene's foliage volume, or None (looked up each time: it can be replaced)."""

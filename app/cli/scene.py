@@ -109,9 +109,11 @@ def run_info(args: argparse.Namespace) -> int:
 
 def run_new_demo(args: argparse.Namespace) -> int:
     from model.demo import build_demo_scene
+    from model.demo_textures import write_demo_textures
     from model.formats.scene_file import save_scene
 
     scene = build_demo_scene(foliage=True)
+    write_demo_textures(Path(args.out).parent)  # the layers' maps, which the manifest names
     save_scene(scene, args.out)
     emit(args, f"wrote {args.out}", {"path": str(args.out), "name": scene.name})
     return 0

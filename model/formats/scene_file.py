@@ -30,6 +30,7 @@ from model.errors import (
     refuse_link_outside,
 )
 from model.formats import tiles as tiling
+from model.layer_material import material_entry, parse_material
 from model.paged import PagedGrid, PagedPlane, file_identity, int_sum
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
@@ -120,6 +121,7 @@ def scene_manifest_v1(scene: Scene, manifest: Path) -> tuple[dict, dict[Path, by
     for entry, layer in zip(doc["layers"], t.layers, strict=True):
         if not layer.weight_blend:  # absent means weight-blended: older scenes save as they were
             entry["weight_blend"] = False
+        entry.update(material_entry(layer.material))  # none for a layer without maps
     if t.layers:
         weights = b"".join(np.ascontiguousarray(layer.weights, np.uint8).tobytes()
                            for layer in t.layers)
@@ -207,6 +209,7 @@ def scene_manifest(scene: Scene, manifest: Path) -> tuple[dict, dict[Path, bytes
     for entry, layer in zip(doc["layers"], t.layers, strict=True):
         if not layer.weight_blend:  # absent means weight-blended: older scenes save as they were
             entry["weight_blend"] = False
+        entry.update(material_entry(layer.material))  # none for a layer without maps
     if t.layers:
         doc["terrain"]["layers"] = _save_tiles(manifest, "layers", [la.grid() for la in t.layers],
                                                "u1", tile, files)
@@ -415,6 +418,7 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
         raise FormatError(manifest, "layers", "must be a list of at most 256 layers")
     entries: list[tuple[str, tuple[int, int, int]]] = []
     blends: list[bool] = []  # per layer: weight-blended (the default when the key is absent)
+    materials: list = []  # per layer: texture maps (none when the keys are absent)
     seen: set[str] = set()
     for i, entry in enumerate(layers_doc):
         where = f"layers[{i}]"
@@ -429,6 +433,7 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
         if not isinstance(blend, bool):
             raise FormatError(manifest, f"{where}.weight_blend", f"expected true or false, got {blend!r}")
         blends.append(blend)
+        materials.append(parse_material(manifest, where, entry))
     tracker = _Progress(progress, rows * cols * (4 + len(entries)))
     if version == 2:
         layer_tiles = _tile_names(manifest, terrain_doc, "layers", rows, cols, tile) if entries else None
@@ -456,7 +461,8 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
             # coverage (the Layers panel, `scene info`) from the bytes the check read anyway
             lgrid.sums, lgrid.counts = sums, counts
             weights = [PagedPlane(lgrid, k) for k in range(len(entries))]
-        return _finish_load(manifest, doc, name, heights, weights, entries, blends, spacing, origin)
+        return _finish_load(manifest, doc, name, heights, weights, entries, blends, materials, spacing,
+                            origin)
     layers_name = _require(manifest, terrain_doc, "layers", str, "terrain") if entries else None
     raw = _read_side(manifest, heights_name, rows * cols * 4, terrain_doc.get("heights_crc32"),
                      "heights", "terrain.heights", tracker)
@@ -470,18 +476,20 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
         raw = _read_side(manifest, layers_name, len(entries) * rows * cols,
                          terrain_doc.get("layers_crc32"), "layer weights", "terrain.layers", tracker)
         weights = raw.reshape(len(entries), rows, cols)
-    return _finish_load(manifest, doc, name, heights, weights, entries, blends, spacing, origin)
+    return _finish_load(manifest, doc, name, heights, weights, entries, blends, materials, spacing,
+                            origin)
 
 
 def _finish_load(manifest: Path, doc: dict, name: str, heights: np.ndarray, weights, entries: list,
-                 blends: list[bool], spacing: float, origin: list) -> Scene:
+                 blends: list[bool], materials: list, spacing: float, origin: list) -> Scene:
     layers: list[TerrainLayer] = []
     if entries:
         layers = [TerrainLayer(lname, color, weights[i]) for i, (lname, color) in enumerate(entries)]
-        for layer, blend in zip(layers, blends, strict=True):
+        for layer, blend, material in zip(layers, blends, materials, strict=True):
             layer.weight_blend = blend
+            layer.material = material
     terrain = Terrain(heights, float(spacing), (float(origin[0]), float(origin[1])), layers)
-    scene = Scene(terrain=terrain, name=name, path=manifest)
+    scene = Scene(terrain=terrain, name=name, path=manifest, asset_folder=manifest.parent)
     scene.file_version = doc["version"]  # `scene info` tells a version 1 scene from a version 2 one
     for key, reader in SECTION_READERS.items():
         reader(scene, manifest, doc.get(key))  # type: ignore[operator]

@@ -1,7 +1,11 @@
 #version 330 core
 in vec3 v_normal;
-in vec3 v_color;
+in vec3 v_color;   // every layer's colour blended by weight (what untextured ground shows)
 in vec3 v_world;
+in vec4 v_w0;      // the textured layers' weights, slot by slot
+in vec4 v_w1;
+in vec4 v_w2;
+in vec4 v_w3;
 
 uniform vec3 u_light_direction;  // towards the light
 uniform vec3 u_eye;
@@ -15,18 +19,157 @@ uniform vec2 u_density_extent;  // metres the grid spans along x, z
 uniform vec2 u_density_fade;    // distances where the overlay starts and is full
 uniform float u_density_on;
 
-const float FULL_COVER = 0.3;   // a cover share that already reads as forest from above
+// Textured layers: one array layer per slot in each map kind's array.
+const int SLOTS = 16;
+uniform int u_slots;             // textured layers (0: the flat colours only)
+uniform sampler2DArray u_albedo;
+uniform sampler2DArray u_normal;
+uniform sampler2DArray u_roughness;
+uniform sampler2DArray u_height;
+uniform int u_maps[SLOTS];       // maps uploaded: 1 albedo, 2 normal, 4 roughness, 8 height
+uniform vec3 u_color[SLOTS];     // the layer's colour (part of v_color)
+uniform vec3 u_tint[SLOTS];      // colour / texture mean: the texture averages to the layer's colour
+uniform float u_tiling[SLOTS];   // metres per repeat
+uniform float u_triplanar[SLOTS];
+
+const float FULL_COVER = 0.3;    // a cover share that already reads as forest from above
+const float HEIGHT_DEPTH = 0.12; // weight band over which the higher texel wins (height blending)
+const float STEEP_FROM = 0.85;   // normal.y where sideways projection starts (about 32 degrees) ...
+const float STEEP_FULL = 0.70;   // ... and where it is full (about 46 degrees)
+const float MIN_WEIGHT = 0.004;  // a slot weighing less is not sampled
 
 out vec4 frag_color;
 
+float hash(vec2 p) {
+    p = fract(p * vec2(443.897, 441.423));
+    p += dot(p, p.yx + 19.19);
+    return fract((p.x + p.y) * p.x);
+}
+
+float value_noise(vec2 p) {
+    vec2 i = floor(p), f = fract(p);
+    vec2 u = f * f * (3.0 - 2.0 * f);
+    return mix(mix(hash(i), hash(i + vec2(1, 0)), u.x), mix(hash(i + vec2(0, 1)), hash(i + vec2(1, 1)), u.x), u.y);
+}
+
+float slot_weight(int i) {
+    vec4 w = i < 4 ? v_w0 : i < 8 ? v_w1 : i < 12 ? v_w2 : v_w3;
+    int k = i - (i / 4) * 4;
+    return k == 0 ? w.x : k == 1 ? w.y : k == 2 ? w.z : w.w;
+}
+
+// Projection weights (x, y, z): from above on gentle ground, from the three axes on steep ground
+// (or always for a triplanar layer), so cliffs show the texture at its size instead of stretched.
+vec3 projection(vec3 n, float triplanar) {
+    vec3 a = pow(abs(n), vec3(4.0));
+    a /= a.x + a.y + a.z;
+    float side = max(triplanar, smoothstep(STEEP_FROM, STEEP_FULL, n.y));
+    vec3 w = mix(vec3(0.0, 1.0, 0.0), a, side);
+    return w * step(vec3(0.02), w) / max(dot(w * step(vec3(0.02), w), vec3(1.0)), 1e-4);
+}
+
+// One map of one slot, sampled by the projections; gradients from the whole quad's position, so
+// mip selection holds inside the per-slot branches.
+vec4 sample_map(sampler2DArray s, int slot, vec3 p, vec3 dpx, vec3 dpy, vec3 proj) {
+    float k = 1.0 / u_tiling[slot];
+    vec4 c = vec4(0.0);
+    if (proj.y > 0.0) c += proj.y * textureGrad(s, vec3(p.xz * k, slot), dpx.xz * k, dpy.xz * k);
+    if (proj.x > 0.0) c += proj.x * textureGrad(s, vec3(p.zy * k, slot), dpx.zy * k, dpy.zy * k);
+    if (proj.z > 0.0) c += proj.z * textureGrad(s, vec3(p.xy * k, slot), dpx.xy * k, dpy.xy * k);
+    return c;
+}
+
+// A normal map's tangent-space normal laid onto the surface per projection (UDN blend).
+vec3 perturb(int slot, vec3 n, vec3 p, vec3 dpx, vec3 dpy, vec3 proj) {
+    float k = 1.0 / u_tiling[slot];
+    vec3 d = vec3(0.0);
+    if (proj.y > 0.0) {
+        vec2 t = textureGrad(u_normal, vec3(p.xz * k, slot), dpx.xz * k, dpy.xz * k).xy * 2.0 - 1.0;
+        d += proj.y * vec3(t.x, 0.0, t.y);
+    }
+    if (proj.x > 0.0) {
+        vec2 t = textureGrad(u_normal, vec3(p.zy * k, slot), dpx.zy * k, dpy.zy * k).xy * 2.0 - 1.0;
+        d += proj.x * vec3(0.0, t.y, t.x);
+    }
+    if (proj.z > 0.0) {
+        vec2 t = textureGrad(u_normal, vec3(p.xy * k, slot), dpx.xy * k, dpy.xy * k).xy * 2.0 - 1.0;
+        d += proj.z * vec3(t.x, t.y, 0.0);
+    }
+    return d;
+}
+
 void main() {
     vec3 n = normalize(v_normal);
+    vec3 albedo = v_color;
+    float roughness = 1.0;
+    float dist = length(v_world - u_eye);
+    if (u_slots > 0) {
+        vec3 dpx = dFdx(v_world), dpy = dFdy(v_world);
+        float w[SLOTS];
+        float h[SLOTS];
+        vec3 rest = v_color;     // the untextured layers' and bare ground's share of the colour
+        float rest_w = 1.0;
+        bool heights = false;
+        float top = 0.0;
+        for (int i = 0; i < u_slots; ++i) {
+            w[i] = slot_weight(i);
+            rest -= w[i] * u_color[i];
+            rest_w -= w[i];
+            h[i] = 0.5;
+            if (w[i] > MIN_WEIGHT && (u_maps[i] & 8) != 0) {
+                h[i] = sample_map(u_height, i, v_world, dpx, dpy, projection(n, u_triplanar[i])).r;
+                heights = true;
+            }
+            top = max(top, w[i] + h[i]);
+        }
+        rest_w = max(rest_w, 0.0);
+        top = max(top, rest_w + 0.5);
+        // Height blending: across a transition the higher texel wins, in a band HEIGHT_DEPTH wide.
+        float b_rest = rest_w;
+        float total = 0.0;
+        for (int i = 0; i < u_slots; ++i) {
+            float b = w[i];
+            if (heights) b = w[i] > MIN_WEIGHT ? max(w[i] + h[i] - top + HEIGHT_DEPTH, 0.0) : 0.0;
+            w[i] = b;
+            total += b;
+        }
+        if (heights) b_rest = rest_w > MIN_WEIGHT ? max(rest_w + 0.5 - top + HEIGHT_DEPTH, 0.0) : 0.0;
+        total += b_rest;
+        float scale = 1.0 / max(total, 1e-4);
+        albedo = rest_w > MIN_WEIGHT ? rest * (b_rest * scale / rest_w) : vec3(0.0);
+        vec3 bent = vec3(0.0);
+        roughness = b_rest * scale;  // untextured ground is fully rough
+        for (int i = 0; i < u_slots; ++i) {
+            float b = w[i] * scale;
+            if (b <= MIN_WEIGHT) continue;
+            vec3 proj = projection(n, u_triplanar[i]);
+            vec3 c = u_color[i];
+            if ((u_maps[i] & 1) != 0) c = sample_map(u_albedo, i, v_world, dpx, dpy, proj).rgb * u_tint[i];
+            albedo += b * c;
+            if ((u_maps[i] & 2) != 0) bent += b * perturb(i, n, v_world, dpx, dpy, proj);
+            roughness += b * ((u_maps[i] & 4) != 0 ? sample_map(u_roughness, i, v_world, dpx, dpy, proj).r : 1.0);
+        }
+        n = normalize(n + bent);
+        // Macro variation: broad patches of lighter and darker ground, stronger with distance, so
+        // the repeat of the textures does not read as a grid from afar.
+        float macro = value_noise(v_world.xz / 23.0) * 0.5 + value_noise(v_world.xz / 97.0) * 0.5;
+        float hue = value_noise(v_world.xz / 61.0 + 17.0);
+        float far = smoothstep(20.0, 200.0, dist);
+        albedo *= (1.0 + (macro - 0.5) * mix(0.35, 0.5, far)) * mix(vec3(1.08, 1.02, 0.85), vec3(0.94, 1.0, 1.06), hue);
+    }
     float diffuse = max(dot(n, u_light_direction), 0.0);
     // Hemisphere ambient: sky from above, a darker bounce from below.
     float sky = 0.5 + 0.5 * n.y;
     vec3 ambient = mix(vec3(0.20, 0.19, 0.17), vec3(0.34, 0.37, 0.42), sky);
     vec3 light = ambient + vec3(1.0, 0.96, 0.88) * diffuse * 0.9;
-    vec3 lit = v_color * light;
+    vec3 lit = albedo * light;
+    if (roughness < 0.98) {  // smooth texels (wet rock, sand) catch a highlight
+        vec3 v = normalize(u_eye - v_world);
+        vec3 hv = normalize(v + u_light_direction);
+        float gloss = 1.0 - roughness;
+        lit += vec3(1.0, 0.96, 0.88) * gloss * gloss * 0.35 * pow(max(dot(n, hv), 0.0), mix(8.0, 96.0, gloss))
+               * step(0.0, dot(n, u_light_direction));
+    }
     if (u_density_on > 0.5) {
         // four bilinear taps half a texel off: a tent over 3 x 3 texels, a soft mass of forest
         // rather than one blot per tree
@@ -34,11 +177,11 @@ void main() {
         vec2 t = 0.5 / vec2(textureSize(u_density, 0));
         vec4 cover = 0.25 * (texture(u_density, uv + t) + texture(u_density, uv - t)
                              + texture(u_density, uv + vec2(t.x, -t.y)) + texture(u_density, uv + vec2(-t.x, t.y)));
-        float far = smoothstep(u_density_fade.x, u_density_fade.y, length(v_world - u_eye));
+        float far = smoothstep(u_density_fade.x, u_density_fade.y, dist);
         // a little darker than the lit mesh colour: crowns seen from above shade each other
         lit = mix(lit, cover.rgb * 0.8 * light, clamp(cover.a / FULL_COVER, 0.0, 1.0) * far * 0.75);
     }
-    float fog = clamp(length(v_world - u_eye) / u_fog_distance, 0.0, 1.0);
+    float fog = clamp(dist / u_fog_distance, 0.0, 1.0);
     lit = mix(lit, u_fog_color, fog * fog * 0.6);
     frag_color = vec4(pow(lit, vec3(1.0 / 1.15)), 1.0);
 }

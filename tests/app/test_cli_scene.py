@@ -85,10 +85,12 @@ def test_new_demo_writes_the_demo(tmp_path, capsys) -> None:
     assert scene.terrain.heights.shape == (513, 513)
     assert [la.name for la in scene.terrain.layers] == ["grass", "forest_floor", "rock", "sand"]
     assert np.isfinite(scene.terrain.heights).all()
-    # Regenerating gives the committed demo, byte for byte, foliage included.
+    # Regenerating gives the committed demo, byte for byte, foliage and layer textures included.
     shipped = RESOURCES / "demo"
-    for path in sorted(shipped.iterdir()):
-        assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
+    files = sorted(p.relative_to(shipped) for p in shipped.rglob("*") if p.is_file())
+    assert any(name.parts[0] == "textures" for name in files)
+    for name in files:
+        assert (tmp_path / name).read_bytes() == (shipped / name).read_bytes(), name
 
 
 def test_bench_selects_a_family_or_a_case_exactly_and_reports_json(capsys, monkeypatch) -> None:

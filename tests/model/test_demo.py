@@ -116,3 +116,26 @@ def test_one_brush_can_meet_every_terrain_refusal(demo) -> None:
             found = True
             break
     assert found
+
+
+def test_the_demo_layers_carry_textures_made_by_code_and_committed_as_made(demo) -> None:
+    from model.demo_textures import demo_textures
+    from model.formats.texture_image import read_texture
+    from model.layer_material import resolve
+
+    made = demo_textures()
+    again = demo_textures()
+    committed = load_scene(demo_resource_path())
+    folder = demo_resource_path().parent
+    for layer, opened in zip(demo.terrain.layers, committed.terrain.layers, strict=True):
+        assert layer.material == opened.material and layer.material.albedo is not None
+        for kind, path in layer.material.maps().items():
+            pixels = made[layer.name][kind]
+            assert pixels.tobytes() == again[layer.name][kind].tobytes()  # deterministic
+            on_disk = read_texture(resolve(folder, path))
+            assert np.array_equal(on_disk.reshape(pixels.shape), pixels), (layer.name, kind)
+        # the albedo averages near the layer's colour, so the colour (its tint) changes it little
+        mean = made[layer.name]["albedo"].reshape(-1, 3).mean(axis=0)
+        assert np.all(np.abs(mean - np.array(layer.color)) < 30), (layer.name, mean)
+    rock = demo.terrain.layer("rock").material
+    assert rock.triplanar and rock.height is not None

@@ -88,7 +88,7 @@ def test_look_from_stands_at_the_eye_and_centres_the_target(eye, target) -> None
     cam.look_from(eye, target)
     np.testing.assert_allclose(cam.eye(), eye, atol=1e-6 * max(1.0, n))
     centre = project(cam, target[None, :], 1.3)[0]
-    np.testing.assert_allclose(centre[:2], [0.0, 0.0], atol=1e-6)
+    np.testing.assert_allclose(centre[:2], [0.0, 0.0], atol=1e-4)  # float32 matrices
 
 
 def test_look_from_refuses_one_point_and_keeps_a_vertical_view_near_vertical() -> None:
