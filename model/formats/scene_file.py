@@ -319,6 +319,11 @@ def side_file(manifest: Path, name: object, key: str, what: str) -> Path:
     return _checked_side(manifest, name, key, what)[0]
 
 
+def checked_side_file(manifest: Path, name: object, key: str, what: str) -> tuple[Path, int]:
+    """`side_file`, with the file's size (known before a byte of it is read)."""
+    return _checked_side(manifest, name, key, what)
+
+
 def _checked_side(manifest: Path, name: object, key: str, what: str) -> tuple[Path, int]:
     if (not isinstance(name, str) or "/" in name or "\\" in name or "\0" in name
             or name in ("", ".", "..")):
