@@ -336,9 +336,14 @@ def _checked_side(manifest: Path, name: object, key: str, what: str) -> tuple[Pa
     return side, _side_size(manifest, side, what)
 
 
+def side_file_size(owner: Path, side: Path, what: str) -> int:
+    """The size of `side`, a file `owner` names, once it is known to be a regular file (or a link
+    to one inside owner's folder): a FIFO or a device is refused before it is opened. A plain file
+    costs one lstat; a link is resolved only then. Scene side files and glTF buffers alike."""
+    return _side_size(owner, side, what)
+
+
 def _side_size(manifest: Path, side: Path, what: str) -> int:
-    """The size of `side` once it is known to be a regular file (or a link to one inside the
-    manifest's folder); a plain file costs one lstat, a link is resolved only then."""
     try:
         st = os.lstat(side)
         if stat.S_ISLNK(st.st_mode):

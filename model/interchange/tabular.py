@@ -42,6 +42,7 @@ from model.interchange.options import (
     Progress,
     check_progress,
 )
+from model.json_doc import expect, field, numbers, read_json_file
 from model.scene import Scene
 
 FORMAT = "boscage-instances"
@@ -204,8 +205,11 @@ def write_tabular(scene: Scene, path: str | Path, options: ExportOptions = DEFAU
 def _conventions(path: Path, where: str, doc) -> Conventions:
     if not isinstance(doc, dict):
         return Conventions()
+    values = {k: doc.get(k, default) for k, default in (("up", "y"), ("handedness", "right"), ("units", "m"))}
+    for key, value in values.items():
+        expect(path, value, "string", f"{where}.{key}")
     try:
-        return Conventions(doc.get("up", "y"), doc.get("handedness", "right"), doc.get("units", "m"))
+        return Conventions(**values)
     except ValueError as e:
         raise FormatError(path, where, str(e)) from None
 
@@ -349,52 +353,41 @@ def _read_csv(path: Path, progress: Progress | None) -> ImportedFoliage:
 
 
 def _read_json(path: Path, progress: Progress | None) -> ImportedFoliage:
-    size = path.stat().st_size
-    if size > MAX_JSON_BYTES:
-        raise FormatError(path, None, f"{size} bytes is over the {MAX_JSON_BYTES}-byte limit for JSON")
-    try:
-        doc = json.loads(path.read_bytes().decode("utf-8"))
-    except UnicodeDecodeError as e:
-        raise FormatError(path, e.start, "not UTF-8 text") from None
-    except json.JSONDecodeError as e:
-        raise FormatError(path, f"line {e.lineno}", e.msg) from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("instances"), list):
-        raise FormatError(path, "instances", "missing: expected an object with an 'instances' array")
-    conv = _conventions(path, "conventions", doc.get("conventions"))
+    doc = expect(path, read_json_file(path, MAX_JSON_BYTES, "JSON of instances"), "object", "(document)")
+    instances = field(path, doc, "instances", "array", "")
+    conv = _conventions(path, "conventions", field(path, doc, "conventions", "object", "", None))
     result = ImportedFoliage()
-    types = doc.get("types") if isinstance(doc.get("types"), dict) else {}
-    for name, info in types.items():
-        if isinstance(info, dict) and isinstance(info.get("palette"), dict):
-            result.extras[name] = info["palette"]
-            mesh = info["palette"].get("mesh", "builtin:conifer")
+    for name, info in field(path, doc, "types", "object", "", {}).items():
+        where = f"types.{name}"
+        palette = field(path, expect(path, info, "object", where), "palette", "object", where, None)
+        if palette is not None:
+            result.extras[name] = palette
+            mesh = palette.get("mesh", "builtin:conifer")
             if isinstance(mesh, str) and mesh.startswith("builtin:"):
                 result.meshes[name] = mesh
-    instances = doc["instances"]
     by_type: dict[str, list[int]] = {}
     for i, item in enumerate(instances):
-        if not isinstance(item, dict) or not isinstance(item.get("type"), str):
-            raise FormatError(path, f"instances[{i}]", "must be an object with a 'type' string")
+        field(path, expect(path, item, "object", f"instances[{i}]"), "type", "string", f"instances[{i}]")
         by_type.setdefault(item["type"], []).append(i)
     done = 0
+    widths = {"position": 3, "rotation_deg": 3, "quaternion": 4, "scale": 1, "matrix": 16}
+    cols = {"position": ["x", "y", "z"], "rotation_deg": ["yaw_deg", "pitch_deg", "roll_deg"],
+            "quaternion": ["qx", "qy", "qz", "qw"], "scale": ["scale"], "matrix": list(MATRIX_COLUMNS)}
     for name, idx in by_type.items():
         first = instances[idx[0]]
-        keys = [k for k in ("position", "rotation_deg", "quaternion", "scale", "matrix") if k in first]
+        keys = [k for k in widths if k in first]
         if "position" not in keys and "matrix" not in keys:
             raise FormatError(path, f"instances[{idx[0]}]", "needs 'position' (or 'matrix')")
-        widths = {"position": 3, "rotation_deg": 3, "quaternion": 4, "scale": 1, "matrix": 16}
-        cols = {"position": ["x", "y", "z"], "rotation_deg": ["yaw_deg", "pitch_deg", "roll_deg"],
-                "quaternion": ["qx", "qy", "qz", "qw"], "scale": ["scale"], "matrix": list(MATRIX_COLUMNS)}
         values = np.empty((len(idx), sum(widths[k] for k in keys)))
         for row, i in enumerate(idx):
             item = instances[i]
             at = 0
             for k in keys:
-                v = item.get(k)
-                v = [v] if k == "scale" else v
-                if (not isinstance(v, list) or len(v) != widths[k]
-                        or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)):
-                    raise FormatError(path, f"instances[{i}].{k}", f"must be {widths[k]} number(s)")
-                values[row, at:at + widths[k]] = v
+                where = f"instances[{i}].{k}"
+                if k == "scale":
+                    values[row, at] = expect(path, item.get(k), "number", where)
+                else:
+                    values[row, at:at + widths[k]] = numbers(path, item.get(k), widths[k], where)
                 at += widths[k]
         names = [c for k in keys for c in cols[k]]
         result.records[name] = _records(path, f"instances[{idx[0]}]", values, names, conv)

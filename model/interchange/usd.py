@@ -69,6 +69,7 @@ from model.interchange.options import (
     Progress,
     check_progress,
 )
+from model.json_doc import parse_json
 from model.scene import Scene
 
 SUFFIXES = (".usda", ".usdc", ".usdz")
@@ -510,8 +511,8 @@ def _palette_keys(prim) -> dict:
             continue
         if attr.GetCustomDataByKey(JSON_KEY) and isinstance(value, str):
             try:
-                value = json.loads(value)
-            except ValueError:
+                value = parse_json(value, None)
+            except FormatError:
                 continue  # edited beyond recognition: the key is left out, as an unknown one
         elif hasattr(value, "__len__") and not isinstance(value, str):
             value = [float(v) for v in value]
