@@ -25,7 +25,7 @@ from model.interchange.conventions import (
 )
 from model.interchange.geometry import IndexedMesh
 from model.interchange.gltf import BIN_CHUNK, EXT, FLOAT, JSON_CHUNK, KEY, UBYTE, UINT, USHORT, YPR
-from model.interchange.options import ImportedFoliage, Progress, check_progress
+from model.interchange.options import ImportedFoliage, Progress, check_instances, check_progress
 from model.json_doc import REQUIRED, expect, field, numbers, parse_json
 
 MAX_JSON_BYTES = 256 << 20
@@ -345,7 +345,7 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
                                node.get("rotation", [0.0, 0.0, 0.0, 1.0]), node.get("scale", [1.0, 1.0, 1.0]))
                     else:
                         trs = None
-                    plain.setdefault(mesh, []).append((world, type_name, ypr, trs))
+                    plain.setdefault(mesh, []).append((world, type_name, ypr, trs, index))
         for c in reversed(r.indices(node, "children", where)):
             stack.append((c, world, type_name, terrain, depth + 1))
 
@@ -363,6 +363,15 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
         return variant.group(1) if variant else name
 
     parts: dict[str, list[np.ndarray]] = {}
+    origins: dict[str, list[tuple[int, str | list[str]]]] = {}  # type -> (first row, node or nodes)
+
+    def add_part(name: str, records: np.ndarray, where: str | list[str]) -> None:
+        origins.setdefault(name, []).append((sum(len(p) for p in parts.get(name, [])), where))
+        parts.setdefault(name, []).append(records)
+
+    def place_of(name: str, row: int) -> str:
+        first, where = next((f, w) for f, w in reversed(origins[name]) if f <= row)
+        return where[row - first] if isinstance(where, list) else f"{where} instance {row - first}"
     mesh_of_type: dict[str, int] = {}
     total = sum(1 for _ in instanced) + sum(len(v) for v in plain.values())
     done = 0
@@ -385,7 +394,8 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
             if all(x is not None for x in raw) and len(counts) == 1:  # ours: the records as written
                 s3 = raw[2]
                 uneven |= bool(np.any(np.abs(s3 - s3[:, :1]) > 1e-6 * np.abs(s3[:, :1])))
-                parts.setdefault(name, []).append(np.concatenate([raw[0], raw[1], s3[:, :1]], axis=1))
+                add_part(name, np.concatenate([raw[0], raw[1], s3[:, :1]], axis=1),
+                         f"nodes[{index}].extensions.{EXT}")
                 done += 1
                 check_progress(progress, done, total)
                 continue
@@ -425,32 +435,32 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
             raw = r.raw_float32(attrs[YPR], 3)
             if raw is not None:
                 records[:, 3:6] = raw
-        parts.setdefault(name, []).append(records)
+        add_part(name, records, f"nodes[{index}].extensions.{EXT}")
         done += 1
         check_progress(progress, done, total)
     for mesh_index, placed in plain.items():
         by_name: dict[str, list] = {}
-        for world, type_name, ypr, trs in placed:
-            by_name.setdefault(name_of(mesh_index, type_name), []).append((world, ypr, trs))
+        for world, type_name, ypr, trs, node_index in placed:
+            by_name.setdefault(name_of(mesh_index, type_name), []).append((world, ypr, trs, node_index))
         for name, items in by_name.items():
             if len(items) < 2 and not _ours(meshes[mesh_index]).get("type"):
                 result.warnings.append(f"mesh {name!r} is placed once: not taken as foliage")
                 continue
             mesh_of_type.setdefault(name, mesh_index)
-            if all(trs is not None for *_, trs in items):  # as written: no composition needed
-                pos = np.asarray([trs[0] for *_, trs in items], np.float64)
-                rot = np.asarray([trs[1] for *_, trs in items], np.float64)
-                s3 = np.asarray([trs[2] for *_, trs in items], np.float64)
+            if all(trs is not None for _, _, trs, _ in items):  # as written: no composition needed
+                pos = np.asarray([trs[0] for _, _, trs, _ in items], np.float64)
+                rot = np.asarray([trs[1] for _, _, trs, _ in items], np.float64)
+                s3 = np.asarray([trs[2] for _, _, trs, _ in items], np.float64)
                 uneven |= bool(np.any(np.abs(s3 - s3[:, :1]) > 1e-6 * np.abs(s3[:, :1])))
                 scl = s3[:, 0]
             else:
                 pos, rot, scl, u = _decompose(np.stack([w for w, *_ in items]))
                 uneven |= u
             records = from_target(pos, rot, scl, conv)
-            ypr = [y for _, y, _ in items]
+            ypr = [y for _, y, _, _ in items]
             if all(isinstance(y, list) and len(y) == 3 for y in ypr):
                 records[:, 3:6] = np.asarray(ypr, np.float64).astype(np.float32)
-            parts.setdefault(name, []).append(records)
+            add_part(name, records, [f"nodes[{n}]" for *_, n in items])
             done += len(items)
             check_progress(progress, done, total)
     if uneven:
@@ -464,6 +474,7 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
             variant_of.setdefault(mo["type"], {}).setdefault(variant, index)
     for name in sorted(parts):
         result.records[name] = np.concatenate(parts[name]).astype(np.float32)
+        check_instances(path, name, result.records[name], lambda row, n=name: place_of(n, row))
         palette = type_extras.get(name)
         if palette is not None:
             result.extras[name] = palette

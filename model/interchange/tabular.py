@@ -24,6 +24,7 @@ import numpy as np
 from model.atomic import atomic_write
 from model.errors import FormatError
 from model.foliage.foliage_type import foliage_type_to_dict
+from model.foliage.volume import MAX_COORDINATE
 from model.interchange.conventions import Conventions, from_target, quaternions, to_target
 from model.interchange.gltf import json_safe
 from model.interchange.instances import (
@@ -40,6 +41,7 @@ from model.interchange.options import (
     ExportReport,
     ImportedFoliage,
     Progress,
+    check_instances,
     check_progress,
 )
 from model.json_doc import expect, field, numbers, read_json_file
@@ -214,11 +216,14 @@ def _conventions(path: Path, where: str, doc) -> Conventions:
         raise FormatError(path, where, str(e)) from None
 
 
-def _records(path: Path, place: str, values: np.ndarray, names: list[str], conv: Conventions) -> np.ndarray:
-    """Records from columns named `names` (see COLUMNS / MATRIX_COLUMNS) of float64 `values`."""
+def _records(path: Path, place_of, values: np.ndarray, names: list[str], conv: Conventions) -> np.ndarray:
+    """Records from columns named `names` (see COLUMNS / MATRIX_COLUMNS) of float64 `values`;
+    `place_of(row)` names a row's line or index in the file."""
     col = {n: i for i, n in enumerate(names)}
-    if not np.all(np.isfinite(values)):
-        raise FormatError(path, place, "a number is not finite")
+    finite = np.isfinite(values).all(axis=1)
+    if not finite.all():
+        raise FormatError(path, place_of(int(np.argmin(finite))), "a number is not finite")
+    place = place_of(0)
 
     def get(*keys):
         return values[:, [col[k] for k in keys]]
@@ -230,16 +235,23 @@ def _records(path: Path, place: str, values: np.ndarray, names: list[str], conv:
         pos = get("x", "y", "z")
     else:
         pos = get("m03", "m13", "m23")
+    far = (np.abs(pos) > MAX_COORDINATE).any(axis=1)
+    if far.any():  # refused before float32 turns it into infinity
+        row = int(np.argmax(far))
+        raise FormatError(path, place_of(row), f"position ({', '.join(f'{v:g}' for v in pos[row])}) "
+                          f"lies beyond ±{MAX_COORDINATE:g} m")
     scale = get("scale")[:, 0] if "scale" in have else None
     if {"qx", "qy", "qz", "qw"} <= have:
         q = get("qx", "qy", "qz", "qw")
-        if np.any(np.linalg.norm(q, axis=1) < 1e-6):
-            raise FormatError(path, place, "a quaternion is zero")
+        zero = np.linalg.norm(q, axis=1) < 1e-6
+        if zero.any():
+            raise FormatError(path, place_of(int(np.argmax(zero))), "a quaternion is zero")
     elif set(MATRIX_COLUMNS) <= have:
         m = get(*MATRIX_COLUMNS).reshape(-1, 4, 4)
         s3 = np.linalg.norm(m[:, :3, :3], axis=1)
-        if np.any(s3 < 1e-12):
-            raise FormatError(path, place, "a matrix has a zero scale")
+        flat = (s3 < 1e-12).any(axis=1)
+        if flat.any():
+            raise FormatError(path, place_of(int(np.argmax(flat))), "a matrix has a zero scale")
         q = quaternions(m[:, :3, :3] / s3[:, None, :])
         scale = s3.mean(axis=1) if scale is None else scale
     else:
@@ -276,12 +288,15 @@ def _read_csv(path: Path, progress: Progress | None) -> ImportedFoliage:
         line_no = 0
         rows: list[list[str]] = []
         types: list[str] = []
-        start_line = 0
+        row_lines: list[int] = []
 
         def flush() -> None:
             if not rows:
                 return
-            place = f"lines {start_line}-{line_no}"
+            lines_of = np.asarray(row_lines)
+
+            def place_of(k: int) -> str:
+                return f"line {lines_of[k]}"
             try:
                 values = np.array(rows, np.float64)
             except ValueError:
@@ -289,14 +304,17 @@ def _read_csv(path: Path, progress: Progress | None) -> ImportedFoliage:
                     try:
                         [float(v) for v in r]
                     except ValueError:
-                        raise FormatError(path, f"line {start_line + k}", f"not a number in {r!r}") from None
+                        raise FormatError(path, f"line {row_lines[k]}", f"not a number in {r!r}") from None
                 raise
-            rec = _records(path, place, values, names, conv)
-            names_arr = np.array(types)
+            rec = _records(path, place_of, values, names, conv)
+            names_arr = np.array(types, object)
             for t in dict.fromkeys(types):
-                parts.setdefault(t, []).append(rec[names_arr == t])
+                mine = np.flatnonzero(names_arr == t)
+                check_instances(path, t, rec[mine], lambda k, rows=mine: place_of(rows[k]))
+                parts.setdefault(t, []).append(rec[mine])
             rows.clear()
             types.clear()
+            row_lines.clear()
 
         read = 0
 
@@ -332,8 +350,7 @@ def _read_csv(path: Path, progress: Progress | None) -> ImportedFoliage:
                 if len(line) != len(header):
                     raise FormatError(path, f"line {line_no}",
                                       f"{len(line)} fields; the header has {len(header)}")
-                if not rows:
-                    start_line = line_no
+                row_lines.append(line_no)
                 types.append(line[ti])
                 rows.append([v for i, v in enumerate(line) if i not in text_columns])
                 if len(rows) >= BATCH:
@@ -378,6 +395,11 @@ def _read_json(path: Path, progress: Progress | None) -> ImportedFoliage:
         keys = [k for k in widths if k in first]
         if "position" not in keys and "matrix" not in keys:
             raise FormatError(path, f"instances[{idx[0]}]", "needs 'position' (or 'matrix')")
+        for i in idx:  # one type's instances carry the same transform keys: none is ignored
+            other = [k for k in widths if k in instances[i]]
+            if other != keys:
+                raise FormatError(path, f"instances[{i}]", f"has {', '.join(other) or 'no transform'}, "
+                                  f"but instances[{idx[0]}] of type {name!r} has {', '.join(keys)}")
         values = np.empty((len(idx), sum(widths[k] for k in keys)))
         for row, i in enumerate(idx):
             item = instances[i]
@@ -390,7 +412,13 @@ def _read_json(path: Path, progress: Progress | None) -> ImportedFoliage:
                     values[row, at:at + widths[k]] = numbers(path, item.get(k), widths[k], where)
                 at += widths[k]
         names = [c for k in keys for c in cols[k]]
-        result.records[name] = _records(path, f"instances[{idx[0]}]", values, names, conv)
+
+        def place_of(k: int, rows=idx) -> str:
+            return f"instances[{rows[k]}]"
+
+        records = _records(path, place_of, values, names, conv)
+        check_instances(path, name, records, place_of)
+        result.records[name] = records
         done += len(idx)
         check_progress(progress, done, len(instances))
     return result
