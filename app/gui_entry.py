@@ -118,6 +118,9 @@ def run_gui(argv: list[str]) -> int:
     from app.gl_format import install_default_format
 
     install_default_format()
+    from model.scene_lock import set_process_command
+
+    set_process_command("Boscage editor")  # how a CLI refused by the editor's save names it
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])

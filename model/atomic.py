@@ -135,8 +135,11 @@ def atomic_write_path(path: str | Path, write: Callable[[Path], None], suffix: s
     that writes by path, such as USD): `write(temp_path)` fills a temp file beside `path` (ending
     in `suffix`, so a library that picks its format from the name sees the right one)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+    make_folder(path.parent, path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+    except OSError as e:
+        raise write_error(path, e) from None
     os.close(fd)
     try:
         write(Path(tmp))
@@ -147,10 +150,12 @@ def atomic_write_path(path: str | Path, write: Callable[[Path], None], suffix: s
         finally:
             os.close(fd)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
-        except FileNotFoundError:
+        except OSError:
             pass
+        if isinstance(e, OSError):  # a full disk or a read-only folder: one sentence naming `path`
+            raise write_error(path, e) from None
         raise
     _fsync_dir(path.parent)

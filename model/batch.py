@@ -28,9 +28,11 @@ import numpy as np
 
 from model.atomic import atomic_write, atomic_write_text, remove_stale_temps
 from model.errors import FormatError
+from model.json_doc import read_json_file
 
 Arrays = dict[str, np.ndarray]
 MANIFEST = "manifest.json"
+MAX_MANIFEST_BYTES = 64 << 20  # parameters and tile names: far less in any real job
 MANIFEST_FORMAT = "boscage-batch"
 
 
@@ -101,10 +103,7 @@ class TileStore:
     def open(self, resume: bool) -> None:
         path = self.folder / MANIFEST
         if resume and path.is_file():
-            try:
-                doc = json.loads(path.read_text("utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-                raise FormatError(path, None, f"unreadable batch manifest: {e}") from None
+            doc = read_json_file(path, MAX_MANIFEST_BYTES, "batch manifest")
             if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT:
                 raise FormatError(path, "format", "not a Boscage batch manifest")
             if doc.get("job") != self.job or doc.get("parameters") != self.parameters:

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from app.cli import add_json_flag, emit
+from app.cli._lock import add_wait_flag, saving_locked
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,10 +20,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("source", type=Path, metavar="IN", help=".glb .gltf .usda .usdc .usdz .csv .json")
     p.add_argument("--save", action="store_true",
                    help="write the scene back with the instances (and new types' mesh files beside it)")
+    add_wait_flag(p)
     add_json_flag(p)
     p.set_defaults(func=run)
 
 
+@saving_locked
 def run(args: argparse.Namespace) -> int:
     from app.cli._progress import TerminalProgress
     from model.errors import FormatError

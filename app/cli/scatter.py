@@ -8,6 +8,7 @@ from pathlib import Path
 
 from app.cli import UsageError, add_json_flag, emit, parse_xz
 from app.cli._batch import add_batch_flags, batch_options
+from app.cli._lock import add_wait_flag, saving_locked
 from app.cli.spawn import refusal_lines
 
 
@@ -28,11 +29,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="fraction of the radius that fades out (default 0.5)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="stroke seed (default 0)")
     p.add_argument("--save", action="store_true", help="write the placed instances back to SCENE")
+    add_wait_flag(p)
     add_batch_flags(p, tile_help="tile size in metres for --whole (default 256)")
     add_json_flag(p)
     p.set_defaults(func=run)
 
 
+@saving_locked
 def run(args: argparse.Namespace) -> int:
     from model.foliage import builtin_palette, foliage_of
     from model.foliage.report import stroke_sentence

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from app.cli import UsageError, add_json_flag, emit
 from app.cli._batch import add_batch_flags, batch_options
+from app.cli._lock import add_wait_flag, saving_locked
 from app.cli._progress import TerminalProgress
 from model.errors import FormatError, read_text_file
 
@@ -44,6 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--region", type=_region, metavar="X0,Z0,X1,Z1",
                    help="re-run only this box (instances elsewhere keep their bytes)")
     p.add_argument("--save", action="store_true", help="write the result (and any --recipe) back to SCENE")
+    add_wait_flag(p)
     add_batch_flags(p, tile_help="tile size in metres for a batch run (default 256)")
     add_json_flag(p)
     p.set_defaults(func=run)
@@ -63,6 +65,7 @@ def _recipe(path: Path) -> list:
     return spawners_from_toml(doc["spawners"], path, "spawners")
 
 
+@saving_locked
 def run(args: argparse.Namespace) -> int:
     from model.foliage.spawn_batch import DEFAULT_TILE, spawn_in_tiles
     from model.foliage.spawn_run import SpawnError

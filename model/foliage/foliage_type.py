@@ -159,6 +159,24 @@ MAX_VARIANTS = 8  # the shader's threshold array
 MAX_LODS = 3  # coarser levels after the mesh itself
 
 
+MAX_TYPE_NAME_BYTES = 255
+
+
+def type_name_problem(name: object) -> str | None:
+    """Why `name` cannot name a foliage type, or None: the one rule for scenes and every import
+    (empty or blank, over 255 bytes of UTF-8, or not Unicode text: a lone surrogate)."""
+    if not isinstance(name, str) or not name.strip():
+        return f"expected a non-empty name of at most {MAX_TYPE_NAME_BYTES} bytes, got {name!r}"
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError as e:
+        return (f"type name {name[:40]!r} holds a lone surrogate (U+{ord(name[e.start]):04X}): "
+                "not Unicode text")
+    if size > MAX_TYPE_NAME_BYTES:
+        return f"expected a non-empty name of at most {MAX_TYPE_NAME_BYTES} bytes, got {size} bytes"
+    return None
+
+
 def _number(path, key: str, value, low: float = -math.inf, high: float = math.inf,
             finite: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -223,8 +241,9 @@ def foliage_type_from_dict(doc: dict, path: str | Path | None = None, where: str
     if "name" not in doc:
         raise FormatError(path, k("name"), "missing key 'name'")
     name = doc["name"]
-    if not isinstance(name, str) or not name.strip() or len(name.encode("utf-8")) > 255:
-        raise FormatError(path, k("name"), f"expected a non-empty name of at most 255 bytes, got {name!r}")
+    problem = type_name_problem(name)
+    if problem is not None:
+        raise FormatError(path, k("name"), problem)
     fields: dict = {"name": name}
     if "mesh" in doc:
         fields["mesh"] = _mesh(path, k("mesh"), doc["mesh"])

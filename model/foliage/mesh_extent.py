@@ -8,7 +8,6 @@ and the caller falls back to one metre each way; a bad file is the renderer's to
 
 from __future__ import annotations
 
-import json
 import math
 import struct
 from functools import lru_cache
@@ -17,6 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from model import portable_math as pmath
+from model.errors import FormatError
+from model.json_doc import parse_json
 
 MAX_BYTES = 512 << 20  # a foliage mesh beyond this is no foliage mesh: not read for its bounds
 
@@ -50,10 +51,10 @@ def _cached(path: str, mtime: int, size: int) -> tuple[float, float] | None:
         if suffix == ".obj":
             return _obj(data)
         if suffix == ".gltf":
-            return _gltf(json.loads(data.decode("utf-8")))
+            return _gltf(parse_json(data, path))
         if suffix == ".glb":
             return _glb(data)
-    except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError, struct.error):
+    except (FormatError, ValueError, KeyError, IndexError, TypeError, AttributeError, struct.error):
         return None
     return None
 
@@ -101,4 +102,4 @@ def _glb(data: bytes) -> tuple[float, float] | None:
     chunk_length, chunk_type = struct.unpack_from("<II", data, 12)
     if chunk_type != 0x4E4F534A or 20 + chunk_length > len(data):  # "JSON"
         return None
-    return _gltf(json.loads(data[20:20 + chunk_length].decode("utf-8")))
+    return _gltf(parse_json(data[20:20 + chunk_length], None))

@@ -7,7 +7,8 @@ never touched. An owned instance that is gone when the spawner runs again was de
 by hand: its key is remembered as an override, so re-runs do not put it back (a moved one stays
 where it was put, as painted foliage).
 
-Both sets are saved in a checksummed side file named by its CRC-32 (`<stem>.spawned.<crc>.bin`):
+Both sets are saved in a checksummed side file named by the CRC-32 of its content, the one it ends
+in (`<stem>.spawned.<crc>.bin`; the manifest's `crc32` is the same value):
 magic `BSPN`, u32 version 1, u32 groups; per group u8 kind (0 owned, 1 removed by hand), u16 +
 UTF-8 spawner name, u16 + UTF-8 type name, u32 count, count × u64 keys ascending; then a u32
 CRC-32 of everything before it.
@@ -15,6 +16,7 @@ CRC-32 of everything before it.
 
 from __future__ import annotations
 
+import re
 import struct
 import zlib
 from dataclasses import dataclass, field
@@ -36,6 +38,7 @@ KIND = "spawned"
 MAGIC = b"BSPN"
 VERSION = 1
 MAX_NAME = 4096
+MAX_OWNED_BYTES = 1 << 31  # 268 million keys: far past any scene's instances
 
 Owned = dict[str, np.ndarray]  # type name → ascending unique uint64 position keys
 
@@ -419,15 +422,24 @@ def write_owned(scene: Scene, manifest: Path, files: dict[Path, bytes]) -> dict 
                                   for o in sets.values() for k in o.values()):
         return None
     data = encode_owned(section.owned, section.removed)
-    side = scene_file.versioned_side_path(manifest, KIND, data)
+    # named by its content's CRC (the one in its last 4 bytes; the CRC of the whole file is the
+    # same constant for every such file), so a save never overwrites the file the manifest on
+    # disk names: a save stopped before its manifest leaves the previous scene whole
+    (crc,) = struct.unpack("<I", data[-4:])
+    side = scene_file.versioned_side_path(manifest, KIND, data, crc32=crc)
     files[side] = data
-    return {"file": side.name, "crc32": f"{zlib.crc32(data) & 0xFFFFFFFF:08x}"}
+    return {"file": side.name, "crc32": f"{crc:08x}"}
 
 
 def read_spawners(scene: Scene, manifest: Path, doc: object) -> None:
     if doc is None:
         return
     spawners_of(scene).spawners = spawners_from_toml(doc, manifest, KEY)
+
+
+# What saves before content-named ownership wrote as `crc32` and in the name: the CRC-32 of a whole
+# file ending in its own CRC-32, the same for every file. Still read; the next save renames it.
+_WHOLE_FILE_CRC = zlib.crc32(b"\0\0\0\0")
 
 
 def read_owned(scene: Scene, manifest: Path, doc: object) -> None:
@@ -437,20 +449,40 @@ def read_owned(scene: Scene, manifest: Path, doc: object) -> None:
         raise FormatError(manifest, OWNED_KEY, "expected { file = \"…\", crc32 = \"…\" }")
     # a plain name in the scene's folder, a regular file (or a link inside the folder): checked
     # as every side file is, so a link out or a FIFO is refused before anything is read
-    side = scene_file.side_file(manifest, doc["file"], f"{OWNED_KEY}.file", "spawner ownership")
+    side, size = scene_file.checked_side_file(manifest, doc["file"], f"{OWNED_KEY}.file",
+                                              "spawner ownership")
+    if size > MAX_OWNED_BYTES:
+        raise FormatError(side, None, f"spawner ownership file of {size} bytes is over the "
+                          f"{MAX_OWNED_BYTES}-byte limit")
     try:
         data = side.read_bytes()
     except OSError as e:
         raise FormatError(side, None, f"cannot read spawner ownership file: {e.strerror or e}") from None
-    crc = doc.get("crc32")
-    if isinstance(crc, str) and crc.lower() != f"{zlib.crc32(data) & 0xFFFFFFFF:08x}":
-        raise FormatError(side, None, f"checksum differs from the one {manifest.name} names")
-    owned, removed = decode_owned(data, side)
+    owned, removed = decode_owned(data, side)  # checks the file against its own trailing CRC
+    _check_owned_crc(manifest, side, doc.get("crc32"), data)
     section = spawners_of(scene)
     known = {s.name for s in section.spawners}
     # a spawner deleted from the manifest by hand leaves its instances as painted foliage
     section.owned = {k: v for k, v in owned.items() if k in known}
     section.removed = {k: v for k, v in removed.items() if k in known}
+
+
+def _check_owned_crc(manifest: Path, side: Path, crc_text: object, data: bytes) -> None:
+    """The manifest's `crc32` and the CRC in the file's name must both be its content's: another
+    ownership file under the name (a save interrupted in an older build) is refused here."""
+    (content,) = struct.unpack("<I", data[-4:])
+    legacy = _WHOLE_FILE_CRC  # older saves: the whole file's CRC, in the manifest and the name
+    if crc_text is not None:
+        if not (isinstance(crc_text, str) and len(crc_text) == 8
+                and all(c in "0123456789abcdefABCDEF" for c in crc_text)):
+            raise FormatError(manifest, f"{OWNED_KEY}.crc32",
+                              f"expected 8 hexadecimal digits, got {crc_text!r}")
+        if int(crc_text, 16) not in (content, legacy):
+            raise FormatError(side, None, f"checksum differs from the one {manifest.name} names")
+    named = re.fullmatch(re.escape(manifest.stem) + r"\." + KIND + r"\.([0-9a-f]{8})\.bin", side.name)
+    if named is not None and int(named.group(1), 16) not in (content, legacy):
+        raise FormatError(side, None, f"holds content with CRC-32 {content:08x}, not the "
+                          f"{named.group(1)} its name says (file replaced or damaged)")
 
 
 def register() -> None:

@@ -21,6 +21,28 @@ RECORD_FIELDS = ("x", "y", "z", "yaw", "pitch", "roll", "scale")
 RECORD_SIZE = 7
 RECORD_BYTES = RECORD_SIZE * 4
 DEFAULT_CELL_SIZE = 32.0
+# metres from the origin, as far as a terrain reaches (scene_file.MAX_EXTENT): beyond it a cell key
+# (floor(x / cell size) as int64) would overflow, and float32 positions are metres apart anyway
+MAX_COORDINATE = 1.0e7
+
+
+def first_bad_instance(records: np.ndarray) -> tuple[int, str] | None:
+    """(row, reason) of the first record that cannot be stored, else None: every value finite,
+    x, y and z within ±MAX_COORDINATE, the scale above 0."""
+    r = np.asarray(records, np.float32).reshape(-1, RECORD_SIZE)
+    finite = np.isfinite(r).all(axis=1)
+    near = (np.abs(r[:, :3]) <= MAX_COORDINATE).all(axis=1)
+    bad = ~(finite & near & (r[:, 6] > 0))
+    if not bad.any():
+        return None
+    i = int(np.argmax(bad))
+    if not finite[i]:
+        which = [RECORD_FIELDS[k] for k in range(RECORD_SIZE) if not np.isfinite(r[i, k])]
+        return i, f"{', '.join(which)} not a finite number"
+    if not near[i]:
+        return i, (f"position ({r[i, 0]:g}, {r[i, 1]:g}, {r[i, 2]:g}) lies beyond "
+                   f"±{MAX_COORDINATE:g} m")
+    return i, f"scale {r[i, 6]:g} is not above 0"
 
 Cell = tuple[int, int]
 ChunkKey = tuple[Cell, str]

@@ -32,6 +32,7 @@ import numpy as np
 from model.atomic import atomic_write
 from model.errors import FormatError
 from model.formats.raw_grid import MAX_CELLS, file_size, raw_grid_shape
+from model.json_doc import parse_json
 
 FLOAT_FORMATS = ("exr", "tif", "r32")
 FLOAT_SUFFIXES = {".exr": "exr", ".tif": "tif", ".tiff": "tif", ".r32": "r32"}
@@ -196,8 +197,8 @@ def _tif_page(path: Path, tif) -> tuple[object, int, int, float | None]:
     description = page.description
     if description.startswith("{"):
         try:
-            meta = json.loads(description)
-        except ValueError:
+            meta = parse_json(description, path)
+        except FormatError:  # another program's description: not ours to read
             meta = {}
         if isinstance(meta, dict):
             spacing = _spacing(path, meta.get(SPACING_KEY), f"ImageDescription {SPACING_KEY}")

@@ -3,7 +3,8 @@
 Side files carry a checksum of their bytes in their name and are written first, the manifest
 last, each atomically; stale side files are removed only once the new manifest is in place.
 So an interrupted save leaves the previous manifest with every side file it names, and saving
-an unchanged scene rewrites the same names with the same bytes.
+an unchanged scene rewrites the same names with the same bytes. A save holds the scene's lock
+(`model.scene_lock`): a second writer is refused rather than mixing its files with ours.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import tomli_w
 
-from model.atomic import atomic_write, atomic_write_text, remove_stale_temps
+from model.atomic import atomic_write, atomic_write_text, make_folder, remove_stale_temps
 from model.checksum import crc32
 from model.errors import (
     FormatError,
@@ -33,6 +34,7 @@ from model.formats import tiles as tiling
 from model.layer_material import material_entry, parse_material
 from model.paged import PagedGrid, PagedPlane, file_identity, int_sum
 from model.scene import Scene
+from model.scene_lock import scene_lock
 from model.terrain import Terrain, TerrainLayer
 
 FORMAT = "boscage-scene"
@@ -235,21 +237,25 @@ def save_scene(scene: Scene, path: str | Path) -> None:
     if manifest.is_dir():  # refused before any side file is written beside it
         raise WriteError(manifest, "cannot write: a folder has that name")
     register_sections()
-    doc, files = scene_manifest(scene, manifest)
-    for key, writer in SECTION_WRITERS.items():
-        section = writer(scene, manifest, files)  # type: ignore[operator]
-        if section is not None:
-            doc[key] = section
-    for file, data in files.items():
-        if data is not None:  # None: a tile already on disk under its checksum name
-            atomic_write(file, data)
-    atomic_write_text(manifest, tomli_w.dumps(doc))
-    for stale in _stale_side_files(manifest, set(files)):
-        try:
-            stale.unlink()
-        except OSError:  # a leftover file is harmless; the manifest no longer names it
-            pass
-    remove_stale_temps(manifest.parent, lambda name: _is_scene_file(manifest, name))
+    make_folder(manifest.parent, manifest)
+    # one writer at a time (nested when the caller took the lock before reading the scene): the
+    # stale-file clean-up below must never meet another writer's new side files
+    with scene_lock(manifest):
+        doc, files = scene_manifest(scene, manifest)
+        for key, writer in SECTION_WRITERS.items():
+            section = writer(scene, manifest, files)  # type: ignore[operator]
+            if section is not None:
+                doc[key] = section
+        for file, data in files.items():
+            if data is not None:  # None: a tile already on disk under its checksum name
+                atomic_write(file, data)
+        atomic_write_text(manifest, tomli_w.dumps(doc))
+        for stale in _stale_side_files(manifest, set(files)):
+            try:
+                stale.unlink()
+            except OSError:  # a leftover file is harmless; the manifest no longer names it
+                pass
+        remove_stale_temps(manifest.parent, lambda name: _is_scene_file(manifest, name))
     scene.path = manifest
 
 
@@ -316,6 +322,11 @@ def side_file(manifest: Path, name: object, key: str, what: str) -> Path:
     return _checked_side(manifest, name, key, what)[0]
 
 
+def checked_side_file(manifest: Path, name: object, key: str, what: str) -> tuple[Path, int]:
+    """`side_file`, with the file's size (known before a byte of it is read)."""
+    return _checked_side(manifest, name, key, what)
+
+
 def _checked_side(manifest: Path, name: object, key: str, what: str) -> tuple[Path, int]:
     if (not isinstance(name, str) or "/" in name or "\\" in name or "\0" in name
             or name in ("", ".", "..")):
@@ -328,9 +339,14 @@ def _checked_side(manifest: Path, name: object, key: str, what: str) -> tuple[Pa
     return side, _side_size(manifest, side, what)
 
 
+def side_file_size(owner: Path, side: Path, what: str) -> int:
+    """The size of `side`, a file `owner` names, once it is known to be a regular file (or a link
+    to one inside owner's folder): a FIFO or a device is refused before it is opened. A plain file
+    costs one lstat; a link is resolved only then. Scene side files and glTF buffers alike."""
+    return _side_size(owner, side, what)
+
+
 def _side_size(manifest: Path, side: Path, what: str) -> int:
-    """The size of `side` once it is known to be a regular file (or a link to one inside the
-    manifest's folder); a plain file costs one lstat, a link is resolved only then."""
     try:
         st = os.lstat(side)
         if stat.S_ISLNK(st.st_mode):

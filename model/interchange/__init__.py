@@ -68,13 +68,14 @@ def read_foliage(path: str | Path, progress: Progress | None = None) -> Imported
     if not path.is_file():
         raise FormatError(path, None, "file not found")
     if suffix in (".glb", ".gltf"):
-        from model.interchange.gltf_reader import read_gltf_foliage
-        return read_gltf_foliage(path, progress)
-    if suffix in (".usda", ".usdc", ".usdz"):
-        from model.interchange.usd import read_usd_foliage
-        return read_usd_foliage(path, progress)
-    from model.interchange.tabular import read_tabular
-    return read_tabular(path, progress)
+        from model.interchange.gltf_reader import read_gltf_foliage as read
+    elif suffix in (".usda", ".usdc", ".usdz"):
+        from model.interchange.usd import read_usd_foliage as read
+    else:
+        from model.interchange.tabular import read_tabular as read
+    imported = read(path, progress)
+    imported.source = path
+    return imported
 
 
 __all__ = ["ENGINE_PRESETS", "FORMATS", "Cancelled", "Conventions", "ExportOptions", "ExportReport",

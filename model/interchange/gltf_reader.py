@@ -8,7 +8,6 @@ the file holds before anything is allocated.
 
 from __future__ import annotations
 
-import json
 import re
 import struct
 from pathlib import Path
@@ -16,7 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from model import portable_math as pmath
-from model.errors import FormatError
+from model.errors import FormatError, refuse_link_outside
+from model.formats.scene_file import side_file_size
 from model.interchange.conventions import (
     Conventions,
     Transforms,
@@ -26,9 +26,11 @@ from model.interchange.conventions import (
 )
 from model.interchange.geometry import IndexedMesh
 from model.interchange.gltf import BIN_CHUNK, EXT, FLOAT, JSON_CHUNK, KEY, UBYTE, UINT, USHORT, YPR
-from model.interchange.options import ImportedFoliage, Progress, check_progress
+from model.interchange.options import ImportedFoliage, Progress, check_instances, check_progress
+from model.json_doc import REQUIRED, expect, field, numbers, parse_json
 
 MAX_JSON_BYTES = 256 << 20
+MAX_ZERO_COUNT = 1 << 16  # elements of an accessor without data (all zeros): more is a size lie
 VARIANT_NAME = re.compile(r"(.+)\.v[1-9][0-9]*")  # see gltf.variant_mesh_name
 COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 DTYPES = {FLOAT: np.float32, UBYTE: np.uint8, USHORT: np.uint16, UINT: np.uint32,
@@ -38,163 +40,216 @@ DTYPES = {FLOAT: np.float32, UBYTE: np.uint8, USHORT: np.uint16, UINT: np.uint32
 def _load(path: Path) -> tuple[dict, bytes | None]:
     """The JSON document and the GLB binary chunk (None for .gltf)."""
     try:
+        size = path.stat().st_size
+        if path.suffix.lower() == ".gltf" and size > MAX_JSON_BYTES:
+            raise FormatError(path, None, f"glTF JSON of {size:,} bytes is over the "
+                              f"{MAX_JSON_BYTES:,}-byte limit")
         data = path.read_bytes()
     except OSError as e:
         raise FormatError(path, None, e.strerror or str(e)) from None
     if data[:4] == b"glTF":
-        if len(data) < 20:
-            raise FormatError(path, 0, "truncated GLB header")
-        magic, version, length = struct.unpack_from("<III", data, 0)
-        if version != 2:
-            raise FormatError(path, 4, f"GLB version {version}; only glTF 2.0 is read")
-        if length > len(data):
-            raise FormatError(path, 8, f"GLB claims {length} bytes but the file has {len(data)}")
-        pos, doc_bytes, blob = 12, None, None
-        while pos + 8 <= length:
-            n, kind = struct.unpack_from("<II", data, pos)
-            if pos + 8 + n > length:
-                raise FormatError(path, pos, f"chunk claims {n} bytes but only {length - pos - 8} remain")
-            if kind == JSON_CHUNK and doc_bytes is None:
-                doc_bytes = data[pos + 8:pos + 8 + n]
-            elif kind == BIN_CHUNK and blob is None:
-                blob = data[pos + 8:pos + 8 + n]
-            pos += 8 + ((n + 3) & ~3)
-        if doc_bytes is None:
-            raise FormatError(path, 12, "GLB has no JSON chunk")
+        doc_bytes, blob = _glb_chunks(path, data)
+    elif path.suffix.lower() == ".glb":
+        raise FormatError(path, 0, "not a glTF file: a binary glTF (.glb) starts with 'glTF'")
     else:
         doc_bytes, blob = data, None
     if len(doc_bytes) > MAX_JSON_BYTES:
-        raise FormatError(path, None, f"glTF JSON of {len(doc_bytes)} bytes is over the limit")
-    try:
-        doc = json.loads(doc_bytes.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise FormatError(path, getattr(e, "pos", None), f"not glTF JSON: {e}") from None
+        raise FormatError(path, None, f"glTF JSON of {len(doc_bytes):,} bytes is over the limit")
+    doc = parse_json(doc_bytes, path, what="glTF JSON (not a glTF file)")
     if not isinstance(doc, dict) or not isinstance(doc.get("asset"), dict):
-        raise FormatError(path, "asset", "missing: not a glTF document")
-    version = str(doc["asset"].get("version", ""))
-    if not version.startswith("2."):
+        raise FormatError(path, "asset", "missing: not a glTF file")
+    version = doc["asset"].get("version", "")
+    if not isinstance(version, str) or not version.startswith("2."):
         raise FormatError(path, "asset.version", f"{version!r}; only glTF 2.0 is read")
     return doc, blob
+
+
+def _glb_chunks(path: Path, data: bytes) -> tuple[bytes, bytes | None]:
+    """The JSON and BIN chunks of a GLB, every length checked against the file."""
+    if len(data) < 20:
+        raise FormatError(path, 0, "not a glTF file: truncated GLB header")
+    magic, version, length = struct.unpack_from("<III", data, 0)
+    if version != 2:
+        raise FormatError(path, 4, f"GLB version {version}; only glTF 2.0 is read")
+    if length > len(data):
+        raise FormatError(path, 8, f"GLB claims {length} bytes but the file has {len(data)}")
+    pos, doc_bytes, blob = 12, None, None
+    while pos + 8 <= length:
+        n, kind = struct.unpack_from("<II", data, pos)
+        if pos + 8 + n > length:
+            raise FormatError(path, pos, f"chunk claims {n} bytes but only {length - pos - 8} remain")
+        if kind == JSON_CHUNK and doc_bytes is None:
+            doc_bytes = data[pos + 8:pos + 8 + n]
+        elif kind == BIN_CHUNK and blob is None:
+            blob = data[pos + 8:pos + 8 + n]
+        pos += 8 + ((n + 3) & ~3)
+    if doc_bytes is None:
+        raise FormatError(path, 12, "GLB has no JSON chunk")
+    return doc_bytes, blob
 
 
 class _Reader:
     def __init__(self, path: Path, doc: dict, blob: bytes | None) -> None:
         self.path, self.doc, self.blob = path, doc, blob
-        self.buffers: dict[int, bytes] = {}
+        self.buffers: dict[int, memoryview] = {}
+
+    def field(self, obj: dict, key: str, kind: str, where: str, default=None):
+        return field(self.path, obj, key, kind, where, default)
 
     def _list(self, key: str) -> list:
-        value = self.doc.get(key, [])
-        if not isinstance(value, list):
-            raise FormatError(self.path, key, "must be an array")
-        return value
+        return self.field(self.doc, key, "array", "", [])
 
     def item(self, key: str, index, where: str) -> dict:
         items = self._list(key)
         if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(items):
-            raise FormatError(self.path, where, f"refers to {key}[{index}], which does not exist")
-        if not isinstance(items[index], dict):
-            raise FormatError(self.path, f"{key}[{index}]", "must be an object")
-        return items[index]
+            raise FormatError(self.path, where, f"refers to {key}[{index!r}], which does not exist")
+        return expect(self.path, items[index], "object", f"{key}[{index}]")
 
-    def buffer(self, index: int, where: str) -> bytes:
+    def indices(self, obj: dict, key: str, where: str) -> list[int]:
+        """An array of indices (`children`, a scene's `nodes`), each checked to be a whole number."""
+        values = self.field(obj, key, "array", where, [])
+        for k, v in enumerate(values):
+            expect(self.path, v, "index", f"{where}.{key}[{k}]")
+        return values
+
+    def buffer(self, index: int, where: str) -> memoryview:
         if index in self.buffers:
             return self.buffers[index]
+        place = f"buffers[{index}]"
         b = self.item("buffers", index, where)
-        uri = b.get("uri")
+        length = self.field(b, "byteLength", "index", place, REQUIRED)
+        uri = self.field(b, "uri", "string", place)
         if uri is None:
             if index != 0 or self.blob is None:
-                raise FormatError(self.path, f"buffers[{index}]", "has no uri and the file no binary chunk")
+                raise FormatError(self.path, place, "has no uri and the file no binary chunk")
             data = self.blob
-        elif not isinstance(uri, str):
-            raise FormatError(self.path, f"buffers[{index}].uri", "must be a string")
         elif uri.startswith("data:"):
-            import base64
-            try:
-                data = base64.b64decode(uri.split(",", 1)[1], validate=True)
-            except (IndexError, ValueError):
-                raise FormatError(self.path, f"buffers[{index}].uri", "bad data URI") from None
+            data = _data_uri(self.path, uri, length, f"{place}.uri")
         else:
-            from urllib.parse import unquote
-            target = (self.path.parent / unquote(uri)).resolve()
-            if self.path.parent.resolve() not in target.parents:
-                raise FormatError(self.path, f"buffers[{index}].uri", "leaves the file's folder")
-            try:
-                data = target.read_bytes()
-            except OSError as e:
-                raise FormatError(target, None, f"buffer file: {e.strerror or e}") from None
-        length = b.get("byteLength")
-        if not isinstance(length, int) or length < 0 or length > len(data):
-            raise FormatError(self.path, f"buffers[{index}].byteLength",
-                              f"{length!r} but the data holds {len(data)} bytes")
-        self.buffers[index] = data
-        return data
+            data = _buffer_file(self.path, uri, length, f"{place}.uri")
+        if length > len(data):
+            raise FormatError(self.path, f"{place}.byteLength",
+                              f"{length} but the data holds {len(data)} bytes")
+        self.buffers[index] = memoryview(data)[:length]  # a view: no copy of the binary chunk
+        return self.buffers[index]
 
     def accessor(self, index, where: str, kinds: tuple[str, ...], raw: bool = False) -> np.ndarray:
         """Accessor data as float64 (n, components), normalized integers scaled to 0..1; with
-        `raw`, a copy in the stored type."""
+        `raw`, a copy in the stored type. Every size is checked against its view, the view against
+        its buffer and the buffer against the file before anything is allocated."""
         place = f"accessors[{index}]"
         a = self.item("accessors", index, where)
-        kind, component, count = a.get("type"), a.get("componentType"), a.get("count")
+        kind = self.field(a, "type", "string", place, REQUIRED)
+        component = self.field(a, "componentType", "integer", place, REQUIRED)
+        count = self.field(a, "count", "index", place, REQUIRED)
+        normalized = self.field(a, "normalized", "boolean", place, False)
         if kind not in kinds:
-            raise FormatError(self.path, place, f"type {kind!r}; expected {' or '.join(kinds)}")
+            raise FormatError(self.path, f"{place}.type", f"{kind!r}; expected {' or '.join(kinds)}")
         if component not in DTYPES:
-            raise FormatError(self.path, place, f"componentType {component!r} is not supported")
-        if not isinstance(count, int) or count < 0:
-            raise FormatError(self.path, place, f"count {count!r} must be a whole number ≥ 0")
+            raise FormatError(self.path, f"{place}.componentType", f"{component} is not supported")
         dtype = np.dtype(DTYPES[component]).newbyteorder("<")
         width = COMPONENTS[kind]
-        if "bufferView" not in a:
-            return np.zeros((count, width))  # all zeros by definition (sparse is not used for foliage)
-        view = self.item("bufferViews", a["bufferView"], place)
-        data = self.buffer(view.get("buffer"), f"bufferViews[{a['bufferView']}]")
-        v_off, v_len = view.get("byteOffset", 0), view.get("byteLength")
-        a_off = a.get("byteOffset", 0)
-        if not all(isinstance(x, int) and x >= 0 for x in (v_off, v_len, a_off)) or v_off + v_len > len(data):
-            raise FormatError(self.path, f"bufferViews[{a['bufferView']}]", "lies outside its buffer")
+        if "bufferView" not in a:  # all zeros by definition (sparse accessors are not used for foliage)
+            if count > MAX_ZERO_COUNT:
+                raise FormatError(self.path, place, f"has no bufferView and claims {count:,} elements; "
+                                  f"an accessor without data may hold at most {MAX_ZERO_COUNT:,}")
+            return np.zeros((count, width), dtype if raw else np.float64)
+        view_index = self.field(a, "bufferView", "index", place)
+        view_place = f"bufferViews[{view_index}]"
+        view = self.item("bufferViews", view_index, f"{place}.bufferView")
+        v_off = self.field(view, "byteOffset", "index", view_place, 0)
+        v_len = self.field(view, "byteLength", "index", view_place, REQUIRED)
+        stride = self.field(view, "byteStride", "index", view_place, 0)
+        a_off = self.field(a, "byteOffset", "index", place, 0)
+        buffer_index = self.field(view, "buffer", "index", view_place, REQUIRED)
+        declared = self.field(self.item("buffers", buffer_index, f"{view_place}.buffer"), "byteLength",
+                              "index", f"buffers[{buffer_index}]", REQUIRED)
+        if v_off + v_len > declared:
+            raise FormatError(self.path, view_place, f"bytes {v_off}..{v_off + v_len} lie outside its "
+                              f"buffer of {declared} bytes")
         elem = dtype.itemsize * width
-        stride = view.get("byteStride", elem) or elem
-        if not isinstance(stride, int) or stride < elem:
-            raise FormatError(self.path, f"bufferViews[{a['bufferView']}].byteStride",
-                              f"{stride!r} is too small")
+        stride = stride or elem
+        if stride < elem or stride > 252:
+            raise FormatError(self.path, f"{view_place}.byteStride", f"{stride} must be {elem} to 252")
         needed = a_off + (stride * (count - 1) + elem if count else 0)
         if needed > v_len:
-            raise FormatError(self.path, place, f"needs {needed} bytes but its view holds {v_len}")
+            raise FormatError(self.path, place, f"{count:,} elements need {needed:,} bytes but its view "
+                              f"holds {v_len:,}")
+        data = self.buffer(buffer_index, f"{view_place}.buffer")  # its size checked against the file
         data_raw = np.ndarray((count, width), dtype, buffer=data, offset=v_off + a_off,
                               strides=(stride, dtype.itemsize))
         if raw:
             return data_raw.astype(dtype.newbyteorder("="))
         out = data_raw.astype(np.float64)
-        if a.get("normalized") and component != FLOAT:
+        if normalized and component != FLOAT:
             out /= float(np.iinfo(dtype).max)
+        if component == FLOAT and not np.isfinite(out).all():
+            raise FormatError(self.path, place, "holds NaN or infinity")
         return out
 
     def raw_float32(self, index, width: int) -> np.ndarray | None:
         """Float32 accessor data exactly as stored, or None when it is not tight float32."""
         a = self.item("accessors", index, "accessors")
-        if a.get("componentType") != FLOAT or COMPONENTS.get(a.get("type")) != width or "bufferView" not in a:
+        kind = a.get("type")
+        if (a.get("componentType") != FLOAT or not isinstance(kind, str) or COMPONENTS.get(kind) != width
+                or "bufferView" not in a):
             return None
         return self.accessor(index, "accessors", (a["type"],), raw=True)
 
 
+def _data_uri(path: Path, uri: str, length: int, where: str) -> bytes:
+    """A base64 `data:` URI's bytes; its decoded size (3/4 of its text) is bounded by the file's."""
+    import base64
+    import binascii
+
+    head, comma, payload = uri.partition(",")
+    if not comma or not head.endswith(";base64"):
+        raise FormatError(path, where, "a data URI must be base64 (data:…;base64,…)")
+    try:
+        return base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError):
+        raise FormatError(path, where, "bad base64 in the data URI") from None
+
+
+def _buffer_file(path: Path, uri: str, length: int, where: str) -> bytes:
+    """A buffer file the document names: a relative path inside the file's folder (no NUL, no
+    `%00`, no way out), a regular file (a FIFO is refused before it is opened) of known size."""
+    from urllib.parse import unquote
+
+    name = unquote(uri)
+    parts = name.replace("\\", "/").split("/")
+    if ("\0" in name or name.startswith("/") or re.match(r"[A-Za-z]:", name) or "://" in uri
+            or any(p == ".." for p in parts) or not name.strip() or name.endswith("/")):
+        raise FormatError(path, where, f"buffer {uri[:80]!r} must be a relative file path inside "
+                          "the file's folder")
+    side = path.parent.joinpath(*[p for p in parts if p not in ("", ".")])
+    refuse_link_outside(path.parent, side, "glTF buffer", "glTF file")  # a linked folder on the way too
+    size = side_file_size(path, side, "glTF buffer")
+    if size < length:
+        raise FormatError(side, None, f"glTF buffer file holds {size} bytes; {path.name} says {length}")
+    try:
+        with open(side, "rb") as f:
+            return f.read(length)
+    except OSError as e:
+        raise FormatError(side, None, f"cannot read the glTF buffer: {e.strerror or e}") from None
+
+
 def _local_matrix(node: dict, path: Path, where: str) -> np.ndarray:
     if "matrix" in node:
-        m = np.asarray(node["matrix"], np.float64)
-        if m.shape != (16,) or not np.all(np.isfinite(m)):
-            raise FormatError(path, f"{where}.matrix", "must be 16 finite numbers")
+        m = np.asarray(numbers(path, node["matrix"], 16, f"{where}.matrix"), np.float64)
         return m.reshape(4, 4).T  # column-major
     out = np.eye(4)
     if "translation" not in node and "rotation" not in node and "scale" not in node:
         return out  # most nodes: no transform of their own
-    try:
-        t = np.asarray(node.get("translation", [0, 0, 0]), np.float64).reshape(3)
-        q = np.asarray(node.get("rotation", [0, 0, 0, 1]), np.float64).reshape(4)
-        s = np.asarray(node.get("scale", [1, 1, 1]), np.float64).reshape(3)
-    except (ValueError, TypeError):
-        raise FormatError(path, where, "translation, rotation or scale of the wrong size") from None
-    if not (np.all(np.isfinite(t)) and np.all(np.isfinite(q)) and np.all(np.isfinite(s))) or not q.any():
-        raise FormatError(path, where, "non-finite or zero transform")
+    t = np.asarray(numbers(path, node.get("translation", [0, 0, 0]), 3, f"{where}.translation"))
+    q = np.asarray(numbers(path, node.get("rotation", [0, 0, 0, 1]), 4, f"{where}.rotation"))
+    s = np.asarray(numbers(path, node.get("scale", [1, 1, 1]), 3, f"{where}.scale"))
+    if not q.any():
+        raise FormatError(path, f"{where}.rotation", "a zero quaternion is no rotation")
     out[:3, :3] = quaternion_matrices(q)[0] * s
     out[:3, 3] = t
+    if not np.isfinite(out).all():
+        raise FormatError(path, where, "its transform overflows")
     return out
 
 
@@ -218,7 +273,7 @@ def _conventions_of(doc: dict) -> Conventions:
     if isinstance(conv, dict):
         try:
             return Conventions(conv.get("up", "y"), conv.get("handedness", "right"), conv.get("units", "m"))
-        except ValueError:
+        except (ValueError, TypeError):  # not ours, or edited beyond use: glTF's own frame
             pass
     return Conventions()  # glTF's own frame: +Y up, right-handed, metres
 
@@ -242,10 +297,11 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
     meshes = r._list("meshes")
     scenes = r._list("scenes")
     if scenes:
-        si = doc.get("scene", 0)
-        roots = r.item("scenes", si, "scene").get("nodes", [])
+        si = r.field(doc, "scene", "index", "", 0)
+        roots = r.indices(r.item("scenes", si, "scene"), "nodes", f"scenes[{si}]")
     else:
-        children = {c for n in nodes if isinstance(n, dict) for c in n.get("children", [])}
+        children = {c for i in range(len(nodes))
+                    for c in r.indices(r.item("nodes", i, "nodes"), "children", f"nodes[{i}]")}
         roots = [i for i in range(len(nodes)) if i not in children]
     result = ImportedFoliage()
 
@@ -271,25 +327,27 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
             type_name = ours["type"]
             if isinstance(ours.get("palette"), dict):
                 type_extras[type_name] = ours["palette"]
-        mesh = node.get("mesh")
+        mesh = r.field(node, "mesh", "index", where)
         if mesh is not None:
-            m = r.item("meshes", mesh, where)
+            m = r.item("meshes", mesh, f"{where}.mesh")
             if terrain or _ours(m).get("terrain"):
                 terrain_meshes.add(mesh)
             else:
-                extensions = node.get("extensions")
-                ext = extensions.get(EXT) if isinstance(extensions, dict) else None
-                if isinstance(ext, dict):
+                extensions = r.field(node, "extensions", "object", where, {})
+                ext = r.field(extensions, EXT, "object", f"{where}.extensions")
+                if ext is not None:
                     instanced.append((index, world, type_name, ext))
                 else:
                     ypr = ours.get("ypr")
+                    if ypr is not None:
+                        ypr = numbers(path, ypr, 3, f"{where}.extras.{KEY}.ypr")
                     if np.array_equal(parent, np.eye(4)) and "matrix" not in node:
                         trs = (node.get("translation", [0.0, 0.0, 0.0]),
                                node.get("rotation", [0.0, 0.0, 0.0, 1.0]), node.get("scale", [1.0, 1.0, 1.0]))
                     else:
                         trs = None
-                    plain.setdefault(mesh, []).append((world, type_name, ypr, trs))
-        for c in reversed(node.get("children", []) if isinstance(node.get("children"), list) else []):
+                    plain.setdefault(mesh, []).append((world, type_name, ypr, trs, index))
+        for c in reversed(r.indices(node, "children", where)):
             stack.append((c, world, type_name, terrain, depth + 1))
 
     def name_of(mesh_index: int, type_name: str | None) -> str:
@@ -306,6 +364,15 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
         return variant.group(1) if variant else name
 
     parts: dict[str, list[np.ndarray]] = {}
+    origins: dict[str, list[tuple[int, str | list[str]]]] = {}  # type -> (first row, node or nodes)
+
+    def add_part(name: str, records: np.ndarray, where: str | list[str]) -> None:
+        origins.setdefault(name, []).append((sum(len(p) for p in parts.get(name, [])), where))
+        parts.setdefault(name, []).append(records)
+
+    def place_of(name: str, row: int) -> str:
+        first, where = next((f, w) for f, w in reversed(origins[name]) if f <= row)
+        return where[row - first] if isinstance(where, list) else f"{where} instance {row - first}"
     mesh_of_type: dict[str, int] = {}
     total = sum(1 for _ in instanced) + sum(len(v) for v in plain.values())
     done = 0
@@ -323,11 +390,13 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
             raw = [r.raw_float32(attrs[k], 3) for k in ("TRANSLATION", YPR, "SCALE")]
             counts = {len(x) for x in raw if x is not None}
             if "ROTATION" in attrs:
-                counts.add(r.item("accessors", attrs["ROTATION"], where).get("count"))
+                rotation = r.item("accessors", attrs["ROTATION"], f"{where}.ROTATION")
+                counts.add(r.field(rotation, "count", "index", f"accessors[{attrs['ROTATION']}]"))
             if all(x is not None for x in raw) and len(counts) == 1:  # ours: the records as written
                 s3 = raw[2]
                 uneven |= bool(np.any(np.abs(s3 - s3[:, :1]) > 1e-6 * np.abs(s3[:, :1])))
-                parts.setdefault(name, []).append(np.concatenate([raw[0], raw[1], s3[:, :1]], axis=1))
+                add_part(name, np.concatenate([raw[0], raw[1], s3[:, :1]], axis=1),
+                         f"nodes[{index}].extensions.{EXT}")
                 done += 1
                 check_progress(progress, done, total)
                 continue
@@ -367,32 +436,32 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
             raw = r.raw_float32(attrs[YPR], 3)
             if raw is not None:
                 records[:, 3:6] = raw
-        parts.setdefault(name, []).append(records)
+        add_part(name, records, f"nodes[{index}].extensions.{EXT}")
         done += 1
         check_progress(progress, done, total)
     for mesh_index, placed in plain.items():
         by_name: dict[str, list] = {}
-        for world, type_name, ypr, trs in placed:
-            by_name.setdefault(name_of(mesh_index, type_name), []).append((world, ypr, trs))
+        for world, type_name, ypr, trs, node_index in placed:
+            by_name.setdefault(name_of(mesh_index, type_name), []).append((world, ypr, trs, node_index))
         for name, items in by_name.items():
             if len(items) < 2 and not _ours(meshes[mesh_index]).get("type"):
                 result.warnings.append(f"mesh {name!r} is placed once: not taken as foliage")
                 continue
             mesh_of_type.setdefault(name, mesh_index)
-            if all(trs is not None for *_, trs in items):  # as written: no composition needed
-                pos = np.asarray([trs[0] for *_, trs in items], np.float64)
-                rot = np.asarray([trs[1] for *_, trs in items], np.float64)
-                s3 = np.asarray([trs[2] for *_, trs in items], np.float64)
+            if all(trs is not None for _, _, trs, _ in items):  # as written: no composition needed
+                pos = np.asarray([trs[0] for _, _, trs, _ in items], np.float64)
+                rot = np.asarray([trs[1] for _, _, trs, _ in items], np.float64)
+                s3 = np.asarray([trs[2] for _, _, trs, _ in items], np.float64)
                 uneven |= bool(np.any(np.abs(s3 - s3[:, :1]) > 1e-6 * np.abs(s3[:, :1])))
                 scl = s3[:, 0]
             else:
                 pos, rot, scl, u = _decompose(np.stack([w for w, *_ in items]))
                 uneven |= u
             records = from_target(pos, rot, scl, conv)
-            ypr = [y for _, y, _ in items]
+            ypr = [y for _, y, _, _ in items]
             if all(isinstance(y, list) and len(y) == 3 for y in ypr):
                 records[:, 3:6] = np.asarray(ypr, np.float64).astype(np.float32)
-            parts.setdefault(name, []).append(records)
+            add_part(name, records, [f"nodes[{n}]" for *_, n in items])
             done += len(items)
             check_progress(progress, done, total)
     if uneven:
@@ -406,6 +475,7 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
             variant_of.setdefault(mo["type"], {}).setdefault(variant, index)
     for name in sorted(parts):
         result.records[name] = np.concatenate(parts[name]).astype(np.float32)
+        check_instances(path, name, result.records[name], lambda row, n=name: place_of(n, row))
         palette = type_extras.get(name)
         if palette is not None:
             result.extras[name] = palette
@@ -428,11 +498,13 @@ def mesh_geometry(r: _Reader, mesh_index: int) -> IndexedMesh | None:
     """The first triangle primitive of a mesh as an IndexedMesh (None when it has none)."""
     m = r.item("meshes", mesh_index, "meshes")
     where = f"meshes[{mesh_index}]"
-    for k, prim in enumerate(m.get("primitives", [])):
-        if not isinstance(prim, dict) or prim.get("mode", 4) != 4:
+    for k, prim in enumerate(r.field(m, "primitives", "array", where, [])):
+        place = f"{where}.primitives[{k}]"
+        expect(r.path, prim, "object", place)
+        if r.field(prim, "mode", "integer", place, 4) != 4:
             continue
-        attrs = prim.get("attributes", {})
-        if not isinstance(attrs, dict) or "POSITION" not in attrs:
+        attrs = r.field(prim, "attributes", "object", place, {})
+        if "POSITION" not in attrs:
             continue
         pos = r.accessor(attrs["POSITION"], f"{where}.primitives[{k}]", ("VEC3",)).astype(np.float32)
         normals = (r.accessor(attrs["NORMAL"], f"{where}.primitives[{k}]", ("VEC3",)).astype(np.float32)
@@ -444,6 +516,10 @@ def mesh_geometry(r: _Reader, mesh_index: int) -> IndexedMesh | None:
             indices = idx.astype(np.uint32)
         else:
             indices = np.arange(len(pos), dtype=np.uint32)
+        for name, values in (("NORMAL", normals), ("COLOR_0", colours)):
+            if values is not None and len(values) != len(pos):
+                raise FormatError(r.path, f"{place}.attributes.{name}", f"{len(values)} values for "
+                                  f"{len(pos)} vertices")
         if len(indices) % 3 or (len(indices) and indices.max() >= len(pos)):
             raise FormatError(r.path, f"{where}.primitives[{k}].indices", "refer to missing vertices")
         return IndexedMesh(str(m.get("name", f"mesh_{mesh_index}")), pos, normals, indices, colours)

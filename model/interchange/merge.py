@@ -20,7 +20,7 @@ from model.foliage.foliage_type import FoliageType, foliage_type_from_dict
 from model.foliage.section import foliage_of
 from model.foliage.volume import Removed, Selection
 from model.interchange.geometry import IndexedMesh
-from model.interchange.options import ImportedFoliage
+from model.interchange.options import ImportedFoliage, check_instances
 from model.scene import Scene
 
 STAND_IN = "builtin:bush"
@@ -148,13 +148,12 @@ def add_to_scene(scene: Scene, imported: ImportedFoliage, folder: str | Path | N
         folder = Path(scene.path).parent
     folder = Path(folder) if folder is not None else None
     result = MergeResult(warnings=list(imported.warnings))
-    for name in imported.records:
-        rec = np.ascontiguousarray(imported.records[name], np.float32).reshape(-1, 7)
-        good = np.all(np.isfinite(rec), axis=1) & (rec[:, 6] > 0)
-        if not good.all():
-            result.warnings.append(f"{name}: {int((~good).sum())} instances with non-finite values or "
-                                   "a scale ≤ 0 left out")
-            rec = rec[good]
+    records = {name: np.ascontiguousarray(rec, np.float32).reshape(-1, 7)
+               for name, rec in imported.records.items()}
+    for name, rec in records.items():  # all of it checked before anything is added
+        check_instances(imported.source or "(imported foliage)", name, rec,
+                        lambda k: f"instance {k}")
+    for name, rec in records.items():
         if not len(rec):
             continue
         existing = palette.get(name)

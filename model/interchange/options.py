@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from model.errors import FormatError
 from model.interchange.conventions import Conventions
 
 # progress(done, total) -> bool: False cancels (as `model.formats.scene_file.load_scene`).
@@ -60,6 +61,7 @@ class ImportedFoliage:
     # type -> variant index -> that variant's geometry, where the file carries it (file meshes)
     variant_meshes: dict[str, dict[int, object]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    source: Path | None = None  # the file read, for errors found once it is read
 
     @property
     def count(self) -> int:
@@ -76,3 +78,18 @@ def check_progress(progress: Progress | None, done: int, total: int) -> None:
 
 
 DEFAULT_OPTIONS = ExportOptions()
+
+
+def check_instances(path, name: str, records: np.ndarray, place_of: Callable[[int], str]) -> None:
+    """Refuse, before anything is added to a scene, a type name the scene reader would refuse and
+    any instance it could not store (not finite, beyond the scene's range, scale ≤ 0), naming the
+    row's place in the file (`place_of(row)`: a line, an index, a node)."""
+    from model.foliage.foliage_type import type_name_problem
+    from model.foliage.volume import first_bad_instance
+
+    problem = type_name_problem(name)
+    if problem is not None:
+        raise FormatError(path, place_of(0), problem)
+    bad = first_bad_instance(records)
+    if bad is not None:
+        raise FormatError(path, place_of(bad[0]), f"type {name!r}: {bad[1]}")

@@ -25,6 +25,7 @@ from model import portable_math as pmath
 from model.atomic import atomic_write
 from model.errors import FormatError
 from model.foliage.foliage_type import foliage_type_to_dict
+from model.foliage.volume import MAX_COORDINATE
 from model.interchange.conventions import Conventions, from_target, quaternions, to_target
 from model.interchange.gltf import json_safe
 from model.interchange.instances import (
@@ -41,8 +42,10 @@ from model.interchange.options import (
     ExportReport,
     ImportedFoliage,
     Progress,
+    check_instances,
     check_progress,
 )
+from model.json_doc import expect, field, numbers, read_json_file
 from model.scene import Scene
 
 FORMAT = "boscage-instances"
@@ -205,17 +208,23 @@ def write_tabular(scene: Scene, path: str | Path, options: ExportOptions = DEFAU
 def _conventions(path: Path, where: str, doc) -> Conventions:
     if not isinstance(doc, dict):
         return Conventions()
+    values = {k: doc.get(k, default) for k, default in (("up", "y"), ("handedness", "right"), ("units", "m"))}
+    for key, value in values.items():
+        expect(path, value, "string", f"{where}.{key}")
     try:
-        return Conventions(doc.get("up", "y"), doc.get("handedness", "right"), doc.get("units", "m"))
+        return Conventions(**values)
     except ValueError as e:
         raise FormatError(path, where, str(e)) from None
 
 
-def _records(path: Path, place: str, values: np.ndarray, names: list[str], conv: Conventions) -> np.ndarray:
-    """Records from columns named `names` (see COLUMNS / MATRIX_COLUMNS) of float64 `values`."""
+def _records(path: Path, place_of, values: np.ndarray, names: list[str], conv: Conventions) -> np.ndarray:
+    """Records from columns named `names` (see COLUMNS / MATRIX_COLUMNS) of float64 `values`;
+    `place_of(row)` names a row's line or index in the file."""
     col = {n: i for i, n in enumerate(names)}
-    if not np.all(np.isfinite(values)):
-        raise FormatError(path, place, "a number is not finite")
+    finite = np.isfinite(values).all(axis=1)
+    if not finite.all():
+        raise FormatError(path, place_of(int(np.argmin(finite))), "a number is not finite")
+    place = place_of(0)
 
     def get(*keys):
         return values[:, [col[k] for k in keys]]
@@ -227,16 +236,23 @@ def _records(path: Path, place: str, values: np.ndarray, names: list[str], conv:
         pos = get("x", "y", "z")
     else:
         pos = get("m03", "m13", "m23")
+    far = (np.abs(pos) > MAX_COORDINATE).any(axis=1)
+    if far.any():  # refused before float32 turns it into infinity
+        row = int(np.argmax(far))
+        raise FormatError(path, place_of(row), f"position ({', '.join(f'{v:g}' for v in pos[row])}) "
+                          f"lies beyond ±{MAX_COORDINATE:g} m")
     scale = get("scale")[:, 0] if "scale" in have else None
     if {"qx", "qy", "qz", "qw"} <= have:
         q = get("qx", "qy", "qz", "qw")
-        if np.any(np.linalg.norm(q, axis=1) < 1e-6):
-            raise FormatError(path, place, "a quaternion is zero")
+        zero = np.linalg.norm(q, axis=1) < 1e-6
+        if zero.any():
+            raise FormatError(path, place_of(int(np.argmax(zero))), "a quaternion is zero")
     elif set(MATRIX_COLUMNS) <= have:
         m = get(*MATRIX_COLUMNS).reshape(-1, 4, 4)
         s3 = np.linalg.norm(m[:, :3, :3], axis=1)
-        if np.any(s3 < 1e-12):
-            raise FormatError(path, place, "a matrix has a zero scale")
+        flat = (s3 < 1e-12).any(axis=1)
+        if flat.any():
+            raise FormatError(path, place_of(int(np.argmax(flat))), "a matrix has a zero scale")
         q = quaternions(m[:, :3, :3] / s3[:, None, :])
         scale = s3.mean(axis=1) if scale is None else scale
     else:
@@ -273,12 +289,15 @@ def _read_csv(path: Path, progress: Progress | None) -> ImportedFoliage:
         line_no = 0
         rows: list[list[str]] = []
         types: list[str] = []
-        start_line = 0
+        row_lines: list[int] = []
 
         def flush() -> None:
             if not rows:
                 return
-            place = f"lines {start_line}-{line_no}"
+            lines_of = np.asarray(row_lines)
+
+            def place_of(k: int) -> str:
+                return f"line {lines_of[k]}"
             try:
                 values = np.array(rows, np.float64)
             except ValueError:
@@ -286,14 +305,17 @@ def _read_csv(path: Path, progress: Progress | None) -> ImportedFoliage:
                     try:
                         [float(v) for v in r]
                     except ValueError:
-                        raise FormatError(path, f"line {start_line + k}", f"not a number in {r!r}") from None
+                        raise FormatError(path, f"line {row_lines[k]}", f"not a number in {r!r}") from None
                 raise
-            rec = _records(path, place, values, names, conv)
-            names_arr = np.array(types)
+            rec = _records(path, place_of, values, names, conv)
+            names_arr = np.array(types, object)
             for t in dict.fromkeys(types):
-                parts.setdefault(t, []).append(rec[names_arr == t])
+                mine = np.flatnonzero(names_arr == t)
+                check_instances(path, t, rec[mine], lambda k, rows=mine: place_of(rows[k]))
+                parts.setdefault(t, []).append(rec[mine])
             rows.clear()
             types.clear()
+            row_lines.clear()
 
         read = 0
 
@@ -329,8 +351,7 @@ def _read_csv(path: Path, progress: Progress | None) -> ImportedFoliage:
                 if len(line) != len(header):
                     raise FormatError(path, f"line {line_no}",
                                       f"{len(line)} fields; the header has {len(header)}")
-                if not rows:
-                    start_line = line_no
+                row_lines.append(line_no)
                 types.append(line[ti])
                 rows.append([v for i, v in enumerate(line) if i not in text_columns])
                 if len(rows) >= BATCH:
@@ -350,55 +371,55 @@ def _read_csv(path: Path, progress: Progress | None) -> ImportedFoliage:
 
 
 def _read_json(path: Path, progress: Progress | None) -> ImportedFoliage:
-    size = path.stat().st_size
-    if size > MAX_JSON_BYTES:
-        raise FormatError(path, None, f"{size} bytes is over the {MAX_JSON_BYTES}-byte limit for JSON")
-    try:
-        doc = json.loads(path.read_bytes().decode("utf-8"))
-    except UnicodeDecodeError as e:
-        raise FormatError(path, e.start, "not UTF-8 text") from None
-    except json.JSONDecodeError as e:
-        raise FormatError(path, f"line {e.lineno}", e.msg) from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("instances"), list):
-        raise FormatError(path, "instances", "missing: expected an object with an 'instances' array")
-    conv = _conventions(path, "conventions", doc.get("conventions"))
+    doc = expect(path, read_json_file(path, MAX_JSON_BYTES, "JSON of instances"), "object", "(document)")
+    instances = field(path, doc, "instances", "array", "")
+    conv = _conventions(path, "conventions", field(path, doc, "conventions", "object", "", None))
     result = ImportedFoliage()
-    types = doc.get("types") if isinstance(doc.get("types"), dict) else {}
-    for name, info in types.items():
-        if isinstance(info, dict) and isinstance(info.get("palette"), dict):
-            result.extras[name] = info["palette"]
-            mesh = info["palette"].get("mesh", "builtin:conifer")
+    for name, info in field(path, doc, "types", "object", "", {}).items():
+        where = f"types.{name}"
+        palette = field(path, expect(path, info, "object", where), "palette", "object", where, None)
+        if palette is not None:
+            result.extras[name] = palette
+            mesh = palette.get("mesh", "builtin:conifer")
             if isinstance(mesh, str) and mesh.startswith("builtin:"):
                 result.meshes[name] = mesh
-    instances = doc["instances"]
     by_type: dict[str, list[int]] = {}
     for i, item in enumerate(instances):
-        if not isinstance(item, dict) or not isinstance(item.get("type"), str):
-            raise FormatError(path, f"instances[{i}]", "must be an object with a 'type' string")
+        field(path, expect(path, item, "object", f"instances[{i}]"), "type", "string", f"instances[{i}]")
         by_type.setdefault(item["type"], []).append(i)
     done = 0
+    widths = {"position": 3, "rotation_deg": 3, "quaternion": 4, "scale": 1, "matrix": 16}
+    cols = {"position": ["x", "y", "z"], "rotation_deg": ["yaw_deg", "pitch_deg", "roll_deg"],
+            "quaternion": ["qx", "qy", "qz", "qw"], "scale": ["scale"], "matrix": list(MATRIX_COLUMNS)}
     for name, idx in by_type.items():
         first = instances[idx[0]]
-        keys = [k for k in ("position", "rotation_deg", "quaternion", "scale", "matrix") if k in first]
+        keys = [k for k in widths if k in first]
         if "position" not in keys and "matrix" not in keys:
             raise FormatError(path, f"instances[{idx[0]}]", "needs 'position' (or 'matrix')")
-        widths = {"position": 3, "rotation_deg": 3, "quaternion": 4, "scale": 1, "matrix": 16}
-        cols = {"position": ["x", "y", "z"], "rotation_deg": ["yaw_deg", "pitch_deg", "roll_deg"],
-                "quaternion": ["qx", "qy", "qz", "qw"], "scale": ["scale"], "matrix": list(MATRIX_COLUMNS)}
+        for i in idx:  # one type's instances carry the same transform keys: none is ignored
+            other = [k for k in widths if k in instances[i]]
+            if other != keys:
+                raise FormatError(path, f"instances[{i}]", f"has {', '.join(other) or 'no transform'}, "
+                                  f"but instances[{idx[0]}] of type {name!r} has {', '.join(keys)}")
         values = np.empty((len(idx), sum(widths[k] for k in keys)))
         for row, i in enumerate(idx):
             item = instances[i]
             at = 0
             for k in keys:
-                v = item.get(k)
-                v = [v] if k == "scale" else v
-                if (not isinstance(v, list) or len(v) != widths[k]
-                        or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)):
-                    raise FormatError(path, f"instances[{i}].{k}", f"must be {widths[k]} number(s)")
-                values[row, at:at + widths[k]] = v
+                where = f"instances[{i}].{k}"
+                if k == "scale":
+                    values[row, at] = expect(path, item.get(k), "number", where)
+                else:
+                    values[row, at:at + widths[k]] = numbers(path, item.get(k), widths[k], where)
                 at += widths[k]
         names = [c for k in keys for c in cols[k]]
-        result.records[name] = _records(path, f"instances[{idx[0]}]", values, names, conv)
+
+        def place_of(k: int, rows=idx) -> str:
+            return f"instances[{rows[k]}]"
+
+        records = _records(path, place_of, values, names, conv)
+        check_instances(path, name, records, place_of)
+        result.records[name] = records
         done += len(idx)
         check_progress(progress, done, len(instances))
     return result

@@ -72,6 +72,7 @@ from model.interchange.options import (
     Progress,
     check_progress,
 )
+from model.json_doc import parse_json
 from model.scene import Scene
 
 SUFFIXES = (".usda", ".usdc", ".usdz")
@@ -458,6 +459,77 @@ def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conven
 
 
 # ---- reading --------------------------------------------------------------------------------
+LAYER_SUFFIXES = (".usd", ".usda", ".usdc", ".usdz")
+MAX_LAYERS = 1024  # layers one import may pull in through sublayers, references, payloads, clips
+
+
+def _asset_paths(layer) -> list[tuple[str, str]]:
+    """(asset path, where) of everything `layer` pulls in: sublayers, references, payloads (the
+    composition dependencies) and value clips' asset paths, read from the layer alone."""
+    from pxr import Sdf
+
+    found = [(a, "sublayers/references/payloads") for a in layer.GetCompositionAssetDependencies()]
+
+    def visit(spec_path) -> None:
+        if not spec_path.IsPrimPath():
+            return
+        spec = layer.GetPrimAtPath(spec_path)
+        clips = spec.GetInfo("clips") if spec is not None and spec.HasInfo("clips") else None
+        for name, clip_set in (dict(clips) if clips else {}).items():
+            if not hasattr(clip_set, "get"):
+                continue
+            manifest = clip_set.get("manifestAssetPath")
+            for v in [*(clip_set.get("assetPaths") or []), *([manifest] if manifest is not None else [])]:
+                found.append((getattr(v, "path", str(v)), f"{spec_path} clips {name}"))
+
+    layer.Traverse(Sdf.Path.absoluteRootPath, visit)
+    return found
+
+
+def _confine_layers(path: Path) -> None:
+    """Every layer the stage would compose, checked before composition: a file inside the input's
+    folder (a link only inside it), a regular file (a FIFO is refused before it is opened);
+    an asset path that leaves the folder is one FormatError naming it."""
+    from pxr import Sdf, Tf
+
+    from model.errors import refuse_link_outside
+    from model.formats.scene_file import side_file_size
+
+    folder = path.parent.resolve()
+    queue, seen = [path.resolve()], set()
+    while queue:
+        layer_path = queue.pop()
+        if layer_path in seen:
+            continue
+        seen.add(layer_path)
+        if len(seen) > MAX_LAYERS:
+            raise FormatError(path, None, f"pulls in more than {MAX_LAYERS} layers")
+        try:
+            layer = Sdf.Layer.FindOrOpen(str(layer_path))
+        except Tf.ErrorException as e:
+            reason = str(e).strip().splitlines()[-1].strip() if str(e).strip() else "unreadable"
+            raise FormatError(layer_path, None, f"not a readable USD file: {reason}") from None
+        if layer is None:
+            raise FormatError(layer_path, None, "not a readable USD file")
+        for asset, where in _asset_paths(layer):
+            if not asset:
+                continue
+            if "\0" in asset or "%00" in asset.lower() or "://" in asset:
+                raise FormatError(layer_path, where, f"asset path {asset[:80]!r} is not a file inside "
+                                  "the input's folder; refused")
+            resolved = layer.ComputeAbsolutePath(asset)
+            outer = resolved.split("[", 1)[0]  # a file inside a .usdz package: its package
+            target = Path(outer)
+            if not (target.is_absolute() and target.resolve().is_relative_to(folder)
+                    and Path(os.path.normpath(outer)).is_relative_to(folder)):
+                raise FormatError(layer_path, where, f"asset path {asset[:80]!r} leaves the input's "
+                                  f"folder ({folder}); refused")
+            refuse_link_outside(folder, target, f"USD asset {asset[:80]!r}", "USD file")
+            side_file_size(path, target, "USD layer")  # a regular file: a FIFO is never opened
+            if target.suffix.lower() in LAYER_SUFFIXES and "[" not in resolved:
+                queue.append(target.resolve())
+
+
 def _open_stage(path: Path):
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
     if not path.is_file():
@@ -466,6 +538,7 @@ def _open_stage(path: Path):
         cached = Sdf.Layer.Find(str(path))
         if cached is not None:  # a layer still open in this process: read what is on disk now
             cached.Reload(True)
+        _confine_layers(path)
         stage = Usd.Stage.Open(str(path), Usd.Stage.LoadAll)
     except Tf.ErrorException as e:
         reason = str(e).strip().splitlines()[-1].strip() if str(e).strip() else "unreadable"
@@ -516,8 +589,8 @@ def _palette_keys(prim) -> dict:
             continue
         if attr.GetCustomDataByKey(JSON_KEY) and isinstance(value, str):
             try:
-                value = json.loads(value)
-            except ValueError:
+                value = parse_json(value, None)
+            except FormatError:
                 continue  # edited beyond recognition: the key is left out, as an unknown one
         elif hasattr(value, "__len__") and not isinstance(value, str):
             value = [float(v) for v in value]

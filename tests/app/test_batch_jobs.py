@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from model.scene_lock import lock_path
 from tests.app.dask_cluster import ROOT, fresh_mmaps, local_cluster, square
 from tests.app.test_cli_spawn import RECIPE as FOREST
 
@@ -27,7 +28,8 @@ def boscage(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
 
 
 def digest(folder: Path) -> dict[str, str]:
-    files = sorted(p for p in folder.iterdir() if p.is_file())
+    """The scene's files by name; a killed writer's lock file (free, taken over by the next) is not one."""
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p != lock_path(folder / "demo.boscage"))
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
 
 

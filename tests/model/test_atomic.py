@@ -134,3 +134,19 @@ def test_a_file_where_the_folder_should_be_names_the_file_being_written(tmp_path
         atomic_write(target, b"new")
     assert str(caught.value) == f"{target}: cannot write: {tmp_path / 'a-file'} is a file, not a folder"
     assert (tmp_path / "a-file").read_bytes() == b"x"
+
+
+@pytest.mark.parametrize("code, words", [(errno.ENOSPC, "no space left on device while writing"),
+                                         (errno.EROFS, "folder is read-only")])
+def test_a_writer_by_path_reports_a_refused_write_as_one_sentence(tmp_path, code, words) -> None:
+    target = tmp_path / "forest.usdc"
+    target.write_bytes(b"old")
+
+    def refused(temp_path) -> None:  # as a library writing by name meets a full or read-only disk
+        temp_path.write_bytes(b"half")
+        raise OSError(code, os.strerror(code), str(temp_path))
+
+    with pytest.raises(WriteError) as e:
+        atomic.atomic_write_path(target, refused, ".usdc")
+    assert str(target) in str(e.value) and words in str(e.value) and ".tmp" not in str(e.value)
+    assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["forest.usdc"]

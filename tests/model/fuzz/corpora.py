@@ -44,6 +44,9 @@ FORMATS = (
     "png16",
     "r16",
     "npy",
+    "gltf",
+    "csv",
+    "json",
 )
 RESOURCES = Path(__file__).resolve().parents[3] / "resources"
 
@@ -1057,6 +1060,220 @@ def npy_seeds() -> list[Seed]:
     return seeds
 
 
+# ---- foliage interchange: glTF, CSV and JSON of instances ---------------------------------------
+def _interchange_scene():
+    from tests.model.interchange.conftest import small_scene
+
+    return small_scene({"conifer": 12, "rock": 7}, size=9)
+
+
+def glb_layout(data: bytes, name: str) -> tuple[list[SizeField], list[int]]:
+    """Size fields (the header's length, each chunk's) and chunk edges of a GLB."""
+    fields, edges = [SizeField(name, 8, 4)], [0, 4, 8, 12, len(data)]
+    pos = 12
+    while pos + 8 <= len(data):
+        (n,) = struct.unpack_from("<I", data, pos)
+        fields.append(SizeField(name, pos, 4))
+        edges += [pos, pos + 8, pos + 8 + n]
+        pos += 8 + ((n + 3) & ~3)
+    return fields, edges
+
+
+def _glb_json(data: bytes) -> tuple[bytes, bytes] | None:
+    """The GLB's JSON chunk and everything after it, or None when the layout is already broken."""
+    if len(data) < 20 or data[:4] != b"glTF":
+        return None
+    (n,) = struct.unpack_from("<I", data, 12)
+    if 20 + n > len(data):
+        return None
+    return data[20:20 + n], data[20 + ((n + 3) & ~3):]
+
+
+def _glb_pack(text: bytes, rest: bytes) -> bytes:
+    text += b" " * (-len(text) % 4)
+    return (b"glTF" + struct.pack("<II", 2, 20 + len(text) + len(rest)) + struct.pack("<I", len(text))
+            + b"JSON" + text + rest)
+
+
+def _glb_text(rng: random.Random, files: dict[str, Entry], seed: Seed) -> str:
+    """A change in the language of the GLB's JSON chunk, the chunk lengths made right again."""
+    name = seed.main
+    data = files.get(name)
+    parts = _glb_json(data) if isinstance(data, bytes) else None
+    if parts is None:
+        return ""
+    text, step = text_mutation(rng, parts[0], "json", seed)
+    files[name] = _glb_pack(text, parts[1])
+    return f"{name} JSON chunk: {step}"
+
+
+# Lies a glTF document can tell: counts, offsets, strides, lengths, indices, URIs and types.
+_GLTF_LIES = (
+    ("accessors", "count", (0, 1, 2 ** 31, 2 ** 40, -1, "3", None, 1.5)),
+    ("accessors", "byteOffset", (4, 2 ** 32, -4, "0")),
+    ("accessors", "bufferView", (None, 99, -1, [0])),
+    ("accessors", "componentType", (5121, 5125, 5130, 0, "5126")),
+    ("accessors", "type", ("SCALAR", "MAT4", "VEC9", 3, ["VEC3"])),
+    ("bufferViews", "byteLength", (0, 2 ** 40, -1, 3)),
+    ("bufferViews", "byteOffset", (2 ** 40, 1, -8)),
+    ("bufferViews", "byteStride", (1, 4, 252, 256, 2 ** 31, 0)),
+    ("bufferViews", "buffer", (1, 99, -1, "0")),
+    ("buffers", "byteLength", (0, 2 ** 40, -1, 7)),
+    ("buffers", "uri", ("../s.bin", "/etc/passwd", "s.bin%00", "data:application/octet-stream;base64,AAAA",
+                        "data:,xx", "sub/../../x.bin", "", 7, "@OUTSIDE@/secret.txt", "file:///etc/passwd")),
+    ("nodes", "mesh", (99, -1, "0", [0], None)),
+    ("nodes", "children", ([0], [99], "1", [[1]], {"a": 1})),
+    ("nodes", "translation", ([1e39, 0, 0], [3.4e38, 0, 0], "x", [0, 0], [1, None, 2], [10 ** 400, 0, 0])),
+    ("nodes", "rotation", ([0, 0, 0, 0], [1e300, 1e300, 0, 1], [0, 0, 1])),
+    ("nodes", "scale", ([0, 0, 0], [-1, 1, 1], [1e300, 1, 1], {})),
+    ("nodes", "matrix", ([0] * 16, [1e308] * 16, [1] * 15, "m")),
+    ("meshes", "name", ("", " ", "a" * 300, "x\ud800", 5)),
+    ("meshes", "primitives", ({}, [1], [{"attributes": 5}], [{"mode": "4"}])),
+)
+
+
+def _gltf_lie(rng: random.Random, files: dict[str, Entry], seed: Seed) -> str:
+    """One field of one object set to a value it cannot hold, the JSON still well formed."""
+    name = seed.main
+    data = files.get(name)
+    if not isinstance(data, bytes):
+        return ""
+    glb = name.endswith(".glb")
+    parts = _glb_json(data) if glb else (data, b"")
+    if parts is None:
+        return ""
+    try:
+        doc = json.loads(parts[0])
+    except (ValueError, RecursionError):  # an earlier step broke it: nothing to lie in
+        return ""
+    key, prop, values = rng.choice(_GLTF_LIES)
+    items = doc.get(key) if isinstance(doc, dict) else None
+    if not isinstance(items, list) or not items or not isinstance(items[0], dict):
+        return ""
+    k = rng.randrange(len(items))
+    value = rng.choice(values)
+    if value is None:
+        items[k].pop(prop, None)
+    else:
+        items[k][prop] = value
+    text = json.dumps(doc).encode()  # "@OUTSIDE@" becomes the outside folder when written
+    files[name] = _glb_pack(text, parts[1]) if glb else text
+    return f"{key}[{k}].{prop} = {str(value)[:40]}"
+
+
+
+@functools.lru_cache(maxsize=1)
+def gltf_seeds() -> list[Seed]:
+    from model.interchange import ExportOptions, export_scene
+    from tests.model.interchange.test_gltf import _foreign
+
+    seeds = []
+    with tempfile.TemporaryDirectory() as tmp:
+        scene = _interchange_scene()
+        made = {"ours": ("s.glb", ExportOptions(terrain_step=4)),
+                "plain": ("s.glb", ExportOptions(terrain=False, gpu_instancing=False)),
+                "split": ("s.gltf", ExportOptions(terrain=False))}
+        for label, (name, options) in made.items():
+            folder = Path(tmp) / label
+            folder.mkdir()
+            export_scene(scene, folder / name, options)
+        foreign = Path(tmp) / "foreign"
+        foreign.mkdir()
+        _foreign(foreign, "s.glb")
+        for label in (*made, "foreign"):
+            folder = Path(tmp) / label
+            files = _files(folder)
+            main = next(n for n in files if n.startswith("s.gl"))
+            kinds = {n: ("json" if n.endswith(".gltf") else "binary") for n in files}
+            fields, edges = glb_layout(files[main], main) if main.endswith(".glb") else ([], [])
+            seeds.append(Seed(label, files, main, kind=kinds, size_fields=fields,
+                              boundaries={main: edges} if edges else {},
+                              references=[n for n in files if n.endswith(".bin")],
+                              special=[_glb_text, _gltf_lie, _gltf_lie] if main.endswith(".glb")
+                              else [_gltf_lie, _gltf_lie]))
+    return seeds
+
+
+_CSV_VALUES = ("nan", "inf", "-inf", "1e999", "3.4e38", "-3.4e38", "1e308", "0", "-0", "", "x", "1e-45",
+               "9" * 400, '"1,2"', "1\n2")
+_TYPE_NAMES = ("", " ", "\t", "a" * 256, "a" * 70000, "é" * 128, '"', "x\ud800", "\u0000", "pine")
+
+
+def _csv_cells(rng: random.Random, files: dict[str, Entry], seed: Seed) -> str:
+    """A cell set to a number that is no position, or a type name the scene reader refuses."""
+    data = files.get(seed.main)
+    if not isinstance(data, bytes):
+        return ""
+    lines = data.split(b"\n")
+    rows = [i for i, line in enumerate(lines) if line and not line.startswith(b"#") and i > 0
+            and not line.startswith(b"type")]
+    if not rows:
+        return ""
+    i = rng.choice(rows)
+    cells = lines[i].split(b",")
+    k = rng.randrange(len(cells))
+    value = rng.choice(_TYPE_NAMES if k == 0 else _CSV_VALUES).encode("utf-8", "surrogatepass")
+    cells[k] = value
+    lines[i] = b",".join(cells)
+    files[seed.main] = b"\n".join(lines)
+    return f"line {i + 1} cell {k} = {value[:30]!r}"
+
+
+def _json_items(rng: random.Random, files: dict[str, Entry], seed: Seed) -> str:
+    """One instance's field set to a value of the wrong type, range or name."""
+    data = files.get(seed.main)
+    if not isinstance(data, bytes):
+        return ""
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError):  # an earlier step broke it: nothing to lie in
+        return ""
+    items = doc.get("instances") if isinstance(doc, dict) else None
+    if not isinstance(items, list) or not items:
+        return ""
+    k = rng.randrange(len(items))
+    key = rng.choice(("type", "position", "quaternion", "rotation_deg", "scale", "matrix"))
+    value = rng.choice((
+        "", " ", "a" * 300, "x\ud800", 5, None, [], [1, 2], ["1", 2, 3], [3.4e38, 0, 0], [1e308, 0, 0],
+        [10 ** 300, 0, 0], [0, 0, 0, 0], 0, -1, {"x": 1}, [[1, 2, 3]]))
+    if isinstance(items[k], dict):
+        items[k][key] = value
+    files[seed.main] = json.dumps(doc).encode()  # "x\ud800" stays an escape: read back, a lone surrogate
+    return f"instances[{k}].{key} = {str(value)[:40]}"
+
+
+def _tabular_seeds(suffix: str, special) -> list[Seed]:
+    from model.interchange import ExportOptions, export_scene
+
+    seeds = []
+    with tempfile.TemporaryDirectory() as tmp:
+        scene = _interchange_scene()
+        for label, options in (("plain", ExportOptions()), ("matrix", ExportOptions(matrix=True)),
+                               ("unreal", ExportOptions(conventions=_unreal()))):
+            path = Path(tmp) / f"{label}{suffix}"
+            export_scene(scene, path, options)
+            main = f"f{suffix}"
+            kind = {main: "json" if suffix == ".json" else "text"}
+            seeds.append(Seed(label, {main: path.read_bytes()}, main, kind=kind, special=[special, special]))
+    return seeds
+
+
+def _unreal():
+    from model.interchange import ENGINE_PRESETS
+
+    return ENGINE_PRESETS["Unreal"]
+
+
+@functools.lru_cache(maxsize=1)
+def csv_seeds() -> list[Seed]:
+    return _tabular_seeds(".csv", _csv_cells)
+
+
+@functools.lru_cache(maxsize=1)
+def json_seeds() -> list[Seed]:
+    return _tabular_seeds(".json", _json_items)
+
+
 # Regression cases too large to commit are built: case.json's "build" names one of these and its arguments.
 BUILDERS = {"plants_chain": plants_chain, "biome_chain": biome_chain}
 
@@ -1074,6 +1291,9 @@ SEEDS = {
     "png16": png16_seeds,
     "r16": r16_seeds,
     "npy": npy_seeds,
+    "gltf": gltf_seeds,
+    "csv": csv_seeds,
+    "json": json_seeds,
 }
 assert tuple(SEEDS) == FORMATS
 __all__ = ["FORMATS", "SEEDS", "ZONE_ID", "text_mutation"]

@@ -105,6 +105,31 @@ def _heightmap(folder: Path, main: str) -> None:
     _heights(folder / main)
 
 
+# Foliage imports may hold this much beyond 4 bytes per byte of input: numpy's and the JSON
+# parser's working set for a small file. A size that lies is refused before it costs more.
+IMPORT_MEMORY_CAP = 16 << 20
+
+
+def _foliage(folder: Path, main: str) -> None:
+    """An import read and added to a scene, its peak traced allocation bounded by its input's size."""
+    import tracemalloc
+
+    from model.interchange import read_foliage
+    from model.interchange.merge import add_to_scene
+    from model.scene import Scene
+    from model.terrain import Terrain
+
+    size = sum(p.stat().st_size for p in folder.iterdir() if p.is_file() and not p.is_symlink())
+    tracemalloc.start()
+    try:
+        imported = read_foliage(folder / main)
+        add_to_scene(Scene(Terrain(np.zeros((4, 4), np.float32))), imported, write_meshes=False)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= 4 * size + IMPORT_MEMORY_CAP, f"an import of {size} bytes allocated {peak} at its peak"
+
+
 READERS: dict[str, Callable[[Path, str], None]] = {
     "scene": _scene,
     "store": _store,
@@ -119,6 +144,9 @@ READERS: dict[str, Callable[[Path, str], None]] = {
     "png16": _png16,
     "r16": _heightmap,
     "npy": _heightmap,
+    "gltf": _foliage,
+    "csv": _foliage,
+    "json": _foliage,
 }
 
 

@@ -1,7 +1,8 @@
 """Seeded mutation fuzzing of every reader: each input ends in success or FormatError, within limits.
 
-Default run: BOSCAGE_FUZZ_COUNT inputs per format (30). `--runslow` adds BOSCAGE_FUZZ_SLOW_COUNT
-more per format (2,000). BOSCAGE_FUZZ_SEED moves the first input number (0), so CI may vary it.
+Default run: BOSCAGE_FUZZ_COUNT inputs per format (30; 300 for the foliage imports, which read in
+a few milliseconds). `--runslow` adds BOSCAGE_FUZZ_SLOW_COUNT more per format (2,000; 10,000 for
+the foliage imports). BOSCAGE_FUZZ_SEED moves the first input number (0), so CI may vary it.
 A failure prints each input's seed and steps, saves it (BOSCAGE_FUZZ_FAILURES, else
 $TMPDIR/boscage-fuzz-failures/<format>/<seed>/) and the command that replays it.
 
@@ -21,6 +22,11 @@ from tests.model.fuzz.test_regressions import ELSEWHERE
 
 COUNT = int(os.environ.get("BOSCAGE_FUZZ_COUNT", "30"))
 SLOW_COUNT = int(os.environ.get("BOSCAGE_FUZZ_SLOW_COUNT", "2000"))
+IMPORTS = ("gltf", "csv", "json")  # quick readers of files users pass in from anywhere: many more inputs
+COUNTS = {fmt: int(os.environ.get("BOSCAGE_FUZZ_COUNT", "300")) if fmt in IMPORTS else COUNT
+          for fmt in FORMATS}
+SLOW_COUNTS = {fmt: int(os.environ.get("BOSCAGE_FUZZ_SLOW_COUNT", "10000")) if fmt in IMPORTS else SLOW_COUNT
+               for fmt in FORMATS}
 FIRST = int(os.environ.get("BOSCAGE_FUZZ_SEED", "0"))
 
 # "<format>: <signature>" → the regression case that pins it
@@ -44,10 +50,11 @@ def _check(fmt: str, numbers: range, worker, root) -> None:
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_fuzz(fmt, fuzz_worker, fuzz_root):
-    _check(fmt, range(FIRST, FIRST + COUNT), fuzz_worker, fuzz_root)
+    _check(fmt, range(FIRST, FIRST + COUNTS[fmt]), fuzz_worker, fuzz_root)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_fuzz_many(fmt, fuzz_worker, fuzz_root):
-    _check(fmt, range(FIRST + COUNT, FIRST + COUNT + SLOW_COUNT), fuzz_worker, fuzz_root)
+    start = FIRST + COUNTS[fmt]
+    _check(fmt, range(start, start + SLOW_COUNTS[fmt]), fuzz_worker, fuzz_root)

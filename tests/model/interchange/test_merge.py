@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from model.foliage import FoliageType, foliage_of
 from model.foliage.meshes import mesh_for
@@ -87,13 +88,21 @@ def test_an_unsaved_scene_gets_a_stand_in_mesh_and_a_warning(tmp_path) -> None:
     assert any("stands in" in w for w in result.warnings)
 
 
-def test_bad_records_are_left_out_with_a_warning() -> None:
+def test_bad_records_are_refused_before_anything_is_added(tmp_path) -> None:
+    from model.errors import FormatError
     from model.interchange.options import ImportedFoliage
 
-    rec = np.array([[0, 0, 0, 0, 0, 0, 1], [np.nan, 0, 0, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0, 0]], np.float32)
-    target = Scene(Terrain(np.zeros((8, 8), np.float32)))
-    result = add_to_scene(target, ImportedFoliage({"a": rec}))
-    assert result.counts == {"a": 1} and "2 instances" in result.warnings[0]
+    good = np.array([[0, 0, 0, 0, 0, 0, 1]], np.float32)
+    source = tmp_path / "in.usda"
+    for bad, reason in (([np.nan, 0, 0, 0, 0, 0, 1], "x not a finite number"),
+                        ([1, 0, 0, 0, 0, 0, 0], "scale 0 is not above 0"),
+                        ([3.4e38, 0, 0, 0, 0, 0, 1], "position (3.4e+38, 0, 0) lies beyond ±1e+07 m")):
+        target = Scene(Terrain(np.zeros((8, 8), np.float32)))
+        imported = ImportedFoliage({"a": good, "b": np.array([good[0], bad], np.float32)}, source=source)
+        with pytest.raises(FormatError) as e:
+            add_to_scene(target, imported)
+        assert str(e.value) == f"{source}: instance 1: type 'b': {reason}"
+        assert "foliage" not in target.sections or len(foliage_of(target).volume) == 0
 
 
 def test_open_ranges_survive_json_extras(tmp_path) -> None:
