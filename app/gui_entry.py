@@ -17,9 +17,31 @@ MAX_SIDE = 16384
 MAX_CAMERA_METRES = 1.0e7  # as far as a scene may reach (scene_file.MAX_EXTENT)
 
 
+class _EditorParser(argparse.ArgumentParser):
+    """The editor's parser; its help ends with every headless command, read from their parsers only
+    when help is asked for (importing them all would slow every start)."""
+
+    def format_help(self) -> str:
+        from app.cli import EXIT_CODES, HelpFormatter, command_summaries, examples
+
+        self.formatter_class = HelpFormatter
+        summaries = command_summaries()
+        width = max(len(name) for name, _ in summaries)
+        commands = "\n".join(f"  {name:<{width}}  {summary}" for name, summary in summaries)
+        self.epilog = (
+            "commands (headless; `boscage COMMAND -h` gives its options and examples):\n"
+            f"{commands}\n\n{EXIT_CODES}\n\n"
+            + examples("boscage", "boscage forest.boscage",
+                       "boscage --screenshot shot.png --size 1200x750 --camera 0,120,-420,0,20,0 "
+                       "forest.boscage",
+                       "boscage scene info forest.boscage --json",
+                       "boscage export forest.boscage forest.glb"))
+        return super().format_help()
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="boscage", description="Boscage foliage and terrain editor. "
-                                "Subcommands (scene, bench, …) run headless; see `boscage bench -h`.")
+    p = _EditorParser(prog="boscage", description="Boscage foliage and terrain editor: opens SCENE (or "
+                      "the bundled demo scene) in the editor; the commands below run headless.")
     p.add_argument("scene", nargs="?", type=Path, metavar="SCENE",
                    help="a .boscage scene to open (default: the bundled demo scene)")
     p.add_argument("--screenshot", type=Path, metavar="PNG",

@@ -64,7 +64,7 @@ ensure_venv() {
     "$venv/bin/python" -m pip install -q --no-deps --no-build-isolation -e .
     # Resolving pyproject's requirements against what is installed, with no index, fails when the
     # lock misses one of them (a dependency added to pyproject.toml without refreshing the lock).
-    if ! "$venv/bin/python" -m pip install -q --dry-run --no-index --no-build-isolation -e ".[test]"; then
+    if ! "$venv/bin/python" -m pip install -q --dry-run --no-index --no-build-isolation -e ".[test,docs]"; then
       echo "error: requirements/dev.lock does not satisfy pyproject.toml; run: bash scripts/dev.sh lock" >&2
       exit 1
     fi
@@ -80,7 +80,7 @@ write_locks() {
   local compile=("$venv/bin/uv" pip compile --quiet --universal --python-version 3.11 --generate-hashes
     --custom-compile-command "bash scripts/dev.sh lock")
   "${compile[@]}" "$@" requirements/tools.in -o requirements/tools.lock
-  "${compile[@]}" "$@" pyproject.toml --extra test -o requirements/dev.lock
+  "${compile[@]}" "$@" pyproject.toml --extra test --extra docs -o requirements/dev.lock
   "${compile[@]}" "$@" requirements/blender.in -o requirements/blender.lock
   git --no-pager diff --stat -- requirements/ 2>/dev/null || true
 }
@@ -169,6 +169,9 @@ run_tests() {
   else unselected+=("model tests"); fi
   if ((${#gui[@]})); then part "GUI tests" gui_suite "${opts[@]}" "${gui[@]}"
   else unselected+=("GUI tests"); fi
+  # The user guide and references (with the whole suite): no broken link, no missing or unlisted page.
+  if [[ " ${gui[*]} " == *" tests "* ]]; then part docs docs_build
+  else unselected+=(docs); fi
   local summary
   summary="passed: $(joined "${passed[@]}")"
   ((${#unselected[@]} == 0)) || summary+="; nothing selected: $(joined "${unselected[@]}")"
@@ -180,6 +183,7 @@ run_tests() {
 }
 model_suite() { BOSCAGE_BLOCK_GUI=1 "$venv/bin/python" -m pytest -p no:pytest-qt "$@"; }
 gui_suite() { BOSCAGE_FORCE_XVFB=1 with_display "$venv/bin/python" -m pytest --ignore=tests/model "$@"; }
+docs_build() { "$venv/bin/mkdocs" build --strict --quiet; }
 joined() { (($#)) || { echo none; return; }; local s; printf -v s '%s, ' "$@"; echo "${s%, }"; }
 
 usage="usage: scripts/dev.sh run [SCENE] | test [PYTEST ARGS] | lock [--upgrade | --upgrade-package NAME]"

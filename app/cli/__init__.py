@@ -26,15 +26,75 @@ def family_names() -> list[str]:
                   if not m.name.startswith("_"))
 
 
+EXIT_CODES = ("exit codes: 0 success; 1 bad input (the message names the file and the place); "
+              "2 usage error; 130 interrupted with Ctrl+C (an import removes what it wrote).")
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Prose paragraphs are filled to the terminal's width; a paragraph with indented lines (the
+    examples) is kept as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = []
+        for para in text.split("\n\n"):
+            lines = para.splitlines()
+            if any(line.startswith(" ") for line in lines):
+                paragraphs.append("\n".join(indent + line for line in lines))
+            else:
+                paragraphs.append(super()._fill_text(para, width, indent))
+        return "\n\n".join(paragraphs)
+
+
+def examples(*commands: str, notes: str = "") -> str:
+    """An epilog: NOTES as prose (paragraphs split by blank lines), then each command indented."""
+    block = "examples:\n" + "\n".join(f"  {c}" for c in commands)
+    return f"{notes}\n\n{block}" if notes else block
+
+
+def subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, str, argparse.ArgumentParser]]:
+    """(name, one-line summary, parser) of each subcommand directly under `parser`, in order."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help or "" for a in action._choices_actions}
+            return [(name, helps.get(name, ""), p) for name, p in action.choices.items()]
+    return []
+
+
+def _finish_help(parser: argparse.ArgumentParser) -> None:
+    """Every parser below `parser`: our formatter, its summary as its description, and for a family
+    its actions' first examples as its own."""
+    for _name, summary, child in subcommands(parser):
+        child.formatter_class = HelpFormatter
+        if not child.description and summary:
+            child.description = summary[0].upper() + summary[1:] + "."
+        _finish_help(child)
+        actions = subcommands(child)
+        if actions and not child.epilog:
+            firsts = [_first_example(p) for _n, _s, p in actions]
+            child.epilog = examples(*(e for e in firsts if e))
+
+
+def _first_example(parser: argparse.ArgumentParser) -> str | None:
+    lines = (parser.epilog or "").split("examples:\n", 1)
+    return lines[1].splitlines()[0].strip() if len(lines) == 2 else None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="boscage",
+        prog="boscage", formatter_class=HelpFormatter,
         description="Boscage foliage and terrain editor. Without a subcommand, opens the editor.",
+        epilog=EXIT_CODES,
     )
     sub = parser.add_subparsers(dest="family", metavar="COMMAND", required=True)
     for name in family_names():
         importlib.import_module(f"{__name__}.{name.replace('-', '_')}").register(sub)
+    _finish_help(parser)
     return parser
+
+
+def command_summaries() -> list[tuple[str, str]]:
+    """(command, one-line summary) for every subcommand family, for the editor's --help."""
+    return [(name, summary) for name, summary, _p in subcommands(build_parser())]
 
 
 def run_cli(argv: list[str]) -> int:

@@ -12,11 +12,20 @@ import math
 import subprocess
 import sys
 
-from app.cli import add_json_flag, emit
+from app.cli import add_json_flag, emit, examples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bench", help="run the performance cases and compare with their budgets")
+    p = sub.add_parser("bench", help="run the performance cases and compare with their budgets",
+                       epilog=examples(
+        "boscage bench --quick",
+        "boscage bench viewport scene_tiles",
+        "boscage bench --json foliage.store_save_load_vs_raw_io",
+        notes="Each budget is a ratio measured within one run, so it holds on any machine. NAME is a "
+              "family (foliage, plants, viewport, ...), a case or part of a case's name. A target the "
+              "product does not reach yet is measured and shown as PEND and does not fail the run.\n\n"
+              "--json prints a list of {name, ratio, budget, ok, pending} (with --quick, a case's quick "
+              "budget where it has one). Exit 1 when a budget fails."))
     p.add_argument("--quick", action="store_true", help="smaller sizes, for smoke tests")
     p.add_argument("--in-process", action="store_true",
                    help="run every case in this process instead of one fresh process each")

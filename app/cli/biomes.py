@@ -13,6 +13,7 @@ from app.cli import (
     add_json_flag,
     emit,
     emit_report,
+    examples,
     non_finite_note,
     number_text,
 )
@@ -29,14 +30,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     bsub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     info = bsub.add_parser("info", help="resolved assets with the file behind every field, errors, "
-                                        "warnings and the zone order table; exit 1 if any error")
+                                        "warnings and the zone order table; exit 1 if any error",
+                        epilog=examples(
+                            "boscage biomes info worldgen/biomes",
+                            "boscage biomes info worldgen/biomes mods/biomes --asset Forest_Temperate",
+                            notes="Later folders overlay same-key files of earlier ones. --json prints "
+                                  "{folders, counts: {assets, tile, custom, resolved, valid, errors, "
+                                  "warnings}, assets: [...], ...}; each asset lists its parent, "
+                                  "chain_length, chain_end and the first 64 links of its chain. Exit 1 "
+                                  "when the set has an error."))
     _folders(info)
     info.add_argument("--asset", action="append", default=[], metavar="KEY",
                       help="show only this asset (repeatable); errors and zones still cover the set")
     add_json_flag(info)
     info.set_defaults(func=run_info)
 
-    ex = bsub.add_parser("export", help="write one resolved asset as standalone JSON (no Parent)")
+    ex = bsub.add_parser("export", help="write one resolved asset as standalone JSON (no Parent)",
+                         epilog=examples("boscage biomes export worldgen/biomes --asset Forest_Temperate "
+                                         "-o forest.json"))
     _folders(ex)
     ex.add_argument("--asset", required=True, metavar="KEY", help="the asset to flatten")
     ex.add_argument("-o", "--out", required=True, type=Path, metavar="FILE", help="the JSON file to write")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli import UsageError, add_json_flag, emit
+from app.cli import UsageError, add_json_flag, emit, examples
 from model.interchange.conventions import ENGINE_PRESETS, HANDEDNESS, UNITS, UP_AXES
 
 
@@ -40,7 +40,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "export", help="export terrain and foliage to glTF, USD, CSV or JSON",
         description="Write a scene's terrain and foliage for an engine: .glb/.gltf (glTF 2.0, foliage "
                     "with EXT_mesh_gpu_instancing), .usda/.usdc/.usdz (USD point instancers), "
-                    ".csv/.json (one row per instance). The format follows OUT's suffix.")
+                    ".csv/.json (one row per instance). The format follows OUT's suffix.",
+        epilog=examples(
+            "boscage export forest.boscage forest.glb",
+            "boscage export forest.boscage forest.glb --plain-nodes --terrain-step 2",
+            "boscage export forest.boscage trees.csv --engine unreal --matrix --no-terrain",
+            "boscage export forest.boscage forest.usdc --engine omniverse --types conifer,broadleaf",
+            notes="--json prints {path, instances, types, terrain_vertices, bytes, format, "
+                  "conventions: {up, handedness, units}, gpu_instancing}."))
     p.add_argument("scene", type=Path, metavar="SCENE", help="a .boscage file")
     p.add_argument("out", type=Path, metavar="OUT",
                    help="output file: .glb .gltf .usda .usdc .usdz .csv .json")

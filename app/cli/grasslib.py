@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli import add_json_flag, emit
+from app.cli import add_json_flag, emit, examples
 from model.grasslib import pick, read_library
 from model.grasslib.library import TAIL_SIZE
 from model.grasslib.summary import library_summary, rule_fields
@@ -45,13 +45,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("grasslib", help="inspect a grass pattern library and its terrain picker")
     gsub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
 
-    info = gsub.add_parser("info", help="counts of models, groups and rules, classes, table, flags")
+    info = gsub.add_parser("info", help="counts of models, groups and rules, classes, table, flags",
+                           epilog=examples("boscage grasslib info grass.bin",
+                                           "boscage grasslib info grass.bin --tail-size any --json",
+                                           notes="--json prints {path, size, models, groups, rules, "
+                                                 "groups_by_rule_count, tail_bytes, ..., rule_fields}."))
     info.add_argument("file", type=Path, metavar="FILE", help="a grass pattern library")
     _add_tail_flag(info)
     add_json_flag(info)
     info.set_defaults(func=run_info)
 
-    pk = gsub.add_parser("pick", help="the group, weight and rules one terrain node reaches")
+    pk = gsub.add_parser("pick", help="the group, weight and rules one terrain node reaches",
+                         epilog=examples("boscage grasslib pick grass.bin --material 12 --block4 6 "
+                                         "--block5 0xFE",
+                                         notes="--json prints {material, block4, block5, table_group, group, "
+                                               "source, weight, active, rules, rules_with_missing_models, "
+                                               "explanation}."))
     pk.add_argument("file", type=Path, metavar="FILE", help="a grass pattern library")
     pk.add_argument("--material", type=byte_value, required=True, help="material byte (0..255)")
     pk.add_argument("--block4", type=byte_value, required=True, help="block-4 value: weight = value >> 1")

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.cli import UsageError, add_json_flag, emit
+from app.cli import UsageError, add_json_flag, emit, examples
 from model.errors import FormatError
 from model.formats.heightmap import (
     FORMATS,
@@ -21,7 +21,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("heightmap", help="export and import heightmaps (PNG16, R16, .npy, EXR, TIFF, R32)")
     hm_sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
 
-    ex = hm_sub.add_parser("export", help="write a scene's heights as a heightmap file")
+    ex = hm_sub.add_parser("export", help="write a scene's heights as a heightmap file", epilog=examples(
+        "boscage heightmap export forest.boscage heights.png",
+        "boscage heightmap export forest.boscage heights.exr",
+        "boscage heightmap export forest.boscage heights.r16 --offset 0 --scale 500",
+        notes="A 16-bit PNG carries its offset, scale and spacing; EXR and TIFF carry the spacing. "
+              "--json prints {out, columns, rows, spacing, offset, scale} (offset and scale of the "
+              "16-bit mapping, null for float formats)."))
     ex.add_argument("scene", type=Path, metavar="SCENE", help="a .boscage file")
     ex.add_argument("out", type=Path, metavar="OUT",
                     help=".png (16-bit), .r16/.raw, .npy, .exr, .tif or .r32 (float32)")
@@ -30,7 +36,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(ex)
     ex.set_defaults(func=run_export)
 
-    im = hm_sub.add_parser("import", help="make a new scene from a heightmap file")
+    im = hm_sub.add_parser("import", help="make a new scene from a heightmap file", epilog=examples(
+        "boscage heightmap import island.png island.boscage",
+        "boscage heightmap import island.r16 island.boscage --size 4097x4097 --spacing 2 --scale 800",
+        "boscage heightmap import gaea.exr valley.boscage --name valley",
+        notes="The file is read a band of rows at a time and the scene written tile by tile; Ctrl+C "
+              "removes what was written (exit 130). A float file holding NaN or infinity exits 1 "
+              "naming the first such sample. --json prints {out, name, columns, rows, spacing, "
+              "height_range}."))
     im.add_argument("heightmap", type=Path, metavar="HEIGHTMAP",
                     help=".png, .r16/.raw, .npy, .exr, .tif/.tiff or .r32")
     im.add_argument("out", type=Path, metavar="OUT", help="the .boscage scene to write")
@@ -44,7 +57,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(im)
     im.set_defaults(func=run_import)
 
-    lay = hm_sub.add_parser("export-layer", help="write one paint layer's weights as an 8-bit PNG")
+    lay = hm_sub.add_parser("export-layer", help="write one paint layer's weights as an 8-bit PNG",
+                           epilog=examples("boscage heightmap export-layer forest.boscage rock rock.png",
+                                           notes="--json prints {out, layer, columns, rows}."))
     lay.add_argument("scene", type=Path, metavar="SCENE", help="a .boscage file")
     lay.add_argument("layer", metavar="LAYER", help="the layer's name")
     lay.add_argument("out", type=Path, metavar="OUT", help="the .png to write")

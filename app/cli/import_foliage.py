@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli import add_json_flag, emit
+from app.cli import add_json_flag, emit, examples
 from app.cli._lock import add_wait_flag, saving_locked
 
 
@@ -15,7 +15,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "import-foliage", help="add foliage instances from glTF, USD, CSV or JSON to a scene",
         description="Read foliage instances (glTF EXT_mesh_gpu_instancing or instanced nodes, USD "
                     "point instancers, our CSV/JSON) into SCENE's volume. Without --save nothing is "
-                    "written: the command says what would be added.")
+                    "written: the command says what would be added.",
+        epilog=examples(
+            "boscage import-foliage forest.boscage edited.glb",
+            "boscage import-foliage forest.boscage trees.csv --save",
+            notes="--json prints {scene, source, saved, instances, types, new_types, mesh_files, warnings}."))
     p.add_argument("scene", type=Path, metavar="SCENE", help="a .boscage file")
     p.add_argument("source", type=Path, metavar="IN", help=".glb .gltf .usda .usdc .usdz .csv .json")
     p.add_argument("--save", action="store_true",

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.cli import UsageError, add_json_flag, emit, emit_report, non_finite_note
+from app.cli import UsageError, add_json_flag, emit, emit_report, examples, non_finite_note
 from app.cli._batch import add_batch_flags, batch_options
 from app.cli._progress import TerminalProgress as _TerminalProgress
 from model.errors import FormatError
@@ -43,14 +43,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plants", help="plant rule files: inspect and lint them, grow a zone with them")
     plants_sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
 
-    inspect = plants_sub.add_parser("inspect", help="merged rules, the file each field came from, lints")
+    inspect = plants_sub.add_parser("inspect", help="merged rules, the file each field came from, lints",
+                                    epilog=examples(
+                                        "boscage plants inspect resources/plants",
+                                        "boscage plants inspect resources/plants pine reed --json",
+                                        notes="--json prints {folder, rules: [{name, file, lints, fields, "
+                                              "defaults, index, type, states, figures}], errors, warnings}. "
+                                              "Exit 1 when any rule has an error."))
     inspect.add_argument("folder", type=Path, metavar="DIR", help="folder of rule files (*.txt)")
     inspect.add_argument("names", nargs="*", metavar="NAME",
                          help="only these rules (file names, .txt optional)")
     add_json_flag(inspect)
     inspect.set_defaults(func=run_inspect)
 
-    grow = plants_sub.add_parser("grow", help="run growth passes over a zone's layers and write the result")
+    grow = plants_sub.add_parser("grow", help="run growth passes over a zone's layers and write the result",
+                                 epilog=examples(
+                                     "boscage plants grow --zone zones --id 12 --rules rules --passes 20 "
+                                     "--seed 1 --out grown",
+                                     "boscage plants grow --zone zones --id 12 --rules rules --passes 20 "
+                                     "--seed 1 --out grown --scene grown/zone12.boscage",
+                                     "boscage plants grow --zones zones --all --rules rules --passes 20 "
+                                     "--seed 1 --out grown --workers 2",
+                                     notes="The same seed gives the same bytes. --json prints, for one "
+                                           "zone, {zone_id, width, height, passes, seed, fertility, out, "
+                                           "files, plants_before, plants_after, missing_rules, "
+                                           "unknown_plants, warnings, scene}; for many, {zones, passes, "
+                                           "seed, fertility, out, missing_rules, unknown_plants, "
+                                           "warnings} keyed by zone id."))
     grow.add_argument("--zone", "--zones", dest="zone", type=Path, required=True, metavar="DIR",
                       help="folder of the zones' layer files")
     which = grow.add_mutually_exclusive_group()

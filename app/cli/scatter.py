@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli import UsageError, add_json_flag, emit, parse_xz
+from app.cli import UsageError, add_json_flag, emit, examples, parse_xz
 from app.cli._batch import add_batch_flags, batch_options
 from app.cli._lock import add_wait_flag, saving_locked
 from app.cli.spawn import refusal_lines
@@ -15,7 +15,17 @@ from app.cli.spawn import refusal_lines
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("scatter", help="paint one foliage stamp into a scene and report every refusal",
                        description="Run one paint stamp of a foliage type and print the candidates, "
-                                   "how many were placed and how many each rule refused.")
+                                   "how many were placed and how many each rule refused.",
+                       epilog=examples(
+                           "boscage scatter forest.boscage --type conifer --at 120,80 --radius 20",
+                           "boscage scatter forest.boscage --type conifer --at=-40,15 --radius 20 --save",
+                           "boscage scatter forest.boscage --type broadleaf --whole --save --workers 2",
+                           notes="Refusal reasons: NO_GROUND, SLOPE, ALTITUDE, LAYER, SPACING, BRUSH. A "
+                                 "derived type (grass) is refused: it is never stored. Write --at=-5,3 for "
+                                 "a negative X.\n\n--json prints {type, candidates, placed, refused, "
+                                 "missing_layer, added_to_palette, saved}; with --whole {type, whole, "
+                                 "region, candidates, placed, refused: [{reason, count}], missing_layers, "
+                                 "added_to_palette, saved, added}."))
     p.add_argument("scene", type=Path, metavar="SCENE", help="a .boscage file")
     p.add_argument("--type", required=True, metavar="NAME", dest="type_name",
                    help="foliage type name (from the scene's palette, else the built-in one)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli import add_json_flag, emit
+from app.cli import add_json_flag, emit, examples
 from model.scene import Scene
 
 
@@ -13,12 +13,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("scene", help="inspect and create scenes")
     scene_sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
 
-    info = scene_sub.add_parser("info", help="size, spacing, layers with coverage, foliage counts")
+    info = scene_sub.add_parser("info", help="size, spacing, layers with coverage, foliage counts",
+                                epilog=examples(
+        "boscage scene info resources/demo/demo.boscage",
+        "boscage scene info forest.boscage --json",
+        notes="--json prints {path, name, file_version, columns, rows, spacing, origin, size_m, "
+              "height_range, layers: [{name, color, painted, coverage}], foliage: {types, instances, "
+              "by_type, derived_types}}. painted is the share of samples with any weight, coverage the mean "
+              "weight (0..1)."))
     info.add_argument("scene", type=Path, metavar="SCENE", help="a .boscage file")
     add_json_flag(info)
     info.set_defaults(func=run_info)
 
-    demo = scene_sub.add_parser("new-demo", help="write the procedural demo scene to OUT")
+    demo = scene_sub.add_parser("new-demo", help="write the procedural demo scene to OUT", epilog=examples(
+        "boscage scene new-demo my-demo/demo.boscage",
+        notes="The same bytes every time, on every machine. --json prints {path, name}."))
     demo.add_argument("out", type=Path, metavar="OUT", help="the .boscage file to write")
     add_json_flag(demo)
     demo.set_defaults(func=run_new_demo)

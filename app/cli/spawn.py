@@ -6,7 +6,7 @@ import argparse
 import tomllib
 from pathlib import Path
 
-from app.cli import UsageError, add_json_flag, emit
+from app.cli import UsageError, add_json_flag, emit, examples
 from app.cli._batch import add_batch_flags, batch_options
 from app.cli._lock import add_wait_flag, saving_locked
 from app.cli._progress import TerminalProgress
@@ -37,7 +37,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Run the scene's spawners (or one) in their order and print, per "
                                    "species, the candidates, how many were placed and how many each "
                                    "condition refused. A spawner replaces exactly the instances it "
-                                   "placed before; painted foliage is never touched.")
+                                   "placed before; painted foliage is never touched.",
+                       epilog=examples(
+                           "boscage spawn forest.boscage",
+                           "boscage spawn forest.boscage --recipe forest.toml --save",
+                           "boscage spawn forest.boscage --name understory --region 0,0,256,256 --save",
+                           "boscage spawn big.boscage --save --workers 2 --resume",
+                           notes="--json prints {scene, spawners: [{spawner, region, candidates, placed, "
+                                 "removed, added, species: [{type, candidates, placed, refused: [{reason, "
+                                 "count}], missing_layers, sentence}]}], saved}."))
     p.add_argument("scene", type=Path, metavar="SCENE", help="a .boscage file")
     p.add_argument("--name", metavar="N", help="run only the spawner named N")
     p.add_argument("--recipe", type=Path, metavar="FILE",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.cli import UsageError, add_json_flag, emit, number_text, parse_xz
+from app.cli import UsageError, add_json_flag, emit, examples, number_text, parse_xz
 from app.cli._batch import Batch, add_batch_flags, batch_options
 from app.cli._progress import TerminalProgress
 from model.atomic import atomic_write, atomic_write_text, make_folder
@@ -41,19 +41,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("trn", help="inspect, round-trip, sample and bake TRN terrain generators")
     trn_sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
 
-    info = trn_sub.add_parser("info", help="header, family counts, layer tree summary, unsupported items")
+    info = trn_sub.add_parser("info", help="header, family counts, layer tree summary, unsupported items",
+                              epilog=examples(
+        "boscage trn info world.trn", "boscage trn info world.trn --tree",
+        notes="--json prints {path, version, header, pole_spacing, families, family_list, group_versions, "
+              "layers: {top_level, total, items, inactive}, items_by_tag, unsupported, baked} (and tree "
+              "with --tree)."))
     info.add_argument("file", type=Path, metavar="FILE")
     info.add_argument("--tree", action="store_true", help="also list the whole layer tree")
     add_json_flag(info)
     info.set_defaults(func=run_info)
 
-    rt = trn_sub.add_parser("roundtrip", help="read FILE and write it back to OUT (byte for byte)")
+    rt = trn_sub.add_parser("roundtrip", help="read FILE and write it back to OUT (byte for byte)",
+                            epilog=examples("boscage trn roundtrip world.trn copy.trn",
+                                            notes="Exit 0 when OUT is byte-identical to IN. --json "
+                                                  "prints {in, out, bytes, identical, unsupported}."))
     rt.add_argument("file", type=Path, metavar="IN")
     rt.add_argument("out", type=Path, metavar="OUT")
     add_json_flag(rt)
     rt.set_defaults(func=run_roundtrip)
 
-    sm = trn_sub.add_parser("sample", help="height, shader family and flora at points")
+    sm = trn_sub.add_parser("sample", help="height, shader family and flora at points",
+                            epilog=examples("boscage trn sample world.trn --at 100,250 --at -5,3",
+                                            notes="--json prints {file, points: [...]}, one entry per --at."))
     sm.add_argument("file", type=Path, metavar="FILE")
     sm.add_argument("--at", type=parse_xz, action="append", required=True, metavar="X,Z",
                     help="a point in metres; repeat for more")
@@ -62,7 +72,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     _values_may_start_with_minus(sm)
     sm.set_defaults(func=run_sample)
 
-    fr = trn_sub.add_parser("fractal", help="a fractal family's value at points")
+    fr = trn_sub.add_parser("fractal", help="a fractal family's value at points",
+                            epilog=examples("boscage trn fractal world.trn --family 3 --at 100,250",
+                                            notes="Computed in the engine's exact float32 order. "
+                                                  "--json prints {..., points: [{x, z, value}]}."))
     fr.add_argument("file", type=Path, metavar="FILE")
     fr.add_argument("--family", type=int, required=True, metavar="ID")
     fr.add_argument("--at", type=parse_xz, action="append", required=True, metavar="X,Z",
@@ -74,7 +87,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     bk = trn_sub.add_parser("bake", help="heights (16-bit PNG and .npy) and family maps (PNG) for a region",
                             epilog="Poles whose height is NaN or infinite do not stop the bake: NaN and -inf "
                                    "become the lowest finite height, +inf the highest, in both height files; "
-                                   "the output and legend.json count them and nonfinite.png marks them.")
+                                   "the output and legend.json count them and nonfinite.png marks them.\n\n"
+                                   "Writes heights.png (16-bit), heights.npy, shader.png, flora_*.png, "
+                                   "environment.png (16-bit: family id + 1, 0 where none), exclude.png, "
+                                   "passable.png, color.npy and legend.json. From 4 M poles it runs on one "
+                                   "worker per core.\n\n"
+                                   "--json prints {out, files, columns, rows, height_range, "
+                                   "non_finite_heights, warnings, ...}.\n\n"
+                                   + examples("boscage trn bake world.trn --region 0,0,2048,2048 --spacing 2 "
+                                              "--out bake",
+                                              "boscage trn bake world.trn --region=-4096,-4096,4096,4096 "
+                                              "--spacing 4 --out bake --workers 2 --resume"))
     bk.add_argument("file", type=Path, metavar="FILE")
     bk.add_argument("--region", type=_parse_region, required=True, metavar="X0,Z0,X1,Z1",
                     help="world rectangle in metres")
@@ -88,7 +111,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     ts = trn_sub.add_parser("to-scene", help="evaluate a region into a .boscage scene, written tile by tile",
                             epilog="Heights become the terrain, shader families paint layers, flora families "
                                    "foliage (as TRN as Scene in the editor). Memory stays at a few tiles "
-                                   "whatever the region's size; Ctrl+C removes what was written.")
+                                   "whatever the region's size; Ctrl+C removes what was written (exit 130)."
+                                   "\n\n--json prints {out, name, columns, rows, spacing, origin, "
+                                   "height_range, layers, stored, derived, warnings}.\n\n"
+                                   + examples("boscage trn to-scene world.trn --region 0,0,1024,1024 "
+                                              "--spacing 2 --out valley.boscage",
+                                              "boscage trn to-scene world.trn --region 0,0,16384,16384 "
+                                              "--spacing 2 --out world.boscage --workers 2"))
     ts.add_argument("file", type=Path, metavar="FILE")
     ts.add_argument("--region", type=_parse_region, required=True, metavar="X0,Z0,X1,Z1",
                     help="world rectangle in metres")

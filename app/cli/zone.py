@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.cli import UsageError, add_json_flag, emit
+from app.cli import UsageError, add_json_flag, emit, examples
 from model.atomic import atomic_write
 from model.errors import FormatError
 from model.formats.png import encode_png
@@ -38,21 +38,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("zone", help="inspect a zone's layer files")
     zone_sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
 
-    info = zone_sub.add_parser("info", help="dimensions and per-layer statistics")
+    info = zone_sub.add_parser("info", help="dimensions and per-layer statistics", epilog=examples(
+        "boscage zone info zones --id 12",
+        "boscage zone info zones --id 12 --size 256 --rules rules --json",
+        notes="A layer file whose size does not fit the zone is left out with a warning (on stderr; "
+              "warnings in JSON). --json prints {zone_id, width, height, tiles, layers, slope, ..., "
+              "warnings}."))
     _zone_args(info)
     add_json_flag(info)
     info.add_argument("--rules", type=Path, metavar="RULES_DIR",
                       help="name plant types from this plant rules folder (each rule's name by index)")
     info.set_defaults(func=run_info)
 
-    slope = zone_sub.add_parser("slope", help="write the derived slope layer as a grey PNG (0..255)")
+    slope = zone_sub.add_parser("slope", help="write the derived slope layer as a grey PNG (0..255)",
+                                epilog=examples("boscage zone slope zones --id 12 --out slope12.png",
+                                                notes="--json prints {zone_id, width, height, out, "
+                                                      "slope_min, slope_max}."))
     _zone_args(slope)
     slope.add_argument("--out", type=Path, required=True, metavar="FILE.png", help="the PNG to write")
     add_json_flag(slope)
     slope.set_defaults(func=run_slope)
 
     scene = zone_sub.add_parser("to-scene", help="import the zone as a .boscage scene (terrain, ground "
-                                "layers, plants as foliage)")
+                                "layers, plants as foliage)", epilog=examples(
+        "boscage zone to-scene zones --id 12 --out zone12.boscage --rules rules",
+        notes="Altitude becomes the terrain (1 unit = 1 m), ground types paint layers, blocking plants "
+              "stored foliage, grass derived types. Ctrl+C removes what was written (exit 130). --json "
+              "prints {out, ..., stored, derived, warnings}."))
     _zone_args(scene)
     scene.add_argument("--out", type=Path, required=True, metavar="SCENE.boscage", help="the scene to write")
     scene.add_argument("--tile", type=float, default=1.0, metavar="M", help="tile size in metres (default 1)")
