@@ -52,7 +52,7 @@ class FoliageCollision:
                     if three_d:
                         rec = self.volume.records(cell, name)[idx].astype(np.float64)
                         d = rec[:, :3] - p
-                        idx = idx[np.einsum("ij,ij->i", d, d) <= r * r]
+                        idx = idx[(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]) + d[:, 2] * d[:, 2] <= r * r]
                     out.update(FoliageAddress(cell, name, int(i)) for i in idx)
         return out
 

@@ -139,7 +139,8 @@ class PolygonRegion:
         if len(p) < 3:
             return 0.0
         x, z = p[:, 0], p[:, 1]
-        return float(abs(np.dot(x, np.roll(z, -1)) - np.dot(z, np.roll(x, -1))) / 2.0)
+        # fsum: correctly rounded in any order (BLAS's dot accumulates differently per CPU)
+        return abs(math.fsum(x * np.roll(z, -1)) - math.fsum(z * np.roll(x, -1))) / 2.0
 
     def positions(self, hashes: np.ndarray, terrain: Terrain | None = None) -> np.ndarray:
         """(n, 2) uniform points in the polygon: the first of a few hashed tries in its box that
