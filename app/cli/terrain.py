@@ -62,13 +62,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                                       "an edit layer over the heights beneath it: 'erode-thermal' or "
                                       "'erode-hydraulic' unless --layer names another. The same seed "
                                       "gives the same bytes on any number of workers.")
-    how = er.add_mutually_exclusive_group(required=True)
+    # one of the two is needed; not argparse-required, so a bad SCENE is named first (exit 1)
+    how = er.add_mutually_exclusive_group()
     how.add_argument("--thermal", action="store_true", help="talus-angle (thermal) erosion")
     how.add_argument("--hydraulic", action="store_true", help="droplet (hydraulic) erosion")
     er.add_argument("scene", type=Path, metavar="SCENE", help="a .boscage file")
     er.add_argument("--layer", metavar="NAME", help="the edit layer to add or recompute")
     er.add_argument("--iterations", type=_positive_int, metavar="N",
-                    help="thermal: relaxation steps (default 50); hydraulic: rounds of rain (default 2)")
+                    help="thermal: relaxation steps (default 50); hydraulic: rounds of rain (default 1)")
     er.add_argument("--talus", type=_number, metavar="DEG",
                     help="thermal: the steepest stable slope (default 35)")
     er.add_argument("--seed", type=int, metavar="N", default=0,
@@ -175,6 +176,9 @@ def run_erode(args: argparse.Namespace) -> int:
 
     if args.workers is not None and args.scheduler is not None:
         raise UsageError("--workers and --scheduler exclude each other (a cluster has its own workers)")
+    scene = _load(args)
+    if not (args.thermal or args.hydraulic):
+        raise UsageError("terrain erode needs --thermal or --hydraulic")
     if args.thermal:
         if args.rain is not None or args.outputs:
             raise UsageError("--rain and --outputs are hydraulic settings")
@@ -182,14 +186,13 @@ def run_erode(args: argparse.Namespace) -> int:
     else:
         if args.talus is not None:
             raise UsageError("--talus is a thermal setting")
-        how = Hydraulic(iterations=args.iterations or 2, seed=args.seed,
+        how = Hydraulic(iterations=args.iterations or 1, seed=args.seed,
                         rain=1.0 if args.rain is None else args.rain)
     try:
         how.check()
     except ValueError as e:
         raise UsageError(str(e)) from None
     name = args.layer or ("erode-thermal" if args.thermal else "erode-hydraulic")
-    scene = _load(args)
     t = scene.terrain
     before = _heights_copy(t)
     outputs: dict = {}

@@ -179,16 +179,23 @@ def droplets(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, b
             water *= 1.0 - evaporate
             x = nx
             y = ny
-        # what it still carries settles where it stopped: the volume is kept
+        # what it still carries settles over the disc where it stopped: the volume is kept
         j = int(x)
         i = int(y)
-        u = x - j
-        v = y - i
-        h[i, j] += sediment * (1.0 - u) * (1.0 - v)
-        h[i, j + 1] += sediment * u * (1.0 - v)
-        h[i + 1, j] += sediment * (1.0 - u) * v
-        h[i + 1, j + 1] += sediment * u * v
-        deposit[i, j] += sediment
+        kept = 0.0
+        for k in range(brush_w.size):
+            a = i + brush_di[k]
+            b = j + brush_dj[k]
+            if a >= 0 and a < rows and b >= 0 and b < cols:
+                kept += brush_w[k]
+        if kept > 0.0:
+            for k in range(brush_w.size):
+                a = i + brush_di[k]
+                b = j + brush_dj[k]
+                if a >= 0 and a < rows and b >= 0 and b < cols:
+                    part = sediment * (brush_w[k] / kept)
+                    h[a, b] += part
+                    deposit[a, b] += part
 
 
 def ready() -> None:

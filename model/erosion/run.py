@@ -28,6 +28,10 @@ from model.paged import PagedGrid
 THERMAL_TILE = 512  # samples a side of a thermal task's own area (any size gives the same bits)
 HYDRAULIC_TILE = 256  # samples a side of a hydraulic tile: part of the algorithm, never changed
 FIXED = float(2 ** 32)  # fixed-point units per metre of the hydraulic sums
+# Droplets work in heights of this many sample spacings (a unit of 128 m on a 2 m grid), so the
+# settings mean the same at every resolution, and the classic settings (made for heights 0..1
+# over a few hundred samples) hold for terrains a few hundred metres high.
+HEIGHT_UNIT = 64.0
 
 Reader = Callable[[slice, slice], np.ndarray]  # (rows, cols) → float32 heights beneath
 
@@ -50,15 +54,15 @@ class Thermal:
 class Hydraulic:
     """Rain droplets carve and deposit: `rain` droplets per sample per iteration."""
 
-    iterations: int = 2
+    iterations: int = 1
     seed: int = 0
     rain: float = 1.0
-    capacity: float = 4.0  # sediment a droplet carries per metre of drop, speed and water
+    capacity: float = 4.0  # sediment a droplet carries per unit of drop, speed and water
     deposition: float = 0.3  # share of the excess dropped per step
-    erosion: float = 0.1  # share of the spare capacity taken per step
-    evaporation: float = 0.02  # share of the water lost per step
+    erosion: float = 0.3  # share of the spare capacity taken per step
+    evaporation: float = 0.01  # share of the water lost per step
     inertia: float = 0.05
-    lifetime: int = 40  # steps of one sample's length
+    lifetime: int = 30  # steps of one sample's length
     radius: int = 3  # samples: the disc an erosion step wears
     gravity: float = 4.0
 
@@ -129,16 +133,18 @@ def thermal_task(params: dict, window: np.ndarray, mask: np.ndarray | None, core
 def hydraulic_task(params: dict, window: np.ndarray, tile: tuple, core: tuple) -> dict:
     """One hydraulic tile's droplets over its window: the change of the window in fixed point."""
     kernels.ready()
-    h = window.astype(np.float64)
+    unit = params["unit"]  # metres per height unit of the droplets' arithmetic
+    h = window.astype(np.float64) / unit
+    start = h.copy()
     flow, deposit, wear = (np.zeros_like(h) for _ in range(3))
     r0, r1, c0, c1 = core
     count = max(1, int(round(params["rain"] * (r1 - r0) * (c1 - c0)))) * params["iterations"]
     kernels.droplets(h, params["seed"], tile[0], tile[1], r0, r1, c0, c1, count, params["values"],
                      params["brush"][0], params["brush"][1], params["brush"][2], flow, deposit, wear)
-    change = np.rint((h - window.astype(np.float64)) * FIXED).astype(np.int64)
+    change = np.rint((h - start) * (unit * FIXED)).astype(np.int64)
     return {"change": change, "flow": flow.astype(np.int64),
-            "deposition": np.rint(deposit * FIXED).astype(np.int64),
-            "wear": np.rint(wear * FIXED).astype(np.int64)}
+            "deposition": np.rint(deposit * (unit * FIXED)).astype(np.int64),
+            "wear": np.rint(wear * (unit * FIXED)).astype(np.int64)}
 
 
 # ---- runs ------------------------------------------------------------------------------------
@@ -154,7 +160,7 @@ def erode(beneath: Reader, shape: tuple[int, int], spacing: float, how: Thermal 
         raise ValueError("the area to erode must be at least 2 x 2 samples")
     if isinstance(how, Thermal):
         return _thermal(beneath, shape, spacing, how, area, mask, workers, scheduler, progress)
-    return _hydraulic(beneath, shape, how, area, mask, workers, scheduler, progress)
+    return _hydraulic(beneath, shape, spacing, how, area, mask, workers, scheduler, progress)
 
 
 def _thermal(beneath, shape, spacing, how: Thermal, area, mask, workers, scheduler, progress) -> Eroded:
@@ -182,12 +188,12 @@ def _thermal(beneath, shape, spacing, how: Thermal, area, mask, workers, schedul
     return Eroded(grid_from(out, *area, shape), area, {})
 
 
-def _hydraulic(beneath, shape, how: Hydraulic, area, mask, workers, scheduler, progress) -> Eroded:
+def _hydraulic(beneath, shape, spacing, how: Hydraulic, area, mask, workers, scheduler, progress) -> Eroded:
     di, dj, w = kernels.brush(how.radius)
     values = np.array([how.inertia, how.capacity, 0.01, how.deposition, how.erosion, how.evaporation,
                        how.gravity, how.lifetime, 1.0, 1.0], np.float64)
     params = {"seed": how.seed, "rain": how.rain, "iterations": how.iterations, "values": values,
-              "brush": (di, dj, w)}
+              "brush": (di, dj, w), "unit": HEIGHT_UNIT * spacing}
     tiles = _tiles(area, HYDRAULIC_TILE)
     tasks = [Task(f"hydraulic_{a}_{b}", (a, b, rs, cs)) for a, b, rs, cs in tiles]
     size = (area[0].stop - area[0].start, area[1].stop - area[1].start)
