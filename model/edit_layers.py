@@ -9,7 +9,8 @@ base and of the visible layers, so switching a layer off gives exactly (bit for 
 of the stack without it, and switching it on again the heights it had; a layer keeps its shape
 when what lies beneath it changes (it adds to it, where stored output heights would hide it); and
 a layer takes memory and disk only in the tiles it touches (its deltas are tiled like the heights,
-zeros elsewhere). A zero delta is never added: adding +0 would turn a height of -0 into +0.
+zeros elsewhere). Where the sum is zero and the base is zero, the base's zero is kept (-0 + 0 would
+be +0), so a stack of layers with no deltas somewhere gives the base there bit for bit.
 
 Procedural layers (erosion, terrace, stamp) keep their parameters and store their result as deltas
 over the heights beneath them when they ran; running them again recomputes them over what is
@@ -20,6 +21,7 @@ scene stores the base only in those tiles (`model.formats.edit_layers_file`).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 
 import numpy as np
@@ -31,6 +33,7 @@ from model.terrain import Terrain
 
 KINDS = ("sculpt", "stamp", "erosion", "terrace", "spline")
 MAX_EDIT_LAYERS = 64
+PREFIX_TILES = 16  # tiles of sums beneath the selected layer kept for brushes (2 MiB each)
 
 
 class EditLayerError(ValueError):
@@ -69,8 +72,8 @@ class EditLayer:
 
     def meets(self, rows: slice, cols: slice) -> bool:
         """Whether any tile of deltas lies in the window."""
-        held = self.held_tiles()
-        return bool(held) and any(key in held for key in tiling.tiles_meeting(rows, cols, self.deltas.tile))
+        grid = self.deltas
+        return any(grid.holds(i, j) for i, j in tiling.tiles_meeting(rows, cols, grid.tile))
 
     @property
     def shows(self) -> bool:
@@ -109,6 +112,11 @@ class EditStack:
         self.base = base
         self.selected: str | None = None
         self.changed = Event()  # (): layers added, removed, moved or their properties changed
+        # per tile, the float64 sum of the base and the layers below the selected one: a brush
+        # then adds only the layers from the selected one up, however many lie beneath it
+        self._prefix_key: tuple | None = None
+        self._prefix: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
+        self._versions: dict[object, int] = {}  # a layer's uid (or "base") → writes announced
         if self.layers and self.base is None:
             self.base = self._snapshot()
         terrain.edits = self
@@ -150,15 +158,69 @@ class EditStack:
         (all of them by default): what `Terrain.heights_grid` holds there when upto is None."""
         if self.base is None:
             return self.terrain.read_heights(rows, cols)
-        acc = np.array(self.base[rows, cols], np.float64)
-        for layer in self.layers[:upto]:
+        base = np.asarray(self.base[rows, cols], np.float32)
+        start, acc = 0, None
+        below = self._selected_index() if upto is None else None
+        if below:  # the same sums in the same order, the ones beneath kept from the last call
+            start, acc = below, self._prefix_window(rows, cols, below)
+        if acc is None:
+            start, acc = 0, base.astype(np.float64)
+        self._add_layers(acc, rows, cols, start, upto)
+        out = acc.astype(np.float32)
+        # a zero keeps the base's sign (-0 + 0 would be +0); adding zeros changes nothing else,
+        # so skipping a layer's empty tiles or not gives the same bits
+        np.copyto(out, base, where=(out == 0) & (base == 0))
+        return out
+
+    def _add_layers(self, acc: np.ndarray, rows: slice, cols: slice, start: int, stop: int | None) -> None:
+        for layer in self.layers[start:stop]:
             if not layer.shows or not layer.meets(rows, cols):
                 continue
-            d = layer.read(rows, cols).astype(np.float64)
+            d = layer.read(rows, cols)
             if layer.opacity != 1.0:
-                d *= layer.opacity
-            np.add(acc, d, out=acc, where=d != 0)
-        return acc.astype(np.float32)
+                d = d * np.float64(layer.opacity)
+            np.add(acc, d, out=acc)
+
+    def _selected_index(self) -> int | None:
+        if self.selected is None:
+            return None
+        return next((k for k, la in enumerate(self.layers) if la.name == self.selected), None)
+
+    def _prefix_window(self, rows: slice, cols: slice, below: int) -> np.ndarray | None:
+        """float64 sums of the base and layers[:below] over the window, from per-tile sums kept
+        while nothing beneath the selected layer changes; None for a window too big to keep."""
+        keys = list(tiling.tiles_meeting(rows, cols, self.tile))
+        if len(keys) > PREFIX_TILES // 2:
+            return None
+        key = (below, self._versions.get("base", 0), tuple(
+            (la.uid, la.visible, la.opacity, id(la.deltas), self._versions.get(la.uid, 0))
+            for la in self.layers[:below]))
+        if key != self._prefix_key:
+            self._prefix.clear()
+            self._prefix_key = key
+        out = np.empty((rows.stop - rows.start, cols.stop - cols.start), np.float64)
+        for i, j in keys:
+            rs, cs = tiling.tile_slices(i, j, *self.shape, self.tile)
+            tile = self._prefix.get((i, j))
+            if tile is None:
+                tile = np.asarray(self.base[rs, cs], np.float32).astype(np.float64)
+                self._add_layers(tile, rs, cs, 0, below)
+                self._prefix[(i, j)] = tile
+                if len(self._prefix) > PREFIX_TILES:
+                    self._prefix.popitem(last=False)
+            else:
+                self._prefix.move_to_end((i, j))
+            a0, a1 = max(rows.start, rs.start), min(rows.stop, rs.stop)
+            b0, b1 = max(cols.start, cs.start), min(cols.stop, cs.stop)
+            out[a0 - rows.start:a1 - rows.start, b0 - cols.start:b1 - cols.start] = \
+                tile[a0 - rs.start:a1 - rs.start, b0 - cs.start:b1 - cs.start]
+        return out
+
+    def _written(self) -> None:
+        """The sculpt target (the selected layer, or the base) may have been written."""
+        target = self._selected_index()
+        who = "base" if target is None else self.layers[target].uid
+        self._versions[who] = self._versions.get(who, 0) + 1
 
     def beneath(self, name: str, rows: slice, cols: slice) -> np.ndarray:
         """The composite of everything below the named layer (what it was computed over)."""
@@ -170,8 +232,13 @@ class EditStack:
         announce the window once."""
         if rows.stop <= rows.start or cols.stop <= cols.start:
             return
+        self._written()
         if self.base is not None:
             heights = self.terrain.heights_grid()
+            if (rows.stop - rows.start) * (cols.stop - cols.start) <= self.tile * self.tile:
+                heights[rows, cols] = self.composite(rows, cols)  # a brush's window: in one go
+                self.terrain.heights_changed.emit(rows, cols)
+                return
             for i, j in tiling.tiles_meeting(rows, cols, self.tile):
                 rs, cs = tiling.tile_slices(i, j, *self.shape, self.tile)
                 r = slice(max(rows.start, rs.start), min(rows.stop, rs.stop))
@@ -315,6 +382,7 @@ class EditStack:
                 acc = base.astype(np.float64)
                 np.add(acc, d, out=acc, where=d != 0)
                 self.base[rows, cols] = acc.astype(np.float32)
+        self._versions["base"] = self._versions.get("base", 0) + 1
         k, layer = self.remove(name)
         return k, layer, before
 
@@ -325,6 +393,7 @@ class EditStack:
         for key, values in before.items():
             rows, cols = tiling.tile_slices(*key, *self.shape, self.tile)
             self.base[rows, cols] = values
+        self._versions["base"] = self._versions.get("base", 0) + 1
         self.insert(layer, index)
         self.recomposite_tiles(before)
 

@@ -156,6 +156,10 @@ class PagedGrid:
         return {(i, j) for i, row in enumerate(self.files) for j, f in enumerate(row)
                 if f is not None} | set(self._own)
 
+    def holds(self, i: int, j: int) -> bool:
+        """Whether tile (i, j) has values of its own (see `held_tiles`)."""
+        return self._full is not None or self.files[i][j] is not None or (i, j) in self._own
+
     def snapshot(self) -> PagedGrid:
         """A grid holding these values now that later writes to either leave the other as it is:
         it maps the same files and copies only the tiles written since they were opened."""

@@ -205,7 +205,8 @@ def run_erode(args: argparse.Namespace) -> int:
         def make(beneath):
             with TerminalProgress(0, "eroding", "tiles") as bar:
                 result = erode(beneath, (t.rows, t.columns), t.spacing, how, area, mask,
-                               workers=args.workers or 1, scheduler=args.scheduler, progress=bar.step)
+                               workers=args.workers or 1, scheduler=args.scheduler, progress=bar.step,
+                               outputs=bool(args.outputs))
             outputs.update(result.outputs, area=result.area)
             return result.deltas
 

@@ -111,8 +111,13 @@ def droplets(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, b
     inertia, capacity_k, min_capacity = params[0], params[1], params[2]
     deposit_k, erode_k, evaporate = params[3], params[4], params[5]
     gravity, lifetime = params[6], int(params[7])
+    record = params[10] != 0.0  # gather flow, deposition and wear
     rows, cols = h.shape
+    reach = 0
+    for k in range(brush_w.size):
+        reach = max(reach, abs(brush_di[k]), abs(brush_dj[k]))
     scale = 1.0 / 9007199254740992.0  # 2**-53
+    steps = 0
     for n in range(count):
         bits_x = _hash(seed, tile_i, tile_j, 2 * n)
         bits_y = _hash(seed, tile_i, tile_j, 2 * n + 1)
@@ -140,7 +145,9 @@ def droplets(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, b
                 break
             dx /= length
             dy /= length
-            flow[i, j] += 1.0
+            steps += 1
+            if record:
+                flow[i, j] += 1.0
             nx = x + dx
             ny = y + dy
             if nx < 0.0 or ny < 0.0 or nx >= cols - 1 or ny >= rows - 1:
@@ -160,20 +167,23 @@ def droplets(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, b
                 h[i, j + 1] += drop * u * (1.0 - v)
                 h[i + 1, j] += drop * (1.0 - u) * v
                 h[i + 1, j + 1] += drop * u * v
-                deposit[i, j] += drop
+                if record:
+                    deposit[i, j] += drop
             else:
                 take = (capacity - sediment) * erode_k
                 if take > -dh:
                     take = -dh
+                inside = i >= reach and j >= reach and i + reach < rows and j + reach < cols
                 for k in range(brush_w.size):
                     a = i + brush_di[k]
                     b = j + brush_dj[k]
-                    if a < 0 or a >= rows or b < 0 or b >= cols:
+                    if not inside and (a < 0 or a >= rows or b < 0 or b >= cols):
                         continue
                     part = take * brush_w[k]
                     h[a, b] -= part
-                    wear[a, b] += part
                     sediment += part
+                    if record:
+                        wear[a, b] += part
             s2 = speed * speed - dh * gravity
             speed = np.sqrt(s2) if s2 > 0.0 else 0.0
             water *= 1.0 - evaporate
@@ -195,7 +205,9 @@ def droplets(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, b
                 if a >= 0 and a < rows and b >= 0 and b < cols:
                     part = sediment * (brush_w[k] / kept)
                     h[a, b] += part
-                    deposit[a, b] += part
+                    if record:
+                        deposit[a, b] += part
+    return steps
 
 
 def ready() -> None:

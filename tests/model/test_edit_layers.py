@@ -241,3 +241,33 @@ def test_a_bad_edit_layer_table_is_one_clear_error(tmp_path: Path) -> None:
     tile.write_bytes(tile.read_bytes()[:-4] + b"\0\0\0\0")
     with pytest.raises(FormatError, match="checksum"):
         load_scene(path)
+
+
+def test_brushes_over_many_layers_keep_the_composite_exact() -> None:
+    """The sums beneath the selected layer are kept between stamps; they must give the same bits
+    as summing every layer again, and follow changes beneath."""
+    t = terrain()
+    stack = stacked(t)
+    stack.add_layer("top", "sculpt")
+    stack.selected = "top"
+    brush = Brush(radius=5.0, strength=1.0)
+    stroke = TerrainStroke(t)
+    for x in range(10, 80, 5):
+        stroke.apply(raise_lower(t, brush, float(x), 31.0, amount=1.5))
+    stroke.finish()
+    everything = (slice(0, ROWS), slice(0, COLS))
+    assert t.heights.tobytes() == stack.composite(*everything, upto=len(stack.layers)).tobytes()
+    stack.set_opacity("L1", 0.8)  # beneath the selected layer: the kept sums are dropped
+    stroke = TerrainStroke(t)
+    stroke.apply(raise_lower(t, brush, 40.0, 20.0, amount=-1.0))
+    stroke.finish()
+    assert t.heights.tobytes() == stack.composite(*everything, upto=len(stack.layers)).tobytes()
+    stack.selected = "L0"  # paint beneath, then the top again
+    stroke = TerrainStroke(t)
+    stroke.apply(raise_lower(t, brush, 40.0, 20.0, amount=2.0))
+    stroke.finish()
+    stack.selected = "top"
+    stroke = TerrainStroke(t)
+    stroke.apply(raise_lower(t, brush, 42.0, 22.0, amount=1.0))
+    stroke.finish()
+    assert t.heights.tobytes() == stack.composite(*everything, upto=len(stack.layers)).tobytes()
