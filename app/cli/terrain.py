@@ -239,8 +239,13 @@ def run_stamp(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     scene = _load(args)
-    image = stamp_image(args.stamp)
     t = scene.terrain
+    x0, z0, x1, z1 = t.bounds()
+    r = stamp.radius
+    if not (x0 - r < stamp.x < x1 + r and z0 - r < stamp.z < z1 + r):
+        raise UsageError(f"a stamp at {stamp.x:g},{stamp.z:g} with radius {r:g} m misses the terrain "
+                         f"(which spans {x0:g},{z0:g} to {x1:g},{z1:g})")
+    image = stamp_image(args.stamp)
     before = _heights_copy(t)
     params = {"file": args.stamp.name, "x": stamp.x, "z": stamp.z, "radius": stamp.radius,
               "rotation": stamp.rotation, "height": stamp.height, "mode": stamp.mode}

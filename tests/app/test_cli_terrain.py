@@ -104,6 +104,7 @@ def test_stamp_adds_its_relief(demo: Path, tmp_path: Path) -> None:
     (("edit-layers", "{scene}", "--disable", "ghost"), 1, "no edit layer named 'ghost'"),
     (("terrace", "{scene}", "--step", "0"), 2, "--step must be a positive"),
     (("erode", "{scene}", "--thermal", "--region=5000,5000,6000,6000"), 1, "fewer than 2 x 2 samples"),
+    (("stamp", "{scene}", "{scene}", "--at", "900,0", "--radius", "50"), 2, "misses the terrain"),
 ])
 def test_bad_requests_get_one_clear_error(demo: Path, args, code: int, text: str) -> None:
     before = files(demo)
