@@ -148,6 +148,33 @@ class PagedGrid:
     def is_full(self) -> bool:
         return self._full is not None
 
+    def held_tiles(self) -> set[tuple[int, int]]:
+        """Tiles with values of their own (a file or a private copy; every tile once assembled):
+        the others read as zeros in a grid made by `zeros`."""
+        if self._full is not None:
+            return {(i, j) for i, j, _, _ in tiling.tiles_of(self.rows, self.columns, self.tile)}
+        return {(i, j) for i, row in enumerate(self.files) for j, f in enumerate(row)
+                if f is not None} | set(self._own)
+
+    def holds(self, i: int, j: int) -> bool:
+        """Whether tile (i, j) has values of its own (see `held_tiles`)."""
+        return self._full is not None or self.files[i][j] is not None or (i, j) in self._own
+
+    def snapshot(self) -> PagedGrid:
+        """A grid holding these values now that later writes to either leave the other as it is:
+        it maps the same files and copies only the tiles written since they were opened."""
+        if self._full is not None:
+            out = PagedGrid(self.planes, self.rows, self.columns, self.dtype, self.tile,
+                            [[None] * len(row) for row in self.files])
+            out._full = self._full.copy()
+            return out
+        out = PagedGrid(self.planes, self.rows, self.columns, self.dtype, self.tile,
+                        [list(row) for row in self.files], dict(self.identities))
+        out._own = {key: tile.copy() for key, tile in self._own.items()}
+        for known, mine in ((out.ranges, self.ranges), (out.sums, self.sums), (out.counts, self.counts)):
+            known.update({key: list(v) for key, v in mine.items()})
+        return out
+
     def unchanged_file(self, i: int, j: int) -> Path | None:
         """The file tile (i, j) still matches byte for byte (None once it has been written, or
         once the whole grid is assembled and may have been written anywhere, or if it has none)."""

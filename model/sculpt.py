@@ -194,11 +194,20 @@ def paint_layer(terrain: Terrain, name: str, brush: Brush, x: float, z: float,
 
 
 # ---- writing --------------------------------------------------------------------------------
+def _edit_stack(terrain: Terrain):
+    """The terrain's edit layers when it has any: sculpting then writes into the selected one
+    (or the base) and the heights are recomposited (`model.edit_layers`)."""
+    stack = terrain.edits
+    return stack if stack is not None and stack.active() else None
+
+
 def target_grid(terrain: Terrain, target: str | None):
     """The heights (target None) or the weights of the layer named `target`, to read and write
-    by windows: an array, or the tiles of a paged terrain (edits copy only the tiles they meet)."""
+    by windows: an array, or the tiles of a paged terrain (edits copy only the tiles they meet).
+    With edit layers, the heights' target is the selected edit layer's deltas or the base."""
     if target is HEIGHTS:
-        return terrain.heights_grid()
+        stack = _edit_stack(terrain)
+        return terrain.heights_grid() if stack is None else stack.sculpt_grid()
     layer = terrain.layer(target)
     if layer is None:
         raise KeyError(f"no terrain layer named {target!r}")
@@ -210,14 +219,28 @@ def write_region(terrain: Terrain, target: str | None, rows: slice, cols: slice,
     """Write `values` into the target's window and announce which window changed."""
     target_grid(terrain, target)[rows, cols] = values
     if target is HEIGHTS:
-        terrain.heights_changed.emit(rows, cols)
+        stack = _edit_stack(terrain)
+        if stack is not None:
+            stack.recomposite(rows, cols)  # announces the window
+        else:
+            terrain.heights_changed.emit(rows, cols)
     else:
         terrain.layer_weights_changed.emit(terrain.layer_index(target), rows, cols)
 
 
+def target_values(terrain: Terrain, target: str | None, patch: Patch, undo: bool = False) -> np.ndarray:
+    """What the target's window takes for the patch: its new values (old ones with `undo`), or,
+    through edit layers, the base's or the selected layer's values that give them."""
+    stack = _edit_stack(terrain) if target is HEIGHTS else None
+    if stack is None or patch.old is None:
+        return patch.old if undo else patch.new
+    old, new = (patch.new, patch.old) if undo else (patch.old, patch.new)
+    return stack.sculpt_values(patch.rows, patch.cols, old, new)
+
+
 def apply_patch(terrain: Terrain, target: str | None, patch: Patch, undo: bool = False) -> None:
     """Write the patch's new values (or its old ones with `undo`)."""
-    write_region(terrain, target, patch.rows, patch.cols, patch.old if undo else patch.new)
+    write_region(terrain, target, patch.rows, patch.cols, target_values(terrain, target, patch, undo))
 
 
 # ---- a stroke: stamps merged into one undo step ---------------------------------------------
@@ -291,7 +314,8 @@ class TerrainStroke:
         grid = target_grid(self.terrain, self.target)
         self.tiles.capture(grid, patch.rows, patch.cols)
         pending = self.lift.before(patch.rows, patch.cols) if self.lift else None
-        write_region(self.terrain, self.target, patch.rows, patch.cols, patch.new)
+        write_region(self.terrain, self.target, patch.rows, patch.cols,
+                     target_values(self.terrain, self.target, patch))
         if self.lift:
             self.lift.after(pending)
         self._sealed = False

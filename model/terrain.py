@@ -131,6 +131,9 @@ class Terrain:
         self.heights_changed = Event()  # (row_slice, col_slice)
         self.layer_weights_changed = Event()  # (layer_index, row_slice, col_slice)
         self.layers_changed = Event()  # ()
+        # the edit layers over the heights (`model.edit_layers.EditStack`); None: the heights are
+        # all there is, as in scenes made before edit layers existed
+        self.edits = None
 
     def __repr__(self) -> str:
         return (f"Terrain({self.columns} x {self.rows}, spacing={self.spacing!r}, "

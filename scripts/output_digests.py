@@ -20,6 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
+
 from app.cli import run_cli  # noqa: E402
 
 RECIPE = """
@@ -56,6 +58,14 @@ def digests(folder: Path, prefix: str) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def cone() -> np.ndarray:
+    """A stamp: a cone with a notch, in + - * / and sqrt only."""
+    v, u = np.mgrid[-1:1:65j, -1:1:65j]
+    cone = np.maximum(0.0, 1.0 - np.sqrt(u * u + v * v))
+    cone[40:45, 32:] *= 0.5
+    return cone.astype(np.float32)
+
+
 def fresh_demo(work: Path, name: str) -> Path:
     folder = work / name
     folder.mkdir()
@@ -79,6 +89,17 @@ def main() -> int:
         scattered = fresh_demo(work, "scatter")
         cli("scatter", scattered, "--type", "conifer", "--whole", "--seed", "11", "--save")
         out.update(digests(scattered.parent, "scatter-whole"))
+
+        eroded = fresh_demo(work, "terrain")
+        cli("terrain", "erode", eroded, "--thermal", "--iterations", "30", "--save")
+        cli("terrain", "erode", eroded, "--hydraulic", "--seed", "5", "--outputs", "flow,deposition,wear",
+            "--save")
+        cli("terrain", "terrace", eroded, "--step", "6", "--sharpness", "0.6", "--region=200,200,800,700",
+            "--save")
+        np.save(work / "cone.npy", cone())
+        cli("terrain", "stamp", eroded, work / "cone.npy", "--at", "100,-140", "--radius", "90",
+            "--rotation", "30", "--height", "25", "--mode", "max", "--save")
+        out.update(digests(eroded.parent, "terrain-edit-layers"))
 
         exports = work / "exports"
         exports.mkdir()

@@ -1,0 +1,227 @@
+"""Erosion kernels, compiled by numba on first use (`model.trn.jit`), in portable arithmetic only:
++, -, *, / and sqrt (each correctly rounded by IEEE 754), no fast-math (so no fused or reordered
+operations) and every sum in a fixed order, so every CPU computes the same bits.
+
+Thermal: each cell sheds half its largest excess over the talus slope to the lower neighbours
+(8 of them, the diagonals at their true distance) in proportion to their excess, all cells from
+the same heights (a Jacobi step): a cell's result after n steps depends only on the cells within
+2n of it, so a window with that margin gives the whole grid's bits.
+
+Hydraulic: droplets (after Hans Theobald Beyer's "Implementation of a method for hydraulic erosion")
+roll down the bilinear surface with inertia, erode where they can carry more than they hold
+(spread over a disc), deposit where they slow or climb, evaporate, and drop what they still carry
+where they stop, so the volume is kept. Droplet positions come from a hash of (seed, tile, index).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from model.trn.jit import compile_kernels, kernel
+
+_KERNELS = ("_thermal_step", "thermal_run", "_hash", "_bilinear", "droplets")
+
+
+@kernel()
+def _thermal_step(h, talus, amount, excess_sum, mask, out):
+    """One Jacobi step of thermal erosion from `h` into `out`; `talus[k]` is the height drop
+    allowed to neighbour k (the talus slope times its distance); `mask` scales what a cell sheds."""
+    rows, cols = h.shape
+    di = (-1, -1, -1, 0, 0, 1, 1, 1)
+    dj = (-1, 0, 1, -1, 1, -1, 0, 1)
+    for i in range(rows):
+        for j in range(cols):
+            hi = h[i, j]
+            most = 0.0
+            total = 0.0
+            for k in range(8):
+                a, b = i + di[k], j + dj[k]
+                if a < 0 or a >= rows or b < 0 or b >= cols:
+                    continue
+                e = hi - h[a, b] - talus[k]
+                if e > 0.0:
+                    total += e
+                    if e > most:
+                        most = e
+            amount[i, j] = 0.5 * most * mask[i, j]
+            excess_sum[i, j] = total
+    for i in range(rows):
+        for j in range(cols):
+            hi = h[i, j]
+            gain = 0.0
+            for k in range(8):
+                a, b = i + di[k], j + dj[k]
+                if a < 0 or a >= rows or b < 0 or b >= cols:
+                    continue
+                # what neighbour (a, b) sends here: its drop towards us beyond the talus
+                e = h[a, b] - hi - talus[7 - k]
+                if e > 0.0 and amount[a, b] > 0.0:
+                    gain += amount[a, b] * (e / excess_sum[a, b])
+            out[i, j] = hi - amount[i, j] + gain
+
+
+@kernel()
+def thermal_run(h, talus, mask, iterations):
+    """`iterations` thermal steps of the float64 grid `h` (changed in place)."""
+    amount = np.empty_like(h)
+    excess_sum = np.empty_like(h)
+    other = np.empty_like(h)
+    for _ in range(iterations):
+        _thermal_step(h, talus, amount, excess_sum, mask, other)
+        h[:, :] = other
+    return h
+
+
+@kernel(inline=True)
+def _hash(seed, a, b, c):
+    """A uint64 from four integers (splitmix64 rounds): the same on every machine."""
+    x = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15)
+    for v in (a, b, c):
+        x ^= np.uint64(v) + np.uint64(0x9E3779B97F4A7C15) + (x << np.uint64(6)) + (x >> np.uint64(2))
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+    return x
+
+
+@kernel(inline=True)
+def _bilinear(h, x, y):
+    """(height, d/dx, d/dy) of the bilinear surface at (x, y): x along columns, y along rows."""
+    j = int(x)
+    i = int(y)
+    u = x - j
+    v = y - i
+    a = h[i, j]
+    b = h[i, j + 1]
+    c = h[i + 1, j]
+    d = h[i + 1, j + 1]
+    gx = (b - a) * (1.0 - v) + (d - c) * v
+    gy = (c - a) * (1.0 - u) + (d - b) * u
+    height = a * (1.0 - u) * (1.0 - v) + b * u * (1.0 - v) + c * (1.0 - u) * v + d * u * v
+    return height, gx, gy
+
+
+@kernel()
+def droplets(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, brush_dj, brush_w,
+             flow, deposit, wear):
+    """Roll `count` droplets that start in rows r0..r1, columns c0..c1 of the float64 grid `h`
+    (changed in place; a droplet stops at its edge). `params`: inertia, capacity, minimum
+    capacity, deposition, erosion, evaporation, gravity, lifetime, initial speed, initial water.
+    `flow`, `deposit` and `wear` gather each cell's visits, deposited and eroded metres."""
+    inertia, capacity_k, min_capacity = params[0], params[1], params[2]
+    deposit_k, erode_k, evaporate = params[3], params[4], params[5]
+    gravity, lifetime = params[6], int(params[7])
+    record = params[10] != 0.0  # gather flow, deposition and wear
+    rows, cols = h.shape
+    reach = 0
+    for k in range(brush_w.size):
+        reach = max(reach, abs(brush_di[k]), abs(brush_dj[k]))
+    scale = 1.0 / 9007199254740992.0  # 2**-53
+    steps = 0
+    for n in range(count):
+        bits_x = _hash(seed, tile_i, tile_j, 2 * n)
+        bits_y = _hash(seed, tile_i, tile_j, 2 * n + 1)
+        x = c0 + float(bits_x >> np.uint64(11)) * scale * (c1 - c0)
+        y = r0 + float(bits_y >> np.uint64(11)) * scale * (r1 - r0)
+        if x > cols - 1.000001:
+            x = cols - 1.000001
+        if y > rows - 1.000001:
+            y = rows - 1.000001
+        dx = 0.0
+        dy = 0.0
+        speed = params[8]
+        water = params[9]
+        sediment = 0.0
+        for _ in range(lifetime):
+            j = int(x)
+            i = int(y)
+            u = x - j
+            v = y - i
+            height, gx, gy = _bilinear(h, x, y)
+            dx = dx * inertia - gx * (1.0 - inertia)
+            dy = dy * inertia - gy * (1.0 - inertia)
+            length = np.sqrt(dx * dx + dy * dy)
+            if length == 0.0:
+                break
+            dx /= length
+            dy /= length
+            steps += 1
+            if record:
+                flow[i, j] += 1.0
+            nx = x + dx
+            ny = y + dy
+            if nx < 0.0 or ny < 0.0 or nx >= cols - 1 or ny >= rows - 1:
+                break
+            new_height = _bilinear(h, nx, ny)[0]
+            dh = new_height - height
+            capacity = -dh * speed * water * capacity_k
+            if capacity < min_capacity:
+                capacity = min_capacity
+            if sediment > capacity or dh > 0.0:
+                if dh > 0.0:
+                    drop = dh if dh < sediment else sediment
+                else:
+                    drop = (sediment - capacity) * deposit_k
+                sediment -= drop
+                h[i, j] += drop * (1.0 - u) * (1.0 - v)
+                h[i, j + 1] += drop * u * (1.0 - v)
+                h[i + 1, j] += drop * (1.0 - u) * v
+                h[i + 1, j + 1] += drop * u * v
+                if record:
+                    deposit[i, j] += drop
+            else:
+                take = (capacity - sediment) * erode_k
+                if take > -dh:
+                    take = -dh
+                inside = i >= reach and j >= reach and i + reach < rows and j + reach < cols
+                for k in range(brush_w.size):
+                    a = i + brush_di[k]
+                    b = j + brush_dj[k]
+                    if not inside and (a < 0 or a >= rows or b < 0 or b >= cols):
+                        continue
+                    part = take * brush_w[k]
+                    h[a, b] -= part
+                    sediment += part
+                    if record:
+                        wear[a, b] += part
+            s2 = speed * speed - dh * gravity
+            speed = np.sqrt(s2) if s2 > 0.0 else 0.0
+            water *= 1.0 - evaporate
+            x = nx
+            y = ny
+        # what it still carries settles over the disc where it stopped: the volume is kept
+        j = int(x)
+        i = int(y)
+        kept = 0.0
+        for k in range(brush_w.size):
+            a = i + brush_di[k]
+            b = j + brush_dj[k]
+            if a >= 0 and a < rows and b >= 0 and b < cols:
+                kept += brush_w[k]
+        if kept > 0.0:
+            for k in range(brush_w.size):
+                a = i + brush_di[k]
+                b = j + brush_dj[k]
+                if a >= 0 and a < rows and b >= 0 and b < cols:
+                    part = sediment * (brush_w[k] / kept)
+                    h[a, b] += part
+                    if record:
+                        deposit[a, b] += part
+    return steps
+
+
+def ready() -> None:
+    """Compile (or load from numba's cache) every kernel of this module."""
+    compile_kernels(globals(), _KERNELS)
+
+
+def brush(radius: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Offsets and weights (summing to 1) of the disc an erosion step wears: weight falls
+    linearly from the centre to `radius` cells."""
+    r = max(1, int(radius))
+    di, dj = np.mgrid[-r:r + 1, -r:r + 1]
+    distance = np.sqrt((di * di + dj * dj).astype(np.float64))
+    keep = distance < r
+    w = (r - distance[keep])
+    w = w / w.sum()
+    return di[keep].astype(np.int64), dj[keep].astype(np.int64), w

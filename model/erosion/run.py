@@ -1,0 +1,245 @@
+"""Erosion over a terrain's area, tile by tile, in this process or on Dask, with the same bytes
+however many workers run it.
+
+Thermal tiles are exact: a tile is computed from its window plus a margin of twice the steps
+(`kernels`), so any tiling gives the whole area's bits. Hydraulic tiles are the algorithm's own
+unit: each 256-sample tile rolls its droplets (seeded by the seed and the tile's position) over
+its window of the heights beneath, widened by how far a droplet can roll; the changes of the
+tiles, which overlap at their margins, are summed in 2**-32 m fixed point (integers: the sum is the
+same in any order), so workers and completion order never show.
+
+The result is float32 deltas over the heights beneath (`model.edit_layers`): an edit layer's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from model import portable_math as pmath
+from model.batch import Task, run_tasks
+from model.edit_layers import grid_from
+from model.erosion import kernels
+from model.paged import PagedGrid
+
+THERMAL_TILE = 512  # samples a side of a thermal task's own area (any size gives the same bits)
+HYDRAULIC_TILE = 256  # samples a side of a hydraulic tile: part of the algorithm, never changed
+FIXED = float(2 ** 32)  # fixed-point units per metre of the hydraulic sums
+# Droplets work in heights of this many sample spacings (a unit of 128 m on a 2 m grid), so the
+# settings mean the same at every resolution, and the classic settings (made for heights 0..1
+# over a few hundred samples) hold for terrains a few hundred metres high.
+HEIGHT_UNIT = 64.0
+
+Reader = Callable[[slice, slice], np.ndarray]  # (rows, cols) → float32 heights beneath
+
+
+@dataclass(frozen=True)
+class Thermal:
+    """Material slides until no slope is steeper than `talus` degrees."""
+
+    iterations: int = 50
+    talus: float = 35.0
+
+    def check(self) -> None:
+        if not 1 <= self.iterations <= 10_000:
+            raise ValueError(f"thermal iterations must be 1 to 10,000, got {self.iterations}")
+        if not 1.0 <= self.talus <= 89.0:
+            raise ValueError(f"the talus angle must be 1 to 89 degrees, got {self.talus:g}")
+
+
+@dataclass(frozen=True)
+class Hydraulic:
+    """Rain droplets carve and deposit: `rain` droplets per sample per iteration."""
+
+    iterations: int = 1
+    seed: int = 0
+    rain: float = 1.0
+    capacity: float = 4.0  # sediment a droplet carries per unit of drop, speed and water
+    deposition: float = 0.3  # share of the excess dropped per step
+    erosion: float = 0.3  # share of the spare capacity taken per step
+    evaporation: float = 0.01  # share of the water lost per step
+    inertia: float = 0.05
+    lifetime: int = 30  # steps of one sample's length
+    radius: int = 3  # samples: the disc an erosion step wears
+    gravity: float = 4.0
+
+    def check(self) -> None:
+        if not 1 <= self.iterations <= 1000:
+            raise ValueError(f"hydraulic iterations must be 1 to 1,000, got {self.iterations}")
+        if not 0.0 < self.rain <= 64.0:
+            raise ValueError(f"rain must be above 0 and at most 64 droplets per sample, got {self.rain:g}")
+        for name in ("deposition", "erosion", "evaporation", "inertia"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be from 0 to 1, got {getattr(self, name):g}")
+        if not (0.0 < self.capacity <= 1000.0 and 0.0 < self.gravity <= 100.0):
+            raise ValueError("capacity and gravity must be positive")
+        if not (1 <= self.lifetime <= 1000 and 1 <= self.radius <= 16):
+            raise ValueError("lifetime must be 1 to 1,000 steps and the radius 1 to 16 samples")
+        if not 0 <= self.seed < 2 ** 63:
+            raise ValueError(f"the seed must be 0 to 2**63 - 1, got {self.seed}")
+
+    @property
+    def margin(self) -> int:
+        """How far beyond its tile a droplet's work can reach."""
+        return self.lifetime + self.radius + 2
+
+
+@dataclass
+class Eroded:
+    """The deltas over the heights beneath, and per-sample outputs of the area (hydraulic:
+    'flow' visits, 'deposition' and 'wear' in metres), as float64 arrays of the area."""
+
+    deltas: PagedGrid
+    area: tuple[slice, slice]
+    outputs: dict[str, np.ndarray]
+
+
+def _tiles(area: tuple[slice, slice], size: int) -> list[tuple[int, int, slice, slice]]:
+    rows, cols = area
+    out = []
+    for a, r in enumerate(range(rows.start, rows.stop, size)):
+        for b, c in enumerate(range(cols.start, cols.stop, size)):
+            out.append((a, b, slice(r, min(rows.stop, r + size)), slice(c, min(cols.stop, c + size))))
+    return out
+
+
+def _widen(rs: slice, cs: slice, margin: int, area: tuple[slice, slice]) -> tuple[slice, slice]:
+    return (slice(max(area[0].start, rs.start - margin), min(area[0].stop, rs.stop + margin)),
+            slice(max(area[1].start, cs.start - margin), min(area[1].stop, cs.stop + margin)))
+
+
+def talus_drops(talus_degrees: float, spacing: float) -> np.ndarray:
+    """The height drop allowed to each of the 8 neighbours (diagonals at √2 the spacing)."""
+    r = pmath.radians(np.float64(talus_degrees))
+    tan = float(pmath.sin(r) / pmath.cos(r))
+    d = math.sqrt(2.0) * spacing
+    return np.array([d, spacing, d, spacing, spacing, d, spacing, d], np.float64) * tan
+
+
+# ---- tasks: module-level and pure, so Dask workers run them --------------------------------
+def thermal_task(params: dict, window: np.ndarray, mask: np.ndarray | None, core: tuple) -> dict:
+    """One thermal tile: `window` (float32 heights beneath) eroded, cut to its core block."""
+    kernels.ready()
+    h = window.astype(np.float64)
+    m = np.ones_like(h) if mask is None else mask.astype(np.float64) / 255.0
+    kernels.thermal_run(h, params["drops"], m, params["iterations"])
+    a, b, c, d = core
+    return {"eroded": h[a:b, c:d], "beneath": window[a:b, c:d]}
+
+
+def hydraulic_task(params: dict, window: np.ndarray, tile: tuple, core: tuple) -> dict:
+    """One hydraulic tile's droplets over its window: the change of the window in fixed point."""
+    kernels.ready()
+    unit = params["unit"]  # metres per height unit of the droplets' arithmetic
+    h = window.astype(np.float64) / unit
+    start = h.copy()
+    flow, deposit, wear = (np.zeros_like(h) for _ in range(3))
+    r0, r1, c0, c1 = core
+    count = max(1, int(round(params["rain"] * (r1 - r0) * (c1 - c0)))) * params["iterations"]
+    kernels.droplets(h, params["seed"], tile[0], tile[1], r0, r1, c0, c1, count, params["values"],
+                     params["brush"][0], params["brush"][1], params["brush"][2], flow, deposit, wear)
+    change = np.rint((h - start) * (unit * FIXED)).astype(np.int64)
+    return {"change": change, "flow": flow.astype(np.int64),
+            "deposition": np.rint(deposit * (unit * FIXED)).astype(np.int64),
+            "wear": np.rint(wear * (unit * FIXED)).astype(np.int64)}
+
+
+# ---- runs ------------------------------------------------------------------------------------
+def erode(beneath: Reader, shape: tuple[int, int], spacing: float, how: Thermal | Hydraulic,
+          area: tuple[slice, slice] | None = None, mask: Reader | None = None,
+          workers: int | None = 1, scheduler: str | None = None,
+          progress: Callable[[int, int], bool] | None = None, outputs: bool = True) -> Eroded:
+    """Erode the heights `beneath(rows, cols)` gives over `area` (the whole grid by default);
+    `mask(rows, cols)` gives uint8 weights that scale the erosion (255: full). Without `outputs`,
+    hydraulic erosion gathers no flow, deposition or wear (a little faster)."""
+    how.check()
+    area = area or (slice(0, shape[0]), slice(0, shape[1]))
+    if area[0].stop - area[0].start < 2 or area[1].stop - area[1].start < 2:
+        raise ValueError("the area to erode must be at least 2 x 2 samples")
+    if isinstance(how, Thermal):
+        return _thermal(beneath, shape, spacing, how, area, mask, workers, scheduler, progress)
+    return _hydraulic(beneath, shape, spacing, how, area, mask, workers, scheduler, progress, outputs)
+
+
+def _thermal(beneath, shape, spacing, how: Thermal, area, mask, workers, scheduler, progress) -> Eroded:
+    margin = 2 * how.iterations
+    params = {"drops": talus_drops(how.talus, spacing), "iterations": how.iterations}
+    tiles = _tiles(area, THERMAL_TILE)
+    tasks = [Task(f"thermal_{a}_{b}", (rs, cs)) for a, b, rs, cs in tiles]
+
+    def prepare(task: Task) -> tuple:
+        rs, cs = task.args
+        wr, wc = _widen(rs, cs, margin, area)
+        core = (rs.start - wr.start, rs.stop - wr.start, cs.start - wc.start, cs.stop - wc.start)
+        return beneath(wr, wc), None if mask is None else mask(wr, wc), core
+
+    out = np.zeros((area[0].stop - area[0].start, area[1].stop - area[1].start), np.float32)
+
+    def keep(task: Task, arrays: dict) -> None:
+        rs, cs = task.args
+        delta = (arrays["eroded"] - arrays["beneath"].astype(np.float64)).astype(np.float32)
+        out[rs.start - area[0].start:rs.stop - area[0].start,
+            cs.start - area[1].start:cs.stop - area[1].start] = delta
+
+    run_tasks(thermal_task, tasks, shared=(params,), workers=workers, scheduler=scheduler,
+              progress=progress, prepare=prepare, on_result=keep)
+    return Eroded(grid_from(out, *area, shape), area, {})
+
+
+def _hydraulic(beneath, shape, spacing, how: Hydraulic, area, mask, workers, scheduler, progress,
+               outputs: bool) -> Eroded:
+    di, dj, w = kernels.brush(how.radius)
+    values = np.array([how.inertia, how.capacity, 0.01, how.deposition, how.erosion, how.evaporation,
+                       how.gravity, how.lifetime, 1.0, 1.0, 1.0 if outputs else 0.0], np.float64)
+    params = {"seed": how.seed, "rain": how.rain, "iterations": how.iterations, "values": values,
+              "brush": (di, dj, w), "unit": HEIGHT_UNIT * spacing}
+    tiles = _tiles(area, HYDRAULIC_TILE)
+    tasks = [Task(f"hydraulic_{a}_{b}", (a, b, rs, cs)) for a, b, rs, cs in tiles]
+    size = (area[0].stop - area[0].start, area[1].stop - area[1].start)
+    sums = {name: np.zeros(size, np.int64) for name in ("change", "flow", "deposition", "wear")}
+
+    def window_of(task: Task) -> tuple[slice, slice]:
+        _, _, rs, cs = task.args
+        return _widen(rs, cs, how.margin, area)
+
+    def prepare(task: Task) -> tuple:
+        a, b, rs, cs = task.args
+        wr, wc = window_of(task)
+        core = (rs.start - wr.start, rs.stop - wr.start, cs.start - wc.start, cs.stop - wc.start)
+        return beneath(wr, wc), (a, b), core
+
+    def keep(task: Task, arrays: dict) -> None:
+        wr, wc = window_of(task)
+        at = (slice(wr.start - area[0].start, wr.stop - area[0].start),
+              slice(wc.start - area[1].start, wc.stop - area[1].start))
+        for name, total in sums.items():
+            total[at] += arrays[name]
+
+    run_tasks(hydraulic_task, tasks, shared=(params,), workers=workers, scheduler=scheduler,
+              progress=progress, prepare=prepare, on_result=keep)
+    change = sums.pop("change").astype(np.float64) / FIXED
+    if mask is not None:
+        change *= mask(*area).astype(np.float64) / 255.0
+    outputs = {"flow": sums["flow"].astype(np.float64),
+               "deposition": sums["deposition"].astype(np.float64) / FIXED,
+               "wear": sums["wear"].astype(np.float64) / FIXED}
+    return Eroded(grid_from(change.astype(np.float32), *area, shape), area, outputs)
+
+
+def parameters(how: Thermal | Hydraulic) -> dict:
+    """The run's settings as an edit layer keeps them."""
+    return {"method": "thermal" if isinstance(how, Thermal) else "hydraulic", **asdict(how)}
+
+
+def output_weights(values: np.ndarray) -> np.ndarray:
+    """An output as paint weights 0..255: its 99th percentile of the non-zero values and above
+    is full weight."""
+    positive = values[values > 0]
+    if not positive.size:
+        return np.zeros(values.shape, np.uint8)
+    top = float(np.percentile(positive, 99.0))
+    top = top if top > 0 else float(positive.max())
+    return np.clip(np.rint(values / top * 255.0), 0, 255).astype(np.uint8)

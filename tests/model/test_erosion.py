@@ -1,0 +1,109 @@
+"""Erosion: thermal brings slopes to the talus angle and keeps the volume; hydraulic keeps the
+volume, carves metres where water runs, and gives the same bytes for a seed on any workers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from model.demo import demo_heights
+from model.erosion import run as erosion
+from model.erosion.run import Hydraulic, Thermal, erode
+
+
+def slope_degrees(h: np.ndarray, spacing: float) -> np.ndarray:
+    """Reference slope of a grid: central differences (plain numpy, as a user would measure)."""
+    gz, gx = np.gradient(np.asarray(h, np.float64), spacing)
+    return np.degrees(np.arctan(np.hypot(gx, gz)))
+
+
+def spiky(size: int = 129, seed: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return (rng.uniform(0.0, 1.0, (size, size)) ** 8 * 40.0).astype(np.float32)
+
+
+def result(h: np.ndarray, eroded) -> np.ndarray:
+    rows, cols = slice(0, h.shape[0]), slice(0, h.shape[1])
+    return (h.astype(np.float64) + eroded.deltas.read(rows, cols, 0)).astype(np.float32)
+
+
+def reader(h: np.ndarray):
+    return lambda rows, cols: h[rows, cols]
+
+
+def test_thermal_erosion_brings_the_steep_slopes_to_the_talus_angle_and_keeps_the_mean() -> None:
+    h = spiky()
+    assert np.percentile(slope_degrees(h, 1.0), 99) > 80
+    for talus in (30.0, 40.0):
+        out = result(h, erode(reader(h), h.shape, 1.0, Thermal(100, talus)))
+        p99 = np.percentile(slope_degrees(out, 1.0), 99)
+        assert abs(p99 - talus) <= 3.0, (talus, p99)
+        assert abs(out.mean(dtype=np.float64) - h.mean(dtype=np.float64)) <= 0.02
+
+
+def test_thermal_tiles_give_the_whole_grid_bits(monkeypatch: pytest.MonkeyPatch) -> None:
+    h = spiky(97, seed=4)
+    whole = erode(reader(h), h.shape, 1.5, Thermal(12, 33.0))
+    monkeypatch.setattr(erosion, "THERMAL_TILE", 20)
+    tiled = erode(reader(h), h.shape, 1.5, Thermal(12, 33.0))
+    assert result(h, tiled).tobytes() == result(h, whole).tobytes()
+
+
+def test_thermal_in_a_region_or_under_a_mask_leaves_the_rest() -> None:
+    h = spiky(80, seed=2)
+    area = (slice(10, 50), slice(20, 70))
+    out = result(h, erode(reader(h), h.shape, 1.0, Thermal(20, 35.0), area=area))
+    outside = np.ones(h.shape, bool)
+    outside[area] = False
+    assert np.array_equal(out[outside], h[outside]) and not np.array_equal(out[area], h[area])
+    weights = np.zeros(h.shape, np.uint8)
+    weights[:, :40] = 255
+    masked = result(h, erode(reader(h), h.shape, 1.0, Thermal(20, 35.0), mask=reader(weights)))
+    changed = masked != h
+    # material leaves only the masked half (it may come to rest one step beyond it)
+    assert changed[:, :40].any() and not changed[:, 42:].any()
+
+
+def hills() -> np.ndarray:
+    return demo_heights(size=257, spacing=4.0)
+
+
+def test_hydraulic_erosion_keeps_the_volume_and_carves_metres_where_water_runs() -> None:
+    h = hills()
+    eroded = erode(reader(h), h.shape, 4.0, Hydraulic(seed=5))
+    out = result(h, eroded)
+    relief = float(h.max() - h.min())
+    volume_change = abs(out.sum(dtype=np.float64) - h.sum(dtype=np.float64)) / h.size
+    assert volume_change <= 0.005 * relief
+    change = np.abs(out.astype(np.float64) - h)
+    flow = eroded.outputs["flow"]
+    wet = flow >= np.percentile(flow, 98)
+    assert np.percentile(change[wet], 75) >= 1.0  # metres where water runs
+    dry = flow <= np.percentile(flow, 50)
+    assert np.median(change[wet]) > 2.0 * np.median(change[dry])
+    assert eroded.outputs["wear"].sum() > 0 and eroded.outputs["deposition"].sum() > 0
+
+
+def test_hydraulic_bytes_depend_on_the_seed_only() -> None:
+    h = hills()[:150, :170]
+    a = result(h, erode(reader(h), h.shape, 4.0, Hydraulic(seed=5, iterations=1)))
+    b = result(h, erode(reader(h), h.shape, 4.0, Hydraulic(seed=5, iterations=1)))
+    c = result(h, erode(reader(h), h.shape, 4.0, Hydraulic(seed=6, iterations=1)))
+    assert a.tobytes() == b.tobytes() and a.tobytes() != c.tobytes()
+
+
+def test_hydraulic_gives_the_same_bytes_on_one_or_two_workers() -> None:
+    h = hills()  # 2 x 2 hydraulic tiles: every tile's margin meets the others'
+    one = erode(reader(h), h.shape, 4.0, Hydraulic(seed=9, iterations=1), workers=1)
+    two = erode(reader(h), h.shape, 4.0, Hydraulic(seed=9, iterations=1), workers=2)
+    assert result(h, one).tobytes() == result(h, two).tobytes()
+    for name in one.outputs:
+        assert one.outputs[name].tobytes() == two.outputs[name].tobytes()
+
+
+def test_bad_settings_are_refused_before_any_work() -> None:
+    h = hills()[:20, :20]
+    with pytest.raises(ValueError, match="talus"):
+        erode(reader(h), h.shape, 1.0, Thermal(10, 95.0))
+    with pytest.raises(ValueError, match="rain"):
+        erode(reader(h), h.shape, 1.0, Hydraulic(rain=0.0))
