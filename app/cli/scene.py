@@ -122,7 +122,7 @@ def run_new_demo(args: argparse.Namespace) -> int:
     from model.formats.scene_file import save_scene
 
     scene = build_demo_scene(foliage=True)
+    save_scene(scene, args.out)  # first: it names OUT when OUT's folder cannot be written
     write_demo_textures(Path(args.out).parent)  # the layers' maps, which the manifest names
-    save_scene(scene, args.out)
     emit(args, f"wrote {args.out}", {"path": str(args.out), "name": scene.name})
     return 0
