@@ -46,6 +46,7 @@ from model.scene import Scene
 from widgets.error_dialog import error_box, error_details, file_message, unexpected_message
 from widgets.inspector_panel import InspectorPanel
 from widgets.new_scene_dialog import NewSceneOptions, ask_new_scene
+from widgets.progress import TextureProgress
 from widgets.viewport import Viewport, install_view_actions
 
 APP_NAME = "Boscage"
@@ -151,6 +152,9 @@ class MainWindow(QMainWindow):
             "Drawing failed", "Part of the 3-D view could not be drawn and is switched off; the scene itself "
             "is unchanged.", msg))
         self.viewport.warning.connect(self.show_warning)
+        self.texture_progress = TextureProgress(self)
+        self.statusBar().addPermanentWidget(self.texture_progress)
+        self.viewport.textures_progress.connect(self.texture_progress.show_progress)
         self._on_scene_replaced(self.document.scene)
         from app.terrain_editor import install as install_terrain_editor
 

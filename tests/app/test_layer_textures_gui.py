@@ -115,3 +115,12 @@ def qtbot_left():
     from PySide6.QtCore import Qt
 
     return Qt.MouseButton.LeftButton
+
+
+def test_the_status_bar_shows_the_layer_textures_loading(main_window, qtbot) -> None:
+    progress = main_window.texture_progress
+    assert progress.isHidden()
+    main_window.viewport.textures_progress.emit(3, 16)
+    assert not progress.isHidden() and (progress.bar.value(), progress.bar.maximum()) == (3, 16)
+    main_window.viewport.textures_progress.emit(16, 16)
+    assert progress.isHidden()
