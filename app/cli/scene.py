@@ -117,11 +117,13 @@ def run_info(args: argparse.Namespace) -> int:
 
 
 def run_new_demo(args: argparse.Namespace) -> int:
+    from model.atomic import make_folder
     from model.demo import build_demo_scene
     from model.demo_textures import write_demo_textures
     from model.formats.scene_file import save_scene
 
     scene = build_demo_scene(foliage=True)
+    make_folder(Path(args.out).parent, args.out)  # a file in the way is named as the scene's problem
     write_demo_textures(Path(args.out).parent)  # the layers' maps, which the manifest names
     save_scene(scene, args.out)
     emit(args, f"wrote {args.out}", {"path": str(args.out), "name": scene.name})
