@@ -229,7 +229,8 @@ def measure_open(quick: bool) -> dict:
             runs["textured"].append(_first_frame(textured))
     best = {k: min(r["first_frame_s"] for r in v) for k, v in runs.items()}
     return {"plain_s": best["plain"], "textured_s": best["textured"],
-            "extra_s": best["textured"] - best["plain"], "all_in_s": min(r["all_in_s"] for r in runs["textured"]), "runs": runs}
+            "extra_s": best["textured"] - best["plain"],
+            "all_in_s": min(r["all_in_s"] for r in runs["textured"]), "runs": runs}
 
 
 _OPEN: dict[bool, dict] = {}
