@@ -55,6 +55,7 @@ class Recovery:
     name: str
     saved: str
     lock: QLockFile | None = field(default=None, repr=False)
+    textures: Path | None = None  # the folder the layers' textures were read from (not copied)
 
     @property
     def manifest(self) -> Path:
@@ -69,6 +70,10 @@ class Recovery:
         scene = load_scene(self.manifest)
         scene.path = self.original
         scene.name = self.name
+        if self.textures is not None:
+            scene.asset_folder = self.textures
+        elif self.original is not None:
+            scene.asset_folder = self.original.parent
         return scene
 
     def discard(self) -> None:
@@ -88,7 +93,9 @@ def write_recovery(folder: Path, scene: Scene) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     own_path = scene.path
     try:
-        save_scene(scene, folder / SCENE_FILE)
+        # the layers' textures stay where they are (the copy names their folder): no copy of
+        # every texture map at every autosave
+        save_scene(scene, folder / SCENE_FILE, copy_textures=False)
     finally:
         scene.path = own_path
     info = {"format": INFO_FORMAT, "version": 1, "name": scene.name,
@@ -96,6 +103,8 @@ def write_recovery(folder: Path, scene: Scene) -> Path:
             "pid": os.getpid()}
     if own_path is not None:
         info["original"] = str(Path(own_path).resolve())
+    if scene.textures_folder() is not None:
+        info["textures"] = str(Path(scene.textures_folder()).resolve())
     atomic_write_text(folder / INFO_FILE, tomli_w.dumps(info))
     return folder / SCENE_FILE
 
@@ -128,8 +137,10 @@ def orphaned_recoveries(root: Path | None = None) -> list[Recovery]:
         original = info.get("original")
         name = info.get("name") if isinstance(info.get("name"), str) else folder.name
         saved = info.get("saved") if isinstance(info.get("saved"), str) else "at an unknown time"
+        textures = info.get("textures")
         found.append((manifest.stat().st_mtime, Recovery(
-            folder, Path(original) if isinstance(original, str) else None, name, saved, lock)))
+            folder, Path(original) if isinstance(original, str) else None, name, saved, lock,
+            Path(textures) if isinstance(textures, str) else None)))
     found.sort(key=lambda item: -item[0])
     return [r for _, r in found]
 

@@ -60,12 +60,13 @@ class SceneDocument(QObject):
         self.replace_scene(scene)
         return scene
 
-    def save(self, path: str | Path | None = None) -> Path:
-        """Write the scene (to `path`, or where it came from) and mark the history clean."""
+    def save(self, path: str | Path | None = None, replace_textures: bool = False) -> Path:
+        """Write the scene (to `path`, or where it came from) and mark the history clean; into
+        another folder, the layers' textures come along (`save_scene`)."""
         target = Path(path) if path is not None else self.scene.path
         if target is None:
             raise ValueError("the scene has no file yet: give a path")
-        save_scene(self.scene, target)
+        save_scene(self.scene, target, replace_textures=replace_textures)
         self.undo_stack.setClean()
         self.saved.emit(target)
         return target

@@ -46,6 +46,7 @@ from model.scene import Scene
 from widgets.error_dialog import error_box, error_details, file_message, unexpected_message
 from widgets.inspector_panel import InspectorPanel
 from widgets.new_scene_dialog import NewSceneOptions, ask_new_scene
+from widgets.progress import TextureProgress
 from widgets.viewport import Viewport, install_view_actions
 
 APP_NAME = "Boscage"
@@ -151,6 +152,9 @@ class MainWindow(QMainWindow):
             "Drawing failed", "Part of the 3-D view could not be drawn and is switched off; the scene itself "
             "is unchanged.", msg))
         self.viewport.warning.connect(self.show_warning)
+        self.texture_progress = TextureProgress(self)
+        self.statusBar().addPermanentWidget(self.texture_progress)
+        self.viewport.textures_progress.connect(self.texture_progress.show_progress)
         self._on_scene_replaced(self.document.scene)
         from app.terrain_editor import install as install_terrain_editor
 
@@ -162,6 +166,7 @@ class MainWindow(QMainWindow):
         # Dialog hooks: tests and scripts replace them.
         self.ask_restore: Callable[[QWidget, Recovery], bool] = ask_restore
         self.ask_new_scene: Callable[[QWidget, NewSceneOptions], NewSceneOptions | None] = ask_new_scene
+        self.ask_replace_textures: Callable[[QWidget, list[Path]], bool] = ask_replace_textures
         self.autosave = AutoSaver(self.document, self.settings.autosave_interval(), self)
         self.autosave.failed.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.file_watcher = FileWatcher(self.document, self, self)
@@ -631,13 +636,21 @@ class MainWindow(QMainWindow):
         return self._save_to(Path(path))
 
     def _save_to(self, path: Path) -> bool:
+        from model.layer_texture_files import conflicts, texture_copies
+
+        copies, _ = texture_copies(self.document.scene, path)  # into another folder: its textures too
+        needed = [c for c in copies if c.needed()]
+        clash = conflicts(needed)
+        if clash and not self.ask_replace_textures(self, [c.target for c in clash]):
+            return False
         try:
             with self.busy(f"Saving {path}…"):
-                self.document.save(path)
+                self.document.save(path, replace_textures=bool(clash))
         except OSError as e:  # a WriteError is already the CLI's sentence, naming the file
             self.show_error("Could not save scene", file_message(e, path))
             return False
-        self.statusBar().showMessage(f"Saved {path}", 5000)
+        copied = f" (and {len(needed)} layer texture{'s' if len(needed) != 1 else ''})" if needed else ""
+        self.statusBar().showMessage(f"Saved {path}{copied}", 5000)
         return True
 
     def maybe_save(self) -> bool:
@@ -862,6 +875,20 @@ class MainWindow(QMainWindow):
         dialog.open()
         search.setFocus()
         return dialog
+
+
+def ask_replace_textures(parent: QWidget, files: list[Path]) -> bool:
+    """Whether a Save As may overwrite files of the target folder that its layer textures would
+    replace (another scene there may use them)."""
+    shown = "\n".join(str(f) for f in files[:8])
+    if len(files) > 8:
+        shown += f"\n… and {len(files) - 8} more"
+    answer = QMessageBox.warning(
+        parent, "Replace Textures?",
+        f"The scene's layer textures are copied beside it, but the target folder already has different "
+        f"files of these names:\n\n{shown}\n\nReplace them? (Another scene in that folder may use them.)",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
+    return answer == QMessageBox.StandardButton.Yes
 
 
 def app_version() -> str:

@@ -271,3 +271,23 @@ class LayerMaterialCommand(QUndoCommand):
 
     def undo(self) -> None:
         self._set(self.old, self.old_color)
+
+
+class AutoPaintCommand(QUndoCommand):
+    """An auto-paint rule run over the terrain (`model.auto_paint`): the layer and the weight-blended
+    layers it took weight from, as one step. The stroke arrives applied and finished (it ran with
+    progress and Cancel before it was pushed), so the first redo does nothing."""
+
+    def __init__(self, stroke, text: str) -> None:
+        super().__init__(text)
+        self.stroke = stroke
+        self._applied = True
+
+    def redo(self) -> None:
+        if self._applied:
+            self._applied = False
+            return
+        self.stroke.redo()
+
+    def undo(self) -> None:
+        self.stroke.undo()

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QMenu, QMessageBox, QToolBar
 
 from app.terrain_commands import (
     AddLayerCommand,
+    AutoPaintCommand,
     DeleteLayerCommand,
     LayerBlendCommand,
     LayerMaterialCommand,
@@ -49,6 +50,7 @@ from widgets.error_dialog import file_message
 from widgets.heightmap_dialog import RAW_FORMATS, HeightmapOptionsDialog
 from widgets.import_target import TileProgress, ask_scene_path, is_large
 from widgets.layers_panel import LayersPanel
+from widgets.progress import ModalProgress
 from widgets.terrain_tool_panel import TerrainToolPanel
 
 
@@ -93,6 +95,7 @@ class TerrainEditor(QObject):
         self.ask_update_types: Callable[..., bool | None] = ask_update_types
         self.confirm_delete: Callable[..., bool] = confirm_delete
         self.last_delete_warning: list[str] = []
+        self.last_auto_paint = None  # the rule the dialog offers again
 
         self.panel.current_changed.connect(lambda name: self.toolbox.set_current_layer(name or None))
         self.toolbox.set_current_layer(self.panel.current_name())
@@ -129,6 +132,11 @@ class TerrainEditor(QObject):
             "import_heights": menu.addAction("Import &Heightmap into Scene…", self.import_heights_dialog),
             "export_heights": menu.addAction("&Export Heightmap…", self.export_heights_dialog),
         }
+        menu.addSeparator()
+        self.actions["auto_paint"] = menu.addAction("&Auto-Paint Layer…", self.auto_paint_dialog)
+        self.actions["auto_paint"].setObjectName("action_terrain_auto_paint")
+        self.actions["auto_paint"].setToolTip("Give a layer weight where the ground's slope, height and "
+                                              "curvature fall in bands (one undo step)")
         self.actions["import_heights"].setToolTip("Replace the terrain's heights with a heightmap of the "
                                                   "same size (undoable)")
         self.actions["export_heights"].setToolTip("Save the heights as 16-bit PNG, RAW R16 or float32 .npy")
@@ -287,6 +295,94 @@ class TerrainEditor(QObject):
         self.window.statusBar().showMessage(f"Exported '{name}' to {path}", 5000)
         return True
 
+    # ---- auto-paint -------------------------------------------------------------------------
+    def auto_paint(self, rule, progress=None):
+        """Run an auto-paint rule over the terrain as one undo step (spawners follow, as after a
+        stroke); None when cancelled or refused (one error dialog), else its summary."""
+        from model.auto_paint import AutoPaintError, apply_auto_paint, check_rule
+        from model.layer_ops import LayerPaintStroke
+
+        try:
+            check_rule(self.terrain, rule)
+        except AutoPaintError as e:
+            self.window.show_error("Auto-paint refused", str(e))
+            return None
+        stroke = LayerPaintStroke(self.terrain, rule.layer, follow=self.toolbox.stroke_follower())
+        own = progress is None and self.terrain.rows * self.terrain.columns > PROGRESS_SAMPLES
+        bar = ModalProgress(self.window, f"Auto-painting '{rule.layer}'…") if own else None
+        report = progress
+        if bar is not None:
+            def report(done: int, total: int) -> bool:
+                bar.step(done / max(total, 1))
+                return not bar.cancelled()
+        try:
+            summary = apply_auto_paint(self.terrain, rule, stroke, report)
+        finally:
+            if bar is not None:
+                bar.__exit__(None, None, None)
+        if summary.cancelled:
+            self.window.statusBar().showMessage("Auto-paint cancelled; the terrain is unchanged", 5000)
+            return None
+        if summary.windows:
+            self.document.undo_stack.push(AutoPaintCommand(stroke, f"Auto-paint layer '{rule.layer}'"))
+        self.window.statusBar().showMessage(auto_paint_sentence(rule.layer, summary), 8000)
+        return summary
+
+    def make_auto_paint_dialog(self):
+        """The dialog, with its preview wired to the terrain (tests drive it without exec)."""
+        from model.auto_paint import AutoPaintError, apply_auto_paint, check_rule
+        from model.layer_ops import LayerPaintStroke
+        from widgets.auto_paint_dialog import AutoPaintDialog
+
+        t = self.terrain
+        dialog = AutoPaintDialog([la.name for la in t.layers], self.toolbox.current_layer, t.height_range(),
+                                 self.window)
+        if self.last_auto_paint is not None and t.layer(self.last_auto_paint.layer) is not None:
+            dialog.set_rule(self.last_auto_paint)
+        big = t.rows * t.columns > PREVIEW_SAMPLES
+        if big:  # a whole-terrain pass per edit would lag: preview on request only
+            dialog.preview.setChecked(False)
+        shown: list = []  # the preview's stroke, applied
+
+        def take_back() -> None:
+            while shown:
+                shown.pop().undo()
+
+        def preview(rule) -> None:
+            take_back()
+            if rule is None or not dialog.preview.isChecked():
+                return
+            try:
+                check_rule(t, rule)
+            except AutoPaintError as e:
+                dialog.set_summary(str(e))
+                return
+            stroke = LayerPaintStroke(t, rule.layer)
+            summary = apply_auto_paint(t, rule, stroke)
+            shown.append(stroke)
+            dialog.set_summary(auto_paint_sentence(rule.layer, summary))
+
+        dialog.rule_changed.connect(preview)
+        dialog.preview_toggled.connect(lambda on: preview(dialog.rule()))
+        dialog.finished.connect(lambda result: take_back())
+        dialog.take_back_preview = take_back
+        dialog.flush()
+        dialog.rule_changed.emit(dialog.rule())
+        return dialog
+
+    def auto_paint_dialog(self) -> None:
+        """Terrain ▸ Auto-Paint Layer…: ask for the rule (previewed live), then paint it as one step."""
+        if not self.terrain.layers:
+            self.window.show_error("No layer to paint", "Add a layer in the Layers panel first.")
+            return
+        dialog = self.make_auto_paint_dialog()
+        accepted = dialog.exec() == QDialog.DialogCode.Accepted
+        rule = dialog.rule()
+        dialog.deleteLater()
+        if accepted and rule is not None:
+            self.last_auto_paint = rule
+            self.auto_paint(rule)
+
     # ---- dialogs ----------------------------------------------------------------------
     def _folder(self, name: str = "") -> str:
         """A file dialog's start: the scene's folder (or the window's choice), with `name` in it."""
@@ -392,6 +488,18 @@ class TerrainEditor(QObject):
                                               LAYER_NAME_FILTER)
         if path:
             self.export_layer(name, path)
+
+
+PROGRESS_SAMPLES = 4_000_000  # auto-painting more samples than this shows a progress dialog
+PREVIEW_SAMPLES = 2049 * 2049  # larger terrains preview only when asked
+
+
+def auto_paint_sentence(layer: str, summary) -> str:
+    """One status line for what an auto-paint rule did (or would do)."""
+    if not summary.windows:
+        return f"Auto-paint: '{layer}' unchanged (no ground falls in the bands, or it is painted already)"
+    took = f"; took weight from {', '.join(summary.others)}" if summary.others else ""
+    return f"Auto-paint: '{layer}' changed on {summary.changed:,} samples{took}"
 
 
 TEXTURE_FILTER = "Textures (*.png *.jpg *.jpeg *.exr);;All files (*)"

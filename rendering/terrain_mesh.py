@@ -143,6 +143,11 @@ def textured_layers(terrain: Terrain) -> list[int]:
     return [i for i, la in enumerate(terrain.layers) if la.material.textured][:TEXTURE_SLOTS]
 
 
+def untextured_extras(terrain: Terrain) -> list[str]:
+    """Names of the layers with a material past the first TEXTURE_SLOTS: they draw their colour."""
+    return [la.name for la in terrain.layers if la.material.textured][TEXTURE_SLOTS:]
+
+
 def layer_colours_at(terrain: Terrain, rows: np.ndarray, cols: np.ndarray, stride: int = 1) -> np.ndarray:
     """`layer_colours` at the samples rows x cols (index arrays), footprint-averaged where `stride` > 1."""
     if not terrain.layers:

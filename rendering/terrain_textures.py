@@ -22,7 +22,7 @@ from model.layer_material import MAP_KINDS
 from model.layer_textures import CHANNELS, array_sides, load_maps, texture_requests
 from model.terrain import Terrain
 from rendering.gl_program import ShaderProgram
-from rendering.terrain_mesh import TEXTURE_SLOTS, textured_layers
+from rendering.terrain_mesh import TEXTURE_SLOTS, textured_layers, untextured_extras
 
 UNITS = {"albedo": 1, "normal": 2, "roughness": 3, "height": 4}  # texture unit 0 is the foliage cover
 MAP_BITS = {"albedo": 1, "normal": 2, "roughness": 4, "height": 8}
@@ -32,16 +32,21 @@ _FORMATS = {4: (GL.GL_RGBA8, GL.GL_RGBA), 1: (GL.GL_R8, GL.GL_RED)}
 
 class TerrainTextures:
     """Texture arrays for `terrain`'s textured layers (`textured_layers`), files relative to
-    `folder()`. `warn(message)` hears each unreadable file once; `request_update()` asks for a frame
-    while maps are still coming. `pending` says whether any are."""
+    `folder()`. `warn(message)` hears each unreadable file once, and once the textured layers past
+    the slots (named); `request_update()` asks for a frame while maps are still coming; `progress(done,
+    total)` hears each map in (and (0, 0) when a job has nothing to load). `pending` says whether
+    any are still coming."""
 
     def __init__(self, terrain: Terrain, folder: Callable[[], Path | None],
                  warn: Callable[[str], None] = lambda m: None,
-                 request_update: Callable[[], None] = lambda: None) -> None:
+                 request_update: Callable[[], None] = lambda: None,
+                 progress: Callable[[int, int], None] = lambda done, total: None) -> None:
         self.terrain = terrain
         self.folder = folder
         self.warn = warn
         self.request_update = request_update
+        self.progress = progress
+        self._extras: tuple[str, ...] = ()  # textured layers drawn in their colour, last warned about
         self._signature: tuple | None = None
         self._arrays: dict[str, int] = {}  # kind → texture name
         self._sides: dict[str, int] = {}
@@ -72,12 +77,14 @@ class TerrainTextures:
                 self.warn("the scene's layer textures are drawn once the scene is saved in a folder")
             self._job_done = True
             self._expected = 0
+            self.progress(0, 0)
             return
         self._queue = queue.Queue()
         self._cancel = threading.Event()
         self._job_done = False
         requests = texture_requests(Path(folder), materials)
         self._expected = len(requests)
+        self.progress(0, self._expected)
         q, cancel = self._queue, self._cancel
 
         def job() -> None:
@@ -114,6 +121,7 @@ class TerrainTextures:
     # ---- per frame ---------------------------------------------------------------------
     def sync(self) -> None:
         """Follow the layers' materials and upload what the job has made, within the frame's budget."""
+        self._check_extras()
         materials = self._materials()
         signature = (self.folder(), tuple(materials))
         if signature != self._signature:
@@ -130,10 +138,22 @@ class TerrainTextures:
                 self._allocate(item, len(materials))
             elif what == "map":
                 self._upload(item)
+                self.progress(self.uploaded, self._expected)
             else:
                 self._job_done = True
+                if self.uploaded < self._expected:  # unreadable maps: the count is over all the same
+                    self.progress(self._expected, self._expected)
         if self.pending:
             self.request_update()
+
+    def _check_extras(self) -> None:
+        """Warn once (per set of names) about the textured layers past the slots: they draw their colour."""
+        extras = tuple(untextured_extras(self.terrain))
+        if extras and extras != self._extras:
+            names = ", ".join(f"'{n}'" for n in extras)
+            self.warn(f"textures are drawn for the first {TEXTURE_SLOTS} textured layers only: {names} "
+                      f"show{'s' if len(extras) == 1 else ''} the layer colour")
+        self._extras = extras
 
     def _allocate(self, sides: dict[str, int], depth: int) -> None:
         self._delete_arrays()

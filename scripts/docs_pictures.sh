@@ -31,11 +31,15 @@ shot editor "$demo"
 shot overview "$demo" --camera=0,520,-820,0,0,-60
 # Among the trees: meshes near, their coarser levels and impostor cards further off, grass underfoot.
 shot forest "$demo" --camera=-150,40,-190,-60,18,-60
+# Close up below a cliff: textured grass and forest floor underfoot, the rock's triplanar projection
+# on the cliff face (its texture at its size instead of stretched down the slope).
+shot textured-ground "$demo" --camera=320,70,470,225,40,350
 # The whole scene from far away: every forest still shows, drawn by impostors and far proxies.
 shot far-forest "$demo" --camera=-1050,330,-1050,-100,0,-100
 
 # A spawner run on a copy of the demo: broadleaf groves on the grass, bushes around them.
 cp "$root"/resources/demo/demo.* "$work/"
+cp -r "$root"/resources/demo/textures "$work/"  # the layers' maps, which the manifest names
 cat >"$work/groves.toml" <<'TOML'
 [[spawners]]
 name = "groves"

@@ -93,3 +93,34 @@ def _duration(seconds: float) -> str:
     if s < 3600:
         return f"{s // 60} min {s % 60:02d} s"
     return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+class TextureProgress(QWidget):
+    """The status bar's "Layer textures 5/16" bar while a scene's layer textures load in the
+    background (the scene is drawn meanwhile, layers in their colours); hidden when none are coming."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar
+
+        super().__init__(parent)
+        self.setObjectName("texture_progress")
+        self.label = QLabel("Layer textures", self)
+        self.bar = QProgressBar(self)
+        self.bar.setMaximumWidth(140)
+        self.bar.setTextVisible(True)
+        self.bar.setFormat("%v/%m")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label)
+        layout.addWidget(self.bar)
+        self.setToolTip("The layers' texture maps load in the background; until a layer's maps are in, "
+                        "it shows its colour")
+        self.hide()
+
+    def show_progress(self, done: int, total: int) -> None:
+        if total <= 0 or done >= total:
+            self.hide()
+            return
+        self.bar.setRange(0, total)
+        self.bar.setValue(done)
+        self.show()

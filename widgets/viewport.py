@@ -77,6 +77,7 @@ class Viewport(QOpenGLWidget):
     frame_rendered = Signal()
     gl_failed = Signal(str)
     warning = Signal(str)  # something drawn without what the scene asks (e.g. an unreadable texture)
+    textures_progress = Signal(int, int)  # layer texture maps in, of how many (0, 0: none to load)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -162,7 +163,8 @@ class Viewport(QOpenGLWidget):
         self._opening = None  # (eye, yaw), found once per scene: a resize before any move reuses it
         self.overlays.terrain = scene.terrain if scene is not None else None
         if scene is not None:
-            textures = TerrainTextures(scene.terrain, scene.textures_folder, self._warn_later, self.update)
+            textures = TerrainTextures(scene.terrain, scene.textures_folder, self._warn_later, self.update,
+                                       self._progress_later)
             self.terrain_renderer = TerrainRenderer(scene.terrain, FoliageDensity(scene), textures=textures)
             self.terrain_renderer.show_density = self.foliage_cover
             self.add_renderer(self.terrain_renderer, 0)
@@ -219,6 +221,10 @@ class Viewport(QOpenGLWidget):
     def _warn_later(self, message: str) -> None:
         """A problem the scene can live with (a texture that cannot be read): `warning` after the paint."""
         QTimer.singleShot(0, lambda: self.warning.emit(message))
+
+    def _progress_later(self, done: int, total: int) -> None:
+        """The layer textures' progress, after the paint (the status bar shows it)."""
+        QTimer.singleShot(0, lambda: self.textures_progress.emit(done, total))
 
     def textures_pending(self) -> bool:
         """Whether the terrain's layer textures are still loading (they arrive over a few frames)."""

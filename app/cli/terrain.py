@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.cli import UsageError, add_json_flag, emit, parse_xz
+from app.cli import UsageError, add_json_flag, emit, examples, parse_xz
 from app.cli._batch import _positive_int
 from app.cli._progress import TerminalProgress
 from model.errors import FormatError
@@ -52,10 +52,17 @@ def _common(p: argparse.ArgumentParser, layer: str) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("terrain", help="erosion, stamps, terraces and the edit layers of a scene's terrain")
+    p = sub.add_parser("terrain", help="erosion, stamps, terraces, auto-paint and the edit layers of a "
+                                       "scene's terrain")
     t_sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    from app.cli import _terrain_auto_paint  # an action in its own module
 
-    er = t_sub.add_parser("erode", help="erode the terrain into an edit layer (thermal or hydraulic)",
+    _terrain_auto_paint.register(t_sub)
+
+    er = t_sub.add_parser("erode", epilog=examples(
+                              "boscage terrain erode forest.boscage --thermal --talus 32 --save",
+                              "boscage terrain erode forest.boscage --hydraulic --seed 7 --workers 2 --save"),
+                          help="erode the terrain into an edit layer (thermal or hydraulic)",
                           description="Thermal erosion lets material slide until no slope is steeper "
                                       "than the talus angle; hydraulic erosion rolls seeded rain "
                                       "droplets that carve channels and deposit sediment. The result is "
@@ -88,7 +95,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(er)
     er.set_defaults(func=run_erode)
 
-    st = t_sub.add_parser("stamp", help="place a heightmap stamp into an edit layer",
+    st = t_sub.add_parser("stamp", epilog=examples(
+                              "boscage terrain stamp forest.boscage crater.png --at=-120,40 --radius 60 "
+                              "--height 15 --mode min --save"),
+                          help="place a heightmap stamp into an edit layer",
                           description="Read a heightmap (PNG16, R16, NPY, EXR, TIFF or R32), map its "
                                       "range to 0..--height metres and place it centred at --at, "
                                       "--radius metres to its edge, turned --rotation degrees. add: onto "
@@ -104,7 +114,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="blend (default add)")
     st.set_defaults(func=run_stamp)
 
-    te = t_sub.add_parser("terrace", help="cut the terrain into terraces in an edit layer")
+    te = t_sub.add_parser("terrace", epilog=examples(
+                              "boscage terrain terrace forest.boscage --step 4 --sharpness 0.8 "
+                              "--region=-200,-200,0,0 --save"),
+                          help="cut the terrain into terraces in an edit layer")
     _common(te, "terrace")
     te.add_argument("--step", type=_number, metavar="M", required=True, help="metres between terraces")
     te.add_argument("--sharpness", type=_number, metavar="K", default=0.7,
@@ -113,7 +126,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     te.add_argument("--mask", metavar="LAYER", help="scale the terraces by this paint layer's weights")
     te.set_defaults(func=run_terrace)
 
-    el = t_sub.add_parser("edit-layers", help="list the terrain's edit layers; show or hide them")
+    el = t_sub.add_parser("edit-layers", epilog=examples(
+                              "boscage terrain edit-layers forest.boscage --json",
+                              "boscage terrain edit-layers forest.boscage --disable erode-hydraulic --save"),
+                          help="list the terrain's edit layers; show or hide them")
     el.add_argument("scene", type=Path, metavar="SCENE", help="a .boscage file")
     el.add_argument("--enable", action="append", default=[], metavar="NAME", help="show this layer")
     el.add_argument("--disable", action="append", default=[], metavar="NAME", help="hide this layer")

@@ -48,6 +48,7 @@ from model.foliage.spawner_section import (
 )
 from model.foliage.volume import Selection
 from model.formats import tiles as tiling
+from model.layer_material import LayerMaterial, material_entry
 from model.paged import PagedGrid, PagedPlane
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
@@ -93,7 +94,8 @@ def _world(scene: Scene, spawner: Spawner) -> dict:
     foliage = foliage_of(scene)
     return {
         "shape": (t.rows, t.columns), "spacing": t.spacing, "origin": t.origin,
-        "layers": [(layer.name, layer.color, layer.weight_blend) for layer in t.layers],
+        "layers": [(layer.name, layer.color, layer.weight_blend, material_entry(layer.material))
+                   for layer in t.layers],
         "palette": palette_to_list(foliage.palette), "spawner": spawner_to_toml(spawner),
     }
 
@@ -154,8 +156,8 @@ def spawn_tile(world: dict, tile: tuple[float, float, float, float], window: dic
     layers = []
     if world["layers"]:
         weights = _Window(window["weights"], rows, cols, r0, c0)
-        layers = [TerrainLayer(n, tuple(c), PagedPlane(weights, k), blend)
-                  for k, (n, c, blend) in enumerate(world["layers"])]
+        layers = [TerrainLayer(n, tuple(c), PagedPlane(weights, k), blend, LayerMaterial(**material))
+                  for k, (n, c, blend, material) in enumerate(world["layers"])]
     terrain = Terrain(PagedPlane(heights, 0), world["spacing"], tuple(world["origin"]), layers)
     palette = palette_from_list(world["palette"])
     spawner = spawner_from_toml(world["spawner"])

@@ -231,8 +231,18 @@ def register_sections() -> None:
         importlib.import_module(name)
 
 
-def save_scene(scene: Scene, path: str | Path) -> None:
-    """Write the scene atomically: side files first, the manifest last, then drop stale side files."""
+def save_scene(scene: Scene, path: str | Path, copy_textures: bool = True,
+               replace_textures: bool = False) -> None:
+    """Write the scene atomically: side files first, the manifest last, then drop stale side files.
+
+    Saved into another folder than its textures', the layers' texture files are copied there first
+    under the same relative paths (`model.layer_texture_files`; a different file already there is
+    refused unless `replace_textures`), and the scene then reads its textures from there; a failed
+    save takes back the copies it made. `copy_textures=False` leaves them where they are (a
+    recovery copy, which remembers their folder instead)."""
+    from model.layer_texture_files import copy_textures as copy_files
+    from model.layer_texture_files import remove_files, texture_copies
+
     manifest = Path(path)
     if manifest.is_dir():  # refused before any side file is written beside it
         raise WriteError(manifest, "cannot write: a folder has that name")
@@ -241,15 +251,21 @@ def save_scene(scene: Scene, path: str | Path) -> None:
     # one writer at a time (nested when the caller took the lock before reading the scene): the
     # stale-file clean-up below must never meet another writer's new side files
     with scene_lock(manifest):
+        copies = texture_copies(scene, manifest)[0] if copy_textures else []
         doc, files = scene_manifest(scene, manifest)
         for key, writer in SECTION_WRITERS.items():
             section = writer(scene, manifest, files)  # type: ignore[operator]
             if section is not None:
                 doc[key] = section
-        for file, data in files.items():
-            if data is not None:  # None: a tile already on disk under its checksum name
-                atomic_write(file, data)
-        atomic_write_text(manifest, tomli_w.dumps(doc))
+        created = copy_files(copies, replace_textures)
+        try:
+            for file, data in files.items():
+                if data is not None:  # None: a tile already on disk under its checksum name
+                    atomic_write(file, data)
+            atomic_write_text(manifest, tomli_w.dumps(doc))
+        except BaseException:
+            remove_files(created)
+            raise
         for stale in _stale_side_files(manifest, set(files)):
             try:
                 stale.unlink()
@@ -257,6 +273,8 @@ def save_scene(scene: Scene, path: str | Path) -> None:
                 pass
         remove_stale_temps(manifest.parent, lambda name: _is_scene_file(manifest, name))
     scene.path = manifest
+    if copy_textures:
+        scene.asset_folder = manifest.parent
 
 
 # TOML names for the kinds a manifest value may have (a reader knows "table", not "dict").

@@ -22,11 +22,13 @@ from model.atomic import atomic_write
 from model.checksum import crc32
 from model.errors import WriteError
 from model.formats import tiles as tiling
+from model.layer_material import NO_MATERIAL, LayerMaterial
 from model.paged import PagedGrid, PagedPlane, file_identity
 from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
 
-Layer = tuple[str, tuple[int, int, int], bool]  # name, colour, weight-blended
+# name, colour, weight-blended and, optionally, the layer's material (texture maps, tiling, projection)
+Layer = tuple[str, tuple[int, int, int], bool] | tuple[str, tuple[int, int, int], bool, LayerMaterial]
 
 
 class SceneWriter:
@@ -52,7 +54,7 @@ class SceneWriter:
         self._identities: dict[str, dict] = {"heights": {}, "layers": {}}
         self._ranges: dict[tuple[int, int], list[tuple[float, float]]] = {}
         self._created: list[Path] = []
-        self.layers: list[Layer] = []
+        self.layers: list[tuple[str, tuple[int, int, int], bool, LayerMaterial]] = []
         self.bytes_written = 0
         self.finished = False
 
@@ -73,7 +75,8 @@ class SceneWriter:
         """The paint layers, in order; their weights come with `put_layers`/`put_band`."""
         if any(row.count(None) != len(row) for row in self._files["layers"]):
             raise ValueError("layers are declared before their first tile")
-        self.layers = [(str(n), tuple(int(c) for c in color), bool(blend)) for n, color, blend in layers]
+        self.layers = [(str(n), tuple(int(c) for c in color), bool(blend),
+                        rest[0] if rest else NO_MATERIAL) for n, color, blend, *rest in layers]
 
     # ---- tiles -------------------------------------------------------------------------
     def _put(self, kind: str, i: int, j: int, data: bytes) -> None:
@@ -145,8 +148,8 @@ class SceneWriter:
             terrain = self.heights_terrain()
             if self.layers:
                 lgrid = self._grid("layers", len(self.layers), np.uint8)
-                for k, (lname, color, blend) in enumerate(self.layers):
-                    terrain.layers.append(TerrainLayer(lname, color, PagedPlane(lgrid, k), blend))
+                for k, (lname, color, blend, material) in enumerate(self.layers):
+                    terrain.layers.append(TerrainLayer(lname, color, PagedPlane(lgrid, k), blend, material))
             scene = Scene(terrain=terrain, name=name, sections=dict(sections or {}))
             save_scene(scene, self.path)
         except BaseException:

@@ -106,8 +106,9 @@ def grow_forest(scene: Scene, rules: Mapping[int, PlantRule], passes: int, seed:
     tables = RuleTables(dict(rules))
     grown = grow_zone(zone, tables, passes, seed, options, progress, cancelled)
     terrain = Terrain(src.heights.copy(), src.spacing, src.origin,
-                      [TerrainLayer(layer.name, layer.color, layer.weights.copy(), layer.weight_blend)
-                       for layer in src.layers])
-    out = Scene(terrain=terrain, name=f"{scene.name} forest")
+                      [TerrainLayer(layer.name, layer.color, layer.weights.copy(), layer.weight_blend,
+                                    layer.material) for layer in src.layers])
+    # the layers' texture paths still start at the source scene's folder (a save elsewhere copies them)
+    out = Scene(terrain=terrain, name=f"{scene.name} forest", asset_folder=scene.textures_folder())
     out.sections["foliage"] = forest_foliage(grown, terrain, rules)
     return out

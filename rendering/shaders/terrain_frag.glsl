@@ -21,6 +21,7 @@ uniform float u_density_on;
 
 // Textured layers: one array layer per slot in each map kind's array.
 const int SLOTS = 16;
+const int TOP = 2;               // textured layers sampled per fragment, the strongest
 uniform int u_slots;             // textured layers (0: the flat colours only)
 uniform sampler2DArray u_albedo;
 uniform sampler2DArray u_normal;
@@ -105,49 +106,67 @@ void main() {
     float dist = length(v_world - u_eye);
     if (u_slots > 0) {
         vec3 dpx = dFdx(v_world), dpy = dFdy(v_world);
-        float w[SLOTS];
-        float h[SLOTS];
-        vec3 rest = v_color;     // the untextured layers' and bare ground's share of the colour
-        float rest_w = 1.0;
-        bool heights = false;
-        float top = 0.0;
+        // The TOP strongest textured layers of this fragment are sampled, each a fixed number of
+        // times whatever the slots (a loop over every slot with a branch per slot samples every
+        // slot any neighbouring fragment needs); weaker ones join the flat colours (their tint).
+        ivec3 top = ivec3(0);
+        vec3 tw = vec3(0.0);
         for (int i = 0; i < u_slots; ++i) {
-            w[i] = slot_weight(i);
-            rest -= w[i] * u_color[i];
-            rest_w -= w[i];
-            h[i] = 0.5;
-            if (w[i] > MIN_WEIGHT && (u_maps[i] & 8) != 0) {
-                h[i] = sample_map(u_height, i, v_world, dpx, dpy, projection(n, u_triplanar[i])).r;
+            float wi = slot_weight(i);
+            if (wi > tw.z) {
+                if (wi > tw.y) {
+                    tw.z = tw.y; top.z = top.y;
+                    if (wi > tw.x) { tw.y = tw.x; top.y = top.x; tw.x = wi; top.x = i; }
+                    else { tw.y = wi; top.y = i; }
+                } else { tw.z = wi; top.z = i; }
+            }
+        }
+        vec3 rest = v_color;     // the other layers' and bare ground's share of the colour
+        float rest_w = 1.0;
+        float w[TOP];
+        float h[TOP];
+        vec3 proj[TOP];
+        bool heights = false;
+        float highest = 0.0;
+        for (int k = 0; k < TOP; ++k) {
+            int i = top[k];
+            w[k] = tw[k];
+            rest -= w[k] * u_color[i];
+            rest_w -= w[k];
+            h[k] = 0.5;
+            proj[k] = projection(n, u_triplanar[i]);
+            if (w[k] > MIN_WEIGHT && (u_maps[i] & 8) != 0) {
+                h[k] = sample_map(u_height, i, v_world, dpx, dpy, proj[k]).r;
                 heights = true;
             }
-            top = max(top, w[i] + h[i]);
+            highest = max(highest, w[k] + h[k]);
         }
         rest_w = max(rest_w, 0.0);
-        top = max(top, rest_w + 0.5);
+        highest = max(highest, rest_w + 0.5);
         // Height blending: across a transition the higher texel wins, in a band HEIGHT_DEPTH wide.
         float b_rest = rest_w;
         float total = 0.0;
-        for (int i = 0; i < u_slots; ++i) {
-            float b = w[i];
-            if (heights) b = w[i] > MIN_WEIGHT ? max(w[i] + h[i] - top + HEIGHT_DEPTH, 0.0) : 0.0;
-            w[i] = b;
+        for (int k = 0; k < TOP; ++k) {
+            float b = w[k];
+            if (heights) b = w[k] > MIN_WEIGHT ? max(w[k] + h[k] - highest + HEIGHT_DEPTH, 0.0) : 0.0;
+            w[k] = b;
             total += b;
         }
-        if (heights) b_rest = rest_w > MIN_WEIGHT ? max(rest_w + 0.5 - top + HEIGHT_DEPTH, 0.0) : 0.0;
+        if (heights) b_rest = rest_w > MIN_WEIGHT ? max(rest_w + 0.5 - highest + HEIGHT_DEPTH, 0.0) : 0.0;
         total += b_rest;
         float scale = 1.0 / max(total, 1e-4);
         albedo = rest_w > MIN_WEIGHT ? rest * (b_rest * scale / rest_w) : vec3(0.0);
         vec3 bent = vec3(0.0);
         roughness = b_rest * scale;  // untextured ground is fully rough
-        for (int i = 0; i < u_slots; ++i) {
-            float b = w[i] * scale;
+        for (int k = 0; k < TOP; ++k) {
+            float b = w[k] * scale;
             if (b <= MIN_WEIGHT) continue;
-            vec3 proj = projection(n, u_triplanar[i]);
+            int i = top[k];
             vec3 c = u_color[i];
-            if ((u_maps[i] & 1) != 0) c = sample_map(u_albedo, i, v_world, dpx, dpy, proj).rgb * u_tint[i];
+            if ((u_maps[i] & 1) != 0) c = sample_map(u_albedo, i, v_world, dpx, dpy, proj[k]).rgb * u_tint[i];
             albedo += b * c;
-            if ((u_maps[i] & 2) != 0) bent += b * perturb(i, n, v_world, dpx, dpy, proj);
-            roughness += b * ((u_maps[i] & 4) != 0 ? sample_map(u_roughness, i, v_world, dpx, dpy, proj).r : 1.0);
+            if ((u_maps[i] & 2) != 0) bent += b * perturb(i, n, v_world, dpx, dpy, proj[k]);
+            roughness += b * ((u_maps[i] & 4) != 0 ? sample_map(u_roughness, i, v_world, dpx, dpy, proj[k]).r : 1.0);
         }
         n = normalize(n + bent);
         // Macro variation: broad patches of lighter and darker ground, stronger with distance, so

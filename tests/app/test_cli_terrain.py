@@ -35,7 +35,8 @@ def demo(demo_folder: Path, tmp_path: Path) -> Path:
 
 
 def files(scene: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(scene.parent.iterdir())}
+    return {p.relative_to(scene.parent).as_posix(): p.read_bytes()
+            for p in sorted(scene.parent.rglob("*")) if p.is_file()}
 
 
 def heights(scene: Path) -> np.ndarray:

@@ -115,3 +115,57 @@ def qtbot_left():
     from PySide6.QtCore import Qt
 
     return Qt.MouseButton.LeftButton
+
+
+def test_the_status_bar_shows_the_layer_textures_loading(main_window, qtbot) -> None:
+    progress = main_window.texture_progress
+    assert progress.isHidden()
+    main_window.viewport.textures_progress.emit(3, 16)
+    assert not progress.isHidden() and (progress.bar.value(), progress.bar.maximum()) == (3, 16)
+    main_window.viewport.textures_progress.emit(16, 16)
+    assert progress.isHidden()
+
+
+def test_save_as_into_another_folder_copies_the_textures_and_asks_before_replacing(
+        main_window, monkeypatch, tmp_path, errors) -> None:
+    from model.formats.scene_file import load_scene
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    editor = editor_in(main_window, a)
+    file = two_colour(a / "textures" / "stripes.png")
+    editor.pick_texture_file = lambda folder, title: str(file)
+    assert editor.choose_texture("red", "albedo")
+    (b / "textures").mkdir(parents=True)
+    (b / "textures" / "stripes.png").write_bytes(b"another scene's")
+    asked: list[list[Path]] = []
+    main_window.ask_replace_textures = lambda parent, files: asked.append(files) or False
+    monkeypatch.setattr(mw_module.QFileDialog, "getSaveFileName", lambda *a, **k: (str(b / "moved"), ""))
+    assert main_window.save_as() is False  # declined: nothing written, the other file kept
+    assert asked == [[b / "textures" / "stripes.png"]] and not (b / "moved.boscage").exists()
+    assert (b / "textures" / "stripes.png").read_bytes() == b"another scene's"
+    main_window.ask_replace_textures = lambda parent, files: True
+    assert main_window.save_as() is True
+    assert (b / "textures" / "stripes.png").read_bytes() == file.read_bytes()
+    assert "1 layer texture" in main_window.statusBar().currentMessage()
+    assert main_window.document.scene.textures_folder() == b
+    assert load_scene(b / "moved.boscage").terrain.layer("red").material.albedo == "textures/stripes.png"
+    assert errors == []
+
+
+def test_a_recovery_copy_reads_the_textures_from_where_they_were(main_window, tmp_path) -> None:
+    from app.autosave import orphaned_recoveries, write_recovery
+
+    a = tmp_path / "a"
+    editor = editor_in(main_window, a)
+    file = two_colour(a / "textures" / "stripes.png")
+    editor.pick_texture_file = lambda folder, title: str(file)
+    assert editor.choose_texture("red", "albedo")
+    root = tmp_path / "recovery"
+    write_recovery(root / "one", main_window.document.scene)
+    assert not (root / "one" / "textures").exists()  # no copy of every map at every autosave
+    assert main_window.document.scene.textures_folder() == a
+    [recovery] = orphaned_recoveries(root)
+    scene = recovery.load()
+    recovery.release()
+    assert scene.textures_folder() == a.resolve()
+    assert scene.terrain.layer("red").material.albedo == "textures/stripes.png"

@@ -142,3 +142,47 @@ def test_textures_are_read_once_and_shared_by_a_new_renderer_of_the_scene(viewpo
     settle(viewport, qtbot)
     assert TEXTURES.reads == before + 1
     assert viewport.terrain_renderer.textures.uploads == 1
+
+
+def test_textured_layers_past_sixteen_draw_their_colour_and_are_named_once(viewport, qtbot, tmp_path) -> None:
+    (tmp_path / "checker.png").write_bytes(imagecodecs.png_encode(checker()))
+    warnings: list[str] = []
+    viewport.warning.connect(warnings.append)
+    t = Terrain(np.zeros((33, 33), np.float32), 1.0, (0.0, 0.0))
+    for k in range(18):
+        t.add_layer(f"layer{k:02d}", (120, 120, 120), np.full((33, 33), 255 if k == 17 else 0, np.uint8))
+        t.layers[k].material = LayerMaterial(albedo="checker.png")
+    viewport.set_scene(Scene(terrain=t, name="Many", asset_folder=tmp_path))
+    viewport.look_from((16.0, 40.0, 16.5), (16.0, 0.0, 16.0))
+    img = settle(viewport, qtbot)
+    render(viewport, qtbot)
+    qtbot.waitUntil(lambda: len(warnings) >= 1, timeout=5000)
+    assert len(warnings) == 1, warnings
+    assert "'layer16', 'layer17'" in warnings[0] and "layer15" not in warnings[0]
+    centre = img[80:160, 100:220].reshape(-1, 3)
+    assert not red(centre).any() and not blue(centre).any()  # layer17 (painted) shows its grey colour
+    # one more past the slots names the new set, once
+    t.add_layer("layer18", (120, 120, 120))
+    t.layers[18].material = LayerMaterial(albedo="checker.png")
+    render(viewport, qtbot)
+    render(viewport, qtbot)
+    qtbot.waitUntil(lambda: len(warnings) >= 2, timeout=5000)
+    render(viewport, qtbot)
+    assert len(warnings) == 2 and "'layer18'" in warnings[1]
+
+
+def test_texture_progress_counts_every_map_in(viewport, qtbot, tmp_path) -> None:
+    for name in ("a.png", "b.png", "c.png"):
+        (tmp_path / name).write_bytes(imagecodecs.png_encode(checker()))
+    heard: list[tuple[int, int]] = []
+    viewport.textures_progress.connect(lambda done, total: heard.append((done, total)))
+    scene = textured_scene(tmp_path, np.zeros((33, 33)), 1.0,
+                           LayerMaterial(albedo="a.png", normal="b.png", height="c.png"))
+    scene.terrain.layers[1].material = LayerMaterial(albedo="gone.png")  # unreadable: counted all the same
+    viewport.set_scene(scene)
+    viewport.look_from((16.0, 40.0, 16.5), (16.0, 0.0, 16.0))
+    settle(viewport, qtbot)
+    qtbot.waitUntil(lambda: heard and heard[-1] == (4, 4), timeout=5000)
+    assert heard[0] == (0, 4)
+    dones = [d for d, _ in heard]
+    assert dones == sorted(dones) and all(t == 4 for _, t in heard)
