@@ -423,7 +423,7 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
             extras = {KEY: {"terrain": True, "layers": layers, **tile.extras}}
             material = TERRAIN
             if layer_looks is not None:
-                material = mats.terrain_tile(_baked(scene, layer_looks, tile, step, texels), tile.name)
+                material = mats.terrain_tile(baked_tile(scene, layer_looks, tile, step, texels), tile.name)
                 tile = replace(tile, colours=None)
                 done += tile.vertex_count
                 check_progress(progress, done, work)
@@ -626,7 +626,7 @@ def terrain_looks_of(scene: Scene, warnings: list[str]):
     return terrain_looks(scene.terrain, folder, warnings)
 
 
-def _baked(scene: Scene, looks, tile: IndexedMesh, step: int, texels: int) -> np.ndarray:
+def baked_tile(scene: Scene, looks, tile: IndexedMesh, step: int, texels: int) -> np.ndarray:
     """A tile's base colour image: `texels` texels along each exported quad."""
     rows, cols = tile.extras["rows"], tile.extras["columns"]
     size = (-(-(rows[1] - rows[0]) * texels // step), -(-(cols[1] - cols[0]) * texels // step))

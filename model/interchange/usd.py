@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from model import portable_math as pmath
-from model.atomic import atomic_write_path
+from model.atomic import atomic_write, atomic_write_path
 from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType, foliage_type_to_dict
 from model.interchange.conventions import (
@@ -56,8 +56,14 @@ from model.interchange.conventions import (
     quaternions,
     rotation_matrices,
 )
-from model.interchange.geometry import IndexedMesh, terrain_tiles, terrain_vertex_count, variant_mesh
-from model.interchange.gltf import json_safe, mesh_folder
+from model.interchange.geometry import (
+    IndexedMesh,
+    terrain_samples,
+    terrain_tiles,
+    terrain_vertex_count,
+    variant_mesh,
+)
+from model.interchange.gltf import baked_tile, json_safe, mesh_folder, terrain_looks_of
 from model.interchange.instances import (
     TypeLook,
     selected_types,
@@ -72,6 +78,9 @@ from model.interchange.options import (
     Progress,
     check_progress,
 )
+from model.interchange.terrain_bake import texels_per_quad
+from model.interchange.textures import texture_folder_name
+from model.interchange.usd_materials import UsdLooks, write_st
 from model.json_doc import parse_json
 from model.scene import Scene
 
@@ -133,6 +142,7 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
     total = instances + terrain_vertices + 1
     done = 0
     check_progress(progress, done, total)
+    warnings: list[str] = []
     with tempfile.TemporaryDirectory(prefix="boscage-usd-") as tmp:
         layer = Sdf.Layer.CreateAnonymous("scene" + (".usda" if suffix == ".usda" else ".usdc"))
         stage = Usd.Stage.Open(layer)  # we hold the layer: it outlives the stage
@@ -143,8 +153,9 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
         stage.GetRootLayer().customLayerData = {
             "boscage": {"handedness": options.conventions.handedness, "units": frame.units,
                         "source": scene.name}}
+        looks = UsdLooks(stage, texture_folder_name(path.stem))
         if options.terrain and terrain_vertices:
-            _write_terrain(stage, scene, options, frame)
+            _write_terrain(stage, scene, options, frame, looks, warnings)
             done += terrain_vertices
             check_progress(progress, done, total)
         if names:
@@ -164,22 +175,32 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
             type_path = f"/World/Foliage/{prim_name}"
             if options.gpu_instancing:
                 done = _write_instancer(stage, type_path, ftype, folder, frame, per_type[type_name], chunks,
-                                        progress, done, total)
+                                        progress, done, total, looks)
             else:
-                plain.append((type_path, ftype, _define_prims(stage, type_path, ftype, folder, frame),
+                plain.append((type_path, ftype, _define_prims(stage, type_path, ftype, folder, frame, looks),
                               per_type[type_name]))
         del stage  # the layer lives on; plain prims are authored with no stage recomposing them
         for type_path, ftype, protos, count in plain:
             done = _write_prims(layer, type_path, ftype, protos, frame, count, chunks, progress, done, total)
         check_progress(progress, total - 1, total)
 
+        images = looks.images.images
+        if suffix != ".usdz":  # the textures beside the stage, each written atomically, before it
+            for image in images:
+                atomic_write(path.parent / looks.folder / image.name, image.data)
+
         def export(target: Path) -> None:
             try:
-                if suffix == ".usdz":  # a package of the crate layer
+                if suffix == ".usdz":  # a package of the crate layer and the textures it names
                     inner = Path(tmp) / "scene.usdc"
                     ok = layer.Export(str(inner))
-                    if ok:  # the package stamps its entry with the file's local time: a fixed one
-                        stamp = time.mktime((1980, 1, 2, 0, 0, 0, 0, 0, -1))  # local midnight, any zone
+                    # the package stamps each entry with its file's local time: a fixed one
+                    stamp = time.mktime((1980, 1, 2, 0, 0, 0, 0, 0, -1))  # local midnight, any zone
+                    for image in images:
+                        file = Path(tmp) / looks.folder / image.name
+                        atomic_write(file, image.data)
+                        os.utime(file, (stamp, stamp))
+                    if ok:
                         os.utime(inner, (stamp, stamp))
                         ok = UsdUtils.CreateNewUsdzPackage(Sdf.AssetPath(str(inner)), str(target))
                 else:
@@ -192,13 +213,18 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
         atomic_write_path(path, export, suffix)  # the library writes by name: no copy through Python
     if progress is not None:
         progress(total, total)  # done: the file is written, so this can no longer cancel
-    return ExportReport(path, instances, per_type, terrain_vertices if options.terrain else 0,
-                        path.stat().st_size)
+    size = path.stat().st_size + (0 if suffix == ".usdz" else sum(len(i.data) for i in images))
+    return ExportReport(path, instances, per_type, terrain_vertices if options.terrain else 0, size, warnings)
 
 
-def _write_terrain(stage, scene: Scene, options: ExportOptions, frame: Conventions) -> None:
+def _write_terrain(stage, scene: Scene, options: ExportOptions, frame: Conventions, looks: UsdLooks,
+                   warnings: list[str]) -> None:
+    """The terrain as one mesh; where a layer has an albedo map, one baked base-colour texture per
+    tile (`terrain_bake`), each tile's faces a GeomSubset bound to its material."""
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
-    tiles = list(terrain_tiles(scene.terrain, options.terrain_step, options.region, frame))
+    step = options.terrain_step
+    layer_looks = terrain_looks_of(scene, warnings)
+    tiles = list(terrain_tiles(scene.terrain, step, options.region, frame, uvs=layer_looks is not None))
     points, normals, colours, weights, indices = [], [], [], [], []
     base = 0
     for tile in tiles:
@@ -234,11 +260,23 @@ def _write_terrain(stage, scene: Scene, options: ExportOptions, frame: Conventio
             Vt.FloatArray.FromNumpy(w[:, k].astype(np.float32) / np.float32(255)))
     prim = mesh.GetPrim()
     prim.CreateAttribute(NS + "layerNames", Sdf.ValueTypeNames.StringArray, custom=True).Set(layer_names)
-    step = prim.CreateAttribute(NS + "terrainStep", Sdf.ValueTypeNames.Int, custom=True)
-    step.Set(int(options.terrain_step))
+    prim.CreateAttribute(NS + "terrainStep", Sdf.ValueTypeNames.Int, custom=True).Set(int(step))
+    if layer_looks is None:
+        return
+    write_st(prim, np.concatenate([tile.uvs for tile in tiles]))
+    rows, cols = terrain_samples(scene.terrain, step, options.region)
+    texels = texels_per_quad(len(rows), len(cols))
+    parts, first = [], 0
+    for tile in tiles:
+        material = looks.terrain_tile(baked_tile(scene, layer_looks, tile, step, texels), tile.name)
+        parts.append((material, first, tile.triangle_count, tile.name))
+        first += tile.triangle_count
+    looks.bind_parts(prim, parts)
 
 
-def _write_mesh(stage, path: str, mesh: IndexedMesh) -> None:
+def _write_mesh(stage, path: str, mesh: IndexedMesh, looks: UsdLooks, owner: str,
+                scope: str = "/World/Looks") -> None:
+    """A prototype's mesh with its materials (made under `scope`)."""
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
     usd_mesh = UsdGeom.Mesh.Define(stage, path)
     p = np.ascontiguousarray(mesh.positions, np.float32)
@@ -253,6 +291,7 @@ def _write_mesh(stage, path: str, mesh: IndexedMesh) -> None:
         UsdGeom.PrimvarsAPI(usd_mesh).CreatePrimvar(
             "displayColor", Sdf.ValueTypeNames.Color3fArray, UsdGeom.Tokens.vertex).Set(
             Vt.Vec3fArray.FromNumpy(np.ascontiguousarray(mesh.colours, np.float32)))
+    looks.bind(usd_mesh.GetPrim(), mesh, owner, scope)
 
 
 def _write_palette_keys(prim, ftype: FoliageType) -> None:
@@ -291,7 +330,8 @@ def _type_attributes(prim, ftype: FoliageType) -> None:
     _write_palette_keys(prim, ftype)
 
 
-def _define_prims(stage, path: str, ftype: FoliageType, folder, frame: Conventions) -> str:
+def _define_prims(stage, path: str, ftype: FoliageType, folder, frame: Conventions,
+                  looks: UsdLooks) -> list[str]:
     """The group prim of a plain-prims type and its mesh as an abstract class prim (never drawn
     itself); returns the class's path, which each instance references."""
     from pxr import Sdf, UsdGeom
@@ -305,7 +345,9 @@ def _define_prims(stage, path: str, ftype: FoliageType, folder, frame: Conventio
         mesh = variant_mesh(ftype, k, folder, frame)
         proto = f"/Prototypes/{path.rsplit('/', 1)[1]}" + (f"_v{k}" if k else "")
         _variant_attributes(stage.CreateClassPrim(proto), ftype, k)
-        _write_mesh(stage, f"{proto}/{safe_name(mesh.name or 'mesh')}", mesh)
+        # materials inside the class: a reference cannot reach prims outside what it references
+        _write_mesh(stage, f"{proto}/{safe_name(mesh.name or 'mesh')}", mesh, looks,
+                    f"{ftype.name}" + (f".v{k}" if k else ""), f"{proto}/Looks")
         protos.append(proto)
     return protos
 
@@ -380,7 +422,7 @@ def _write_prims(layer, path: str, ftype: FoliageType, protos: list[str], frame:
 
 
 def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conventions, n: int,
-                     chunks, progress, done: int, total: int) -> int:
+                     chunks, progress, done: int, total: int, looks: UsdLooks) -> int:
     """One type's instancer, filled chunk by chunk from `chunks` (the shared, ordered iterator of
     every type's chunk records)."""
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
@@ -392,7 +434,7 @@ def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conven
     for k in range(look.variants):  # one prototype per variant; protoIndices pick them
         mesh = variant_mesh(ftype, k, folder, frame)
         proto_path = f"{path}/Prototypes/{safe_name(mesh.name or 'mesh')}" + (f"_v{k}" if k else "")
-        _write_mesh(stage, proto_path, mesh)
+        _write_mesh(stage, proto_path, mesh, looks, ftype.name + (f".v{k}" if k else ""))
         _variant_attributes(stage.GetPrimAtPath(proto_path), ftype, k)
         proto_paths.append(Sdf.Path(proto_path))
         reach = max(reach, float(np.abs(mesh.positions).max()) if mesh.vertex_count else 0.0)
