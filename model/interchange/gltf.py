@@ -622,8 +622,7 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
 
 def terrain_looks_of(scene: Scene, warnings: list[str]):
     """The layers' looks for the bake, or None when no layer has a readable albedo map."""
-    folder = scene.path.parent if scene.path is not None else None
-    return terrain_looks(scene.terrain, folder, warnings)
+    return terrain_looks(scene.terrain, scene.textures_folder(), warnings)
 
 
 def baked_tile(scene: Scene, looks, tile: IndexedMesh, step: int, texels: int) -> np.ndarray:
@@ -632,3 +631,30 @@ def baked_tile(scene: Scene, looks, tile: IndexedMesh, step: int, texels: int) -
     size = (-(-(rows[1] - rows[0]) * texels // step), -(-(cols[1] - cols[0]) * texels // step))
     return bake_tile(scene.terrain, looks, tuple(rows), tuple(cols), size)
 
+
+
+def mesh_glb(mesh: IndexedMesh) -> bytes:
+    """One mesh as a `.glb` with its materials and images (a foliage mesh an import writes beside
+    the scene; `model.foliage.gltf_mesh` reads it back with its look)."""
+    d = _Document()
+    mats = GltfMaterials()
+    owner = mesh.name or "mesh"
+    materials = [mats.material(m, owner) for m, _, _ in mesh.material_parts()]
+    m = _lay_out_mesh(d, mesh, owner, materials, {})
+    del d.doc["meshes"][m]["extras"]
+    image_refs = [{"bufferView": d.view(len(image.data)), "mimeType": "image/png"}
+                  for image in mats.images.images]
+    mats.to_document(d.doc, image_refs)
+    d.doc["scenes"] = [{"nodes": [d.node(name=owner, mesh=m)]}]
+    size = (d.size + 3) & ~3
+    d.doc["buffers"] = [{"byteLength": size}]
+    text = _dumps(d.doc)
+    text += b" " * (-len(text) % 4)
+    blocks = _mesh_blocks(mesh) + [np.frombuffer(image.data, np.uint8) for image in mats.images.images]
+    binary = bytearray(size)
+    for view, block in zip(d.doc["bufferViews"], blocks, strict=True):
+        data = memoryview(np.ascontiguousarray(block)).cast("B")
+        binary[view["byteOffset"]:view["byteOffset"] + len(data)] = data
+    return b"".join([struct.pack("<III", GLB_MAGIC, 2, 12 + 8 + len(text) + 8 + size),
+                     struct.pack("<II", len(text), JSON_CHUNK), text,
+                     struct.pack("<II", size, BIN_CHUNK), bytes(binary)])

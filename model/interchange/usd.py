@@ -40,6 +40,7 @@ import math
 import os
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -80,6 +81,7 @@ from model.interchange.options import (
 )
 from model.interchange.terrain_bake import texels_per_quad
 from model.interchange.textures import texture_folder_name
+from model.interchange.usd_material_reader import MaterialReader, mesh_looks, read_st
 from model.interchange.usd_materials import UsdLooks, write_st
 from model.json_doc import parse_json
 from model.scene import Scene
@@ -644,8 +646,9 @@ def _palette_keys(prim) -> dict:
     return out
 
 
-def _prototype_mesh(stage, proto_path) -> IndexedMesh | None:
-    """The first UsdGeomMesh at or under a prototype, triangulated (fans), in its own units."""
+def _prototype_mesh(stage, proto_path, looks: MaterialReader | None = None) -> IndexedMesh | None:
+    """The first UsdGeomMesh at or under a prototype, triangulated (fans), in its own units; with
+    `looks`, its `st` and bound materials (triangles ordered by material, one part each)."""
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
     root = stage.GetPrimAtPath(proto_path)
     if not root:
@@ -661,11 +664,24 @@ def _prototype_mesh(stage, proto_path) -> IndexedMesh | None:
         if not len(points) or counts.sum() != len(idx) or not in_range:
             return None
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        tris = []
+        tris, polygons = [], []
         for j in range(1, int(counts.max(initial=0)) - 1):  # fan triangles: (0, j, j+1) of each polygon
             s = starts[counts > j + 1]
             tris.append(np.stack([idx[s], idx[s + j], idx[s + j + 1]], 1))
+            polygons.append(np.flatnonzero(counts > j + 1))
         faces = np.concatenate(tris) if tris else np.empty((0, 3), np.int64)
+        polygon_of = np.concatenate(polygons) if polygons else np.empty(0, np.int64)
+        uvs, materials, parts = None, (), ()
+        if looks is not None:
+            uvs = read_st(prim, len(points))
+            materials, per_triangle = mesh_looks(looks, prim, polygon_of)
+            if per_triangle is not None:
+                order = np.argsort(per_triangle, kind="stable")
+                faces, per_triangle = faces[order], per_triangle[order]
+                starts_of = np.r_[0, np.flatnonzero(np.diff(per_triangle)) + 1]
+                ends = np.r_[starts_of[1:], len(per_triangle)]
+                parts = tuple((int(per_triangle[a]), 3 * int(a), 3 * int(b - a))
+                              for a, b in zip(starts_of, ends, strict=True))
         normals = np.zeros_like(points)
         if len(faces):
             p0 = points[faces[:, 0]]
@@ -675,7 +691,7 @@ def _prototype_mesh(stage, proto_path) -> IndexedMesh | None:
         length = np.linalg.norm(normals, axis=1, keepdims=True)
         normals = np.where(length > 0, normals / np.maximum(length, 1e-30), np.array([0, 1, 0], np.float32))
         return IndexedMesh(prim.GetName(), points, normals.astype(np.float32),
-                           faces.reshape(-1).astype(np.uint32))
+                           faces.reshape(-1).astype(np.uint32), uvs=uvs, materials=materials, parts=parts)
     return None
 
 
@@ -709,6 +725,7 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
     instancers = [p for p in instancers if not any(a in paths for a in p.GetPath().GetAncestorsRange()
                                                    if a != p.GetPath())]
     result = ImportedFoliage()
+    looks = MaterialReader(path, result.warnings)
     sizes = []
     for prim in instancers:
         attr = UsdGeom.PointInstancer(prim).GetProtoIndicesAttr()
@@ -831,7 +848,7 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
                 if own_mesh and name == base and str(own_mesh).startswith("builtin:"):
                     result.meshes[name] = str(own_mesh)
                 elif protos:  # a file mesh (or a foreign prototype): its geometry travels
-                    geometry = _prototype_mesh(stage, protos[k])
+                    geometry = _prototype_mesh(stage, protos[k], looks)
                     if geometry is not None:
                         result.meshes[name] = _to_scene_mesh(geometry, frame, meters)
                     elif own_mesh and name == base:
@@ -844,7 +861,7 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
                         and mesh_name and mesh_name.HasAuthoredValue()):
                     continue
                 if not str(mesh_name.Get()).startswith("builtin:"):
-                    geometry = _prototype_mesh(stage, protos[j])
+                    geometry = _prototype_mesh(stage, protos[j], looks)
                     if geometry is not None:
                         result.variant_meshes.setdefault(name, {})[int(variant.Get())] = \
                             _to_scene_mesh(geometry, frame, meters)
@@ -917,4 +934,4 @@ def _to_scene_mesh(mesh: IndexedMesh, frame: Conventions, meters: float) -> Inde
     m = frame.basis
     positions = (mesh.positions.astype(np.float64) @ m * meters).astype(np.float32)
     normals = (mesh.normals.astype(np.float64) @ m).astype(np.float32)
-    return IndexedMesh(mesh.name, positions, normals, mesh.indices, mesh.colours)
+    return replace(mesh, positions=positions, normals=normals)
