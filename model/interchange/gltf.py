@@ -13,6 +13,11 @@ SCALE, `_BOSCAGE_YPR`: the record's exact yaw/pitch/roll, so our reader restores
 bit, and `_BOSCAGE_HUE_VALUE` for a type with colour variation). Each accessor has a tight view of
 its own (no byteStride); the views of consecutive nodes, about GROUP instances in all, lie back to
 back in one block per attribute, computed batch by batch in memory and written in file order.
+Materials (`gltf_materials`): each type mesh has one primitive per material, sharing its vertex
+accessors, with TEXCOORD_0 where it is textured; images are PNG, in the binary chunk of a `.glb` (after
+the terrain tiles' data, before the instances') and as files in `<stem>_textures/` beside a `.gltf`
+(written before the document that names them). The terrain's look is baked into a base-colour image
+per tile (`terrain_bake`, which says why).
 With `gpu_instancing=False`: one node per chunk with a plain
 child node per instance. A type with variants has one mesh per variant (`NAME`, `NAME.v1`, …); an
 instance's variant and colour shift come from its position hash (`model.foliage.variants`), as in

@@ -16,6 +16,11 @@ Layout of what we write (the stage's `defaultPrim` is `/World`):
   angles so our own importer restores records bit for bit; a type with colour variation has
   per-instance `primvars:boscage:hueShift` (degrees) and `primvars:boscage:valueShift`.
 
+Materials (`usd_materials`): `UsdPreviewSurface` materials under `/World/Looks`, bound to the
+prototype meshes (a GeomSubset per material) and to the terrain's tiles (a GeomSubset each, showing
+its baked base colour); their PNG textures in `<stem>_textures/` beside a `.usda`/`.usdc`, inside a
+`.usdz`.
+
 Precision: quath has an 11-bit significand: components in [0.5, 1) step by 2^-11, so a
 half-precision quaternion is off by up to 2.4e-4 per component (measured; about 5e-4 rad): 1e-5
 cannot hold. The schema's `orientationsf` (quatf, which USD readers prefer when both are

@@ -234,3 +234,38 @@ def test_import_brings_the_types_material_back(tmp_path, suffix) -> None:
     assert corners(mesh) == corners(original)
     conifer = next(t for t in result.new_types if t.name == "conifer")
     assert conifer.mesh == "builtin:conifer"  # built-in meshes keep their own materials
+
+
+def test_an_unreadable_layer_texture_is_a_warning_and_bakes_the_layers_colour(tmp_path) -> None:
+    scene = textured_scene(tmp_path)
+    (tmp_path / "ground.png").write_bytes(b"\x89PNG\r\n\x1a\nbroken")
+    out = tmp_path / "broken.glb"
+    report = export_scene(scene, out, ExportOptions(types=()))
+    assert len(report.warnings) == 1 and "ground.png" in report.warnings[0]
+    assert "baked in its colour" in report.warnings[0] and report.to_json()["warnings"] == report.warnings
+    doc, blob = glb_document(out)
+    # no layer texture left: nothing to bake, the tiles keep the viewport's vertex colours
+    assert "images" not in doc
+    [prim] = next(m for m in doc["meshes"] if m["name"].startswith("terrain"))["primitives"]
+    assert "TEXCOORD_0" not in prim["attributes"]
+
+
+def test_usd_import_reads_no_texture_outside_the_files_folder(tmp_path) -> None:
+    from pxr import Sdf, Usd, UsdShade
+
+    scene = textured_scene(tmp_path)
+    inside = tmp_path / "in"
+    out = inside / "forest.usda"
+    export_scene(scene, out, ExportOptions(terrain=False, types=("card",)))
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(encode_png(np.zeros((4, 4, 3), np.uint8)))
+    stage = Usd.Stage.Open(str(out))
+    for prim in stage.Traverse():
+        shader = UsdShade.Shader(prim)
+        if prim.IsA(UsdShade.Shader) and shader.GetIdAttr().Get() == "UsdUVTexture":
+            shader.GetInput("file").Set(Sdf.AssetPath("../secret.png"))
+    stage.GetRootLayer().Save()
+    imported = read_foliage(out)
+    assert any("refused" in w and "secret.png" in w for w in imported.warnings), imported.warnings
+    [material] = imported.meshes["card"].materials
+    assert material.base_texture is None  # drawn in its colour, nothing read from outside
