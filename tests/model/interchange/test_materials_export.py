@@ -269,3 +269,21 @@ def test_usd_import_reads_no_texture_outside_the_files_folder(tmp_path) -> None:
     assert any("refused" in w and "secret.png" in w for w in imported.warnings), imported.warnings
     [material] = imported.meshes["card"].materials
     assert material.base_texture is None  # drawn in its colour, nothing read from outside
+
+
+def test_plain_prims_reach_their_materials_through_the_reference(tmp_path) -> None:
+    from pxr import Usd, UsdGeom, UsdShade
+
+    scene = textured_scene(tmp_path)
+    out = tmp_path / "prims.usdc"
+    export_scene(scene, out, ExportOptions(gpu_instancing=False, terrain=False, types=("card",)))
+    stage = Usd.Stage.Open(str(out))
+    instance = stage.GetPrimAtPath("/World/Foliage/card/i0")
+    assert instance.IsInstance()
+    [mesh] = [p for p in Usd.PrimRange(instance, Usd.TraverseInstanceProxies()) if p.IsA(UsdGeom.Mesh)]
+    material, _ = UsdShade.MaterialBindingAPI(mesh).ComputeBoundMaterial()
+    assert material, "the binding must stay inside the referenced class prim"
+    surface = material.ComputeSurfaceSource()[0]
+    texture = UsdShade.Shader(surface.GetInput("diffuseColor").GetConnectedSources()[0][0].source.GetPrim())
+    assert np.array_equal(decode_image(Path(texture.GetInput("file").Get().resolvedPath).read_bytes()),
+                          card_texture())
