@@ -73,11 +73,20 @@ class MaterialReader:
         where = str(material.GetPath())
 
         def value(name: str, default):
+            """An input's value as numbers like `default` (a float or a tuple); the default where it
+            is missing or not numbers (an input authored with another type)."""
             i = surface.GetInput(name)
-            if not i:
+            v = i.Get() if i else None
+            try:
+                if isinstance(default, tuple):
+                    out = tuple(float(c) for c in v)
+                    ok = len(out) == len(default)
+                else:
+                    out = float(v)
+                    ok = True
+            except (TypeError, ValueError):
                 return default
-            v = i.Get()
-            return default if v is None else v
+            return out if ok and np.isfinite(out).all() else default
 
         def texture_of(name: str):
             i = surface.GetInput(name)
@@ -88,16 +97,21 @@ class MaterialReader:
             return shader if shader.GetIdAttr().Get() == "UsdUVTexture" else None
 
         colour = value("diffuseColor", (0.18, 0.18, 0.18))
-        base_color = [float(c) for c in colour] + [float(value("opacity", 1.0))]
+        base_color = [*colour, value("opacity", 1.0)]
         base_texture, wrap = None, ("repeat", "repeat")
         colour_tex = texture_of("diffuseColor")
         if colour_tex is not None:
             scale = colour_tex.GetInput("scale").Get() if colour_tex.GetInput("scale") else None
-            base_color = [float(c) for c in scale] if scale is not None else [1.0, 1.0, 1.0, 1.0]
+            try:
+                base_color = [float(c) for c in scale][:4] if scale is not None else [1.0] * 4
+            except (TypeError, ValueError):
+                base_color = [1.0] * 4
+            if len(base_color) != 4 or not np.isfinite(base_color).all():
+                base_color = [1.0] * 4
             base_texture = self._texture(colour_tex, where)
             wrap = tuple(WRAP.get(str(colour_tex.GetInput(k).Get()) if colour_tex.GetInput(k) else "repeat",
                                   "repeat") for k in ("wrapS", "wrapT"))
-        threshold = float(value("opacityThreshold", 0.0))
+        threshold = value("opacityThreshold", 0.0)
         cut = texture_of("opacity") is not None or base_color[3] < 1.0
         mode = "MASK" if threshold > 0 else ("BLEND" if cut else "OPAQUE")
         normal_tex = texture_of("normal")
@@ -108,7 +122,7 @@ class MaterialReader:
             name=material.GetPrim().GetName(), base_color=tuple(base_color), base_texture=base_texture,
             alpha_mode=mode, alpha_cutoff=threshold if threshold > 0 else 0.5, double_sided=mesh_sided,
             normal_texture=self._texture(normal_tex, where) if normal_tex is not None else None,
-            metallic=float(value("metallic", 0.0)), roughness=float(value("roughness", 0.5)),
+            metallic=value("metallic", 0.0), roughness=value("roughness", 0.5),
             metallic_roughness_texture=self._texture(metal_tex, where) if metal_tex is not None else None,
             occlusion_texture=self._texture(occlusion_tex, where) if occlusion_tex is not None else None,
             wrap=wrap)
@@ -116,7 +130,7 @@ class MaterialReader:
     def _texture(self, shader, where: str) -> Texture | None:
         file = shader.GetInput("file")
         asset = file.Get() if file else None
-        if asset is None or not asset.path:
+        if not hasattr(asset, "resolvedPath") or not asset.path:  # unset, or not an asset path
             return None
         resolved = asset.resolvedPath or ""
         key = resolved or asset.path

@@ -287,3 +287,31 @@ def test_plain_prims_reach_their_materials_through_the_reference(tmp_path) -> No
     texture = UsdShade.Shader(surface.GetInput("diffuseColor").GetConnectedSources()[0][0].source.GetPrim())
     assert np.array_equal(decode_image(Path(texture.GetInput("file").Get().resolvedPath).read_bytes()),
                           card_texture())
+
+
+@pytest.mark.parametrize("material", [
+    {"alphaCutoff": 10 ** 40},
+    {"pbrMetallicRoughness": {"baseColorTexture": {"index": 0, "extensions": []}}},
+])
+def test_a_malformed_material_in_an_imported_file_is_one_clear_error_or_ignored(tmp_path, material) -> None:
+    from model.errors import FormatError
+    from model.foliage.meshes import load_mesh_file
+
+    path = card_glb(tmp_path / "bad_odd.glb", material=material)
+    try:
+        mesh = load_mesh_file(path)
+    except FormatError as e:
+        assert "odd.glb" in str(e) and "materials[0]" in str(e)
+    else:
+        assert mesh.materials[0].base_texture is not None  # an unreadable extension is left out
+
+
+def test_a_texture_source_that_is_no_index_is_one_clear_error(tmp_path) -> None:
+    from model.errors import FormatError
+    from model.foliage.meshes import load_mesh_file
+    from tests.gltf_cards import card_gltf, write_glb
+
+    doc, binary = card_gltf(card_texture())
+    doc["textures"][0]["source"] = {"a": 1}
+    with pytest.raises(FormatError, match="is not an index"):
+        load_mesh_file(write_glb(tmp_path / "bad_odd.glb", doc, binary))
