@@ -115,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
                  f"frame: +{conv.up.upper()} up, {conv.handedness}-handed, {conv.units}"]
         if report.terrain_vertices:
             lines.append(f"terrain: {report.terrain_vertices} vertices (every {args.terrain_step}. sample)")
+        lines += [f"warning: {w}" for w in report.warnings]
         return "\n".join(lines)
 
     emit(args, human, doc)

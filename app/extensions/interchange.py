@@ -107,7 +107,11 @@ def export_with_progress(main_window: Any, path: Path, options):
     parts = f"{report.instances:,} instances of {kinds} type{'s' if kinds != 1 else ''}"
     if report.terrain_vertices:
         parts += f" and {report.terrain_vertices:,} terrain vertices"
-    main_window.statusBar().showMessage(f"Exported {parts} to {path} ({report.bytes / 1e6:.1f} MB)", 10000)
+    message = f"Exported {parts} to {path} ({report.bytes / 1e6:.1f} MB)"
+    if report.warnings:  # a layer texture that could not be read: baked in the layer's colour
+        message += f"; {report.warnings[0]}" + (f" (and {len(report.warnings) - 1} more)"
+                                                if len(report.warnings) > 1 else "")
+    main_window.statusBar().showMessage(message, 10000)
     return report
 
 

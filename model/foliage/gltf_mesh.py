@@ -5,6 +5,7 @@ and its material (`model.foliage.materials`). Uses the interchange reader's chec
 from __future__ import annotations
 
 import base64
+import math
 from pathlib import Path
 
 import numpy as np
@@ -30,8 +31,9 @@ MAX_NODES = 100_000
 def _number(value, default: float, path: Path, where: str) -> float:
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
-        raise FormatError(path, where, f"{value!r} is not a number")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)) \
+            or abs(value) > 1e30:
+        raise FormatError(path, where, f"{str(value)[:40]} is not a usable number")
     return float(value)
 
 
@@ -63,6 +65,9 @@ class _Materials:
         source = tex.get("source")
         if source is None:
             return None
+        if not isinstance(source, int) or isinstance(source, bool):  # a dict would crash the cache
+            raise FormatError(self.r.path, f"{where}.index",
+                              f"its texture's source {str(source)[:40]} is not an index")
         if source not in self.images:
             self.images[source] = self._image(source)
         return self.images[source]
@@ -113,8 +118,8 @@ class _Materials:
             raise FormatError(r.path, f"{place}.alphaCutoff", f"{cutoff} must not be negative")
         base_info = pbr.get("baseColorTexture")
         transform = IDENTITY_UV
-        ext = base_info.get("extensions", {}).get("KHR_texture_transform") if isinstance(base_info, dict) \
-            else None
+        extensions = base_info.get("extensions") if isinstance(base_info, dict) else None
+        ext = extensions.get("KHR_texture_transform") if isinstance(extensions, dict) else None
         if isinstance(ext, dict):
             where = f"{place}.pbrMetallicRoughness.baseColorTexture.extensions.KHR_texture_transform"
             transform = uv_transform(_factor(ext.get("offset"), (0.0, 0.0), r.path, f"{where}.offset"),
@@ -125,8 +130,8 @@ class _Materials:
             tex = r.item("textures", base_info.get("index"), f"{place}.pbrMetallicRoughness.baseColorTexture")
             if "sampler" in tex:
                 sampler = r.item("samplers", tex["sampler"], "textures.sampler")
-                wrap = (WRAP_MODES.get(sampler.get("wrapS"), "repeat"),
-                        WRAP_MODES.get(sampler.get("wrapT"), "repeat"))
+                wrap = tuple(WRAP_MODES.get(v, "repeat") if isinstance(v, int) else "repeat"
+                             for v in (sampler.get("wrapS"), sampler.get("wrapT")))
         normal_info = m.get("normalTexture")
         occlusion_info = m.get("occlusionTexture")
         return Material(

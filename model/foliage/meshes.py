@@ -278,10 +278,12 @@ def builtin_materials(name: str) -> tuple[Material, ...]:
     cards = {"conifer": "spruce_branch", "broadleaf": "leaf_cluster"}
     if name not in cards:
         return ()
-    return (Material("bark", base_texture=builtin_texture("bark"), double_sided=False),
-            Material("crown"),
+    # dielectric and rough (glTF's defaults are metal): what an exported tree shows in an engine
+    look = {"metallic": 0.0, "roughness": 0.9}
+    return (Material("bark", base_texture=builtin_texture("bark"), double_sided=False, **look),
+            Material("crown", **look),
             Material("branches" if name == "conifer" else "leaves",
-                     base_texture=builtin_texture(cards[name]), alpha_mode="MASK", double_sided=True))
+                     base_texture=builtin_texture(cards[name]), alpha_mode="MASK", double_sided=True, **look))
 
 
 BUILTIN = {"conifer": conifer, "broadleaf": broadleaf, "bush": bush, "rock": rock, "grass": grass}

@@ -62,7 +62,7 @@ def _read_mtl(path: Path, folder: Path, warnings: list[str]) -> dict[str, Materi
         mask = "map_d" in textures and textures["map_d"] is not None
         out[name] = Material(name=name, base_color=(*kd, d), base_texture=base,
                              alpha_mode="MASK" if mask else ("BLEND" if d < 1.0 else "OPAQUE"),
-                             double_sided=mask)
+                             double_sided=mask, metallic=0.0)  # OBJ has no metals
 
     for number, raw in enumerate(path.read_text(errors="replace").splitlines(), 1):
         parts = raw.split("#", 1)[0].split()

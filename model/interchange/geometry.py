@@ -5,6 +5,10 @@ Terrain tiles hold at most (TILE_QUADS + 1)² vertices, so 16-bit indices suffic
 view comes near the limits importers put on one (a whole 4k terrain in one view is 200+ MB).
 Layer weights travel as named vertex colours: COLOR_0 is the blended display colour the viewport
 shows, COLOR_1… hold the raw weights, four layers per colour (RGBA), named in `weight_names`.
+
+A foliage mesh keeps its texture coordinates and materials: `parts` are runs of indices drawn with
+one material each, and its colours are the vertex colours without the material's base colour
+factor (the soup holds their product; an exported material carries the factor itself).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from model.foliage.foliage_type import FoliageType
+from model.foliage.materials import IDENTITY_UV, Material
 from model.foliage.meshes import Mesh, mesh_for
 from model.interchange.conventions import Conventions
 from model.terrain import Terrain
@@ -38,6 +43,9 @@ class IndexedMesh:
     weights: np.ndarray | None = None
     weight_names: tuple[str, ...] = ()
     extras: dict = field(default_factory=dict)
+    uvs: np.ndarray | None = None             # (n, 2) float32, glTF's: v = 0 at the image's top
+    materials: tuple[Material, ...] = ()
+    parts: tuple[tuple[int, int, int], ...] = ()  # (material, first index, index count)
 
     @property
     def vertex_count(self) -> int:
@@ -46,6 +54,14 @@ class IndexedMesh:
     @property
     def triangle_count(self) -> int:
         return int(len(self.indices) // 3)
+
+    def material_parts(self) -> tuple[tuple[Material | None, int, int], ...]:
+        """(material or None, first index, index count) of each run: the whole mesh as one run
+        without a material when it has none."""
+        if not self.parts:
+            return ((None, 0, len(self.indices)),)
+        return tuple((self.materials[m] if 0 <= m < len(self.materials) else None, a, n)
+                     for m, a, n in self.parts)
 
 
 def in_frame(mesh: IndexedMesh, conventions: Conventions) -> IndexedMesh:
@@ -63,11 +79,34 @@ def in_frame(mesh: IndexedMesh, conventions: Conventions) -> IndexedMesh:
 
 # ---- foliage type meshes --------------------------------------------------------------------
 def indexed(mesh: Mesh) -> IndexedMesh:
-    """A flat-shaded triangle soup as an indexed mesh: identical corners shared (position, normal,
-    colour; texture coordinates and materials are not exported yet)."""
-    rows, inverse = np.unique(mesh.vertices[:, :9], axis=0, return_inverse=True)
+    """A triangle soup as an indexed mesh: identical corners (position, normal, colour, texture
+    coordinates, material) shared; one part per run of a material, the material's texture
+    transform applied to the coordinates (what every texture of it samples, as in the viewport)."""
+    v = mesh.vertices
+    ranges = mesh.material_ranges()
+    soup = np.array(v, np.float32, copy=True)
+    for index, first, count in ranges:
+        m = mesh.material(index)
+        rows = soup[first:first + count]
+        if m.uv_transform != IDENTITY_UV:
+            a, b, c, d, e, f = m.uv_transform
+            u, w = rows[:, 9].astype(np.float64), rows[:, 10].astype(np.float64)
+            rows[:, 9], rows[:, 10] = a * u + b * w + c, d * u + e * w + f
+        factor = np.asarray(m.base_color[:3], np.float64)
+        # the soup's colour is colour x factor: the factor travels in the material
+        if np.any(factor != 1.0):
+            divisor = np.where(factor > 0, factor, 1.0)
+            rows[:, 6:9] = np.where(factor > 0, rows[:, 6:9].astype(np.float64) / divisor, 0.0)
+    textured = any(m.textures() for m in mesh.materials)
+    if not textured:
+        soup[:, 9:11] = 0.0  # coordinates nothing samples: not written, so corners share more
+    rows, inverse = np.unique(soup, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1).astype(np.uint32)
+    parts = tuple((index, first, count) for index, first, count in ranges) if mesh.materials else ()
     return IndexedMesh(mesh.name, np.ascontiguousarray(rows[:, :3]), np.ascontiguousarray(rows[:, 3:6]),
-                       inverse.reshape(-1).astype(np.uint32), np.ascontiguousarray(rows[:, 6:9]))
+                       inverse, np.ascontiguousarray(rows[:, 6:9]),
+                       uvs=np.ascontiguousarray(rows[:, 9:11]) if textured else None,
+                       materials=tuple(mesh.materials), parts=parts)
 
 
 def type_mesh(ftype: FoliageType, folder: str | Path | None = None,
@@ -154,9 +193,10 @@ def blended_colours(weights: np.ndarray, colours: list[tuple[int, int, int]]) ->
 
 
 def terrain_tiles(terrain: Terrain, step: int = 1, region=None,
-                  conventions: Conventions = IDENTITY) -> Iterator[IndexedMesh]:
+                  conventions: Conventions = IDENTITY, uvs: bool = False) -> Iterator[IndexedMesh]:
     """The terrain as tiles of at most TILE_QUADS × TILE_QUADS quads of the decimated grid, row by
-    row: positions, normals (of the decimated surface), display colours and layer weights."""
+    row: positions, normals (of the decimated surface), display colours and layer weights; with
+    `uvs`, texture coordinates spanning each tile once (`terrain_bake.tile_uvs`)."""
     rows, cols = terrain_samples(terrain, step, region)
     if len(rows) < 2 or len(cols) < 2:
         return
@@ -193,4 +233,8 @@ def terrain_tiles(terrain: Terrain, step: int = 1, region=None,
                 weights.reshape(nr * nc, len(names)), names,
                 {"tile": [ti, tj], "rows": [int(rows[r0]), int(rows[r1])],
                  "columns": [int(cols[c0]), int(cols[c1])], "step": int(step)})
+            if uvs:
+                from model.interchange.terrain_bake import tile_uvs
+
+                tile = replace(tile, uvs=tile_uvs(tile.positions))
             yield in_frame(tile, conventions)

@@ -13,6 +13,11 @@ SCALE, `_BOSCAGE_YPR`: the record's exact yaw/pitch/roll, so our reader restores
 bit, and `_BOSCAGE_HUE_VALUE` for a type with colour variation). Each accessor has a tight view of
 its own (no byteStride); the views of consecutive nodes, about GROUP instances in all, lie back to
 back in one block per attribute, computed batch by batch in memory and written in file order.
+Materials (`gltf_materials`): each type mesh has one primitive per material, sharing its vertex
+accessors, with TEXCOORD_0 where it is textured; images are PNG, in the binary chunk of a `.glb` (after
+the terrain tiles' data, before the instances') and as files in `<stem>_textures/` beside a `.gltf`
+(written before the document that names them). The terrain's look is baked into a base-colour image
+per tile (`terrain_bake`, which says why).
 With `gpu_instancing=False`: one node per chunk with a plain
 child node per instance. A type with variants has one mesh per variant (`NAME`, `NAME.v1`, …); an
 instance's variant and colour shift come from its position hash (`model.foliage.variants`), as in
@@ -24,8 +29,9 @@ from __future__ import annotations
 import json
 import math
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 
@@ -34,11 +40,13 @@ from model.foliage.foliage_type import foliage_type_to_dict
 from model.interchange.conventions import Conventions, angle_quaternions, target_positions
 from model.interchange.geometry import (
     IndexedMesh,
+    terrain_samples,
     terrain_tile_count,
     terrain_tiles,
     terrain_vertex_count,
     variant_mesh,
 )
+from model.interchange.gltf_materials import TERRAIN, GltfMaterials
 from model.interchange.instances import (
     TypeLook,
     instance_chunks,
@@ -54,6 +62,8 @@ from model.interchange.options import (
     Progress,
     check_progress,
 )
+from model.interchange.terrain_bake import bake_tile, terrain_looks, texels_per_quad
+from model.interchange.textures import texture_folder_name
 from model.scene import Scene
 
 EXT = "EXT_mesh_gpu_instancing"
@@ -143,8 +153,14 @@ def _mesh_arrays(mesh: IndexedMesh) -> tuple[list[tuple[str, np.ndarray, str, in
     """(attribute, array, type, component, normalized) of each vertex attribute, and the indices."""
     attrs = [("POSITION", np.ascontiguousarray(mesh.positions, np.float32), "VEC3", FLOAT, False),
              ("NORMAL", np.ascontiguousarray(mesh.normals, np.float32), "VEC3", FLOAT, False)]
+    if mesh.uvs is not None:
+        attrs.append(("TEXCOORD_0", np.ascontiguousarray(mesh.uvs, np.float32), "VEC2", FLOAT, False))
     if mesh.colours is not None:
         attrs.append(("COLOR_0", np.ascontiguousarray(mesh.colours, np.float32), "VEC3", FLOAT, False))
+    elif mesh.weights is not None and mesh.weights.shape[1]:
+        # a baked tile: its texture is the colour, but the weights' COLOR_1… need a COLOR_0 (sets
+        # are numbered from 0), and COLOR_0 multiplies the texture: white
+        attrs.append(("COLOR_0", np.full((mesh.vertex_count, 4), 255, np.uint8), "VEC4", UBYTE, True))
     if mesh.weights is not None and mesh.weights.shape[1]:
         n, layers = mesh.weights.shape
         groups = -(-layers // 4)
@@ -157,15 +173,20 @@ def _mesh_arrays(mesh: IndexedMesh) -> tuple[list[tuple[str, np.ndarray, str, in
     return attrs, np.ascontiguousarray(mesh.indices, index_type)
 
 
-def _lay_out_mesh(d: _Document, mesh: IndexedMesh, name: str, material: int, extras: dict) -> int:
+def _lay_out_mesh(d: _Document, mesh: IndexedMesh, name: str, materials: list[int], extras: dict) -> int:
+    """The mesh's views and accessors, one primitive per material part (`materials`: the glTF
+    material of each of `mesh.material_parts()`), the parts sharing the vertex accessors."""
     attrs, indices = _mesh_arrays(mesh)
     attributes = {}
     for key, array, kind, component, normalized in attrs:
         attributes[key] = d.attribute(array, kind, component, normalized, bounds=key == "POSITION")
-    idx = d.attribute(indices, "SCALAR", USHORT if indices.dtype == np.uint16 else UINT,
-                      target=ELEMENT_ARRAY_BUFFER)
-    d.doc["meshes"].append({"name": name, "primitives": [
-        {"attributes": attributes, "indices": idx, "material": material, "mode": 4}], "extras": extras})
+    component = USHORT if indices.dtype == np.uint16 else UINT
+    view = d.view(indices.nbytes, ELEMENT_ARRAY_BUFFER)
+    primitives = []
+    for material, (_, first, count) in zip(materials, mesh.material_parts(), strict=True):
+        idx = d.accessor(view, component, count, "SCALAR", offset=first * indices.itemsize)
+        primitives.append({"attributes": attributes, "indices": idx, "material": material, "mode": 4})
+    d.doc["meshes"].append({"name": name, "primitives": primitives, "extras": extras})
     return len(d.doc["meshes"]) - 1
 
 
@@ -366,12 +387,8 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
     done = 0
     check_progress(progress, 0, work)
 
-    d.doc["materials"] = [
-        {"name": "foliage", "doubleSided": True,
-         "pbrMetallicRoughness": {"baseColorFactor": [1, 1, 1, 1], "metallicFactor": 0.0,
-                                  "roughnessFactor": 0.9}},
-        {"name": "terrain", "pbrMetallicRoughness": {"baseColorFactor": [1, 1, 1, 1],
-                                                     "metallicFactor": 0.0, "roughnessFactor": 1.0}}]
+    mats = GltfMaterials()
+    warnings: list[str] = []
     roots = []
     # foliage meshes first (one per variant): small, kept in memory until written
     folder = mesh_folder(scene)
@@ -388,20 +405,45 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
             if mesh not in laid:
                 geometry = variant_mesh(ftype, k, folder, conv)
                 extras = _type_extras(scene, name) if k == 0 else {KEY: {"type": name, "variant": k}}
-                laid[mesh] = _lay_out_mesh(d, geometry, variant_mesh_name(name, k), 0, extras)
+                owner = variant_mesh_name(name, k)
+                materials = [mats.material(m, owner) for m, _, _ in geometry.material_parts()]
+                laid[mesh] = _lay_out_mesh(d, geometry, owner, materials, extras)
                 type_meshes.append(geometry)
             mesh_index[(name, k)] = laid[mesh]
 
-    # terrain: laid out from a first pass over the tiles (POSITION needs its exact bounds)
+    # terrain: laid out from a first pass over the tiles (POSITION needs its exact bounds), each
+    # tile's look baked on the way where a layer has an albedo texture
+    layer_looks = None
     if tiles:
+        layer_looks = terrain_looks_of(scene, warnings)
+        if layer_looks is not None:
+            work += t_vertices  # the bake: about as long as the tiles themselves
+        rows, cols = terrain_samples(scene.terrain, step, options.region)
+        texels = texels_per_quad(len(rows), len(cols))
         tile_nodes = []
-        for k, tile in enumerate(terrain_tiles(scene.terrain, step, options.region, conv)):
+        for k, tile in enumerate(terrain_tiles(scene.terrain, step, options.region, conv,
+                                               uvs=layer_looks is not None)):
             layers = {f"COLOR_{g + 1}": list(tile.weight_names[4 * g:4 * g + 4])
                       for g in range(-(-len(tile.weight_names) // 4))}
             extras = {KEY: {"terrain": True, "layers": layers, **tile.extras}}
-            m = _lay_out_mesh(d, tile, f"terrain_{k}", 1, extras)
+            material = TERRAIN
+            if layer_looks is not None:
+                material = mats.terrain_tile(baked_tile(scene, layer_looks, tile, step, texels), tile.name)
+                tile = replace(tile, colours=None)
+                done += tile.vertex_count
+                check_progress(progress, done, work)
+            m = _lay_out_mesh(d, tile, f"terrain_{k}", [material], extras)
             tile_nodes.append(d.node(name=tile.name, mesh=m))
         roots.append(d.node(name="Terrain", children=tile_nodes, extras={KEY: {"terrain": True}}))
+
+    # images: in the binary chunk of a .glb; files in `<stem>_textures/` beside a .gltf
+    texture_folder = path.parent / texture_folder_name(path.stem)
+    if binary:
+        image_refs = [{"bufferView": d.view(len(image.data)), "mimeType": "image/png"}
+                      for image in mats.images.images]
+    else:
+        image_refs = [{"uri": quote(f"{texture_folder.name}/{image.name}")} for image in mats.images.images]
+    mats.to_document(d.doc, image_refs)
 
     # foliage nodes
     type_nodes: dict[str, list[int]] = {name: [] for name in names}
@@ -502,7 +544,10 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
                 emit(block)
                 check_view(v)
                 v += 1
-        for tile in terrain_tiles(scene.terrain, step, options.region, conv) if tiles else ():
+        for tile in terrain_tiles(scene.terrain, step, options.region, conv,
+                                  uvs=layer_looks is not None) if tiles else ():
+            if layer_looks is not None:
+                tile = replace(tile, colours=None)
             for block in _mesh_blocks(tile):
                 pad_to(views[v]["byteOffset"])
                 emit(block)
@@ -510,6 +555,11 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
                 v += 1
             done += tile.vertex_count
             check_progress(progress, done, work)
+        for image in mats.images.images if binary else ():
+            pad_to(views[v]["byteOffset"])
+            emit(np.frombuffer(image.data, np.uint8))
+            check_view(v)
+            v += 1
         blocks: dict[tuple[int, int], np.ndarray] = {}  # a window's rows of each attribute
         gathered = np.empty((2 * BATCH, 7), np.float32)  # a batch's records (parts are ≤ BATCH)
 
@@ -563,11 +613,53 @@ def write_gltf(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_
         atomic_write(path, write_glb)
         size = path.stat().st_size
     else:
+        for image in mats.images.images:  # before the document that names them
+            atomic_write(texture_folder / image.name, image.data)
         if bin_size:
             atomic_write(bin_path, stream)
         atomic_write(path, text)
-        size = path.stat().st_size + (bin_path.stat().st_size if bin_size else 0)
+        size = path.stat().st_size + (bin_path.stat().st_size if bin_size else 0) + \
+            sum(len(image.data) for image in mats.images.images)
     if progress is not None:
         progress(work, work)  # done: the files are in place, so this report cannot cancel
-    return ExportReport(path, total_instances, type_counts, t_vertices, size)
+    return ExportReport(path, total_instances, type_counts, t_vertices, size, warnings)
 
+
+def terrain_looks_of(scene: Scene, warnings: list[str]):
+    """The layers' looks for the bake, or None when no layer has a readable albedo map."""
+    return terrain_looks(scene.terrain, scene.textures_folder(), warnings)
+
+
+def baked_tile(scene: Scene, looks, tile: IndexedMesh, step: int, texels: int) -> np.ndarray:
+    """A tile's base colour image: `texels` texels along each exported quad."""
+    rows, cols = tile.extras["rows"], tile.extras["columns"]
+    size = (-(-(rows[1] - rows[0]) * texels // step), -(-(cols[1] - cols[0]) * texels // step))
+    return bake_tile(scene.terrain, looks, tuple(rows), tuple(cols), size)
+
+
+
+def mesh_glb(mesh: IndexedMesh) -> bytes:
+    """One mesh as a `.glb` with its materials and images (a foliage mesh an import writes beside
+    the scene; `model.foliage.gltf_mesh` reads it back with its look)."""
+    d = _Document()
+    mats = GltfMaterials()
+    owner = mesh.name or "mesh"
+    materials = [mats.material(m, owner) for m, _, _ in mesh.material_parts()]
+    m = _lay_out_mesh(d, mesh, owner, materials, {})
+    del d.doc["meshes"][m]["extras"]
+    image_refs = [{"bufferView": d.view(len(image.data)), "mimeType": "image/png"}
+                  for image in mats.images.images]
+    mats.to_document(d.doc, image_refs)
+    d.doc["scenes"] = [{"nodes": [d.node(name=owner, mesh=m)]}]
+    size = (d.size + 3) & ~3
+    d.doc["buffers"] = [{"byteLength": size}]
+    text = _dumps(d.doc)
+    text += b" " * (-len(text) % 4)
+    blocks = _mesh_blocks(mesh) + [np.frombuffer(image.data, np.uint8) for image in mats.images.images]
+    binary = bytearray(size)
+    for view, block in zip(d.doc["bufferViews"], blocks, strict=True):
+        data = memoryview(np.ascontiguousarray(block)).cast("B")
+        binary[view["byteOffset"]:view["byteOffset"] + len(data)] = data
+    return b"".join([struct.pack("<III", GLB_MAGIC, 2, 12 + 8 + len(text) + 8 + size),
+                     struct.pack("<II", len(text), JSON_CHUNK), text,
+                     struct.pack("<II", size, BIN_CHUNK), bytes(binary)])

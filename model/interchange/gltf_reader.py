@@ -484,20 +484,30 @@ def read_gltf_foliage(path: str | Path, progress: Progress | None = None) -> Imp
         if isinstance(mesh, str) and mesh.startswith("builtin:"):
             result.meshes[name] = mesh
         else:
-            result.meshes[name] = mesh_geometry(r, mine.get(0, mesh_of_type[name]))
+            result.meshes[name] = mesh_geometry(r, mine.get(0, mesh_of_type[name]), result.warnings)
         listed = palette.get("variants") if palette is not None else None
         for k, v in enumerate(listed if isinstance(listed, list) else []):
             file_mesh = isinstance(v, dict) and isinstance(v.get("mesh"), str) and \
                 not v["mesh"].startswith("builtin:")
             if file_mesh and k in mine:  # a file mesh of the exporting scene: its geometry travels
-                result.variant_meshes.setdefault(name, {})[k] = mesh_geometry(r, mine[k])
+                result.variant_meshes.setdefault(name, {})[k] = mesh_geometry(r, mine[k], result.warnings)
     return result
 
 
-def mesh_geometry(r: _Reader, mesh_index: int) -> IndexedMesh | None:
-    """The first triangle primitive of a mesh as an IndexedMesh (None when it has none)."""
+def mesh_geometry(r: _Reader, mesh_index: int, warnings: list[str] | None = None) -> IndexedMesh | None:
+    """Every triangle primitive of a mesh as one IndexedMesh, with texture coordinates and each
+    primitive's material (`model.foliage.gltf_mesh`: images that cannot be used are warnings);
+    None when it has no triangles."""
+    from model.foliage.gltf_mesh import _Materials
+    from model.foliage.materials import Material
+
     m = r.item("meshes", mesh_index, "meshes")
     where = f"meshes[{mesh_index}]"
+    looks = _Materials(r)
+    pieces: list[tuple] = []
+    materials: list[Material] = []
+    material_of: dict[int | None, int] = {}
+    has_colours = has_uvs = False
     for k, prim in enumerate(r.field(m, "primitives", "array", where, [])):
         place = f"{where}.primitives[{k}]"
         expect(r.path, prim, "object", place)
@@ -506,21 +516,49 @@ def mesh_geometry(r: _Reader, mesh_index: int) -> IndexedMesh | None:
         attrs = r.field(prim, "attributes", "object", place, {})
         if "POSITION" not in attrs:
             continue
-        pos = r.accessor(attrs["POSITION"], f"{where}.primitives[{k}]", ("VEC3",)).astype(np.float32)
-        normals = (r.accessor(attrs["NORMAL"], f"{where}.primitives[{k}]", ("VEC3",)).astype(np.float32)
+        pos = r.accessor(attrs["POSITION"], place, ("VEC3",)).astype(np.float32)
+        normals = (r.accessor(attrs["NORMAL"], place, ("VEC3",)).astype(np.float32)
                    if "NORMAL" in attrs else np.zeros_like(pos))
-        colours = (r.accessor(attrs["COLOR_0"], f"{where}.primitives[{k}]", ("VEC3", "VEC4"))[:, :3]
-                   .astype(np.float32) if "COLOR_0" in attrs else None)
+        colours = (r.accessor(attrs["COLOR_0"], place, ("VEC3", "VEC4"))[:, :3].astype(np.float32)
+                   if "COLOR_0" in attrs else None)
+        uvs = r.accessor(attrs["TEXCOORD_0"], place, ("VEC2",)).astype(np.float32) \
+            if "TEXCOORD_0" in attrs else None
         if "indices" in prim:
-            idx = r.accessor(prim["indices"], f"{where}.primitives[{k}].indices", ("SCALAR",))[:, 0]
+            idx = r.accessor(prim["indices"], f"{place}.indices", ("SCALAR",))[:, 0]
             indices = idx.astype(np.uint32)
         else:
             indices = np.arange(len(pos), dtype=np.uint32)
-        for name, values in (("NORMAL", normals), ("COLOR_0", colours)):
+        for name, values in (("NORMAL", normals), ("COLOR_0", colours), ("TEXCOORD_0", uvs)):
             if values is not None and len(values) != len(pos):
                 raise FormatError(r.path, f"{place}.attributes.{name}", f"{len(values)} values for "
                                   f"{len(pos)} vertices")
         if len(indices) % 3 or (len(indices) and indices.max() >= len(pos)):
-            raise FormatError(r.path, f"{where}.primitives[{k}].indices", "refer to missing vertices")
-        return IndexedMesh(str(m.get("name", f"mesh_{mesh_index}")), pos, normals, indices, colours)
-    return None
+            raise FormatError(r.path, f"{place}.indices", "refer to missing vertices")
+        material = r.field(prim, "material", "index", place)
+        if material not in material_of:
+            material_of[material] = len(materials)
+            materials.append(looks.material(material) if material is not None
+                             else Material(double_sided=False))
+        has_colours |= colours is not None
+        has_uvs |= uvs is not None
+        pieces.append((pos, normals, colours, uvs, indices, material_of[material]))
+    if warnings is not None:
+        warnings.extend(looks.warnings)
+    if not pieces:
+        return None
+    base, first, parts, idx = 0, 0, [], []
+    for pos, _, _, _, indices, material in pieces:
+        idx.append(indices + np.uint32(base))
+        parts.append((material, first, len(indices)))
+        base += len(pos)
+        first += len(indices)
+    ones = [np.ones((len(p[0]), 3), np.float32) for p in pieces]
+    zeros = [np.zeros((len(p[0]), 2), np.float32) for p in pieces]
+    return IndexedMesh(
+        str(m.get("name", f"mesh_{mesh_index}")), np.concatenate([p[0] for p in pieces]),
+        np.concatenate([p[1] for p in pieces]), np.concatenate(idx),
+        np.concatenate([p[2] if p[2] is not None else o for p, o in zip(pieces, ones, strict=True)])
+        if has_colours else None,
+        uvs=np.concatenate([p[3] if p[3] is not None else z for p, z in zip(pieces, zeros, strict=True)])
+        if has_uvs else None,
+        materials=tuple(materials), parts=tuple(parts))

@@ -2,8 +2,8 @@
 
 Types are matched by name first; a new name becomes a new palette type built from the palette
 keys the file carried (its extras), with its mesh: a built-in name as such, geometry from the file
-written as a `.glb` beside the scene (when the scene has a folder; a stand-in otherwise); the
-variants' file meshes likewise, as `<type>_vK.glb`.
+written as a `.glb` beside the scene with its materials and images (when the scene has a folder; a
+stand-in otherwise); the variants' file meshes likewise, as `<type>_vK.glb`.
 """
 
 from __future__ import annotations
@@ -57,10 +57,10 @@ def _safe_file_name(name: str) -> str:
 
 
 def _write_mesh(mesh: IndexedMesh, folder: Path, name: str) -> Path:
-    """The geometry as `<folder>/<name>.glb` (a new name when one exists), through trimesh."""
-    import trimesh
-
+    """The geometry as `<folder>/<name>.glb` (a new name when one exists), with its materials and
+    their images embedded."""
     from model.atomic import atomic_write
+    from model.interchange.gltf import mesh_glb
 
     stem = _safe_file_name(name)
     target = folder / f"{stem}.glb"
@@ -68,12 +68,7 @@ def _write_mesh(mesh: IndexedMesh, folder: Path, name: str) -> Path:
     while target.exists():
         target = folder / f"{stem}_{k}.glb"
         k += 1
-    faces = np.asarray(mesh.indices, np.int64).reshape(-1, 3)
-    tm = trimesh.Trimesh(np.asarray(mesh.positions, np.float64), faces, process=False)
-    if mesh.colours is not None:
-        rgba = np.concatenate([np.clip(mesh.colours, 0, 1), np.ones((len(mesh.colours), 1))], axis=1)
-        tm.visual.vertex_colors = (rgba * 255).round().astype(np.uint8)
-    atomic_write(target, tm.export(file_type="glb"))
+    atomic_write(target, mesh_glb(mesh))
     return target
 
 

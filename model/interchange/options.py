@@ -47,10 +47,14 @@ class ExportReport:
     types: dict[str, int]
     terrain_vertices: int
     bytes: int
+    warnings: list[str] = field(default_factory=list)  # textures that could not be used
 
     def to_json(self) -> dict:
-        return {"path": str(self.path), "instances": self.instances, "types": dict(self.types),
-                "terrain_vertices": self.terrain_vertices, "bytes": self.bytes}
+        out = {"path": str(self.path), "instances": self.instances, "types": dict(self.types),
+               "terrain_vertices": self.terrain_vertices, "bytes": self.bytes}
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
+        return out
 
 
 @dataclass

@@ -16,6 +16,11 @@ Layout of what we write (the stage's `defaultPrim` is `/World`):
   angles so our own importer restores records bit for bit; a type with colour variation has
   per-instance `primvars:boscage:hueShift` (degrees) and `primvars:boscage:valueShift`.
 
+Materials (`usd_materials`): `UsdPreviewSurface` materials under `/World/Looks`, bound to the
+prototype meshes (a GeomSubset per material) and to the terrain's tiles (a GeomSubset each, showing
+its baked base colour); their PNG textures in `<stem>_textures/` beside a `.usda`/`.usdc`, inside a
+`.usdz`.
+
 Precision: quath has an 11-bit significand: components in [0.5, 1) step by 2^-11, so a
 half-precision quaternion is off by up to 2.4e-4 per component (measured; about 5e-4 rad): 1e-5
 cannot hold. The schema's `orientationsf` (quatf, which USD readers prefer when both are
@@ -40,12 +45,13 @@ import math
 import os
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from model import portable_math as pmath
-from model.atomic import atomic_write_path
+from model.atomic import atomic_write, atomic_write_path
 from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType, foliage_type_to_dict
 from model.interchange.conventions import (
@@ -56,8 +62,14 @@ from model.interchange.conventions import (
     quaternions,
     rotation_matrices,
 )
-from model.interchange.geometry import IndexedMesh, terrain_tiles, terrain_vertex_count, variant_mesh
-from model.interchange.gltf import json_safe, mesh_folder
+from model.interchange.geometry import (
+    IndexedMesh,
+    terrain_samples,
+    terrain_tiles,
+    terrain_vertex_count,
+    variant_mesh,
+)
+from model.interchange.gltf import baked_tile, json_safe, mesh_folder, terrain_looks_of
 from model.interchange.instances import (
     TypeLook,
     selected_types,
@@ -72,6 +84,10 @@ from model.interchange.options import (
     Progress,
     check_progress,
 )
+from model.interchange.terrain_bake import texels_per_quad
+from model.interchange.textures import texture_folder_name
+from model.interchange.usd_material_reader import MaterialReader, mesh_looks, read_st
+from model.interchange.usd_materials import UsdLooks, write_st
 from model.json_doc import parse_json
 from model.scene import Scene
 
@@ -133,6 +149,7 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
     total = instances + terrain_vertices + 1
     done = 0
     check_progress(progress, done, total)
+    warnings: list[str] = []
     with tempfile.TemporaryDirectory(prefix="boscage-usd-") as tmp:
         layer = Sdf.Layer.CreateAnonymous("scene" + (".usda" if suffix == ".usda" else ".usdc"))
         stage = Usd.Stage.Open(layer)  # we hold the layer: it outlives the stage
@@ -143,8 +160,9 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
         stage.GetRootLayer().customLayerData = {
             "boscage": {"handedness": options.conventions.handedness, "units": frame.units,
                         "source": scene.name}}
+        looks = UsdLooks(stage, texture_folder_name(path.stem))
         if options.terrain and terrain_vertices:
-            _write_terrain(stage, scene, options, frame)
+            _write_terrain(stage, scene, options, frame, looks, warnings)
             done += terrain_vertices
             check_progress(progress, done, total)
         if names:
@@ -164,22 +182,32 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
             type_path = f"/World/Foliage/{prim_name}"
             if options.gpu_instancing:
                 done = _write_instancer(stage, type_path, ftype, folder, frame, per_type[type_name], chunks,
-                                        progress, done, total)
+                                        progress, done, total, looks)
             else:
-                plain.append((type_path, ftype, _define_prims(stage, type_path, ftype, folder, frame),
+                plain.append((type_path, ftype, _define_prims(stage, type_path, ftype, folder, frame, looks),
                               per_type[type_name]))
         del stage  # the layer lives on; plain prims are authored with no stage recomposing them
         for type_path, ftype, protos, count in plain:
             done = _write_prims(layer, type_path, ftype, protos, frame, count, chunks, progress, done, total)
         check_progress(progress, total - 1, total)
 
+        images = looks.images.images
+        if suffix != ".usdz":  # the textures beside the stage, each written atomically, before it
+            for image in images:
+                atomic_write(path.parent / looks.folder / image.name, image.data)
+
         def export(target: Path) -> None:
             try:
-                if suffix == ".usdz":  # a package of the crate layer
+                if suffix == ".usdz":  # a package of the crate layer and the textures it names
                     inner = Path(tmp) / "scene.usdc"
                     ok = layer.Export(str(inner))
-                    if ok:  # the package stamps its entry with the file's local time: a fixed one
-                        stamp = time.mktime((1980, 1, 2, 0, 0, 0, 0, 0, -1))  # local midnight, any zone
+                    # the package stamps each entry with its file's local time: a fixed one
+                    stamp = time.mktime((1980, 1, 2, 0, 0, 0, 0, 0, -1))  # local midnight, any zone
+                    for image in images:
+                        file = Path(tmp) / looks.folder / image.name
+                        atomic_write(file, image.data)
+                        os.utime(file, (stamp, stamp))
+                    if ok:
                         os.utime(inner, (stamp, stamp))
                         ok = UsdUtils.CreateNewUsdzPackage(Sdf.AssetPath(str(inner)), str(target))
                 else:
@@ -192,13 +220,18 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
         atomic_write_path(path, export, suffix)  # the library writes by name: no copy through Python
     if progress is not None:
         progress(total, total)  # done: the file is written, so this can no longer cancel
-    return ExportReport(path, instances, per_type, terrain_vertices if options.terrain else 0,
-                        path.stat().st_size)
+    size = path.stat().st_size + (0 if suffix == ".usdz" else sum(len(i.data) for i in images))
+    return ExportReport(path, instances, per_type, terrain_vertices if options.terrain else 0, size, warnings)
 
 
-def _write_terrain(stage, scene: Scene, options: ExportOptions, frame: Conventions) -> None:
+def _write_terrain(stage, scene: Scene, options: ExportOptions, frame: Conventions, looks: UsdLooks,
+                   warnings: list[str]) -> None:
+    """The terrain as one mesh; where a layer has an albedo map, one baked base-colour texture per
+    tile (`terrain_bake`), each tile's faces a GeomSubset bound to its material."""
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
-    tiles = list(terrain_tiles(scene.terrain, options.terrain_step, options.region, frame))
+    step = options.terrain_step
+    layer_looks = terrain_looks_of(scene, warnings)
+    tiles = list(terrain_tiles(scene.terrain, step, options.region, frame, uvs=layer_looks is not None))
     points, normals, colours, weights, indices = [], [], [], [], []
     base = 0
     for tile in tiles:
@@ -234,11 +267,23 @@ def _write_terrain(stage, scene: Scene, options: ExportOptions, frame: Conventio
             Vt.FloatArray.FromNumpy(w[:, k].astype(np.float32) / np.float32(255)))
     prim = mesh.GetPrim()
     prim.CreateAttribute(NS + "layerNames", Sdf.ValueTypeNames.StringArray, custom=True).Set(layer_names)
-    step = prim.CreateAttribute(NS + "terrainStep", Sdf.ValueTypeNames.Int, custom=True)
-    step.Set(int(options.terrain_step))
+    prim.CreateAttribute(NS + "terrainStep", Sdf.ValueTypeNames.Int, custom=True).Set(int(step))
+    if layer_looks is None:
+        return
+    write_st(prim, np.concatenate([tile.uvs for tile in tiles]))
+    rows, cols = terrain_samples(scene.terrain, step, options.region)
+    texels = texels_per_quad(len(rows), len(cols))
+    parts, first = [], 0
+    for tile in tiles:
+        material = looks.terrain_tile(baked_tile(scene, layer_looks, tile, step, texels), tile.name)
+        parts.append((material, first, tile.triangle_count, tile.name))
+        first += tile.triangle_count
+    looks.bind_parts(prim, parts)
 
 
-def _write_mesh(stage, path: str, mesh: IndexedMesh) -> None:
+def _write_mesh(stage, path: str, mesh: IndexedMesh, looks: UsdLooks, owner: str,
+                scope: str = "/World/Looks") -> None:
+    """A prototype's mesh with its materials (made under `scope`)."""
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
     usd_mesh = UsdGeom.Mesh.Define(stage, path)
     p = np.ascontiguousarray(mesh.positions, np.float32)
@@ -253,6 +298,7 @@ def _write_mesh(stage, path: str, mesh: IndexedMesh) -> None:
         UsdGeom.PrimvarsAPI(usd_mesh).CreatePrimvar(
             "displayColor", Sdf.ValueTypeNames.Color3fArray, UsdGeom.Tokens.vertex).Set(
             Vt.Vec3fArray.FromNumpy(np.ascontiguousarray(mesh.colours, np.float32)))
+    looks.bind(usd_mesh.GetPrim(), mesh, owner, scope)
 
 
 def _write_palette_keys(prim, ftype: FoliageType) -> None:
@@ -291,7 +337,8 @@ def _type_attributes(prim, ftype: FoliageType) -> None:
     _write_palette_keys(prim, ftype)
 
 
-def _define_prims(stage, path: str, ftype: FoliageType, folder, frame: Conventions) -> str:
+def _define_prims(stage, path: str, ftype: FoliageType, folder, frame: Conventions,
+                  looks: UsdLooks) -> list[str]:
     """The group prim of a plain-prims type and its mesh as an abstract class prim (never drawn
     itself); returns the class's path, which each instance references."""
     from pxr import Sdf, UsdGeom
@@ -305,7 +352,9 @@ def _define_prims(stage, path: str, ftype: FoliageType, folder, frame: Conventio
         mesh = variant_mesh(ftype, k, folder, frame)
         proto = f"/Prototypes/{path.rsplit('/', 1)[1]}" + (f"_v{k}" if k else "")
         _variant_attributes(stage.CreateClassPrim(proto), ftype, k)
-        _write_mesh(stage, f"{proto}/{safe_name(mesh.name or 'mesh')}", mesh)
+        # materials inside the class: a reference cannot reach prims outside what it references
+        _write_mesh(stage, f"{proto}/{safe_name(mesh.name or 'mesh')}", mesh, looks,
+                    f"{ftype.name}" + (f".v{k}" if k else ""), f"{proto}/Looks")
         protos.append(proto)
     return protos
 
@@ -380,7 +429,7 @@ def _write_prims(layer, path: str, ftype: FoliageType, protos: list[str], frame:
 
 
 def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conventions, n: int,
-                     chunks, progress, done: int, total: int) -> int:
+                     chunks, progress, done: int, total: int, looks: UsdLooks) -> int:
     """One type's instancer, filled chunk by chunk from `chunks` (the shared, ordered iterator of
     every type's chunk records)."""
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
@@ -392,7 +441,7 @@ def _write_instancer(stage, path: str, ftype: FoliageType, folder, frame: Conven
     for k in range(look.variants):  # one prototype per variant; protoIndices pick them
         mesh = variant_mesh(ftype, k, folder, frame)
         proto_path = f"{path}/Prototypes/{safe_name(mesh.name or 'mesh')}" + (f"_v{k}" if k else "")
-        _write_mesh(stage, proto_path, mesh)
+        _write_mesh(stage, proto_path, mesh, looks, ftype.name + (f".v{k}" if k else ""))
         _variant_attributes(stage.GetPrimAtPath(proto_path), ftype, k)
         proto_paths.append(Sdf.Path(proto_path))
         reach = max(reach, float(np.abs(mesh.positions).max()) if mesh.vertex_count else 0.0)
@@ -602,8 +651,9 @@ def _palette_keys(prim) -> dict:
     return out
 
 
-def _prototype_mesh(stage, proto_path) -> IndexedMesh | None:
-    """The first UsdGeomMesh at or under a prototype, triangulated (fans), in its own units."""
+def _prototype_mesh(stage, proto_path, looks: MaterialReader | None = None) -> IndexedMesh | None:
+    """The first UsdGeomMesh at or under a prototype, triangulated (fans), in its own units; with
+    `looks`, its `st` and bound materials (triangles ordered by material, one part each)."""
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
     root = stage.GetPrimAtPath(proto_path)
     if not root:
@@ -619,11 +669,24 @@ def _prototype_mesh(stage, proto_path) -> IndexedMesh | None:
         if not len(points) or counts.sum() != len(idx) or not in_range:
             return None
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        tris = []
+        tris, polygons = [], []
         for j in range(1, int(counts.max(initial=0)) - 1):  # fan triangles: (0, j, j+1) of each polygon
             s = starts[counts > j + 1]
             tris.append(np.stack([idx[s], idx[s + j], idx[s + j + 1]], 1))
+            polygons.append(np.flatnonzero(counts > j + 1))
         faces = np.concatenate(tris) if tris else np.empty((0, 3), np.int64)
+        polygon_of = np.concatenate(polygons) if polygons else np.empty(0, np.int64)
+        uvs, materials, parts = None, (), ()
+        if looks is not None:
+            uvs = read_st(prim, len(points))
+            materials, per_triangle = mesh_looks(looks, prim, polygon_of)
+            if per_triangle is not None:
+                order = np.argsort(per_triangle, kind="stable")
+                faces, per_triangle = faces[order], per_triangle[order]
+                starts_of = np.r_[0, np.flatnonzero(np.diff(per_triangle)) + 1]
+                ends = np.r_[starts_of[1:], len(per_triangle)]
+                parts = tuple((int(per_triangle[a]), 3 * int(a), 3 * int(b - a))
+                              for a, b in zip(starts_of, ends, strict=True))
         normals = np.zeros_like(points)
         if len(faces):
             p0 = points[faces[:, 0]]
@@ -633,7 +696,7 @@ def _prototype_mesh(stage, proto_path) -> IndexedMesh | None:
         length = np.linalg.norm(normals, axis=1, keepdims=True)
         normals = np.where(length > 0, normals / np.maximum(length, 1e-30), np.array([0, 1, 0], np.float32))
         return IndexedMesh(prim.GetName(), points, normals.astype(np.float32),
-                           faces.reshape(-1).astype(np.uint32))
+                           faces.reshape(-1).astype(np.uint32), uvs=uvs, materials=materials, parts=parts)
     return None
 
 
@@ -667,6 +730,7 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
     instancers = [p for p in instancers if not any(a in paths for a in p.GetPath().GetAncestorsRange()
                                                    if a != p.GetPath())]
     result = ImportedFoliage()
+    looks = MaterialReader(path, result.warnings)
     sizes = []
     for prim in instancers:
         attr = UsdGeom.PointInstancer(prim).GetProtoIndicesAttr()
@@ -789,7 +853,7 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
                 if own_mesh and name == base and str(own_mesh).startswith("builtin:"):
                     result.meshes[name] = str(own_mesh)
                 elif protos:  # a file mesh (or a foreign prototype): its geometry travels
-                    geometry = _prototype_mesh(stage, protos[k])
+                    geometry = _prototype_mesh(stage, protos[k], looks)
                     if geometry is not None:
                         result.meshes[name] = _to_scene_mesh(geometry, frame, meters)
                     elif own_mesh and name == base:
@@ -802,7 +866,7 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
                         and mesh_name and mesh_name.HasAuthoredValue()):
                     continue
                 if not str(mesh_name.Get()).startswith("builtin:"):
-                    geometry = _prototype_mesh(stage, protos[j])
+                    geometry = _prototype_mesh(stage, protos[j], looks)
                     if geometry is not None:
                         result.variant_meshes.setdefault(name, {})[int(variant.Get())] = \
                             _to_scene_mesh(geometry, frame, meters)
@@ -875,4 +939,4 @@ def _to_scene_mesh(mesh: IndexedMesh, frame: Conventions, meters: float) -> Inde
     m = frame.basis
     positions = (mesh.positions.astype(np.float64) @ m * meters).astype(np.float32)
     normals = (mesh.normals.astype(np.float64) @ m).astype(np.float32)
-    return IndexedMesh(mesh.name, positions, normals, mesh.indices, mesh.colours)
+    return replace(mesh, positions=positions, normals=normals)

@@ -123,3 +123,60 @@ def test_blender_places_each_instance_with_its_variant_mesh(tmp_path) -> None:
             order = np.lexsort(np.round(m[:, :3, 3], 3).T)
             expect = np.lexsort(np.round(want[:, :3, 3], 3).T)
             assert np.abs(m[order] - want[expect]).max() <= 1e-4, (label, mesh)
+
+
+MATERIALS = """
+import sys
+import bpy
+
+bpy.ops.wm.read_factory_settings(use_empty=True)
+bpy.ops.import_scene.gltf(filepath=sys.argv[1])
+
+
+def upstream(socket, seen=None):
+    '''Every node feeding `socket`, through any chain of nodes.'''
+    found = []
+    for link in socket.links:
+        node = link.from_node
+        found.append(node)
+        for s in node.inputs:
+            found += upstream(s)
+    return found
+
+
+out = {}
+for m in bpy.data.materials:
+    if not m.use_nodes:
+        continue
+    bsdf = next((n for n in m.node_tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
+    if bsdf is None:
+        continue
+    images = [list(n.image.size) for n in upstream(bsdf.inputs["Base Color"]) if n.type == "TEX_IMAGE"]
+    alpha = upstream(bsdf.inputs["Alpha"])
+    clip = [n.inputs[1].default_value for n in alpha if n.type == "MATH" and n.operation == "LESS_THAN"]
+    alpha_images = [n.name for n in alpha if n.type == "TEX_IMAGE"]
+    out[m.name] = {"images": images, "clip": clip, "alpha_from_image": bool(alpha_images),
+                   "blend_method": m.blend_method,
+                   "backface_culling": m.use_backface_culling}
+emit(out)
+"""
+
+
+def test_blender_shows_the_textures_and_clips_the_leaves(tmp_path) -> None:
+    from .test_materials_export import textured_scene
+
+    scene = textured_scene(tmp_path)
+    out = tmp_path / "forest.glb"
+    export_scene(scene, out)
+    seen = run_in_blender(MATERIALS, str(out))
+    card = seen["card/material 0"]
+    assert card["images"] == [[8, 8]]  # the card's texture on the Base Color
+    # the cut-out: Blender 4.2+ clips with 1 - (alpha < cutoff) from the texture's alpha (the
+    # blend method CLIP of earlier versions)
+    assert card["clip"] == [pytest.approx(0.5)] and card["alpha_from_image"] or card["blend_method"] == "CLIP"
+    branches = seen["conifer/branches"]
+    assert branches["images"] == [[128, 128]] and branches["clip"] == [pytest.approx(0.5)]
+    assert seen["conifer/bark"]["images"] == [[64, 128]] and seen["conifer/bark"]["clip"] == []
+    assert seen["conifer/bark"]["backface_culling"] and not branches["backface_culling"]
+    tiles = [v for k, v in seen.items() if k.startswith("terrain_")]
+    assert tiles and all(t["images"] == [[160, 160]] for t in tiles)  # the baked base colour
