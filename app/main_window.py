@@ -60,6 +60,8 @@ FIXED_DOCKS = [
     ("tool_settings", "Tool Settings", Qt.DockWidgetArea.RightDockWidgetArea,
      "Brush radius, strength, falloff and the active tool's options"),
     ("layers", "Layers", Qt.DockWidgetArea.RightDockWidgetArea, "The scene's terrain paint layers"),
+    ("terrain_layers", "Terrain Layers", Qt.DockWidgetArea.RightDockWidgetArea,
+     "Non-destructive edit layers over the terrain's base heights (sculpt, stamps, erosion, terraces)"),
     ("inspector", "Inspector", Qt.DockWidgetArea.RightDockWidgetArea, "Properties of the selection"),
     ("history", "History", Qt.DockWidgetArea.RightDockWidgetArea,
      "Undo history: click a step to go back to it"),
@@ -155,6 +157,9 @@ class MainWindow(QMainWindow):
         from app.terrain_editor import install as install_terrain_editor
 
         self.terrain_editor = install_terrain_editor(self)
+        from app.edit_layers_editor import install as install_edit_layers_editor
+
+        self.edit_layers_editor = install_edit_layers_editor(self)
         from app.foliage_editor import install as install_foliage_editor
 
         self.foliage_editor = install_foliage_editor(self)
@@ -180,6 +185,7 @@ class MainWindow(QMainWindow):
             "refusals": placeholder("No stroke yet."),
             "history": QUndoView(self.document.undo_stack),
             "layers": placeholder("No terrain layers."),
+            "terrain_layers": placeholder("No terrain edit layers."),
             "inspector": placeholder("Nothing selected."),
         }
         panels["history"].setEmptyLabel("Scene as opened")  # click it to undo everything
@@ -194,6 +200,8 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.docks["inspector"], self.docks["history"])
         self.docks["inspector"].raise_()
+        self.tabifyDockWidget(self.docks["layers"], self.docks["terrain_layers"])
+        self.docks["layers"].raise_()
 
     def _default_sizes(self) -> None:
         """Side columns sized to the window and a short Refusals strip: the viewport gets the most."""

@@ -1,0 +1,179 @@
+"""Undo commands for the terrain's edit layers (`model.edit_layers`): one class per kind of edit.
+
+Each calls one operation of the `EditStack` and keeps what it returned (the removed layer and its
+index, the old name, the base tiles a collapse changed, the deltas a run replaced), so undo and
+redo give the heights back bit for bit. Layers are held by identity: a rename in between does not
+lose them.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QUndoCommand
+
+from app.terrain_commands import CommandId
+from model.edit_layers import EditLayer, EditLayerError, EditStack
+from model.paged import PagedGrid
+from model.terrain_edits import run_layer
+
+
+class AddEditLayerCommand(QUndoCommand):
+    """A new empty edit layer on top (a sculpt layer by default), selected as the sculpt target."""
+
+    def __init__(self, stack: EditStack, name: str, kind: str = "sculpt", params: dict | None = None) -> None:
+        self.layer: EditLayer = stack.new_layer(name, kind, params)  # refuses a taken name here
+        super().__init__(f"Add edit layer '{self.layer.name}'")
+        self.stack = stack
+        self.index: int | None = None
+        self.selected_before = stack.selected
+
+    def redo(self) -> None:
+        self.index = self.stack.insert(self.layer, self.index)
+        self.stack.selected = self.layer.name
+
+    def undo(self) -> None:
+        self.stack.remove(self.layer.name)
+        self.stack.selected = self.selected_before if self.stack.get(self.selected_before or "") else None
+
+
+class RemoveEditLayerCommand(QUndoCommand):
+    def __init__(self, stack: EditStack, name: str) -> None:
+        self.layer = stack.layer(name)
+        super().__init__(f"Delete edit layer '{name}'")
+        self.stack = stack
+        self.index = stack.index(name)
+        self.was_selected = stack.selected == name
+
+    def redo(self) -> None:
+        self.index, _ = self.stack.remove(self.layer.name)
+
+    def undo(self) -> None:
+        self.stack.insert(self.layer, self.index)
+        if self.was_selected:
+            self.stack.selected = self.layer.name
+
+
+class RenameEditLayerCommand(QUndoCommand):
+    def __init__(self, stack: EditStack, old: str, new: str) -> None:
+        self.layer = stack.layer(old)
+        new = stack.check_name(new, allow=old)
+        super().__init__(f"Rename edit layer '{old}' to '{new}'")
+        self.stack, self.old, self.new = stack, old, new
+
+    def redo(self) -> None:
+        self.stack.rename(self.layer.name, self.new)
+
+    def undo(self) -> None:
+        self.stack.rename(self.layer.name, self.old)
+
+
+class MoveEditLayerCommand(QUndoCommand):
+    """Move a layer to another place in the stack (index 0: the bottom, just above the base)."""
+
+    def __init__(self, stack: EditStack, name: str, to_index: int) -> None:
+        self.layer = stack.layer(name)
+        super().__init__(f"Move edit layer '{name}'")
+        self.stack = stack
+        self.from_index = stack.index(name)
+        self.to_index = max(0, min(int(to_index), len(stack.layers) - 1))
+
+    def redo(self) -> None:
+        self.from_index = self.stack.move(self.layer.name, self.to_index)
+
+    def undo(self) -> None:
+        self.stack.move(self.layer.name, self.from_index)
+
+
+class EditLayerVisibilityCommand(QUndoCommand):
+    def __init__(self, stack: EditStack, name: str, visible: bool) -> None:
+        self.layer = stack.layer(name)
+        super().__init__(f"{'Show' if visible else 'Hide'} edit layer '{name}'")
+        self.stack, self.visible = stack, bool(visible)
+        self.old = self.layer.visible
+
+    def redo(self) -> None:
+        self.stack.set_visible(self.layer.name, self.visible)
+
+    def undo(self) -> None:
+        self.stack.set_visible(self.layer.name, self.old)
+
+
+class EditLayerOpacityCommand(QUndoCommand):
+    """A layer's opacity; the changes of one drag (`drag` the same) merge into one step, and a
+    drag back to where it started leaves no step."""
+
+    def __init__(self, stack: EditStack, name: str, opacity: float, drag: int = -1) -> None:
+        self.layer = stack.layer(name)
+        if not 0.0 <= float(opacity) <= 1.0:
+            raise EditLayerError(f"opacity must be between 0 and 1, got {opacity!r}")
+        super().__init__(f"Set the opacity of edit layer '{name}'")
+        self.stack, self.new, self.drag = stack, float(opacity), drag
+        self.old = self.layer.opacity
+
+    def id(self) -> int:
+        return int(CommandId.EDIT_LAYER_OPACITY)
+
+    def redo(self) -> None:
+        self.stack.set_opacity(self.layer.name, self.new)
+
+    def undo(self) -> None:
+        self.stack.set_opacity(self.layer.name, self.old)
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if (not isinstance(other, EditLayerOpacityCommand) or other.layer is not self.layer
+                or self.drag < 0 or other.drag != self.drag):
+            return False
+        self.new = other.new
+        self.setObsolete(self.new == self.old)
+        return True
+
+
+class CollapseEditLayerCommand(QUndoCommand):
+    """Fold a layer into the base (its deltas times its opacity) and remove it."""
+
+    def __init__(self, stack: EditStack, name: str) -> None:
+        self.layer = stack.layer(name)
+        super().__init__(f"Collapse edit layer '{name}' into the base")
+        self.stack = stack
+        self.index: int | None = None
+        self.before: dict | None = None
+        self.was_selected = stack.selected == name
+
+    def redo(self) -> None:
+        self.index, _, self.before = self.stack.collapse(self.layer.name)
+
+    def undo(self) -> None:
+        self.stack.uncollapse(self.index, self.layer, self.before)
+        if self.was_selected:
+            self.stack.selected = self.layer.name
+
+
+class RunEditLayerCommand(QUndoCommand):
+    """A procedural layer's result (erosion, terrace, stamp) computed beforehand: a new layer on top,
+    or the deltas and parameters of the existing layer of that name replaced."""
+
+    def __init__(self, terrain, name: str, kind: str, params: dict, deltas: PagedGrid, text: str) -> None:
+        super().__init__(text)
+        self.terrain, self.name, self.kind = terrain, name, kind
+        self.params, self.deltas = dict(params), deltas
+        self.layer: EditLayer | None = None
+        self.index: int | None = None
+        self.old: tuple[PagedGrid, dict] | None = None
+        self.created = False
+
+    def redo(self) -> None:
+        stack = self.terrain.edits
+        if self.layer is None:  # the first time: through the same path as the command line
+            applied = run_layer(self.terrain, self.name, self.kind, self.params, lambda beneath: self.deltas)
+            self.layer, self.created, self.old = applied.layer, applied.created, applied.old
+            self.index = self.terrain.edits.index(self.layer.name)
+        elif self.created:
+            stack.insert(self.layer, self.index)
+        else:
+            stack.replace_deltas(self.layer.name, self.deltas, self.params)
+
+    def undo(self) -> None:
+        stack = self.terrain.edits
+        if self.created:
+            self.index, _ = stack.remove(self.layer.name)
+        else:
+            stack.replace_deltas(self.layer.name, *self.old)
