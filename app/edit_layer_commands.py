@@ -27,8 +27,8 @@ class AddEditLayerCommand(QUndoCommand):
         self.selected_before = stack.selected
 
     def redo(self) -> None:
+        self.stack.selected = self.layer.name  # before the insert announces the change: the panel shows it
         self.index = self.stack.insert(self.layer, self.index)
-        self.stack.selected = self.layer.name
 
     def undo(self) -> None:
         self.stack.remove(self.layer.name)
@@ -47,9 +47,9 @@ class RemoveEditLayerCommand(QUndoCommand):
         self.index, _ = self.stack.remove(self.layer.name)
 
     def undo(self) -> None:
-        self.stack.insert(self.layer, self.index)
         if self.was_selected:
             self.stack.selected = self.layer.name
+        self.stack.insert(self.layer, self.index)
 
 
 class RenameEditLayerCommand(QUndoCommand):
@@ -142,9 +142,9 @@ class CollapseEditLayerCommand(QUndoCommand):
         self.index, _, self.before = self.stack.collapse(self.layer.name)
 
     def undo(self) -> None:
-        self.stack.uncollapse(self.index, self.layer, self.before)
         if self.was_selected:
             self.stack.selected = self.layer.name
+        self.stack.uncollapse(self.index, self.layer, self.before)
 
 
 class RunEditLayerCommand(QUndoCommand):

@@ -153,9 +153,11 @@ class EditLayersEditor(QObject):
         return stack
 
     def _follow(self) -> None:
+        """The panel on this terrain's stack, its rows and selection as they are now (an undo can
+        change the selection without a change of the stack's layers)."""
         if self.panel.terrain is not self.terrain:
             self.panel.set_terrain(self.terrain)
-        elif self.terrain.edits is not self.panel.stack:
+        else:
             self.panel.follow()
 
     def _on_cursor_moved(self, hit) -> None:

@@ -84,9 +84,9 @@ class StampStroke:
 
     def apply(self, patch: Patch) -> bool:
         if self.stroke is None:
+            self._select()
             if self.created:
                 self.index = self.stack.insert(self.layer)
-            self._select()
             self.stroke = TerrainStroke(self.terrain, HEIGHTS, self.volume, follow=self.follow)
         return self.stroke.apply(patch)
 
@@ -103,8 +103,8 @@ class StampStroke:
 
     def redo(self) -> None:
         if self.created:
-            self.stack.insert(self.layer, self.index)
             self._select()
+            self.stack.insert(self.layer, self.index)
         if self.stroke is not None:
             self.stroke.redo()
 
