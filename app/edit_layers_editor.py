@@ -67,9 +67,9 @@ class EditLayersEditor(QObject):
         p.opacity_requested.connect(self.set_opacity)
         p.delete_requested.connect(self.delete_layer)
         p.collapse_requested.connect(self.collapse_layer)
-        self.document.scene_replaced.connect(lambda scene: self.panel.set_terrain(scene.terrain))
-        # a stack made by a stroke or a run: the panel follows it from then on
-        self.document.undo_stack.indexChanged.connect(lambda _: self._follow())
+        # bound slots of the panel: the connections go with it when the window closes
+        self.document.scene_replaced.connect(self.panel.show_scene)
+        self.document.undo_stack.indexChanged.connect(self.panel.history_moved)
         self.toolbox.host.cursor_moved.connect(self._on_cursor_moved)
 
         self.stamp_tool = StampTool(self.toolbox)

@@ -75,6 +75,9 @@ FIXED_DOCKS = [
 # Tool windows that are tall forms beside the viewport, not wide data views under it; the value
 # names the panel they first open as a tab of (None: a dock of their own in the right column).
 SIDE_TOOL_WINDOWS = {"terrain_tools": "tool_settings", "spawners": "inspector"}
+# Side windows whose form grows with the active tool (the Stamp's settings): they scroll rather than
+# pushing a 1280 x 800 window taller
+SCROLLING_SIDE_WINDOWS = {"terrain_tools"}
 DATA_WINDOW_AREA = Qt.DockWidgetArea.BottomDockWidgetArea
 DATA_WINDOW_HEIGHT = 0.42  # of the window, when the first data window opens
 SIDE_WINDOW_HEIGHT = 0.6  # of the window, for a side tool window opened as a tab of a short panel
@@ -200,8 +203,6 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.docks["inspector"], self.docks["history"])
         self.docks["inspector"].raise_()
-        self.tabifyDockWidget(self.docks["layers"], self.docks["terrain_layers"])
-        self.docks["layers"].raise_()
 
     def _default_sizes(self) -> None:
         """Side columns sized to the window and a short Refusals strip: the viewport gets the most."""
@@ -221,6 +222,10 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._sized:  # the first show without a saved layout: fit the default to the window
             self._sized = True
+            # Terrain Layers as a tab of Layers, made here: a second tab group made before the first
+            # show lays the hidden window out at full size, which scripts driving it do not expect
+            self.tabifyDockWidget(self.docks["layers"], self.docks["terrain_layers"])
+            self.docks["layers"].raise_()
             self._default_sizes()
             self._default_state = self.saveState()
 
@@ -415,7 +420,8 @@ class MainWindow(QMainWindow):
             return None
         dock = QDockWidget(spec.title, self)
         dock.setObjectName(f"dock_{key}")
-        dock.setWidget(widget if key in SIDE_TOOL_WINDOWS else _scrolling(widget, key))
+        side = key in SIDE_TOOL_WINDOWS and key not in SCROLLING_SIDE_WINDOWS
+        dock.setWidget(widget if side else _scrolling(widget, key))
         dock.setToolTip(spec.tooltip)
         # Back where the saved layout had it, if anywhere (asked before adding: an added dock would
         # find itself and "restore" in place).

@@ -168,6 +168,14 @@ class EditLayersPanel(QWidget):
                 stack.changed.connect(self.refresh)
         self.refresh()
 
+    def show_scene(self, scene) -> None:
+        """Follow a newly opened scene's terrain."""
+        self.set_terrain(scene.terrain)
+
+    def history_moved(self, _index: int = 0) -> None:
+        """An undo, redo or new step: the stack may be new, and an undo may restore a selection."""
+        self.follow()
+
     def closeEvent(self, event) -> None:
         self.set_terrain(None)
         super().closeEvent(event)
