@@ -228,12 +228,26 @@ class EditLayersEditor(QObject):
     def _masks(self) -> list[str]:
         return [layer.name for layer in self.terrain.layers]
 
+    def _selected_of(self, kind: str):
+        stack = self.stack
+        layer = stack.get(stack.selected) if stack is not None and stack.selected is not None else None
+        return layer if layer is not None and layer.kind == kind else None
+
     def erode_dialog(self) -> ErodeDialog:
+        """The dialog, starting from the selected erosion layer's settings where one is selected."""
         names = [la.name for la in self.stack.layers if la.kind == "erosion"] if self.stack else []
-        return ErodeDialog(self.terrain.bounds(), self.brush_box(), self._masks(), self.window, names)
+        dialog = ErodeDialog(self.terrain.bounds(), self.brush_box(), self._masks(), self.window, names)
+        layer = self._selected_of("erosion")
+        if layer is not None:
+            dialog.load(layer.name, layer.params)
+        return dialog
 
     def terrace_dialog(self) -> TerraceDialog:
-        return TerraceDialog(self.terrain.bounds(), self.brush_box(), self._masks(), self.window)
+        dialog = TerraceDialog(self.terrain.bounds(), self.brush_box(), self._masks(), self.window)
+        layer = self._selected_of("terrace")
+        if layer is not None:
+            dialog.load(layer.name, layer.params)
+        return dialog
 
     def erode_from_dialog(self) -> bool:
         values = self.ask_erosion()

@@ -112,6 +112,17 @@ class RegionBox(QGroupBox):
             spin.setValue(value)
         self.box.setChecked(True)
 
+    def load(self, params: dict) -> None:
+        """The region a layer's parameters name (`region` box, `mask` layer), else the whole terrain."""
+        region, mask = params.get("region"), params.get("mask")
+        if isinstance(region, (list, tuple)) and len(region) == 4:
+            self.set_box(tuple(float(v) for v in region))
+        elif isinstance(mask, str) and self.mask_name.findText(mask) >= 0:
+            self.mask_name.setCurrentText(mask)
+            self.mask.setChecked(True)
+        else:
+            self.whole.setChecked(True)
+
     def set_kind(self, kind: str) -> None:
         {"whole": self.whole, "box": self.box, "mask": self.mask}[kind].setChecked(True)
 
@@ -151,9 +162,8 @@ class ErodeDialog(QDialog):
                               "the heights beneath it")
         self._named = False
         self.layer.textEdited.connect(lambda _: setattr(self, "_named", True))
-        existing = [n for n in (layer_names or [])]
-        if existing:
-            self.layer.setPlaceholderText(", ".join(existing))
+        if layer_names:
+            self.layer.setToolTip(self.layer.toolTip() + f" (erosion layers now: {', '.join(layer_names)})")
         thermal = QWidget(self)
         tf = QFormLayout(thermal)
         self.thermal_iterations = _int_spin(1, 10_000, 50, "Relaxation steps (more: slopes settle further)")
@@ -181,6 +191,21 @@ class ErodeDialog(QDialog):
         layout.addWidget(self.pages)
         layout.addWidget(self.region)
         layout.addWidget(_buttons(self, "Erode"))
+
+    def load(self, name: str, params: dict) -> None:
+        """Start from an erosion layer's settings (to recompute it, or try a variation)."""
+        hydraulic = params.get("method") == "hydraulic"
+        self.method.setCurrentIndex(1 if hydraulic else 0)
+        self.layer.setText(name)
+        self._named = True
+        if hydraulic:
+            self.hydraulic_iterations.setValue(int(params.get("iterations", 1)))
+            self.seed.setValue(int(params.get("seed", 0)))
+            self.rain.setValue(float(params.get("rain", 1.0)))
+        else:
+            self.thermal_iterations.setValue(int(params.get("iterations", 50)))
+            self.talus.setValue(float(params.get("talus", 35.0)))
+        self.region.load(params)
 
     def _on_method(self, index: int) -> None:
         self.pages.setCurrentIndex(index)
@@ -221,6 +246,13 @@ class TerraceDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.region)
         layout.addWidget(_buttons(self, "Terrace"))
+
+    def load(self, name: str, params: dict) -> None:
+        """Start from a terrace layer's settings."""
+        self.layer.setText(name)
+        self.step.setValue(float(params.get("step", 5.0)))
+        self.sharpness.setValue(float(params.get("sharpness", 0.7)))
+        self.region.load(params)
 
     def values(self) -> dict:
         return {"layer": self.layer.text().strip(), "step": self.step.value(),

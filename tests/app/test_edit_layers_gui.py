@@ -356,7 +356,9 @@ def test_hiding_a_tall_stamp_layer_changes_the_view_where_the_stamp_was(shown, e
     editor.toolbox.drag([(0.0, 0.0)])
     stamped = render(viewport, qtbot)
     panel = editor.panel
+    frames = viewport.frames_rendered
     panel.list.item(panel.row_names().index("Stamp 1")).setCheckState(Qt.CheckState.Unchecked)
+    qtbot.waitUntil(lambda: viewport.frames_rendered > frames)  # the view redraws of itself
     hidden = render(viewport, qtbot)
 
     changed = np.any(np.abs(stamped.astype(int) - hidden.astype(int)) > 12, axis=-1)
@@ -372,3 +374,73 @@ def test_hiding_a_tall_stamp_layer_changes_the_view_where_the_stamp_was(shown, e
     assert far.mean() < 0.05  # the change is where the stamp was, not elsewhere
     # hidden, the view is the ground without the stamp again
     assert np.mean(np.any(np.abs(hidden.astype(int) - flat.astype(int)) > 12, axis=-1)) < 0.002
+
+
+# ---- recomputing, opening, the stamp library -----------------------------------------------------
+def test_erode_starts_from_the_selected_erosion_layer_and_recomputes_it_in_one_step(main_window,
+                                                                                   editor) -> None:
+    before = heights(main_window)
+    assert editor.erode({"method": "thermal", "layer": "slopes", "iterations": 10, "talus": 20.0,
+                         "region": (-30.0, -20.0, 30.0, 20.0)})
+    first = heights(main_window)
+    dialog = editor.erode_dialog()  # the new layer is selected: the dialog starts from it
+    assert dialog.layer.text() == "slopes" and dialog.thermal_iterations.value() == 10
+    assert dialog.talus.value() == 20.0 and dialog.region.box.isChecked()
+    dialog.talus.setValue(12.0)
+    values = dialog.values()
+    dialog.deleteLater()
+    steps = undo_stack(main_window).count()
+    assert editor.erode(values)
+    stack = main_window.document.scene.terrain.edits
+    assert stack.names() == ["slopes"] and stack.layer("slopes").params["talus"] == 12.0
+    assert undo_stack(main_window).count() == steps + 1 and heights(main_window) not in (first, before)
+    undo_stack(main_window).undo()
+    assert heights(main_window) == first and stack.layer("slopes").params["talus"] == 20.0
+
+
+def test_an_opened_scene_shows_its_edit_layers(main_window, editor) -> None:
+    from model.edit_layers import EditStack, grid_from
+    from tests.conftest import make_small_scene
+
+    scene = make_small_scene()
+
+    stack = EditStack(scene.terrain)
+    layer = stack.new_layer("dunes", "stamp", {"file": "dune.png"})
+    layer.deltas = grid_from(np.full((5, 5), 2.0, np.float32), slice(4, 9), slice(4, 9),
+                             (scene.terrain.rows, scene.terrain.columns))
+    stack.insert(layer)
+    main_window.open_scene(scene)
+    assert editor.panel.row_names() == ["dunes", None]
+    assert "stamp" in editor.panel.list.item(0).text()
+    editor.panel.list.item(0).setCheckState(Qt.CheckState.Unchecked)
+    assert scene.terrain.heights[6, 6] == make_small_scene().terrain.heights[6, 6]
+
+
+def test_the_stamp_library_lists_its_heightmaps_and_a_chosen_one_is_stamped(main_window, editor,
+                                                                            tmp_path) -> None:
+    from model.formats.heightmap import write_heightmap
+
+    ramp = np.tile(np.linspace(0.0, 1.0, 17, dtype=np.float32), (17, 1))  # rises to the east
+    write_heightmap(tmp_path / "ramp.png", ramp, offset=0.0, scale=1.0)
+    (tmp_path / "notes.txt").write_text("not a stamp")
+    panel = main_window.terrain_editor.tool_panel()
+    box = panel.stamp_settings
+    editor.set_stamp_folder(str(tmp_path), box)
+    labels = [box.shape.itemText(k) for k in range(box.shape.count())]
+    assert labels == ["Hill", "Cone", "Mesa", "Crater", "ramp", "Other File…"]
+    assert not box.shape.itemIcon(4).isNull()  # its thumbnail
+    box.shape.setCurrentIndex(4)
+    box.shape.activated.emit(4)
+    assert editor.stamp_tool.source == str(tmp_path / "ramp.png")
+    terrain = main_window.document.scene.terrain
+    before = terrain.heights.copy()
+    editor.stamp_tool.height = 6.0
+    editor.toolbox.set_brush(Brush(radius=10.0, strength=1.0, falloff=0.5))
+    editor.toolbox.activate("stamp")
+    editor.toolbox.drag([(0.0, 0.0)])
+    rise = terrain.heights - before
+    row = int(round(-terrain.origin[1] / terrain.spacing))
+    west, east = (int(round((x - terrain.origin[0]) / terrain.spacing)) for x in (-8.0, 8.0))
+    assert rise[row, east] > rise[row, west] + 3.0  # the ramp's high side is east
+    assert main_window.document.scene.terrain.edits.layer("Stamp 1").params["file"] == "ramp.png"
+    panel.deleteLater()
