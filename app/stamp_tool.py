@@ -192,6 +192,9 @@ class StampTool(StrokeTool):
             return
         super().press(pos, modifiers)
 
+    def _hidden_edit_layer(self) -> str | None:
+        return None  # a hidden stamp layer is refused in `press`; any other selection gets a new layer
+
     def new_stroke(self, target):
         stack = stack_of(self.toolbox.terrain, create=True)
         selected = stack.get(stack.selected) if stack.selected is not None else None

@@ -78,6 +78,7 @@ class EditLayersPanel(QWidget):
         self.stack: EditStack | None = None
         self.get_text = QInputDialog.getText  # the rename question (tests replace it)
         self._filling = False
+        self._shown: tuple = ()
         self._drag_id = 0
         self._slider_drag = -1
 
@@ -173,8 +174,11 @@ class EditLayersPanel(QWidget):
         self.set_terrain(scene.terrain)
 
     def history_moved(self, _index: int = 0) -> None:
-        """An undo, redo or new step: the stack may be new, and an undo may restore a selection."""
-        self.follow()
+        """An undo, redo or new step: the stack may be new, and an undo may restore a selection.
+        The rows are rebuilt only when what they show differs (a stroke's stamps each move it)."""
+        stack = self.terrain.edits if self.terrain is not None else None
+        if stack is not self.stack or self._shown != self._signature():
+            self.follow()
 
     def closeEvent(self, event) -> None:
         self.set_terrain(None)
@@ -222,7 +226,15 @@ class EditLayersPanel(QWidget):
         names = self.row_names()
         self.list.setCurrentRow(names.index(keep) if keep in names else len(names) - 1)
         self._filling = False
+        self._shown = self._signature()
         self._update_controls()
+
+    def _signature(self) -> tuple:
+        """What the rows show: each layer's name, kind, visibility, opacity and tiles; the selection."""
+        if self.stack is None:
+            return ()
+        return (self.stack.selected, tuple((la.name, la.kind, la.visible, la.opacity, len(la.held_tiles()))
+                                           for la in self.stack.layers))
 
     @staticmethod
     def _label(layer: EditLayer) -> str:
