@@ -8,12 +8,14 @@ lose them.
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtGui import QUndoCommand
 
 from app.terrain_commands import CommandId
+from model import layer_ops
 from model.edit_layers import EditLayer, EditLayerError, EditStack
 from model.paged import PagedGrid
-from model.terrain_edits import run_layer
+from model.terrain_edits import run_layer, write_outputs
 
 
 class AddEditLayerCommand(QUndoCommand):
@@ -147,12 +149,51 @@ class CollapseEditLayerCommand(QUndoCommand):
         self.stack.uncollapse(self.index, self.layer, self.before)
 
 
+class OutputLayers:
+    """Erosion outputs (flow, deposition, wear) written into paint layers `erosion_<name>`: the layers
+    it made and the weights it replaced in the eroded area, for undo."""
+
+    def __init__(self, terrain, outputs: dict, area: tuple[slice, slice], names: list[str]) -> None:
+        self.terrain, self.outputs, self.area, self.names = terrain, outputs, area, list(names)
+        self.created: list[str] = []
+        self.removed: list[layer_ops.RemovedLayer] = []
+        self.old: dict[str, np.ndarray] = {}
+        self.new: dict[str, np.ndarray] = {}
+
+    def _put(self, values: dict[str, np.ndarray]) -> None:
+        for name, weights in values.items():
+            self.terrain.layer(name).grid()[self.area] = weights
+            self.terrain.layer_weights_changed.emit(self.terrain.layer_index(name), *self.area)
+
+    def apply(self) -> None:
+        if self.outputs is None:  # again (redo): the layers back, then the weights
+            for removed in self.removed:
+                layer_ops.insert_layer(self.terrain, removed)
+            self._put({k: v for k, v in self.new.items() if k not in self.created})
+            return
+        for name in self.names:
+            layer = self.terrain.layer("erosion_" + name)
+            if layer is None:
+                self.created.append("erosion_" + name)
+            else:
+                self.old[layer.name] = np.array(layer.read(*self.area))
+        written = write_outputs(self.terrain, self.outputs, self.area, self.names)
+        self.new = {n: np.array(self.terrain.layer(n).read(*self.area)) for n in written}
+        self.outputs = None
+
+    def undo(self) -> None:
+        self._put(self.old)
+        self.removed = [layer_ops.delete_layer(self.terrain, n) for n in reversed(self.created)][::-1]
+
+
 class RunEditLayerCommand(QUndoCommand):
     """A procedural layer's result (erosion, terrace, stamp) computed beforehand: a new layer on top,
     or the deltas and parameters of the existing layer of that name replaced."""
 
-    def __init__(self, terrain, name: str, kind: str, params: dict, deltas: PagedGrid, text: str) -> None:
+    def __init__(self, terrain, name: str, kind: str, params: dict, deltas: PagedGrid, text: str,
+                 outputs: OutputLayers | None = None) -> None:
         super().__init__(text)
+        self.outputs = outputs
         self.terrain, self.name, self.kind = terrain, name, kind
         self.params, self.deltas = dict(params), deltas
         self.layer: EditLayer | None = None
@@ -170,8 +211,12 @@ class RunEditLayerCommand(QUndoCommand):
             stack.insert(self.layer, self.index)
         else:
             stack.replace_deltas(self.layer.name, self.deltas, self.params)
+        if self.outputs is not None:
+            self.outputs.apply()
 
     def undo(self) -> None:
+        if self.outputs is not None:
+            self.outputs.undo()
         stack = self.terrain.edits
         if self.created:
             self.index, _ = stack.remove(self.layer.name)

@@ -20,11 +20,13 @@ from app.edit_layer_commands import (
     EditLayerOpacityCommand,
     EditLayerVisibilityCommand,
     MoveEditLayerCommand,
+    OutputLayers,
     RemoveEditLayerCommand,
     RenameEditLayerCommand,
     RunEditLayerCommand,
 )
 from app.stamp_tool import STAMP_FOLDER_KEY, StampTool, library_files
+from model import layer_ops
 from model.batch import BatchCancelled
 from model.edit_layers import EditLayerError, EditStack, stack_of
 from model.formats import tiles as tiling
@@ -282,10 +284,19 @@ class EditLayersEditor(QObject):
                 how = Hydraulic(iterations=int(values.get("iterations", 1)), seed=int(values.get("seed", 0)),
                                 rain=float(values.get("rain", 1.0)))
             how.check()
+            names = list(values.get("outputs") or [])
+            if names and values["method"] != "hydraulic":
+                raise ValueError("flow, deposition and wear come from hydraulic erosion only")
+            for output in names:
+                if output not in ("flow", "deposition", "wear"):
+                    raise ValueError(f"no erosion output named {output!r} (flow, deposition, wear)")
+                layer = t.layer("erosion_" + output)
+                if layer is None:
+                    layer_ops.check_name(t, "erosion_" + output)
             self._check_target(name, "erosion")
             area = region_window(t, values.get("region"))
             mask = mask_of(t, values.get("mask"))
-        except (ValueError, EditLayerError) as e:
+        except (ValueError, EditLayerError, layer_ops.LayerError) as e:
             self.window.show_error("Cannot erode", str(e))
             return False
         params = parameters(how) | ({"region": list(values["region"])} if values.get("region") else {}) | (
@@ -293,12 +304,13 @@ class EditLayersEditor(QObject):
         try:
             with self.progress_factory(self.window, f"Eroding ({params['method']})…", "tiles") as progress:
                 result = erode(beneath_of(t, name), (t.rows, t.columns), t.spacing, how, area, mask,
-                               workers=1, progress=progress.step, outputs=False)
+                               workers=1, progress=progress.step, outputs=bool(names))
         except BatchCancelled:
             self.window.statusBar().showMessage("Erosion cancelled; the terrain is unchanged.", 6000)
             return False
+        outputs = OutputLayers(t, result.outputs, result.area, names) if names else None
         return self._run(name, "erosion", params, result.deltas,
-                         f"Erode ({params['method']}) into '{name}'")
+                         f"Erode ({params['method']}) into '{name}'", outputs)
 
     def terrace(self, values: dict) -> bool:
         """Terrace as the dialog's `values` say, with progress and Cancel; one undo step."""
@@ -340,8 +352,8 @@ class EditLayersEditor(QObject):
             return False
         return self._run(name, "terrace", params, deltas, f"Terrace into '{name}' every {step:g} m")
 
-    def _run(self, name: str, kind: str, params: dict, deltas, text: str) -> bool:
-        ok = self._push(lambda: RunEditLayerCommand(self.terrain, name, kind, params, deltas, text))
+    def _run(self, name: str, kind: str, params: dict, deltas, text: str, outputs=None) -> bool:
+        ok = self._push(lambda: RunEditLayerCommand(self.terrain, name, kind, params, deltas, text, outputs))
         self._follow()
         if ok:
             self.panel.select(name)

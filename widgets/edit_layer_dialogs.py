@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -178,6 +179,16 @@ class ErodeDialog(QDialog):
         hf.addRow("Iterations", self.hydraulic_iterations)
         hf.addRow("Seed", self.seed)
         hf.addRow("Rain", self.rain)
+        self.outputs: dict[str, QCheckBox] = {}
+        row = QHBoxLayout()
+        for name, tip in (("flow", "where the water ran"), ("deposition", "where sediment settled"),
+                          ("wear", "where the ground was worn away")):
+            box = QCheckBox(name.capitalize(), hydraulic)
+            box.setToolTip(f"Also paint {tip} into the paint layer 'erosion_{name}' (to drive foliage "
+                           "and textures)")
+            self.outputs[name] = box
+            row.addWidget(box)
+        hf.addRow("Outputs", row)
         self.pages = QStackedWidget(self)
         self.pages.addWidget(thermal)
         self.pages.addWidget(hydraulic)
@@ -219,7 +230,8 @@ class ErodeDialog(QDialog):
             out |= {"iterations": self.thermal_iterations.value(), "talus": self.talus.value()}
         else:
             out |= {"iterations": self.hydraulic_iterations.value(), "seed": self.seed.value(),
-                    "rain": self.rain.value()}
+                    "rain": self.rain.value(),
+                    "outputs": [name for name, box in self.outputs.items() if box.isChecked()]}
         return out | self.region.values()
 
 

@@ -444,3 +444,28 @@ def test_the_stamp_library_lists_its_heightmaps_and_a_chosen_one_is_stamped(main
     assert rise[row, east] > rise[row, west] + 3.0  # the ramp's high side is east
     assert main_window.document.scene.terrain.edits.layer("Stamp 1").params["file"] == "ramp.png"
     panel.deleteLater()
+
+
+def test_hydraulic_erosion_writes_its_outputs_into_paint_layers_in_the_same_step(main_window, editor) -> None:
+    terrain = main_window.document.scene.terrain
+    before = heights(main_window)
+    paint_before = [la.name for la in terrain.layers]
+    dialog = editor.erode_dialog()
+    dialog.method.setCurrentIndex(1)
+    dialog.seed.setValue(7)
+    dialog.outputs["flow"].setChecked(True)
+    dialog.outputs["wear"].setChecked(True)
+    values = dialog.values()
+    dialog.deleteLater()
+    assert values["outputs"] == ["flow", "wear"]
+    steps = undo_stack(main_window).count()
+    assert editor.erode(values)
+    assert undo_stack(main_window).count() == steps + 1
+    assert [la.name for la in terrain.layers] == paint_before + ["erosion_flow", "erosion_wear"]
+    flow = terrain.layer("erosion_flow").weights.copy()
+    assert flow.any() and heights(main_window) != before
+    eroded = heights(main_window)
+    undo_stack(main_window).undo()
+    assert [la.name for la in terrain.layers] == paint_before and heights(main_window) == before
+    undo_stack(main_window).redo()
+    assert np.array_equal(terrain.layer("erosion_flow").weights, flow) and heights(main_window) == eroded
