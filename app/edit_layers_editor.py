@@ -36,8 +36,6 @@ from widgets.edit_layers_panel import EditLayersPanel
 from widgets.progress import BatchProgress
 from widgets.stamp_settings import StampSettings
 
-KIND_OF_RUN = {"erosion": "Erode", "terrace": "Terrace"}
-
 
 def _exec(dialog: QDialog) -> dict | None:
     return dialog.values() if dialog.exec() == QDialog.DialogCode.Accepted else None

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
 )
 
 Box = tuple[float, float, float, float]
-REGIONS = ("whole", "box", "mask")
 
 
 def _spin(lo: float, hi: float, value: float, decimals: int = 2, suffix: str = "",
@@ -123,9 +122,6 @@ class RegionBox(QGroupBox):
             self.mask.setChecked(True)
         else:
             self.whole.setChecked(True)
-
-    def set_kind(self, kind: str) -> None:
-        {"whole": self.whole, "box": self.box, "mask": self.mask}[kind].setChecked(True)
 
     def values(self) -> dict:
         """{'region': (x0, z0, x1, z1) or None, 'mask': a paint layer's name or None}."""

@@ -469,3 +469,20 @@ def test_hydraulic_erosion_writes_its_outputs_into_paint_layers_in_the_same_step
     assert [la.name for la in terrain.layers] == paint_before and heights(main_window) == before
     undo_stack(main_window).redo()
     assert np.array_equal(terrain.layer("erosion_flow").weights, flow) and heights(main_window) == eroded
+
+
+def test_a_mask_layer_limits_the_terraces_to_where_it_is_painted(main_window, editor) -> None:
+    terrain = main_window.document.scene.terrain
+    before = terrain.heights.copy()
+    dialog = editor.terrace_dialog()
+    dialog.region.mask.setChecked(True)
+    dialog.region.mask_name.setCurrentText("red")  # the west half
+    dialog.step.setValue(4.0)
+    values = dialog.values()
+    dialog.deleteLater()
+    assert values["mask"] == "red" and values["region"] is None
+    assert editor.terrace(values)
+    west = terrain.layer("red").weights == 255
+    changed = terrain.heights != before
+    assert changed[west].any() and not changed[~west].any()
+    assert main_window.document.scene.terrain.edits.layer("terrace").params["mask"] == "red"
