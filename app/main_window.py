@@ -61,6 +61,8 @@ FIXED_DOCKS = [
     ("tool_settings", "Tool Settings", Qt.DockWidgetArea.RightDockWidgetArea,
      "Brush radius, strength, falloff and the active tool's options"),
     ("layers", "Layers", Qt.DockWidgetArea.RightDockWidgetArea, "The scene's terrain paint layers"),
+    ("terrain_layers", "Terrain Layers", Qt.DockWidgetArea.RightDockWidgetArea,
+     "Non-destructive edit layers over the terrain's base heights (sculpt, stamps, erosion, terraces)"),
     ("inspector", "Inspector", Qt.DockWidgetArea.RightDockWidgetArea, "Properties of the selection"),
     ("history", "History", Qt.DockWidgetArea.RightDockWidgetArea,
      "Undo history: click a step to go back to it"),
@@ -74,6 +76,9 @@ FIXED_DOCKS = [
 # Tool windows that are tall forms beside the viewport, not wide data views under it; the value
 # names the panel they first open as a tab of (None: a dock of their own in the right column).
 SIDE_TOOL_WINDOWS = {"terrain_tools": "tool_settings", "spawners": "inspector"}
+# Side windows whose form grows with the active tool (the Stamp's settings): they scroll rather than
+# pushing a 1280 x 800 window taller
+SCROLLING_SIDE_WINDOWS = {"terrain_tools"}
 DATA_WINDOW_AREA = Qt.DockWidgetArea.BottomDockWidgetArea
 DATA_WINDOW_HEIGHT = 0.42  # of the window, when the first data window opens
 SIDE_WINDOW_HEIGHT = 0.6  # of the window, for a side tool window opened as a tab of a short panel
@@ -159,6 +164,9 @@ class MainWindow(QMainWindow):
         from app.terrain_editor import install as install_terrain_editor
 
         self.terrain_editor = install_terrain_editor(self)
+        from app.edit_layers_editor import install as install_edit_layers_editor
+
+        self.edit_layers_editor = install_edit_layers_editor(self)
         from app.foliage_editor import install as install_foliage_editor
 
         self.foliage_editor = install_foliage_editor(self)
@@ -185,6 +193,7 @@ class MainWindow(QMainWindow):
             "refusals": placeholder("No stroke yet."),
             "history": QUndoView(self.document.undo_stack),
             "layers": placeholder("No terrain layers."),
+            "terrain_layers": placeholder("No terrain edit layers."),
             "inspector": placeholder("Nothing selected."),
         }
         panels["history"].setEmptyLabel("Scene as opened")  # click it to undo everything
@@ -218,6 +227,10 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._sized:  # the first show without a saved layout: fit the default to the window
             self._sized = True
+            # Terrain Layers as a tab of Layers, made here: a second tab group made before the first
+            # show lays the hidden window out at full size, which scripts driving it do not expect
+            self.tabifyDockWidget(self.docks["layers"], self.docks["terrain_layers"])
+            self.docks["layers"].raise_()
             self._default_sizes()
             self._default_state = self.saveState()
 
@@ -412,7 +425,8 @@ class MainWindow(QMainWindow):
             return None
         dock = QDockWidget(spec.title, self)
         dock.setObjectName(f"dock_{key}")
-        dock.setWidget(widget if key in SIDE_TOOL_WINDOWS else _scrolling(widget, key))
+        side = key in SIDE_TOOL_WINDOWS and key not in SCROLLING_SIDE_WINDOWS
+        dock.setWidget(widget if side else _scrolling(widget, key))
         dock.setToolTip(spec.tooltip)
         # Back where the saved layout had it, if anywhere (asked before adding: an added dock would
         # find itself and "restore" in place).

@@ -25,6 +25,8 @@ class CommandId(IntEnum):
 
     TERRAIN_STROKE = 8001
     LAYER_COLOUR = 8002
+    EDIT_LAYER_OPACITY = 8003
+    STAMP_STROKE = 8004
 
 
 class TerrainStrokeCommand(QUndoCommand):

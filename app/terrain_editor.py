@@ -96,6 +96,8 @@ class TerrainEditor(QObject):
         self.confirm_delete: Callable[..., bool] = confirm_delete
         self.last_delete_warning: list[str] = []
         self.last_auto_paint = None  # the rule the dialog offers again
+        # callables(panel) that add their settings to each Terrain Tools panel made (the Stamp tool's)
+        self.panel_extras: list[Callable[[TerrainToolPanel], None]] = []
 
         self.panel.current_changed.connect(lambda name: self.toolbox.set_current_layer(name or None))
         self.toolbox.set_current_layer(self.panel.current_name())
@@ -173,6 +175,8 @@ class TerrainEditor(QObject):
         self.document.scene_replaced.connect(lambda scene: panel.set_layer(self.toolbox.current_layer))
         panel.amount_edited.connect(lambda v: setattr(self.toolbox, "amount", float(v)))
         panel.seed_edited.connect(lambda v: setattr(self.toolbox, "noise_seed", int(v)))
+        for extra in self.panel_extras:
+            extra(panel)
         return panel
 
     def _on_scene_replaced(self, scene: Scene) -> None:

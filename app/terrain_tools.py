@@ -57,6 +57,11 @@ class StrokeTool(TerrainTool):
 
     def press(self, pos, modifiers) -> None:
         target = self.target()
+        hidden = self._hidden_edit_layer() if target is HEIGHTS else None
+        if hidden is not None:
+            self.toolbox.report(f"Edit layer '{hidden}' is hidden (or at 0 % opacity): show it, or pick "
+                                "another in Terrain Layers, to sculpt into it.")
+            return
         if self.target_is_layer and (target is None or self.toolbox.terrain.layer(target) is None):
             if target is None:
                 self.toolbox.report("No layer to paint: pick one in the Layers panel (or Add one).")
@@ -71,6 +76,12 @@ class StrokeTool(TerrainTool):
         if pos is not None:
             self.begin(*pos)
             self._stamp(*pos)
+
+    def _hidden_edit_layer(self) -> str | None:
+        """The selected edit layer's name when a sculpt into it would not show."""
+        stack = self.toolbox.terrain.edits
+        layer = stack.get(stack.selected) if stack is not None and stack.selected is not None else None
+        return layer.name if layer is not None and not layer.shows else None
 
     def new_stroke(self, target: str | None):
         """The undo step a press starts: a sculpt carries the foliage standing on the ground."""
@@ -281,6 +292,12 @@ class TerrainToolbox(QObject):
 
     def set_current_layer(self, name: str | None) -> None:
         self.current_layer = name
+
+    def add_tool(self, tool: TerrainTool) -> QAction:
+        """Register one more terrain tool (after the built-in ones) into the host's group."""
+        self.tools[tool.tool_key] = tool
+        self.actions[tool.tool_key] = self.host.add_tool(tool, f"action_terrain_{tool.tool_key}")
+        return self.actions[tool.tool_key]
 
     # ---- brush cursor -----------------------------------------------------------------
     def show_brush(self, pos: tuple[float, float] | None, removes: bool = False) -> None:

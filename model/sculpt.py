@@ -9,6 +9,8 @@ Work is proportional to the brush, never to the terrain.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from typing import NamedTuple
 
 import numpy as np
@@ -201,6 +203,22 @@ def _edit_stack(terrain: Terrain):
     return stack if stack is not None and stack.active() else None
 
 
+@contextmanager
+def sculpting_into(terrain: Terrain, layer) -> Iterator[None]:
+    """The edit layer `layer` (None: the base) as the sculpt target for the block, whatever is
+    selected now: a stroke's undo and redo write where the stroke painted."""
+    stack = _edit_stack(terrain)
+    if stack is None:
+        yield
+        return
+    before = stack.selected
+    stack.selected = None if layer is None or stack.get(layer.name) is not layer else layer.name
+    try:
+        yield
+    finally:
+        stack.selected = before
+
+
 def target_grid(terrain: Terrain, target: str | None):
     """The heights (target None) or the weights of the layer named `target`, to read and write
     by windows: an array, or the tiles of a paged terrain (edits copy only the tiles they meet).
@@ -306,16 +324,23 @@ class TerrainStroke:
         self.stamps = 0
         self.touched: tuple[slice, slice] | None = None  # bounding window of every stamp
         self._sealed = True
+        # the edit layer (None: the base) a sculpt writes into, kept by identity (renames follow)
+        stack = _edit_stack(terrain) if target is HEIGHTS else None
+        self.edit_layer = None if stack is None or stack.selected is None else stack.get(stack.selected)
+
+    def _into(self):
+        return sculpting_into(self.terrain, self.edit_layer) if self.target is HEIGHTS else nullcontext()
 
     def apply(self, patch: Patch | None) -> bool:
         """Write one stamp's patch, capturing first the tiles it is about to change."""
         if patch is None:
             return False
-        grid = target_grid(self.terrain, self.target)
-        self.tiles.capture(grid, patch.rows, patch.cols)
-        pending = self.lift.before(patch.rows, patch.cols) if self.lift else None
-        write_region(self.terrain, self.target, patch.rows, patch.cols,
-                     target_values(self.terrain, self.target, patch))
+        with self._into():
+            grid = target_grid(self.terrain, self.target)
+            self.tiles.capture(grid, patch.rows, patch.cols)
+            pending = self.lift.before(patch.rows, patch.cols) if self.lift else None
+            write_region(self.terrain, self.target, patch.rows, patch.cols,
+                         target_values(self.terrain, self.target, patch))
         if self.lift:
             self.lift.after(pending)
         self._sealed = False
@@ -325,7 +350,8 @@ class TerrainStroke:
 
     def finish(self) -> None:
         """Fix the redo state; call when the drag ends (and before undo)."""
-        self.tiles.seal(target_grid(self.terrain, self.target))
+        with self._into():
+            self.tiles.seal(target_grid(self.terrain, self.target))
         if self.lift:
             self.lift.seal()
         if self.follow is not None and self.touched is not None and self.followed is None:
@@ -349,9 +375,10 @@ class TerrainStroke:
             self.followed.redo()
 
     def _write(self, new: bool) -> None:
-        grid = target_grid(self.terrain, self.target)
-        for rows, cols, values in self.tiles.regions(grid.shape, new):
-            write_region(self.terrain, self.target, rows, cols, values)
+        with self._into():
+            grid = target_grid(self.terrain, self.target)
+            for rows, cols, values in self.tiles.regions(grid.shape, new):
+                write_region(self.terrain, self.target, rows, cols, values)
 
 
 def union_window(a: tuple[slice, slice] | None, b: tuple[slice, slice]) -> tuple[slice, slice]:

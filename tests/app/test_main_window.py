@@ -28,7 +28,7 @@ from tests.conftest import make_small_scene
 from tests.model.test_scene_file import BAD_FILES as SCENE_BAD_FILES
 from tests.model.test_scene_file import saved as saved_scene
 
-DOCK_KEYS = ["palette", "tool_settings", "refusals", "history", "layers", "inspector"]
+DOCK_KEYS = ["palette", "tool_settings", "refusals", "history", "layers", "terrain_layers", "inspector"]
 
 
 class Touch(QUndoCommand):
@@ -75,8 +75,8 @@ def menu(window: MainWindow, title: str):
 
 
 def test_fixed_docks_have_unique_object_names_and_are_exposed(main_window) -> None:
-    assert list(main_window.docks) == ["palette", "tool_settings", "layers", "inspector", "history",
-                                       "refusals"]
+    assert list(main_window.docks) == ["palette", "tool_settings", "layers", "terrain_layers", "inspector",
+                                       "history", "refusals"]
     names = [d.objectName() for d in main_window.findChildren(QDockWidget)]
     assert sorted(names) == sorted(f"dock_{k}" for k in DOCK_KEYS)
     assert len(set(names)) == len(names)

@@ -518,7 +518,7 @@ def test_picking_a_terrain_tool_brings_its_settings_forward(main_window, editor,
     dock = main_window.tool_docks["terrain_tools"]
     assert dock.isVisible() and main_window.actions_by_key["tool_terrain_tools"].isChecked()
     assert dock in main_window.tabifiedDockWidgets(main_window.docks["tool_settings"])
-    panel = dock.widget()
+    panel = main_window.tool_widget("terrain_tools")  # inside the dock's scroll area
     assert "red" in panel.layer.text()  # the layer Paint Layer works on
     editor.panel.select("blue")
     assert "blue" in panel.layer.text()

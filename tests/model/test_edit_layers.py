@@ -144,6 +144,33 @@ def test_sculpting_paints_into_the_selected_layer_and_undoes_exactly() -> None:
     assert t.heights[35, 40] > start[35, 40] + 1.0
 
 
+def test_a_strokes_undo_and_redo_write_into_the_layer_it_painted_whatever_is_selected_since() -> None:
+    t = terrain()
+    stack = stacked(t, which=(0, 1))
+    stack.selected = "L0"
+    l0 = np.asarray(stack.layer("L0").read(slice(0, ROWS), slice(0, COLS))).copy()
+    l1 = np.asarray(stack.layer("L1").read(slice(0, ROWS), slice(0, COLS))).copy()
+    base = np.array(stack.base)
+    start = t.heights.copy()
+    stroke = TerrainStroke(t)
+    stroke.apply(raise_lower(t, Brush(radius=6.0, strength=1.0), 40.0, 30.0, amount=2.0))
+    stroke.finish()
+    after = t.heights.copy()
+    painted = np.asarray(stack.layer("L0").read(slice(0, ROWS), slice(0, COLS))).copy()
+    stack.rename("L0", "renamed")
+    for selected in ("L1", None):
+        stack.selected = selected
+        stroke.undo()
+        assert t.heights.tobytes() == start.tobytes()
+        assert np.array_equal(stack.layer("renamed").read(slice(0, ROWS), slice(0, COLS)), l0)
+        assert np.array_equal(stack.layer("L1").read(slice(0, ROWS), slice(0, COLS)), l1)
+        assert np.array_equal(np.asarray(stack.base), base)
+        stroke.redo()
+        assert t.heights.tobytes() == after.tobytes()
+        assert np.array_equal(stack.layer("renamed").read(slice(0, ROWS), slice(0, COLS)), painted)
+        assert stack.selected == selected  # the selection is left as it was
+
+
 def scene_of(t: Terrain) -> Scene:
     return Scene(terrain=t, name="edit layers")
 

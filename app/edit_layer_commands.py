@@ -1,0 +1,224 @@
+"""Undo commands for the terrain's edit layers (`model.edit_layers`): one class per kind of edit.
+
+Each calls one operation of the `EditStack` and keeps what it returned (the removed layer and its
+index, the old name, the base tiles a collapse changed, the deltas a run replaced), so undo and
+redo give the heights back bit for bit. Layers are held by identity: a rename in between does not
+lose them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtGui import QUndoCommand
+
+from app.terrain_commands import CommandId
+from model import layer_ops
+from model.edit_layers import EditLayer, EditLayerError, EditStack
+from model.paged import PagedGrid
+from model.terrain_edits import run_layer, write_outputs
+
+
+class AddEditLayerCommand(QUndoCommand):
+    """A new empty edit layer on top (a sculpt layer by default), selected as the sculpt target."""
+
+    def __init__(self, stack: EditStack, name: str, kind: str = "sculpt", params: dict | None = None) -> None:
+        self.layer: EditLayer = stack.new_layer(name, kind, params)  # refuses a taken name here
+        super().__init__(f"Add edit layer '{self.layer.name}'")
+        self.stack = stack
+        self.index: int | None = None
+        self.selected_before = stack.selected
+
+    def redo(self) -> None:
+        self.stack.selected = self.layer.name  # before the insert announces the change: the panel shows it
+        self.index = self.stack.insert(self.layer, self.index)
+
+    def undo(self) -> None:
+        self.stack.remove(self.layer.name)
+        self.stack.selected = self.selected_before if self.stack.get(self.selected_before or "") else None
+
+
+class RemoveEditLayerCommand(QUndoCommand):
+    def __init__(self, stack: EditStack, name: str) -> None:
+        self.layer = stack.layer(name)
+        super().__init__(f"Delete edit layer '{name}'")
+        self.stack = stack
+        self.index = stack.index(name)
+        self.was_selected = stack.selected == name
+
+    def redo(self) -> None:
+        self.index, _ = self.stack.remove(self.layer.name)
+
+    def undo(self) -> None:
+        if self.was_selected:
+            self.stack.selected = self.layer.name
+        self.stack.insert(self.layer, self.index)
+
+
+class RenameEditLayerCommand(QUndoCommand):
+    def __init__(self, stack: EditStack, old: str, new: str) -> None:
+        self.layer = stack.layer(old)
+        new = stack.check_name(new, allow=old)
+        super().__init__(f"Rename edit layer '{old}' to '{new}'")
+        self.stack, self.old, self.new = stack, old, new
+
+    def redo(self) -> None:
+        self.stack.rename(self.layer.name, self.new)
+
+    def undo(self) -> None:
+        self.stack.rename(self.layer.name, self.old)
+
+
+class MoveEditLayerCommand(QUndoCommand):
+    """Move a layer to another place in the stack (index 0: the bottom, just above the base)."""
+
+    def __init__(self, stack: EditStack, name: str, to_index: int) -> None:
+        self.layer = stack.layer(name)
+        super().__init__(f"Move edit layer '{name}'")
+        self.stack = stack
+        self.from_index = stack.index(name)
+        self.to_index = max(0, min(int(to_index), len(stack.layers) - 1))
+
+    def redo(self) -> None:
+        self.from_index = self.stack.move(self.layer.name, self.to_index)
+
+    def undo(self) -> None:
+        self.stack.move(self.layer.name, self.from_index)
+
+
+class EditLayerVisibilityCommand(QUndoCommand):
+    def __init__(self, stack: EditStack, name: str, visible: bool) -> None:
+        self.layer = stack.layer(name)
+        super().__init__(f"{'Show' if visible else 'Hide'} edit layer '{name}'")
+        self.stack, self.visible = stack, bool(visible)
+        self.old = self.layer.visible
+
+    def redo(self) -> None:
+        self.stack.set_visible(self.layer.name, self.visible)
+
+    def undo(self) -> None:
+        self.stack.set_visible(self.layer.name, self.old)
+
+
+class EditLayerOpacityCommand(QUndoCommand):
+    """A layer's opacity; the changes of one drag (`drag` the same) merge into one step, and a
+    drag back to where it started leaves no step."""
+
+    def __init__(self, stack: EditStack, name: str, opacity: float, drag: int = -1) -> None:
+        self.layer = stack.layer(name)
+        if not 0.0 <= float(opacity) <= 1.0:
+            raise EditLayerError(f"opacity must be between 0 and 1, got {opacity!r}")
+        super().__init__(f"Set the opacity of edit layer '{name}'")
+        self.stack, self.new, self.drag = stack, float(opacity), drag
+        self.old = self.layer.opacity
+
+    def id(self) -> int:
+        return int(CommandId.EDIT_LAYER_OPACITY)
+
+    def redo(self) -> None:
+        self.stack.set_opacity(self.layer.name, self.new)
+
+    def undo(self) -> None:
+        self.stack.set_opacity(self.layer.name, self.old)
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if (not isinstance(other, EditLayerOpacityCommand) or other.layer is not self.layer
+                or self.drag < 0 or other.drag != self.drag):
+            return False
+        self.new = other.new
+        self.setObsolete(self.new == self.old)
+        return True
+
+
+class CollapseEditLayerCommand(QUndoCommand):
+    """Fold a layer into the base (its deltas times its opacity) and remove it."""
+
+    def __init__(self, stack: EditStack, name: str) -> None:
+        self.layer = stack.layer(name)
+        super().__init__(f"Collapse edit layer '{name}' into the base")
+        self.stack = stack
+        self.index: int | None = None
+        self.before: dict | None = None
+        self.was_selected = stack.selected == name
+
+    def redo(self) -> None:
+        self.index, _, self.before = self.stack.collapse(self.layer.name)
+
+    def undo(self) -> None:
+        if self.was_selected:
+            self.stack.selected = self.layer.name
+        self.stack.uncollapse(self.index, self.layer, self.before)
+
+
+class OutputLayers:
+    """Erosion outputs (flow, deposition, wear) written into paint layers `erosion_<name>`: the layers
+    it made and the weights it replaced in the eroded area, for undo."""
+
+    def __init__(self, terrain, outputs: dict, area: tuple[slice, slice], names: list[str]) -> None:
+        self.terrain, self.outputs, self.area, self.names = terrain, outputs, area, list(names)
+        self.created: list[str] = []
+        self.removed: list[layer_ops.RemovedLayer] = []
+        self.old: dict[str, np.ndarray] = {}
+        self.new: dict[str, np.ndarray] = {}
+
+    def _put(self, values: dict[str, np.ndarray]) -> None:
+        for name, weights in values.items():
+            self.terrain.layer(name).grid()[self.area] = weights
+            self.terrain.layer_weights_changed.emit(self.terrain.layer_index(name), *self.area)
+
+    def apply(self) -> None:
+        if self.outputs is None:  # again (redo): the layers back, then the weights
+            for removed in self.removed:
+                layer_ops.insert_layer(self.terrain, removed)
+            self._put({k: v for k, v in self.new.items() if k not in self.created})
+            return
+        for name in self.names:
+            layer = self.terrain.layer("erosion_" + name)
+            if layer is None:
+                self.created.append("erosion_" + name)
+            else:
+                self.old[layer.name] = np.array(layer.read(*self.area))
+        written = write_outputs(self.terrain, self.outputs, self.area, self.names)
+        self.new = {n: np.array(self.terrain.layer(n).read(*self.area)) for n in written}
+        self.outputs = None
+
+    def undo(self) -> None:
+        self._put(self.old)
+        self.removed = [layer_ops.delete_layer(self.terrain, n) for n in reversed(self.created)][::-1]
+
+
+class RunEditLayerCommand(QUndoCommand):
+    """A procedural layer's result (erosion, terrace, stamp) computed beforehand: a new layer on top,
+    or the deltas and parameters of the existing layer of that name replaced."""
+
+    def __init__(self, terrain, name: str, kind: str, params: dict, deltas: PagedGrid, text: str,
+                 outputs: OutputLayers | None = None) -> None:
+        super().__init__(text)
+        self.outputs = outputs
+        self.terrain, self.name, self.kind = terrain, name, kind
+        self.params, self.deltas = dict(params), deltas
+        self.layer: EditLayer | None = None
+        self.index: int | None = None
+        self.old: tuple[PagedGrid, dict] | None = None
+        self.created = False
+
+    def redo(self) -> None:
+        stack = self.terrain.edits
+        if self.layer is None:  # the first time: through the same path as the command line
+            applied = run_layer(self.terrain, self.name, self.kind, self.params, lambda beneath: self.deltas)
+            self.layer, self.created, self.old = applied.layer, applied.created, applied.old
+            self.index = self.terrain.edits.index(self.layer.name)
+        elif self.created:
+            stack.insert(self.layer, self.index)
+        else:
+            stack.replace_deltas(self.layer.name, self.deltas, self.params)
+        if self.outputs is not None:
+            self.outputs.apply()
+
+    def undo(self) -> None:
+        if self.outputs is not None:
+            self.outputs.undo()
+        stack = self.terrain.edits
+        if self.created:
+            self.index, _ = stack.remove(self.layer.name)
+        else:
+            stack.replace_deltas(self.layer.name, *self.old)
