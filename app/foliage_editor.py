@@ -166,6 +166,8 @@ class FoliageEditor(QObject):
         self._wire()
         self._build_actions()
         self.document.scene_replaced.connect(self._on_scene_replaced)
+        # a save into another folder moves where mesh paths resolve: the form must follow
+        self.document.saved.connect(lambda _path: self._on_palette_changed())
         self._on_scene_replaced(self.document.scene)
 
     # ---- scene ------------------------------------------------------------------------
