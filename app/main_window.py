@@ -45,6 +45,7 @@ from widgets.error_dialog import error_box, error_details, file_message, unexpec
 from widgets.inspector_panel import InspectorPanel
 from widgets.new_scene_dialog import NewSceneOptions, ask_new_scene
 from widgets.viewport import Viewport, install_view_actions
+from widgets.wheel_guard import install_wheel_guard
 
 APP_NAME = "Boscage"
 DEFAULT_SIZE = (1400, 900)
@@ -117,6 +118,7 @@ class MainWindow(QMainWindow):
     def __init__(self, scene: Scene | None = None, settings: Settings | None = None,
                  restore_layout: bool = True) -> None:
         super().__init__()
+        install_wheel_guard()  # every form's numbers change by wheel only once clicked into
         self.setObjectName("main_window")
         self.settings = settings if settings is not None else Settings()
         self.persist_layout = restore_layout
