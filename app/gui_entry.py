@@ -123,6 +123,8 @@ def run_gui(argv: list[str]) -> int:
             print(f"boscage: error: {e}", file=sys.stderr)
             return 1
         window = MainWindow(scene, restore_layout=False)
+        # no one to close a dialog: a warning goes to the terminal and the shot goes on
+        window.warning_hook = lambda _p, _t, text: print(f"boscage: warning: {text}", file=sys.stderr)
         return take_screenshot(app, window, args.screenshot, (width, height), frame_all=args.frame_all,
                                stats_path=args.stats, camera=camera)
 

@@ -71,6 +71,7 @@ class Viewport(QOpenGLWidget):
 
     frame_rendered = Signal()
     gl_failed = Signal(str)
+    mesh_failed = Signal(str)  # a foliage mesh could not be read: its type is drawn as a placeholder
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -163,7 +164,7 @@ class Viewport(QOpenGLWidget):
 
     def _add_foliage_renderers(self, scene: Scene) -> None:
         """Stored foliage and derived grass, right after the terrain."""
-        self.foliage_renderer = FoliageRenderer(scene, on_error=self._report_later,
+        self.foliage_renderer = FoliageRenderer(scene, on_error=self._report_mesh_later,
                                                 request_update=self.update)
         self.add_renderer(self.foliage_renderer, 1)
         self.grass_renderer = GrassRenderer(scene, request_update=self.update)
@@ -180,6 +181,11 @@ class Viewport(QOpenGLWidget):
         """Draw these stored instances ({chunk key: record indices}) tinted as selected."""
         if self.foliage_renderer is not None:
             self.foliage_renderer.set_selection(selection)
+
+    def _report_mesh_later(self, message: str) -> None:
+        """A mesh that cannot be read is drawn as a placeholder: said once the paint is over, and
+        not as a drawing failure (nothing is switched off)."""
+        QTimer.singleShot(0, lambda: self.mesh_failed.emit(message))
 
     def _report_later(self, message: str) -> None:
         """Report a problem found while painting once the paint is over (no dialog inside paintGL)."""
