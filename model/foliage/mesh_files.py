@@ -62,7 +62,7 @@ def _glb_json(data: bytes) -> object:
     return json.loads(data[20:20 + length].decode("utf-8"))
 
 
-def _named_by(path: Path) -> list[str]:
+def named_by(path: Path) -> list[str]:
     """The files `path` names, relative to its own folder (nothing for a file it cannot parse)."""
     suffix = path.suffix.lower()
     data = _read_small(path)
@@ -101,7 +101,7 @@ def referenced_files(palette: Palette, folder: str | Path) -> list[str]:
             continue
         found.add(key)
         parent = PurePosixPath(key).parent
-        todo += [(parent / name.replace("\\", "/")).as_posix() for name in _named_by(target)]
+        todo += [(parent / name.replace("\\", "/")).as_posix() for name in named_by(target)]
     return sorted(found)
 
 
@@ -128,3 +128,38 @@ def carried_files(palette: Palette, source: str | Path | None,
             continue
         out[dst] = data
     return out
+
+
+def copy_into_folder(path: str | Path, folder: str | Path) -> str:
+    """Copy mesh file `path`, with the files it names beside it, into `folder`/meshes; returns its
+    path relative to `folder`. A different file already of that name is kept: the copy then goes
+    into a folder of its own (`meshes/<stem>-2/`)."""
+    from model.atomic import atomic_write
+
+    source = Path(path)
+    data = source.read_bytes()
+    companions = [name.replace("\\", "/") for name in named_by(source)]
+    base = Path(folder) / "meshes"
+    target_dir, n = base, 1
+    while True:
+        clash = [target_dir / name for name in (source.name, *companions)
+                 if (target_dir / name).exists() and (target_dir / name).read_bytes()
+                 != _bytes_or_none(source.parent / name)]
+        if not clash:
+            break
+        n += 1
+        target_dir = base / f"{source.stem}-{n}"
+    for name in companions:
+        src = source.parent / name
+        inside = _inside(source.parent.resolve(), name)
+        if inside is not None and src.is_file():
+            atomic_write(target_dir / name, src.read_bytes())
+    atomic_write(target_dir / source.name, data)
+    return (target_dir / source.name).relative_to(Path(folder)).as_posix()
+
+
+def _bytes_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
