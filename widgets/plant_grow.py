@@ -26,6 +26,8 @@ from model.scene import Scene
 from widgets.progress import BatchProgress
 
 ONE_ZONE, ALL_ZONES, LISTED_ZONES = "one", "all", "ids"
+# What the Grow dialog was last given (this session): offered again, after an error too.
+_LAST: dict[str, Any] = {}
 
 
 class GrowForestDialog(QDialog):
@@ -91,6 +93,25 @@ class GrowForestDialog(QDialog):
     def mode(self) -> str:
         return self.zones.currentData()
 
+    def fill(self, zone_folder=None, rules_folder=None) -> None:
+        """The last values given; the folders open in their windows (given here) win over them."""
+        last = _LAST
+        self.zone_edit.setText(str(zone_folder or last.get("zone", "")))
+        self.rules_edit.setText(str(rules_folder or last.get("rules", "")))
+        self.out_edit.setText(str(last.get("out", "")))
+        self.ids_edit.setText(str(last.get("ids", "")))
+        for key in ("passes", "seed", "fertility"):
+            if key in last:
+                getattr(self, key).setValue(last[key])
+        self.drop_unknown.setChecked(bool(last.get("drop", False)))
+
+    def remember(self) -> None:
+        """Keep what was given for the next Grow (whatever comes of this one)."""
+        _LAST.update(zone=self.zone_edit.text(), rules=self.rules_edit.text(), out=self.out_edit.text(),
+                     ids=self.ids_edit.text(), passes=self.passes.value(),
+                     seed=self.seed.value(), fertility=self.fertility.value(),
+                     drop=self.drop_unknown.isChecked())
+
     def _zones_changed(self) -> None:
         mode = self.mode()
         self.ids_edit.setEnabled(mode == LISTED_ZONES)
@@ -136,12 +157,10 @@ def grow_forest_scene(parent: QWidget | None, zone_folder: str | Path | None = N
 
     if zone_folder is None or rules_folder is None or passes is None:
         dialog = GrowForestDialog(parent)
-        if zone_folder is not None:
-            dialog.zone_edit.setText(str(zone_folder))
-        if rules_folder is not None:
-            dialog.rules_edit.setText(str(rules_folder))
+        dialog.fill(zone_folder, rules_folder)
         if dialog.exec() != QDialog.Accepted:
             return None
+        dialog.remember()
         zone_folder, rules_folder = dialog.zone_edit.text(), dialog.rules_edit.text()
         passes, seed, fertility = dialog.passes.value(), dialog.seed.value(), dialog.fertility.value()
         drop_unknown = dialog.drop_unknown.isChecked()
@@ -301,8 +320,10 @@ def grow_forest_on_scene(main_window: Any, rules_folder: str | Path | None = Non
         return None
     if rules_folder is None or passes is None:
         dialog = GrowForestDialog(parent, with_zone=False)
+        dialog.fill(None, rules_folder)
         if dialog.exec() != QDialog.Accepted:
             return None
+        dialog.remember()
         rules_folder = dialog.rules_edit.text()
         passes, seed, fertility = dialog.passes.value(), dialog.seed.value(), dialog.fertility.value()
     try:

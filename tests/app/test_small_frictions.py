@@ -1,0 +1,86 @@
+"""Small frictions: imports reuse what their windows have open, and dialogs remember what they
+were given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QDialog
+
+from app.extensions import importers
+
+SAMPLE_RULES = Path(__file__).resolve().parents[2] / "resources" / "plants"
+
+
+def importer(key: str):
+    return next(i for i in importers() if i.key == key)
+
+
+def test_trn_as_scene_takes_the_file_open_in_the_trn_browser(main_window, tmp_path, monkeypatch) -> None:
+    from model.trn.synthetic import realistic_stack
+    from widgets import trn_import
+
+    path = tmp_path / "planet.trn"
+    path.write_bytes(realistic_stack(8, seed=2, extent=800.0).to_bytes())
+    main_window.set_tool_window_visible("trn_browser", True)
+    assert main_window.tool_widget("trn_browser").load(path)
+    asked, titles = [], []
+    monkeypatch.setattr(trn_import.QFileDialog, "getOpenFileName",
+                        lambda *a, **k: asked.append(a) or ("", ""))
+    monkeypatch.setattr(trn_import.RegionDialog, "exec",
+                        lambda self: titles.append(self.windowTitle()) or QDialog.DialogCode.Rejected)
+    main_window.run_importer(importer("trn_scene"))
+    assert asked == [] and titles == ["Import planet.trn as scene"]
+
+
+@pytest.fixture
+def grow_dialogs(monkeypatch):
+    """Each Grow dialog shown: its fields as filled, then Cancel (or OK with `accept`)."""
+    from widgets import plant_grow
+
+    seen: list[dict] = []
+    plan = {"accept": False, "rules": None}
+
+    def exec_(self) -> int:
+        seen.append({"zone": self.zone_edit.text(), "rules": self.rules_edit.text(),
+                     "passes": self.passes.value()})
+        if plan["rules"] is not None:
+            self.rules_edit.setText(plan["rules"])
+            self.passes.setValue(7)
+        return QDialog.DialogCode.Accepted if plan["accept"] else QDialog.DialogCode.Rejected
+
+    monkeypatch.setattr(plant_grow.GrowForestDialog, "exec", exec_)
+    monkeypatch.setattr(plant_grow, "_LAST", {})
+    return seen, plan
+
+
+def test_grow_offers_the_folders_open_in_their_windows(main_window, tmp_path, grow_dialogs) -> None:
+    from model.zones import write_zone
+    from model.zones.sample import sample_zone
+
+    seen, _ = grow_dialogs
+    write_zone(sample_zone(4, 64, seed=1), tmp_path / "zone")
+    main_window.set_tool_window_visible("zone_viewer", True)
+    main_window.tool_widget("zone_viewer").load(tmp_path / "zone", 4)
+    main_window.set_tool_window_visible("plant_inspector", True)
+    assert main_window.tool_widget("plant_inspector").open_folder(SAMPLE_RULES)
+    main_window.run_importer(importer("plant_forest"))
+    main_window.run_importer(importer("plant_forest_here"))
+    assert seen[0]["zone"] == str(tmp_path / "zone") and seen[0]["rules"] == str(SAMPLE_RULES)
+    assert seen[1]["rules"] == str(SAMPLE_RULES)
+
+
+def test_grow_remembers_what_it_was_given_after_an_error(main_window, tmp_path, grow_dialogs,
+                                                         monkeypatch) -> None:
+    from widgets import plant_grow
+
+    seen, plan = grow_dialogs
+    errors: list[str] = []
+    monkeypatch.setattr(plant_grow.QMessageBox, "critical", lambda p, t, text: errors.append(text))
+    plan.update(accept=True, rules=str(tmp_path / "no such rules"))
+    main_window.run_importer(importer("plant_forest_here"))
+    assert len(errors) == 1 and "plant rules folder not found" in errors[0]
+    plan.update(accept=False, rules=None)
+    main_window.run_importer(importer("plant_forest_here"))
+    assert seen[-1]["rules"] == str(tmp_path / "no such rules") and seen[-1]["passes"] == 7
