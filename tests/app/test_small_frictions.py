@@ -84,3 +84,23 @@ def test_grow_remembers_what_it_was_given_after_an_error(main_window, tmp_path, 
     plan.update(accept=False, rules=None)
     main_window.run_importer(importer("plant_forest_here"))
     assert seen[-1]["rules"] == str(tmp_path / "no such rules") and seen[-1]["passes"] == 7
+
+
+def test_a_heightmap_scene_says_which_sample_types_cannot_grow_there(main_window, tmp_path) -> None:
+    import numpy as np
+
+    from model.formats.heightmap import scene_from_heightmap, write_heightmap
+
+    heights = np.add.outer(np.arange(65.0), np.arange(65.0)).astype(np.float32)
+    write_heightmap(tmp_path / "hill.npy", heights)
+    main_window.open_scene(scene_from_heightmap(tmp_path / "hill.npy"))
+    panel = main_window.foliage_editor.palette_panel
+    note = panel.layer_note
+    assert not note.isHidden()
+    assert "4 types filter on terrain layers 'forest_floor', 'grass', 'rock'" in note.text()
+    assert "place nothing" in note.text()
+    terrain = main_window.document.scene.terrain
+    for name in ("grass", "forest_floor", "rock"):  # the layers appear: nothing left to say
+        terrain.add_layer(name, (90, 140, 60), np.zeros(terrain.heights.shape, np.uint8))
+    main_window.foliage_editor._on_palette_changed()
+    assert note.isHidden()
