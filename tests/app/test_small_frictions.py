@@ -104,3 +104,28 @@ def test_a_heightmap_scene_says_which_sample_types_cannot_grow_there(main_window
         terrain.add_layer(name, (90, 140, 60), np.zeros(terrain.heights.shape, np.uint8))
     main_window.foliage_editor._on_palette_changed()
     assert note.isHidden()
+
+
+def test_a_10_m_brush_is_seen_on_a_16_km_world_at_frame_all(main_window, qtbot) -> None:
+    import numpy as np
+
+    from app.document import new_scene
+    from tests.gui_helpers import render, show_editor
+
+    main_window.open_scene(new_scene(samples=1025, spacing=16.0))  # 16 km a side
+    viewport = show_editor(main_window, qtbot, view=(0.3, 70.0)).viewport
+    viewport.overlays.set_toggle("show_ground_grid", False)
+    without = render(viewport, qtbot).astype(int)
+    viewport.overlays.brush_cursor.show((0.0, 0.0, 0.0), 10.0, 0.5)
+    with_brush = render(viewport, qtbot).astype(int)
+    changed = np.abs(with_brush - without).sum(axis=-1) > 60
+    assert changed.sum() >= 20  # a ring a few pixels across, not a lost dot
+    rows, cols = np.nonzero(changed)
+    assert np.ptp(cols) >= 8 and np.ptp(rows) >= 4
+    assert viewport.overlays.brush_cursor.radius == 10.0  # the brush itself is unchanged
+    # near, the rim is drawn at its own radius
+    viewport.camera.distance = 60.0
+    viewport.overlays.brush_cursor.show((0.0, 0.0, 0.0), 10.0, 0.5)
+    near = viewport.overlays.build(viewport.camera.target, viewport.camera.eye(),
+                                   viewport._overlay_renderer._brush_least(viewport.frame_context()))[1]
+    assert np.isclose(np.abs(near[:, [0, 2]]).max(), 10.0, atol=0.1)
