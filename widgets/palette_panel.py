@@ -262,8 +262,9 @@ class PalettePanel(QWidget):
         self.buttons["add"].setMenu(add_menu)
         self.buttons["duplicate"].clicked.connect(lambda: self._with_current(self.duplicate_requested.emit))
         self.buttons["remove"].clicked.connect(lambda: self._with_current(self.remove_requested.emit))
-        # said above the list while types filter on layers the terrain lacks (a heightmap import has
-        # none): otherwise their strokes place nothing with no word why
+        # said above the form while types filter on layers the terrain lacks (a heightmap import has
+        # none): otherwise their strokes place nothing with no word why (not above the list: the
+        # list keeps its height for the types)
         self.layer_note = QLabel(self)
         self.layer_note.setObjectName("palette_layer_note")
         self.layer_note.setWordWrap(True)
@@ -272,7 +273,6 @@ class PalettePanel(QWidget):
         top = QWidget(self)
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
-        top_layout.addWidget(self.layer_note)
         top_layout.addWidget(self.list)
         top_layout.addLayout(buttons)
         # With no current type (none yet, or the one shown was removed or its addition undone) the
@@ -286,6 +286,7 @@ class PalettePanel(QWidget):
         page = QWidget(self)
         page_layout = QVBoxLayout(page)
         page_layout.setContentsMargins(0, 0, 0, 0)
+        page_layout.addWidget(self.layer_note)
         page_layout.addWidget(self.no_type)
         page_layout.addWidget(self.form)
         page_layout.addStretch(1)
