@@ -23,8 +23,9 @@ from PySide6.QtCore import QLockFile, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from app.settings import data_folder
-from model.atomic import atomic_write_text
+from model.atomic import atomic_write, atomic_write_text
 from model.errors import FormatError, read_toml_file
+from model.foliage.mesh_files import carried_files
 from model.formats.scene_file import load_scene, save_scene
 from model.scene import Scene
 
@@ -66,7 +67,10 @@ class Recovery:
         return f"'{self.name}' ({where}), last autosaved {self.saved}"
 
     def load(self) -> Scene:
-        """The recovered scene, pointing at its original file (FormatError if the copy is damaged)."""
+        """The recovered scene, pointing at its original file (FormatError if the copy is damaged).
+
+        Its mesh files resolve beside the original again; one the original's folder lost is put
+        back from the copy (never over a file there), so the scene opens with every file it names."""
         scene = load_scene(self.manifest)
         scene.path = self.original
         scene.name = self.name
@@ -74,6 +78,17 @@ class Recovery:
             scene.asset_folder = self.textures
         elif self.original is not None:
             scene.asset_folder = self.original.parent
+        foliage = scene.sections.get("foliage")
+        if foliage is not None:
+            home = self.original.parent if self.original is not None else None
+            if home is not None:
+                for path, data in carried_files(foliage.palette, self.folder, home).items():
+                    if data is not None:
+                        try:
+                            atomic_write(path, data)
+                        except OSError:  # a read-only folder: that type draws its placeholder
+                            pass
+            foliage.volume.mesh_folder = home
         return scene
 
     def discard(self) -> None:
@@ -92,12 +107,9 @@ def write_recovery(folder: Path, scene: Scene) -> Path:
     """Save `scene` into `folder` as a recovery copy; the scene's own path is left untouched."""
     folder.mkdir(parents=True, exist_ok=True)
     own_path = scene.path
-    try:
-        # the layers' textures stay where they are (the copy names their folder): no copy of
-        # every texture map at every autosave
-        save_scene(scene, folder / SCENE_FILE, copy_textures=False)
-    finally:
-        scene.path = own_path
+    # the mesh files come along and the scene stays put; the layers' textures stay where they are
+    # (the copy names their folder): no copy of every texture map at every autosave
+    save_scene(scene, folder / SCENE_FILE, copy=True, copy_textures=False)
     info = {"format": INFO_FORMAT, "version": 1, "name": scene.name,
             "saved": datetime.now().astimezone().isoformat(timespec="seconds"),
             "pid": os.getpid()}
@@ -251,7 +263,10 @@ class AutoSaver(QObject):
             for item in self.folder.iterdir():
                 if item.name != LOCK_FILE:
                     try:
-                        item.unlink()
+                        if item.is_dir() and not item.is_symlink():
+                            shutil.rmtree(item)  # the mesh files the copy carried
+                        else:
+                            item.unlink()
                     except OSError:
                         pass
 

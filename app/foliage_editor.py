@@ -163,9 +163,13 @@ class FoliageEditor(QObject):
         self._counts_timer.setInterval(60)  # coalesce a stroke's many changes into one refresh
         self._counts_timer.timeout.connect(self.refresh_counts)
 
+        self._refusal_step: int | None = None  # the history index of the stroke the markers explain
         self._wire()
         self._build_actions()
+        self.document.undo_stack.indexChanged.connect(self._on_history_moved)
         self.document.scene_replaced.connect(self._on_scene_replaced)
+        # a save into another folder moves where mesh paths resolve: the form must follow
+        self.document.saved.connect(lambda _path: self._on_palette_changed())
         self._on_scene_replaced(self.document.scene)
 
     # ---- scene ------------------------------------------------------------------------
@@ -237,7 +241,8 @@ class FoliageEditor(QObject):
         return Path(path).parent if path is not None else None
 
     def _on_volume_changed(self, keys) -> None:
-        self._counts_timer.start()
+        if not self._counts_timer.isActive():  # at most every 60 ms, also all through a long stroke
+            self._counts_timer.start()
         if self.gizmo.busy:
             self._show_selection()
 
@@ -396,6 +401,8 @@ class FoliageEditor(QObject):
     def _on_stroke(self, result, tally=None) -> None:
         terrain = self.document.scene.terrain
         self._stroked = True
+        self.refresh_counts()  # the stroke's own count now, not after the next quiet moment
+        self._refusal_step = self.document.undo_stack.index()
         self.refusal_panel.set_result(result, terrain, self._palette, tally)
         overlays = getattr(self.viewport, "overlays", None)
         if overlays is None or result is None or not result.candidates:
@@ -403,7 +410,12 @@ class FoliageEditor(QObject):
         xz, reasons = self._refused(result)
         y = np.nan_to_num(terrain.height_at(xz[:, 0], xz[:, 1]))
         overlays.refusals.set(np.stack([xz[:, 0], y, xz[:, 1]], axis=-1), reasons)
-        self.refresh_counts()
+
+    def _on_history_moved(self, index: int) -> None:
+        """Undo or redo away from the stroke the refusal markers explain: they go with it."""
+        if self._refusal_step is not None and index != self._refusal_step:
+            self._refusal_step = None
+            self._clear_refusal_overlay()
 
     @staticmethod
     def _refused(result):

@@ -161,6 +161,8 @@ def run_gui(argv: list[str]) -> int:
         window = MainWindow(scene, restore_layout=False)
         # still unless asked, so screenshots repeat pixel for pixel
         window.viewport.set_wind(args.wind_strength if args.wind else 0.0, animate=False)
+        # no one to close a dialog: a warning goes to the terminal and the shot goes on
+        window.warning_hook = lambda _p, _t, text: print(f"boscage: warning: {text}", file=sys.stderr)
         return take_screenshot(app, window, args.screenshot, (width, height), frame_all=args.frame_all,
                                stats_path=args.stats, camera=camera)
 

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import PySide6
-from PySide6.QtCore import QByteArray, Qt, qVersion
+from PySide6.QtCore import QByteArray, Qt, QTimer, qVersion
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -48,6 +48,7 @@ from widgets.inspector_panel import InspectorPanel
 from widgets.new_scene_dialog import NewSceneOptions, ask_new_scene
 from widgets.progress import TextureProgress
 from widgets.viewport import Viewport, install_view_actions
+from widgets.wheel_guard import install_wheel_guard
 
 APP_NAME = "Boscage"
 DEFAULT_SIZE = (1400, 900)
@@ -82,6 +83,13 @@ SCROLLING_SIDE_WINDOWS = {"terrain_tools"}
 DATA_WINDOW_AREA = Qt.DockWidgetArea.BottomDockWidgetArea
 DATA_WINDOW_HEIGHT = 0.42  # of the window, when the first data window opens
 SIDE_WINDOW_HEIGHT = 0.6  # of the window, for a side tool window opened as a tab of a short panel
+
+
+def warning_box(parent: QWidget, title: str, message: str) -> None:
+    """A window-modal warning that returns at once (no nested event loop)."""
+    box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, parent)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.open()
 
 
 def _scrolling(widget: QWidget, key: str) -> QScrollArea:
@@ -125,6 +133,7 @@ class MainWindow(QMainWindow):
     def __init__(self, scene: Scene | None = None, settings: Settings | None = None,
                  restore_layout: bool = True) -> None:
         super().__init__()
+        install_wheel_guard()  # every form's numbers change by wheel only once clicked into
         self.setObjectName("main_window")
         self.settings = settings if settings is not None else Settings()
         self.persist_layout = restore_layout
@@ -156,10 +165,15 @@ class MainWindow(QMainWindow):
         self.viewport.gl_failed.connect(lambda msg: self.show_error(
             "Drawing failed", "Part of the 3-D view could not be drawn and is switched off; the scene itself "
             "is unchanged.", msg))
-        self.viewport.warning.connect(self.show_warning)
+        self.viewport.warning.connect(self.show_drawing_warning)
         self.texture_progress = TextureProgress(self)
         self.statusBar().addPermanentWidget(self.texture_progress)
         self.viewport.textures_progress.connect(self.texture_progress.show_progress)
+        self.last_warning: str | None = None
+        # how a warning reaches the user: a dialog that does not block (a screenshot prints it)
+        self.warning_hook: Callable[[QWidget, str, str], None] = warning_box
+        self._mesh_warned = False  # the open scene's unreadable meshes were said (once per scene)
+        self.viewport.mesh_failed.connect(self._on_mesh_failed)
         self._on_scene_replaced(self.document.scene)
         from app.terrain_editor import install as install_terrain_editor
 
@@ -516,6 +530,42 @@ class MainWindow(QMainWindow):
         self._shown_path = Path(scene.path) if scene.path is not None else None
         self.viewport.set_scene(scene, frame=not same_file)
         self._update_title()
+        self._mesh_warned = False
+        QTimer.singleShot(0, lambda: self._check_meshes(scene))  # once the window (and its hooks) are up
+
+    def _check_meshes(self, scene: Scene) -> None:
+        """One warning naming every foliage type whose mesh file cannot be drawn (each is drawn as
+        a placeholder), said when the scene opens rather than when the view first meets it."""
+        from model.foliage.mesh_check import palette_mesh_problems
+
+        foliage = scene.sections.get("foliage")
+        if foliage is None or scene is not self.document.scene or self._mesh_warned:
+            return
+        folder = foliage.volume.mesh_folder
+        if folder is None and scene.path is not None:
+            folder = Path(scene.path).parent
+        problems = palette_mesh_problems(foliage.palette, folder)
+        if problems:
+            self._mesh_warned = True
+            lines = "\n".join(f"• {name}: {why}" for name, why in problems.items())
+            what = ("1 foliage type cannot draw its mesh and is" if len(problems) == 1 else
+                    f"{len(problems)} foliage types cannot draw their meshes and are")
+            self.show_warning("Foliage meshes drawn as placeholders",
+                              f"{what} drawn as a placeholder until the file is fixed or another mesh "
+                              f"chosen:\n{lines}")
+
+    def _on_mesh_failed(self, message: str) -> None:
+        if not self._mesh_warned:  # a file that broke after the scene opened
+            self._mesh_warned = True
+            self.show_warning("Foliage mesh drawn as a placeholder",
+                              f"{message}; it is drawn as a placeholder until the file is fixed or another "
+                              "mesh chosen.")
+
+    def show_warning(self, title: str, message: str) -> None:
+        """One warning that does not stop the work: the status bar, and the warning hook."""
+        self.last_warning = message
+        self.statusBar().showMessage(message.splitlines()[0], 15000)
+        self.warning_hook(self, title, message)
 
     def _update_title(self, *_) -> None:
         self.setWindowTitle(f"{self.document.display_name()}[*] — {APP_NAME}")
@@ -790,7 +840,7 @@ class MainWindow(QMainWindow):
         report.dialog = dialog  # type: ignore[attr-defined]
         return report
 
-    def show_warning(self, message: str) -> None:
+    def show_drawing_warning(self, message: str) -> None:
         """A problem the scene opens and draws despite (a texture it cannot read): the status bar and
         the terminal, no dialog; `warnings` keeps them for the session."""
         self.warnings.append(message)

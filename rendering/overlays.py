@@ -9,6 +9,7 @@ into two vertex batches (lines, points) and re-packs only after a change.
 from __future__ import annotations
 
 import ctypes
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -28,6 +29,7 @@ MAX_BOXES = 4000
 REFUSAL_COLOURS: dict[int, tuple[float, float, float, float]] = {int(r): c for r, c in REASON_COLOURS.items()}
 UNKNOWN_REFUSAL = (1.0, 0.0, 1.0, 1.0)
 BRUSH_RIM = (1.0, 1.0, 1.0, 1.0)
+BRUSH_LEAST_PX = 6.0  # the brush rim is drawn at least this many pixels from its centre
 BRUSH_FALLOFF = (1.0, 0.85, 0.25, 1.0)
 GRID_COLOUR = (1.0, 1.0, 1.0, 0.45)
 CHUNK_COLOUR = (0.35, 1.0, 0.45, 1.0)
@@ -186,15 +188,18 @@ class BrushCursor(_Part):
             self.center = None
             self.changed()
 
-    def segments(self, height_at: Callable | None) -> list[tuple[np.ndarray, tuple]]:
+    def segments(self, height_at: Callable | None, least: float = 0.0) -> list[tuple[np.ndarray, tuple]]:
+        """Rim, falloff ring and centre cross; drawn at least `least` metres across (a brush seen
+        from far away would be under a pixel), the rings keeping their proportion."""
         if self.center is None or not self.radius > 0:
             return []
-        out = [(circle_segments(self.center, self.radius, height_at), BRUSH_RIM)]
-        inner = self.radius * (1.0 - self.falloff)
-        if 0 < inner < self.radius:
+        radius = max(self.radius, least)
+        out = [(circle_segments(self.center, radius, height_at), BRUSH_RIM)]
+        inner = radius * (1.0 - self.falloff)
+        if 0 < inner < radius:
             out.append((circle_segments(self.center, inner, height_at), BRUSH_FALLOFF))
         c = self.center + np.array([0.0, LIFT, 0.0])
-        tick = max(self.radius * 0.06, 0.05)
+        tick = max(radius * 0.06, 0.05)
         cross = np.array([[c - [tick, 0, 0], c + [tick, 0, 0]], [c - [0, 0, tick], c + [0, 0, tick]]])
         out.append((cross, BRUSH_RIM))
         return out
@@ -485,9 +490,10 @@ class Overlays:
         s = np.abs(rec[:, 6])
         return cylinder_segments(rec[:, :3], np.maximum(ext[:, 0] * s, 0.2), np.maximum(ext[:, 1] * s, 0.2))
 
-    def build(self, camera_target: np.ndarray | None = None,
-              eye: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(depth-tested line vertices, on-top line vertices, on-top point vertices)."""
+    def build(self, camera_target: np.ndarray | None = None, eye: np.ndarray | None = None,
+              brush_least: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(depth-tested line vertices, on-top line vertices, on-top point vertices); the brush
+        drawn at least `brush_least` metres in radius."""
         tested: list[np.ndarray] = []
         on_top: list[np.ndarray] = []
         points: list[np.ndarray] = []
@@ -508,7 +514,7 @@ class Overlays:
             if probe is not None:
                 tested.append(vertices(self.collision_segments(probe).reshape(-1, 3), BODY_COLOUR, 1.0))
                 points.append(vertices(np.asarray(probe).reshape(1, 3), PROBE_COLOUR, 10.0))
-        for seg, colour in self.brush_cursor.segments(self._height_at()):
+        for seg, colour in self.brush_cursor.segments(self._height_at(), brush_least):
             on_top.append(vertices(seg.reshape(-1, 3), colour, 1.0))
         on_top.append(self.lines.vertices())
         if self.show_refusals:
@@ -578,6 +584,17 @@ class OverlayRenderer(Renderer):
         GL.glBindVertexArray(0)
         self._built_version = -1
 
+    def _brush_least(self, frame: FrameContext) -> float:
+        """The radius (metres) the brush cursor needs to be BRUSH_LEAST_PX pixels across its radius
+        where it stands, when its own radius is less; 0 otherwise."""
+        brush = self.overlays.brush_cursor
+        if not brush.visible:
+            return 0.0
+        distance = float(np.linalg.norm(frame.camera.eye() - brush.center))
+        per_pixel = 2.0 * distance * math.tan(math.radians(frame.camera.fov_y) / 2.0) / max(1, frame.height)
+        least = BRUSH_LEAST_PX * per_pixel
+        return least if least > brush.radius else 0.0
+
     def _upload(self, frame: FrameContext) -> None:
         o = self.overlays
         # the collision probe and the grid follow the camera target: rebuild when it moves
@@ -588,11 +605,14 @@ class OverlayRenderer(Renderer):
             target = (target, round(float(np.arctan2(frame.camera.target[2] - eye[2],
                                                      frame.camera.target[0] - eye[0])) / (np.pi / 4)),
                       bool(eye[0] < frame.camera.target[0]), bool(eye[2] < frame.camera.target[2]))
+        least = self._brush_least(frame)
+        if least:  # the far brush's drawn size follows the camera's distance
+            target = (target, float(f"{least:.2g}"))
         if self._built_version == o.version and self._built_target == target:
             return
         if o.show_grid:
             o.grid_center = np.asarray(frame.camera.target, np.float64)
-        tested, on_top, points = o.build(frame.camera.target, frame.camera.eye())
+        tested, on_top, points = o.build(frame.camera.target, frame.camera.eye(), least)
         data = np.concatenate([tested, on_top, points]) if (len(tested) + len(on_top) + len(points)) else \
             np.zeros((1, VERTEX_FLOATS), np.float32)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vbo)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEvent, QTimer, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QCheckBox,
     QComboBox,
     QFormLayout,
@@ -15,6 +16,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -27,9 +30,10 @@ from model.foliage.foliage_type import (
     LayerFilter,
     edit_problem,
 )
-from widgets.form_fields import compact, spin
+from model.foliage.mesh_files import copy_into_folder
+from widgets.form_fields import ask_mesh_file, compact, relative_mesh_path, spin
 from widgets.lod_list import LodList
-from widgets.variant_list import VariantList
+from widgets.variant_list import FILE_ITEM, VariantList
 
 NO_LAYER = "(no layer filter)"
 
@@ -64,6 +68,16 @@ class RangeEdit(QWidget):
         self.high.setValue(value[1])
 
 
+class ErrorLabel(QLabel):
+    """The form's refusal: red, wrapped, and scrolled into view whenever it says something."""
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        super().setText(text)
+        self.said.emit(text)
+
+    said = Signal(str)
+
+
 class FoliageTypeForm(QWidget):
     """Shows one FoliageType; `edited(FoliageType, key)` for every change the user makes."""
 
@@ -82,7 +96,9 @@ class FoliageTypeForm(QWidget):
         self.mesh = _compact(QComboBox())
         self.mesh.setEditable(True)
         self.mesh.addItems([f"builtin:{m}" for m in BUILTIN_MESHES])
+        self.mesh.addItem(FILE_ITEM)  # an OBJ/glTF file of the scene's folder
         self.mesh.setToolTip("A built-in mesh, or an OBJ/glTF path relative to the .vxfoliage")
+        self.choose_file = lambda: ask_mesh_file(self, self.mesh_folder)
         self.storage = _compact(QComboBox())
         self.storage.addItems(list(STORAGES))
         self.storage.setToolTip("stored: instances with identity, saved · "
@@ -125,9 +141,20 @@ class FoliageTypeForm(QWidget):
         self.impostor_end_on = QCheckBox("end at")
         self.impostor_end_on.setToolTip("End the cards too, at this distance (off: to the horizon)")
         self.impostor_end = _spin(0, 1e7, 100, 0, " m", "Where the impostor cards end (beyond the cull end)")
-        self.error = QLabel("")
+        self.error = ErrorLabel("")
         self.error.setStyleSheet("color: #c0392b")
         self.error.setWordWrap(True)
+        self.copy_in = QPushButton("Copy into the scene's folder")
+        self.copy_in.setObjectName("form_copy_mesh")
+        self.copy_in.setToolTip("Copy the chosen mesh file (and the files it names) into meshes/ beside "
+                                "the scene, and use the copy")
+        self.copy_in.hide()
+        self._outside: tuple[str, object] | None = None  # the file refused for lying outside, and its use
+        self.error_row = QWidget()
+        error_layout = QVBoxLayout(self.error_row)
+        error_layout.setContentsMargins(0, 0, 0, 0)
+        error_layout.addWidget(self.error)
+        error_layout.addWidget(self.copy_in)
 
         form = QFormLayout(self)
         form.setContentsMargins(4, 4, 0, 4)  # the scroll bar beside it is margin enough
@@ -176,10 +203,10 @@ class FoliageTypeForm(QWidget):
             inner.setContentsMargins(4, 4, 4, 4)
             inner.addWidget(widget)
             form.addRow(box)
-        form.addRow(self.error)
+        form.addRow(self.error_row)
 
         self.name.editingFinished.connect(lambda: self._edit("name"))
-        self.mesh.activated.connect(lambda *_: self._edit("mesh"))
+        self.mesh.activated.connect(lambda *_: self._mesh_activated())
         self.mesh.lineEdit().editingFinished.connect(lambda: self._edit("mesh"))
         self.storage.activated.connect(lambda *_: self._edit("storage"))
         for key in ("density", "spacing", "align", "activation"):
@@ -202,6 +229,10 @@ class FoliageTypeForm(QWidget):
         self.lods.edited.connect(self._lods_edited)
         self.variants.refused.connect(self.error.setText)
         self.lods.refused.connect(self.error.setText)
+        self.variants.outside.connect(self._offer_copy)
+        self.lods.outside.connect(self._offer_copy)
+        self.error.said.connect(self._on_said)
+        self.copy_in.clicked.connect(self.copy_outside_file)
         self.setEnabled(False)
 
     def set_type(self, ftype: FoliageType | None, layer_names: list[str] = (), mesh_folder=None) -> None:
@@ -235,7 +266,7 @@ class FoliageTypeForm(QWidget):
             self.layer.setCurrentText(ftype.layer.name if ftype.layer else NO_LAYER)
             self.min_weight.setValue(ftype.layer.min_weight if ftype.layer else 0.5)
             self.min_weight.setEnabled(ftype.layer is not None)
-            extent = ftype.resolved_extent()
+            extent = ftype.resolved_extent(mesh_folder)  # a mesh file's own bounds
             self.extent_auto.setChecked(ftype.extent is None)
             self.extent_radius.setValue(extent.radius)
             self.extent_height.setValue(extent.height)
@@ -247,6 +278,63 @@ class FoliageTypeForm(QWidget):
             self._show_far(ftype)
         finally:
             self._loading = False
+
+    # ---- mesh files ---------------------------------------------------------------------------
+    def _mesh_activated(self) -> None:
+        if self.mesh.currentText() != FILE_ITEM:
+            self._edit("mesh")
+            return
+        if self.ftype is not None:
+            self.mesh.setCurrentText(self.ftype.mesh)  # until a file is taken
+        path = self.choose_file()
+        if not path or self.ftype is None:
+            return
+        mesh, why = relative_mesh_path(path, self.mesh_folder)
+        if why is not None:
+            self.error.setText(f"mesh: {why}")
+            if self.mesh_folder is not None:
+                self._offer_copy(path, self._use_mesh_file)
+            return
+        self._use_mesh_file(mesh)
+
+    def _use_mesh_file(self, mesh: str) -> None:
+        self.mesh.setCurrentText(mesh)
+        self._edit("mesh")
+
+    def _offer_copy(self, path: str, use) -> None:
+        """The refusal just said names a file outside the scene's folder: offer to copy it in."""
+        self._outside = (path, use)
+        self.copy_in.show()
+        QTimer.singleShot(0, self._reveal_error)
+
+    def _on_said(self, _text: str) -> None:
+        self._outside = None  # a new message: an earlier offer no longer applies
+        self.copy_in.hide()
+        if self.error.text():
+            QTimer.singleShot(0, self._reveal_error)
+
+    def _reveal_error(self) -> None:
+        """Scroll the form's scroll area to the refusal (it sits below the variant and level lists)."""
+        area = self.parentWidget()
+        while area is not None and not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        if area is not None and self.error.text():
+            QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # the row's size as shown
+            area.ensureWidgetVisible(self.error_row)
+
+    def copy_outside_file(self) -> None:
+        """Copy the refused file into the scene's folder and use the copy where it was chosen."""
+        if self._outside is None or self.mesh_folder is None:
+            return
+        path, use = self._outside
+        try:
+            mesh = copy_into_folder(path, self.mesh_folder)
+        except OSError as e:
+            self.error.setText(f"{path}: could not copy it into {self.mesh_folder} "
+                               f"({getattr(e, 'strerror', None) or e})")
+            return
+        self.error.setText("")
+        use(mesh)
 
     def _show_storage(self, ftype: FoliageType) -> None:
         """Derived (grass) types are scattered from density, layer, scale, yaw and cull alone: the

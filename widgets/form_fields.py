@@ -61,8 +61,8 @@ def relative_mesh_path(path: str | Path, folder) -> tuple[str | None, str | None
     try:
         return Path(path).resolve().relative_to(Path(folder).resolve()).as_posix(), None
     except ValueError:
-        return None, (f"{path} lies outside the scene's folder {folder}: copy it there, then choose "
-                      "the copy")
+        return None, (f"{path} lies outside the scene's folder {folder}: a mesh file must be inside it "
+                      "(Copy into the scene's folder takes a copy)")
 
 
 class DeleteKey(QObject):

@@ -110,8 +110,10 @@ class InspectorPanel(QWidget):
         self._subscriptions.append((event, self.schedule))
 
     def schedule(self, *_) -> None:
-        """A model change: refresh once the burst is over."""
-        self._timer.start()
+        """A model change: refresh within COALESCE_MS (not restarted by each change of a long burst,
+        such as a gizmo drag, which would hold the old values until the burst ends)."""
+        if not self._timer.isActive():
+            self._timer.start()
 
     # ---- reading back -----------------------------------------------------------------
     def rows(self) -> list[tuple[str, str]]:

@@ -57,6 +57,7 @@ class LodList(QWidget):
 
     edited = Signal(object, str, str, bool)  # lods (None: generated), key, undo text, merge
     refused = Signal(str)
+    outside = Signal(str, object)  # a chosen file outside the scene's folder, and what to do with its copy
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -269,5 +270,7 @@ class LodList(QWidget):
         mesh, why = relative_mesh_path(path, self.folder)
         if why is not None:
             self.refused.emit(f"lods: {why}")
+            if self.folder is not None:
+                self.outside.emit(path, self._mesh_chosen)
             return
         self._mesh_chosen(mesh)

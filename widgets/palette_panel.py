@@ -322,6 +322,14 @@ class PalettePanel(QWidget):
         self.buttons["add"].setMenu(add_menu)
         self.buttons["duplicate"].clicked.connect(lambda: self._with_current(self.duplicate_requested.emit))
         self.buttons["remove"].clicked.connect(lambda: self._with_current(self.remove_requested.emit))
+        # said above the form while types filter on layers the terrain lacks (a heightmap import has
+        # none): otherwise their strokes place nothing with no word why (not above the list: the
+        # list keeps its height for the types)
+        self.layer_note = QLabel(self)
+        self.layer_note.setObjectName("palette_layer_note")
+        self.layer_note.setWordWrap(True)
+        self.layer_note.setStyleSheet("color: #b9770e")
+        self.layer_note.hide()
         top = QWidget(self)
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
@@ -338,6 +346,7 @@ class PalettePanel(QWidget):
         page = QWidget(self)
         page_layout = QVBoxLayout(page)
         page_layout.setContentsMargins(0, 0, 0, 0)
+        page_layout.addWidget(self.layer_note)
         page_layout.addWidget(self.no_type)
         page_layout.addWidget(self.form)
         page_layout.addStretch(1)
@@ -393,7 +402,22 @@ class PalettePanel(QWidget):
             if ftype.name == current:
                 self.list.setCurrentItem(item, QItemSelectionModel.SelectionFlag.NoUpdate)
         self.list.blockSignals(False)
+        self._show_layer_note()
         self._show_current()
+
+    def _show_layer_note(self) -> None:
+        stranded = [t.name for t in self.types if t.stored and self.missing_layer(t) is not None]
+        layers = sorted({self.missing_layer(t) for t in self.types if self.missing_layer(t) is not None})
+        if not layers:
+            self.layer_note.hide()
+            return
+        names = ", ".join(f"'{n}'" for n in layers)
+        who = (f"{len(stranded)} type{'s' if len(stranded) != 1 else ''}" if stranded else "Derived types")
+        self.layer_note.setText(f"⚠ {who} filter on terrain layer{'s' if len(layers) != 1 else ''} {names}, "
+                                "which this terrain does not have: they place nothing until such a layer is "
+                                "added and painted (Layers) or their Layer filter is cleared.")
+        self.layer_note.setToolTip("Types: " + ", ".join(t.name for t in self.types if self.missing_layer(t)))
+        self.layer_note.show()
 
     def missing_layer(self, ftype: FoliageType) -> str | None:
         """The layer `ftype` filters on when the terrain has no layer of that name."""

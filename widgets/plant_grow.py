@@ -26,6 +26,8 @@ from model.scene import Scene
 from widgets.progress import BatchProgress
 
 ONE_ZONE, ALL_ZONES, LISTED_ZONES = "one", "all", "ids"
+# What the Grow dialog was last given (this session): offered again, after an error too.
+_LAST: dict[str, Any] = {}
 
 
 class GrowForestDialog(QDialog):
@@ -91,6 +93,25 @@ class GrowForestDialog(QDialog):
     def mode(self) -> str:
         return self.zones.currentData()
 
+    def fill(self, zone_folder=None, rules_folder=None) -> None:
+        """The last values given; the folders open in their windows (given here) win over them."""
+        last = _LAST
+        self.zone_edit.setText(str(zone_folder or last.get("zone", "")))
+        self.rules_edit.setText(str(rules_folder or last.get("rules", "")))
+        self.out_edit.setText(str(last.get("out", "")))
+        self.ids_edit.setText(str(last.get("ids", "")))
+        for key in ("passes", "seed", "fertility"):
+            if key in last:
+                getattr(self, key).setValue(last[key])
+        self.drop_unknown.setChecked(bool(last.get("drop", False)))
+
+    def remember(self) -> None:
+        """Keep what was given for the next Grow (whatever comes of this one)."""
+        _LAST.update(zone=self.zone_edit.text(), rules=self.rules_edit.text(), out=self.out_edit.text(),
+                     ids=self.ids_edit.text(), passes=self.passes.value(),
+                     seed=self.seed.value(), fertility=self.fertility.value(),
+                     drop=self.drop_unknown.isChecked())
+
     def _zones_changed(self) -> None:
         mode = self.mode()
         self.ids_edit.setEnabled(mode == LISTED_ZONES)
@@ -129,19 +150,17 @@ def grow_forest_scene(parent: QWidget | None, zone_folder: str | Path | None = N
                       seed: int = 1, fertility: float = 10.0, drop_unknown: bool = False) -> Scene | None:
     """Ask what to grow (unless given), grow it with progress and cancel, and return the scene."""
     from model.plants.growth import Cancelled, GrowthOptions
-    from model.plants.loader import load_rules
+    from model.plants.loader import load_growable_rules
     from model.plants.zone_growth import grow_zone
     from model.zones.scene_import import zone_to_scene
     from widgets.zone_open import ask_zone, warn_left_out
 
     if zone_folder is None or rules_folder is None or passes is None:
         dialog = GrowForestDialog(parent)
-        if zone_folder is not None:
-            dialog.zone_edit.setText(str(zone_folder))
-        if rules_folder is not None:
-            dialog.rules_edit.setText(str(rules_folder))
+        dialog.fill(zone_folder, rules_folder)
         if dialog.exec() != QDialog.Accepted:
             return None
+        dialog.remember()
         zone_folder, rules_folder = dialog.zone_edit.text(), dialog.rules_edit.text()
         passes, seed, fertility = dialog.passes.value(), dialog.seed.value(), dialog.fertility.value()
         drop_unknown = dialog.drop_unknown.isChecked()
@@ -157,12 +176,15 @@ def grow_forest_scene(parent: QWidget | None, zone_folder: str | Path | None = N
     try:
         if not Path(rules_folder).is_dir():
             raise FormatError(rules_folder, None, "plant rules folder not found")
-        rules = load_rules(rules_folder)
+        growable = load_growable_rules(rules_folder)  # a broken file is left out, not the whole folder
+        rules = growable.rules
         zone = ask_zone(parent, zone_folder, needs=("altitude", "plants"))  # what growth reads
         if zone is None:
             return None
         warn_left_out(parent, zone)
-        if not confirm_missing_rules(parent, zone, rules, rules_folder, drop_unknown):
+        broken = growable.broken_text(dict(zone.plant_names)
+                                      | {i: r.name or r.type_name for i, r in rules.items()})
+        if not confirm_missing_rules(parent, zone, rules, rules_folder, drop_unknown, broken):
             return None
         options = GrowthOptions(fertility=fertility, drop_unknown=drop_unknown)
         try:
@@ -190,8 +212,9 @@ def grow_zones_to_folder(parent: QWidget | None, zone_folder: str | Path, rules_
     from model.batch import BatchCancelled
     from model.plants.grow_batch import NEEDS, GrowJob, grow_zones, missing_rules_by_zone, workers_for
     from model.plants.growth import GrowthOptions
-    from model.plants.loader import load_rules
+    from model.plants.loader import load_growable_rules
     from model.zones import no_zone_with, zone_ids
+    from model.zones.names import PLANT_TYPES
 
     try:
         zones, rules, out = Path(zone_folder), Path(rules_folder), Path(out_folder)
@@ -204,7 +227,10 @@ def grow_zones_to_folder(parent: QWidget | None, zone_folder: str | Path, rules_
                              "the originals")
         if not rules.is_dir():
             raise FormatError(rules, None, "plant rules folder not found")
-        load_rules(rules)  # a folder without rules is refused here, before any worker starts
+        # a folder where no rule loads is refused here, before any worker starts
+        growable = load_growable_rules(rules)
+        broken = growable.broken_text(
+            dict(PLANT_TYPES) | {i: r.name or r.type_name for i, r in growable.rules.items()})
         present = zone_ids(zones, NEEDS)
         if not present:
             raise no_zone_with(zones, NEEDS)
@@ -217,7 +243,8 @@ def grow_zones_to_folder(parent: QWidget | None, zone_folder: str | Path, rules_
         options = GrowthOptions(fertility=fertility, drop_unknown=drop_unknown)
         job = GrowJob(zones, rules, passes, seed, options)
         # said before any worker starts, as for one zone; Cancel there grows nothing
-        if not confirm_missing_rules_of_zones(parent, missing_rules_by_zone(job, ids), rules, drop_unknown):
+        if not confirm_missing_rules_of_zones(parent, missing_rules_by_zone(job, ids), rules, drop_unknown,
+                                              broken):
             return None
         workers = workers_for(len(ids), workers)
         label = f"Growing {len(ids)} zone{'s' if len(ids) != 1 else ''} for {passes} passes…"
@@ -241,31 +268,37 @@ def grow_zones_to_folder(parent: QWidget | None, zone_folder: str | Path, rules_
 
 
 def confirm_missing_rules(parent: QWidget | None, zone: Any, rules: dict, rules_folder: str | Path,
-                          drop_unknown: bool) -> bool:
-    """Before growing: say which plant types on the zone have no rule (tiles per type) and what
-    growing does with them; True to go on."""
+                          drop_unknown: bool, broken: str | None = None) -> bool:
+    """Before growing: say which rule files are left out (`broken`), which plant types on the zone
+    have no rule (tiles per type) and what growing does with them; True to go on."""
     from model.plants.zone_growth import missing_rules
 
     names = dict(zone.plant_names) | {i: r.name or r.type_name for i, r in rules.items()}
     missing = {names.get(k, f"#{k}"): n for k, n in missing_rules(zone, rules).items()}
     return confirm_missing_rules_of_zones(parent, {zone.zone_id: missing} if missing else {}, rules_folder,
-                                          drop_unknown)
+                                          drop_unknown, broken)
 
 
 def confirm_missing_rules_of_zones(parent: QWidget | None, missing: dict[int, dict[str, int]],
-                                   rules_folder: str | Path, drop_unknown: bool) -> bool:
+                                   rules_folder: str | Path, drop_unknown: bool,
+                                   broken: str | None = None) -> bool:
     """`confirm_missing_rules` for many zones at once ({zone id: {plant type: tiles}}, the zones
-    with any): one sentence per zone, in the single zone's words; True to go on."""
+    with any): the rule files left out, then one sentence per zone, in the single zone's words;
+    True to go on."""
     from model.plants.zone_growth import missing_rules_text
 
-    if not missing:
+    if not missing and broken is None:
         return True
-    lines = [f"{rules_folder} has no rule for {len(m)} plant type{'s' if len(m) != 1 else ''} "
+    lines = [f"{broken}.", ""] if broken is not None else []
+    lines += [f"{rules_folder} has no rule for {len(m)} plant type{'s' if len(m) != 1 else ''} "
              f"on zone {zone_id}: {missing_rules_text(m)}." for zone_id, m in sorted(missing.items())]
     fate = ("They will be removed (as the game's validation does)." if drop_unknown else
             "They will be kept as they are; tick “Remove plants that have no rule” to remove them.")
+    if not missing:
+        fate = "Every other rule grows."
+    title = "Plants without a rule" if missing else "Rule files left out"
     answer = QMessageBox.warning(
-        parent, "Plants without a rule", "\n".join(lines) + f"\n\n{fate}",
+        parent, title, "\n".join(lines) + f"\n\n{fate}",
         QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Ok)
     return answer == QMessageBox.StandardButton.Ok
 
@@ -276,7 +309,7 @@ def grow_forest_on_scene(main_window: Any, rules_folder: str | Path | None = Non
     named after them, e.g. "LowlandA" or "sand")."""
     from model.plants.forest import grow_forest
     from model.plants.growth import Cancelled, GrowthOptions
-    from model.plants.loader import load_rules
+    from model.plants.loader import load_growable_rules
 
     parent = main_window if isinstance(main_window, QWidget) else None
     document = getattr(main_window, "document", None)
@@ -287,14 +320,20 @@ def grow_forest_on_scene(main_window: Any, rules_folder: str | Path | None = Non
         return None
     if rules_folder is None or passes is None:
         dialog = GrowForestDialog(parent, with_zone=False)
+        dialog.fill(None, rules_folder)
         if dialog.exec() != QDialog.Accepted:
             return None
+        dialog.remember()
         rules_folder = dialog.rules_edit.text()
         passes, seed, fertility = dialog.passes.value(), dialog.seed.value(), dialog.fertility.value()
     try:
         if not Path(rules_folder).is_dir():
             raise FormatError(rules_folder, None, "plant rules folder not found")
-        rules = load_rules(rules_folder)
+        growable = load_growable_rules(rules_folder)
+        rules = growable.rules
+        broken = growable.broken_text({i: r.name or r.type_name for i, r in rules.items()})
+        if broken is not None and not confirm_missing_rules_of_zones(parent, {}, rules_folder, False, broken):
+            return None
         try:
             with BatchProgress(parent, f"Growing a forest on {scene.name}…", "passes",
                                minimum_duration_ms=300) as progress:

@@ -35,7 +35,8 @@ class RegionDialog(QDialog):
 
     def __init__(self, doc: TrnDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Import TRN as scene")
+        name = Path(doc.path).name if getattr(doc, "path", None) else "TRN"
+        self.setWindowTitle(f"Import {name} as scene")
         half = doc.map_width / 2.0
         form = QFormLayout(self)
         self.fields: dict[str, QDoubleSpinBox] = {}

@@ -58,6 +58,7 @@ class VariantList(QWidget):
 
     edited = Signal(object, str, str, bool)  # variants, key, undo text, whether steps may merge
     refused = Signal(str)
+    outside = Signal(str, object)  # a chosen file outside the scene's folder, and what to do with its copy
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -197,7 +198,7 @@ class VariantList(QWidget):
         """Add a variant drawing `mesh` (FILE_ITEM: ask for a file); the first added keeps the
         type's own mesh as the first variant."""
         if mesh == FILE_ITEM:
-            mesh = self._ask_relative()
+            mesh = self._ask_relative(self.add_mesh)
             if mesh is None:
                 return
         base = self._variants or (Variant(self._mesh, 1.0),)
@@ -237,8 +238,12 @@ class VariantList(QWidget):
 
     def _browse(self) -> None:
         i = self.current()
-        mesh = self._ask_relative() if i >= 0 else None
+        mesh = self._ask_relative(lambda m: self._set_mesh(i, m)) if i >= 0 else None
         if mesh is not None:
+            self._set_mesh(i, mesh)
+
+    def _set_mesh(self, i: int, mesh: str) -> None:
+        if 0 <= i < len(self._variants):
             self.mesh.setCurrentText(mesh)
             self._replace(i, Variant(mesh, self._variants[i].weight), f"variant {i + 1} mesh",
                           f"Set variant {i + 1} of '{{type}}' to {mesh}", False)
@@ -250,11 +255,15 @@ class VariantList(QWidget):
             self._replace(i, Variant(self._variants[i].mesh, self.weight.value()),
                           f"variant {i + 1} weight", "", True)
 
-    def _ask_relative(self) -> str | None:
+    def _ask_relative(self, retry: Callable[[str], None]) -> str | None:
+        """The chosen file relative to the scene's folder; None when none was chosen or it lies
+        outside (refused, with `retry` to run on a copy taken into the folder)."""
         path = self.choose_file()
         if not path:
             return None
         mesh, why = relative_mesh_path(path, self.folder)
         if why is not None:
             self.refused.emit(f"variants: {why}")
+            if self.folder is not None:
+                self.outside.emit(path, retry)
         return mesh

@@ -78,6 +78,7 @@ class Viewport(QOpenGLWidget):
     gl_failed = Signal(str)
     warning = Signal(str)  # something drawn without what the scene asks (e.g. an unreadable texture)
     textures_progress = Signal(int, int)  # layer texture maps in, of how many (0, 0: none to load)
+    mesh_failed = Signal(str)  # a foliage mesh could not be read: its type is drawn as a placeholder
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -178,7 +179,7 @@ class Viewport(QOpenGLWidget):
 
     def _add_foliage_renderers(self, scene: Scene) -> None:
         """Stored foliage and derived grass, right after the terrain."""
-        self.foliage_renderer = FoliageRenderer(scene, on_error=self._report_later,
+        self.foliage_renderer = FoliageRenderer(scene, on_error=self._report_mesh_later,
                                                 request_update=self.update)
         self.add_renderer(self.foliage_renderer, 1)
         self.grass_renderer = GrassRenderer(scene, request_update=self.update)
@@ -213,6 +214,11 @@ class Viewport(QOpenGLWidget):
         """Draw these stored instances ({chunk key: record indices}) tinted as selected."""
         if self.foliage_renderer is not None:
             self.foliage_renderer.set_selection(selection)
+
+    def _report_mesh_later(self, message: str) -> None:
+        """A mesh that cannot be read is drawn as a placeholder: said once the paint is over, and
+        not as a drawing failure (nothing is switched off)."""
+        QTimer.singleShot(0, lambda: self.mesh_failed.emit(message))
 
     def _report_later(self, message: str) -> None:
         """Report a problem found while painting once the paint is over (no dialog inside paintGL)."""

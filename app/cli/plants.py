@@ -192,7 +192,7 @@ def _missing_text(rules: Path, missing: dict[str, int], dropped: bool) -> str:
 
 def run_grow(args: argparse.Namespace) -> int:
     from model.plants.growth import GrowthOptions
-    from model.plants.loader import load_rules
+    from model.plants.loader import load_growable_rules
     from model.plants.zone_growth import grow_zone, missing_rules
     from model.zones import read_zone, write_zone
     from model.zones.names import PLANT_TYPES
@@ -206,22 +206,28 @@ def run_grow(args: argparse.Namespace) -> int:
         raise UsageError("--out must differ from --zone: the grown layers would replace the originals")
     if not args.rules.is_dir():
         raise FormatError(args.rules, None, "plant rules folder not found")
-    rules = load_rules(args.rules)
+    growable = load_growable_rules(args.rules)  # a broken file is left out, not the whole folder
+    rules = growable.rules
     ids = _zone_ids(args)
     batch = batch_options(args)
+    broken = growable.broken_text(dict(PLANT_TYPES) | {i: r.name or r.type_name for i, r in rules.items()})
+    if broken is not None and not args.json:  # said first: a long grow should not hide it
+        print(f"boscage: warning: {broken}", file=sys.stderr)
     if len(ids) > 1 or batch is not None:
-        return _grow_batch(args, ids, batch)
+        return _grow_batch(args, ids, batch, growable, broken)
     zone = read_zone(args.zone, ids[0], require=("altitude", "plants"))
     options = GrowthOptions(fertility=10.0 if args.fertility is None else args.fertility,
                             damage_walls=not args.no_wall_decay, drop_unknown=args.drop_unknown_plants)
     names = dict(PLANT_TYPES) | {i: r.name or r.type_name for i, r in rules.items()}
     before = _counts(zone.plants["type"], names)
     missing = {names.get(k, f"#{k}"): n for k, n in missing_rules(zone, rules).items()}
-    warnings = list(zone.warnings)
+    warnings = list(zone.warnings) + ([broken] if broken is not None else [])
     if missing:
         warnings.append(_missing_text(args.rules, missing, options.drop_unknown))
     if not args.json:  # said before growing: a long run should not hide it until the end
         for warning in warnings:
+            if warning is broken:
+                continue  # said already
             print(f"boscage: warning: {warning}", file=sys.stderr)
     bar = _TerminalProgress(args.passes)
     try:
@@ -236,7 +242,7 @@ def run_grow(args: argparse.Namespace) -> int:
                            "passes": args.passes, "seed": args.seed, "fertility": options.fertility,
                            "out": str(args.out), "files": [str(p) for p in written],
                            "plants_before": before, "plants_after": _counts(grown.plants["type"], names),
-                           "missing_rules": missing,
+                           "missing_rules": missing, **_broken_doc(growable),
                            "unknown_plants": "dropped" if options.drop_unknown else "kept",
                            "warnings": warnings}
     if args.scene is not None:
@@ -264,6 +270,12 @@ def run_grow(args: argparse.Namespace) -> int:
     return 0
 
 
+def _broken_doc(growable: Any) -> dict[str, Any]:
+    """The JSON report's account of the rule files left out and the plant types they leave bare."""
+    return {"broken_rules": {f"{name}.txt": str(e) for name, e in sorted(growable.broken.items())},
+            "plants_without_rule": {f"{name}.txt": i for name, i in sorted(growable.orphaned.items())}}
+
+
 def _zone_ids(args: argparse.Namespace) -> list[int]:
     """The zones asked for: --id N, --ids A,B,… or --all (those with altitude and plants)."""
     from model.plants.grow_batch import NEEDS
@@ -283,7 +295,7 @@ def _zone_ids(args: argparse.Namespace) -> list[int]:
     return [args.zone_id]
 
 
-def _grow_batch(args: argparse.Namespace, ids: list[int], batch) -> int:
+def _grow_batch(args: argparse.Namespace, ids: list[int], batch, growable: Any, broken: str | None) -> int:
     """Several zones (or one, with batch options) as a batch job: each grown where it runs, written here."""
     from model.plants.grow_batch import GrowJob, grow_zones, missing_rules_by_zone, workers_for
     from model.plants.growth import GrowthOptions
@@ -308,6 +320,7 @@ def _grow_batch(args: argparse.Namespace, ids: list[int], batch) -> int:
     every = {k: warnings.get(k, []) + said.get(k, []) for k in ids}
     doc = {"zones": ids, "passes": args.passes, "seed": args.seed, "fertility": options.fertility,
            "out": str(args.out), "missing_rules": {str(k): m for k, m in missing.items()},
+           **_broken_doc(growable), "rules_warning": broken,
            "unknown_plants": "dropped" if options.drop_unknown else "kept",
            "warnings": {str(k): v for k, v in every.items() if v}}
     if not args.json:

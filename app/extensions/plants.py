@@ -14,16 +14,27 @@ def _inspector(main_window: Any) -> Any:
     return PlantInspector(main_window)
 
 
+def _open_folders(main_window: Any) -> tuple[Any, Any]:
+    """(zone folder, rules folder) open in the Zone Layers and Plant Rules windows, or None each."""
+    def widget(key: str) -> Any:
+        return main_window.tool_widget(key) if hasattr(main_window, "tool_widget") else None
+
+    zone = getattr(widget("zone_viewer"), "zone", None)
+    load = getattr(widget("plant_inspector"), "load", None)
+    return getattr(zone, "folder", None), getattr(load, "folder", None)
+
+
 def _grow(main_window: Any) -> Any:
     from widgets.plant_grow import grow_forest_scene
 
-    return grow_forest_scene(main_window)
+    zones, rules = _open_folders(main_window)
+    return grow_forest_scene(main_window, zones, rules)
 
 
 def _grow_here(main_window: Any) -> Any:
     from widgets.plant_grow import grow_forest_on_scene
 
-    return grow_forest_on_scene(main_window)
+    return grow_forest_on_scene(main_window, _open_folders(main_window)[1])
 
 
 WINDOWS = [

@@ -16,7 +16,10 @@ def _browser(main_window: Any) -> Any:
 def _import(main_window: Any) -> Any:
     from widgets.trn_import import import_trn_scene
 
-    return import_trn_scene(main_window)
+    # the file open in the TRN browser is the one to import: not asked for again
+    browser = main_window.tool_widget("trn_browser") if hasattr(main_window, "tool_widget") else None
+    doc = getattr(browser, "doc", None)
+    return import_trn_scene(main_window, getattr(doc, "path", None))
 
 
 WINDOWS = [

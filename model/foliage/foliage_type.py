@@ -422,8 +422,8 @@ def edit_problem(new: FoliageType, old: FoliageType | None = None,
                  folder: str | Path | None = None) -> str | None:
     """Why `new` cannot be taken as an edit of `old`: the first key a save and read-back would
     refuse and why, or a mesh file it newly names that is not in `folder` (the scene's; None: the
-    working folder). None when it can. A mesh file `old` already named is not checked again, so a
-    type whose file is missing can still have its other settings edited."""
+    working folder) or that cannot be drawn. None when it can. A mesh file `old` already named is
+    not checked again, so a type whose file is missing can still have its other settings edited."""
     try:
         foliage_type_from_dict(foliage_type_to_dict(new))
     except FormatError as e:
@@ -435,4 +435,9 @@ def edit_problem(new: FoliageType, old: FoliageType | None = None,
             continue
         if not (base / mesh.replace("\\", "/")).is_file():
             return f"{key}: mesh file {mesh!r} not found in {base}"
+        from model.foliage.mesh_check import mesh_file_problem  # trimesh: only for a new file
+
+        problem = mesh_file_problem(mesh, base)
+        if problem is not None:
+            return f"{key}: {problem}"
     return None

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from model.errors import FormatError
+from model.foliage.mesh_files import carried_files
 from model.foliage.palette import Palette, palette_from_list, palette_to_list
 from model.foliage.store import KIND, SUFFIX, encode_with_crc, load_store
 from model.foliage.volume import DEFAULT_CELL_SIZE, FoliageVolume
@@ -55,11 +56,13 @@ def foliage_of(scene: Scene, palette: Palette | None = None) -> SceneFoliage:
 
 
 def write_section(scene: Scene, manifest: Path, files: dict[Path, bytes]) -> dict | None:
-    """Hook for `save_scene`: adds the instance file to `files`, returns the manifest table."""
+    """Hook for `save_scene`: adds the instance file (and the mesh files the scene's folder lacks)
+    to `files`, returns the manifest table. The scene itself is left as it is."""
     foliage = scene.sections.get(KEY)
     if foliage is None:
         return None
-    foliage.volume.mesh_folder = manifest.parent  # mesh paths now resolve beside this manifest
+    # the mesh files travel with the scene, so it opens wherever it is written
+    files.update(carried_files(foliage.palette, _mesh_source(scene), manifest.parent))
     data, crc = encode_with_crc(foliage.volume)
     side = scene_file.versioned_side_path(manifest, KIND, data, crc32=crc)
     files[side] = memoryview(data)
@@ -70,6 +73,20 @@ def write_section(scene: Scene, manifest: Path, files: dict[Path, bytes]) -> dic
         "instances_crc32": f"{crc:08x}",
         "types": palette_to_list(foliage.palette),
     }
+
+
+def _mesh_source(scene: Scene) -> Path | None:
+    folder = scene.sections[KEY].volume.mesh_folder
+    if folder is None and scene.path is not None:
+        folder = Path(scene.path).parent
+    return None if folder is None else Path(folder)
+
+
+def section_saved(scene: Scene, manifest: Path) -> None:
+    """Hook for `save_scene` after the scene became `manifest`: mesh paths resolve beside it now."""
+    foliage = scene.sections.get(KEY)
+    if foliage is not None:
+        foliage.volume.mesh_folder = manifest.parent
 
 
 def read_section(scene: Scene, manifest: Path, doc: object) -> None:
@@ -106,3 +123,4 @@ def register() -> None:
     scene_file.RETIRED_SIDE_SUFFIXES.add(SUFFIX)
     scene_file.SECTION_WRITERS[KEY] = write_section
     scene_file.SECTION_READERS[KEY] = read_section
+    scene_file.SECTION_SAVED[KEY] = section_saved

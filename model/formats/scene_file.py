@@ -221,6 +221,7 @@ def scene_manifest(scene: Scene, manifest: Path) -> tuple[dict, dict[Path, bytes
 # Subsystems that store a section beside the scene register (save, load) hooks here.
 SECTION_WRITERS: dict[str, object] = {}
 SECTION_READERS: dict[str, object] = {}
+SECTION_SAVED: dict[str, object] = {}  # called after a save that made the manifest the scene's file
 # Importing these registers their hooks. Done before every load and save, so a process that
 # never imported them still keeps (and writes back) a scene's foliage instead of dropping it.
 SECTION_MODULES = ("model.foliage", "model.formats.edit_layers_file")
@@ -231,9 +232,10 @@ def register_sections() -> None:
         importlib.import_module(name)
 
 
-def save_scene(scene: Scene, path: str | Path, copy_textures: bool = True,
+def save_scene(scene: Scene, path: str | Path, copy: bool = False, copy_textures: bool = True,
                replace_textures: bool = False) -> None:
     """Write the scene atomically: side files first, the manifest last, then drop stale side files.
+    The scene then lives at `path`; with `copy` (a recovery copy) it stays where it was, unchanged.
 
     Saved into another folder than its textures', the layers' texture files are copied there first
     under the same relative paths (`model.layer_texture_files`; a different file already there is
@@ -272,9 +274,12 @@ def save_scene(scene: Scene, path: str | Path, copy_textures: bool = True,
             except OSError:  # a leftover file is harmless; the manifest no longer names it
                 pass
         remove_stale_temps(manifest.parent, lambda name: _is_scene_file(manifest, name))
-    scene.path = manifest
-    if copy_textures:
-        scene.asset_folder = manifest.parent
+    if not copy:
+        scene.path = manifest
+        if copy_textures:
+            scene.asset_folder = manifest.parent
+        for saved in SECTION_SAVED.values():
+            saved(scene, manifest)  # type: ignore[operator]
 
 
 # TOML names for the kinds a manifest value may have (a reader knows "table", not "dict").

@@ -15,7 +15,7 @@ import numpy as np
 
 from model.batch import Task, TileStore, file_fingerprint, parameters_of, run_tasks
 from model.plants.growth import GrowthOptions
-from model.plants.loader import load_rules
+from model.plants.loader import load_growable_rules
 from model.plants.zone_growth import grow_zone
 from model.zones import read_zone, write_zone
 from model.zones.zone import Zone
@@ -44,7 +44,7 @@ def workers_for(zones: int, workers: int | None = None) -> int | None:
 def grow_task(job: GrowJob, zone_id: int) -> dict[str, np.ndarray]:
     """One zone grown (a batch task): its layers as arrays, and the warnings reading it gave."""
     zone = read_zone(job.zones, zone_id, require=NEEDS)
-    grown = grow_zone(zone, load_rules(job.rules), job.passes, job.seed, job.options)
+    grown = grow_zone(zone, load_growable_rules(job.rules).rules, job.passes, job.seed, job.options)
     out = {f"layer_{name}": array for name, array in grown.layers.items()}
     out["warnings"] = np.array(zone.warnings, dtype=str)
     return out
@@ -69,7 +69,7 @@ def missing_rules_by_zone(job: GrowJob, ids: list[int]) -> dict[int, dict[str, i
     it can be said before a long job starts."""
     from model.plants.zone_growth import missing_rules
 
-    rules = load_rules(job.rules)
+    rules = load_growable_rules(job.rules).rules
     out: dict[int, dict[str, int]] = {}
     for zone_id in ids:
         zone = read_zone(job.zones, zone_id, layers=("plants",))

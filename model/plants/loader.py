@@ -228,3 +228,50 @@ def load_rules(folder: str | Path) -> dict[int, PlantRule]:
     if not result.rules:
         raise no_rules_error(result.folder)
     return result.by_index()
+
+
+@dataclass
+class GrowableRules:
+    """What a grow uses from a rules folder: every rule that loads, and the files that do not."""
+
+    folder: Path
+    rules: dict[int, PlantRule]
+    broken: dict[str, FormatError] = field(default_factory=dict)  # rule name → why it does not load
+    orphaned: dict[str, int] = field(default_factory=dict)  # broken rule → the plant type it names
+
+    def broken_text(self, names: dict[int, str] | None = None) -> str | None:
+        """One sentence naming the broken files and the plants they leave without a rule; None when
+        every file loads."""
+        if not self.broken:
+            return None
+        count = len(self.broken)
+        files = "; ".join(f"{name}{RULE_SUFFIX} ({e.reason})" for name, e in sorted(self.broken.items()))
+        text = (f"{self.folder}: {count} rule file{'s' if count != 1 else ''} "
+                f"{'do' if count != 1 else 'does'} not load and {'are' if count != 1 else 'is'} "
+                f"left out: {files}")
+        if self.orphaned:
+            plants = ", ".join(f"{(names or {}).get(i, f'#{i}')} (type {i}, {name}{RULE_SUFFIX})"
+                               for name, i in sorted(self.orphaned.items(), key=lambda kv: (kv[1], kv[0])))
+            text += f"; plants left without a rule: {plants}"
+        return text
+
+
+def _claimed_index(rf: RuleFile | None) -> int | None:
+    """The plant type a rule file names itself (its last `index=`), even when its chain is broken."""
+    entry = next((e for e in reversed(rf.entries) if e.key == "index"), None) if rf is not None else None
+    data = entry.value.data if entry is not None else None
+    return data if isinstance(data, int) and not isinstance(data, bool) else None
+
+
+def load_growable_rules(folder: str | Path) -> GrowableRules:
+    """Every rule of `folder` that loads, by plant type, and the ones that do not: a grow goes on
+    without them. A folder where no rule loads raises (the first file's error, or "no rules")."""
+    result = load_folder(folder)
+    if not result.rules:
+        if result.errors:
+            raise next(iter(result.errors.values()))
+        raise no_rules_error(result.folder)
+    rules = result.by_index()
+    orphaned = {name: index for name in result.errors
+                if (index := _claimed_index(result.files.get(name))) is not None and index not in rules}
+    return GrowableRules(result.folder, rules, dict(result.errors), orphaned)

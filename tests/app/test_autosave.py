@@ -235,3 +235,70 @@ def test_a_recovery_description_nested_a_thousand_levels_reads_as_none(tmp_path)
     assert read_info(tmp_path) == {}  # no RecursionError at the editor's start
     (tmp_path / INFO_FILE).write_text('format = "boscage-recovery"\nname = "a"\n')
     assert read_info(tmp_path) == {"format": "boscage-recovery", "name": "a"}
+
+
+def scene_with_mesh_file(folder: Path) -> Path:
+    """A saved scene in `folder` with one type drawn from `meshes/stone.glb` beside it."""
+    from tests.widgets.test_palette_panel import write_rock
+
+    folder.mkdir(parents=True, exist_ok=True)
+    write_rock(folder, "stone.glb")
+    scene = make_small_scene()
+    foliage_of(scene).palette.add(FoliageType("stone", mesh="meshes/stone.glb"))
+    foliage_of(scene).volume.add("stone", [[0.0, 0.0, 0.0, 0, 0, 0, 1.0]])
+    save_scene(scene, folder / "rocks.boscage")
+    return folder / "rocks.boscage"
+
+
+def test_an_autosave_changes_nothing_about_the_open_document(main_window, tmp_path) -> None:
+    from widgets.form_fields import relative_mesh_path
+
+    path = scene_with_mesh_file(tmp_path)
+    assert main_window.open_file(path)
+    editor = main_window.foliage_editor
+    sculpt(main_window, 5.0)
+    assert main_window.autosave.save_now()
+    copy = main_window.autosave.manifest.parent
+    assert (copy / "meshes" / "stone.glb").read_bytes() == (tmp_path / "meshes" / "stone.glb").read_bytes()
+    assert foliage_of(main_window.document.scene).volume.mesh_folder == tmp_path
+    assert main_window.document.path == path
+    editor.palette_panel.select(["stone"])
+    editor._on_palette_changed()  # any later refresh of the palette still speaks of the scene's folder
+    form = editor.palette_panel.form
+    assert form.mesh_folder == tmp_path and form.variants.folder == tmp_path
+    (tmp_path / "meshes" / "moss.glb").write_bytes((tmp_path / "meshes" / "stone.glb").read_bytes())
+    assert relative_mesh_path(tmp_path / "meshes" / "moss.glb", form.mesh_folder) == ("meshes/moss.glb", None)
+    assert main_window.save()
+    assert foliage_of(main_window.document.scene).volume.mesh_folder == tmp_path
+    assert not (copy / "meshes").exists()  # the save removed the copy and what it carried
+
+
+def test_a_restored_scene_opens_with_every_mesh_file_it_names(qtbot, settings_folder, tmp_path) -> None:
+    from app.autosave import write_recovery
+    from rendering.meshes import mesh_for
+
+    path = scene_with_mesh_file(tmp_path)
+    scene = load_scene(path)
+    write_recovery(recovery_root() / "20260101-000000-cafebabe", scene)  # nobody holds its lock
+    glb = (tmp_path / "meshes" / "stone.glb").read_bytes()
+    (tmp_path / "meshes" / "stone.glb").unlink()  # lost since: the copy still has it
+    window = MainWindow(make_small_scene(), restore_layout=False)
+    qtbot.addWidget(window)
+    window.ask_restore = lambda parent, recovery: True
+    assert window.offer_recovery() is True
+    volume = foliage_of(window.document.scene).volume
+    assert window.document.path == path and volume.mesh_folder == tmp_path
+    assert (tmp_path / "meshes" / "stone.glb").read_bytes() == glb
+    assert len(mesh_for("meshes/stone.glb", volume.mesh_folder).vertices) > 0
+    window.document.undo_stack.setClean()
+    window.close()
+
+
+def test_save_as_into_another_folder_takes_the_mesh_files_along(main_window, tmp_path) -> None:
+    path = scene_with_mesh_file(tmp_path / "a")
+    assert main_window.open_file(path)
+    editor = main_window.foliage_editor
+    editor.palette_panel.select(["stone"])
+    main_window.document.save(tmp_path / "b" / "rocks.boscage")
+    assert (tmp_path / "b" / "meshes" / "stone.glb").is_file()
+    assert editor.palette_panel.form.mesh_folder == tmp_path / "b"  # the form follows the save

@@ -165,3 +165,38 @@ def test_grow_reports_plants_without_a_rule_and_keeps_them(zone_dir: Path, tmp_p
     assert doc["unknown_plants"] == "dropped" and "removed" in doc["warnings"][0]
     dropped = read_zone(tmp_path / "dropped", 5).plants["type"]
     assert not np.isin(dropped, list(others)).any()
+
+
+def test_grow_leaves_a_broken_chain_out_and_grows_the_rest(zone_dir: Path, tmp_path: Path, capsys) -> None:
+    import shutil
+
+    rules = tmp_path / "rules"
+    shutil.copytree(SAMPLE, rules)
+    # ElectroPlant's rule inherits a file that is not there: only that rule is left out
+    (rules / "electroplant_t2.txt").write_text("source=$electroplant_hi.txt\nindex=n14\nfertility=n5\n")
+    base = ["plants", "grow", "--zone", str(zone_dir), "--id", "5", "--rules", str(rules),
+            "--passes", "3", "--seed", "2"]
+    assert run_cli([*base, "--out", str(tmp_path / "a")]) == 0
+    err = capsys.readouterr().err
+    said = next(line for line in err.splitlines() if "electroplant_t2.txt" in line)
+    assert "missing rule file 'electroplant_hi.txt'" in said
+    assert "plants left without a rule: ElectroPlant (type 14, electroplant_t2.txt)" in said
+    assert run_cli([*base, "--out", str(tmp_path / "b"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert list(doc["broken_rules"]) == ["electroplant_t2.txt"]
+    assert "missing rule file 'electroplant_hi.txt'" in doc["broken_rules"]["electroplant_t2.txt"]
+    assert doc["plants_without_rule"] == {"electroplant_t2.txt": 14}
+    assert any("electroplant_t2.txt" in w for w in doc["warnings"])
+    # the rest grew exactly as with the sample folder alone
+    assert run_cli(["plants", "grow", "--zone", str(zone_dir), "--id", "5", "--rules", str(SAMPLE),
+                    "--passes", "3", "--seed", "2", "--out", str(tmp_path / "c")]) == 0
+    capsys.readouterr()
+    assert np.array_equal(read_zone(tmp_path / "b", 5).plants, read_zone(tmp_path / "c", 5).plants)
+    # a batch of zones leaves it out the same way
+    assert run_cli(["plants", "grow", "--zone", str(zone_dir), "--ids", "5", "--workers", "1",
+                    "--rules", str(rules),
+                    "--passes", "3", "--seed", "2", "--out", str(tmp_path / "d"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["plants_without_rule"] == {"electroplant_t2.txt": 14}
+    assert "electroplant_hi.txt" in doc["rules_warning"]
+    assert np.array_equal(read_zone(tmp_path / "d", 5).plants, read_zone(tmp_path / "c", 5).plants)

@@ -278,3 +278,31 @@ def test_one_zone_grown_as_a_scene_counts_passes_with_rate_and_cancels(qtbot, bi
     assert grow_forest_scene(None, big_last, SAMPLE, passes=400, seed=1) is None
     assert 4 <= seen["at"] < 400
     assert any(" of 400 passes done · " in t and "passes/s" in t and "left" in t for t in seen["labels"])
+
+
+def test_a_broken_rule_chain_is_left_out_and_named_before_growing(qtbot, zones, tmp_path,
+                                                                  monkeypatch) -> None:
+    import shutil
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.cli import run_cli
+    from widgets.plant_grow import grow_zones_to_folder
+
+    rules = tmp_path / "rules"
+    shutil.copytree(SAMPLE, rules)
+    (rules / "electroplant_t2.txt").write_text("source=$electroplant_hi.txt\nindex=n14\n")
+    asked: list[str] = []
+    monkeypatch.setattr("widgets.plant_grow.QMessageBox.information", lambda *a: None)
+    monkeypatch.setattr("widgets.plant_grow.QMessageBox.critical",
+                        lambda p, t, text: asked.append("ERROR " + text))
+    monkeypatch.setattr("widgets.plant_grow.QMessageBox.warning",
+                        lambda p, t, text, *a: asked.append(text) or QMessageBox.StandardButton.Ok)
+    written = grow_zones_to_folder(None, zones, rules, tmp_path / "gui", [7], passes=3, seed=2)
+    assert written and len(asked) == 1
+    assert "electroplant_t2.txt (missing rule file 'electroplant_hi.txt'" in asked[0]
+    assert "plants left without a rule: ElectroPlant (type 14" in asked[0]
+    # the rest grows as the sample folder alone does
+    assert run_cli(["plants", "grow", "--zones", str(zones), "--id", "7", "--rules", str(SAMPLE), "--passes",
+                    "3", "--seed", "2", "--out", str(tmp_path / "cli")]) == 0
+    assert digest(tmp_path / "gui") == digest(tmp_path / "cli")

@@ -25,7 +25,9 @@ def test_a_newly_named_mesh_file_must_be_there(tmp_path) -> None:
     assert edit_problem(far, base, tmp_path) == (
         f"lods[0].mesh: mesh file 'meshes/oak_far.obj' not found in {tmp_path}")
     (tmp_path / "meshes").mkdir()
-    (tmp_path / "meshes" / "oak_far.obj").write_text("v 0 0 0\n")
+    (tmp_path / "meshes" / "oak_far.obj").write_text("v 0 0 0\n")  # there, but no triangle
+    assert edit_problem(far, base, tmp_path) == "lods[0].mesh: oak_far.obj: the file holds no triangles"
+    (tmp_path / "meshes" / "oak_far.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
     assert edit_problem(far, base, tmp_path) is None
     assert mesh_places(far) == [("mesh", "meshes/oak.obj"), ("lods[0].mesh", "meshes/oak_far.obj")]
 

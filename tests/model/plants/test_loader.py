@@ -164,3 +164,21 @@ def test_an_empty_choice_list_loads_and_reads_as_no_change(tmp_path: Path) -> No
     assert rule.states[1] == () and rule.actions[0] == ()
     assert rule.choices(1) == ((1,), (2, 0))
     assert rule.choices(0) == ((0, 1), (2,))
+
+
+def test_a_grow_takes_every_rule_that_loads_and_names_the_broken(tmp_path: Path) -> None:
+    from model.plants.loader import load_growable_rules
+
+    write_rules(tmp_path, {"good.txt": simple_rule(1), "child.txt": "source=$good.txt\nindex=n4\n",
+                           "electro_t2.txt": "source=$electro_hi.txt\nindex=n14\n",
+                           "also_one.txt": "source=$gone.txt\nindex=n1\n"})
+    growable = load_growable_rules(tmp_path)
+    assert sorted(growable.rules) == [1, 4]
+    assert sorted(growable.broken) == ["also_one", "electro_t2"]
+    assert growable.orphaned == {"electro_t2": 14}  # type 1 still has its rule
+    text = growable.broken_text({14: "ElectroPlant"})
+    assert "2 rule files do not load" in text and "missing rule file 'electro_hi.txt'" in text
+    assert text.endswith("plants left without a rule: ElectroPlant (type 14, electro_t2.txt)")
+    only_bad = write_rules(tmp_path / "bad", {"x.txt": "source=$gone.txt\n"})
+    with pytest.raises(FormatError, match="missing rule file 'gone.txt'"):
+        load_growable_rules(only_bad)  # nothing would grow: refused as before
