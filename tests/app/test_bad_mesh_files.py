@@ -37,7 +37,7 @@ def test_a_scene_naming_a_bad_mesh_opens_with_one_warning_and_draws(shown, qtbot
     shown.warning_hook = lambda parent, title, text: warned.append(text)
     assert shown.open_file(scene_naming_junk(tmp_path))
     qtbot.waitUntil(lambda: len(warned) == 1, timeout=5000)
-    assert "junk.glb: cannot read the mesh" in warned[0] and "placeholder" in warned[0]
+    assert "junk.glb: not a glTF file" in warned[0] and "placeholder" in warned[0]
     assert "pine" not in warned[0]
     shown.viewport.frame_all()
     render(shown.viewport, qtbot)
@@ -55,7 +55,7 @@ def test_a_screenshot_of_such_a_scene_exits_0_with_one_warning(tmp_path) -> None
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith("boscage: warning:")]
     assert len(warnings) == 1 and "1 foliage type cannot draw its mesh" in warnings[0]
-    assert "junk.glb: cannot read the mesh" in result.stderr and out.is_file()
+    assert "junk.glb: not a glTF file" in result.stderr and out.is_file()
 
 
 def open_stone_scene(window, folder: Path):
@@ -101,10 +101,10 @@ def test_a_bad_file_is_refused_where_it_is_chosen(shown, tmp_path) -> None:
     steps = shown.document.undo_stack.count()
     form.choose_file = lambda: str(tmp_path / "meshes" / "junk.glb")
     pick(form.mesh, FILE_ITEM)
-    assert form.error.text().startswith("mesh: junk.glb: cannot read the mesh")
+    assert form.error.text().startswith("mesh: junk.glb: not a glTF file")
     form.variants.choose_file = lambda: str(tmp_path / "meshes" / "junk.glb")
     form.variants.add_mesh(FILE_ITEM)
-    assert form.error.text().startswith("variants[1].mesh: junk.glb: cannot read the mesh")
+    assert form.error.text().startswith("variants[1].mesh: junk.glb: not a glTF file")
     assert shown.document.undo_stack.count() == steps
     assert foliage_of(shown.document.scene).palette["stone"].mesh == "meshes/stone.glb"
     settle()

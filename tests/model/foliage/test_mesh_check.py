@@ -19,7 +19,7 @@ def test_random_bytes_are_refused_with_one_sentence_naming_the_file(tmp_path):
     junk(tmp_path)
     (tmp_path / "tree.obj").write_text(OBJ)
     said = mesh_file_problem("junk.glb", tmp_path)
-    assert said is not None and said.startswith("junk.glb: cannot read the mesh") and "\n" not in said
+    assert said is not None and said.startswith("junk.glb: not a glTF file") and "\n" not in said
     assert mesh_file_problem("tree.obj", tmp_path) is None
     assert mesh_file_problem("builtin:rock", tmp_path) is None
     assert "was not found" in mesh_file_problem("gone.obj", tmp_path)
@@ -31,7 +31,7 @@ def test_an_edit_naming_a_bad_file_is_refused_and_the_palette_names_the_type(tmp
     (tmp_path / "tree.obj").write_text(OBJ)
     old = FoliageType("oak", mesh="tree.obj")
     said = edit_problem(FoliageType("oak", mesh="junk.glb"), old, tmp_path)
-    assert said.startswith("mesh: junk.glb: cannot read the mesh")
+    assert said.startswith("mesh: junk.glb: not a glTF file")
     mixed = FoliageType("oak", variants=(Variant("tree.obj", 1.0), Variant("junk.glb", 1.0)))
     assert edit_problem(mixed, old, tmp_path).startswith("variants[1].mesh: junk.glb: ")
     assert edit_problem(FoliageType("oak", mesh="tree.obj", density=3.0), old, tmp_path) is None
