@@ -223,7 +223,7 @@ SECTION_WRITERS: dict[str, object] = {}
 SECTION_READERS: dict[str, object] = {}
 # Importing these registers their hooks. Done before every load and save, so a process that
 # never imported them still keeps (and writes back) a scene's foliage instead of dropping it.
-SECTION_MODULES = ("model.foliage", "model.formats.edit_layers_file")
+SECTION_MODULES = ("model.foliage", "model.formats.edit_layers_file", "model.formats.holes_file")
 
 
 def register_sections() -> None:
