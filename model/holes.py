@@ -89,6 +89,17 @@ def cell_holes(terrain: Terrain, rows: slice, cols: slice) -> np.ndarray:
     return m[:-1, :-1] | m[1:, :-1] | m[:-1, 1:] | m[1:, 1:]
 
 
+def cells_are_holes(terrain: Terrain, ci: np.ndarray, cj: np.ndarray) -> np.ndarray:
+    """True for each cell (column ci, row cj) with a hole at any corner."""
+    hit = np.zeros(np.shape(ci), bool)
+    if terrain.holes is None:
+        return hit
+    grid, plane = terrain.holes.grid, terrain.holes.plane
+    for dj, di in ((0, 0), (0, 1), (1, 0), (1, 1)):
+        hit |= grid.gather(plane, cj + dj, ci + di) > 0
+    return hit
+
+
 def hole_at(terrain: Terrain, x, z) -> np.ndarray:
     """True where (x, z) lies in a hole cell (a corner of its cell is a hole)."""
     x = np.asarray(x, np.float64)
@@ -96,9 +107,4 @@ def hole_at(terrain: Terrain, x, z) -> np.ndarray:
     if terrain.holes is None:
         return np.zeros(np.broadcast(x, z).shape, bool)
     inside, i0, j0, _fu, _fv = terrain._grid_coords(x, z)
-    grid = terrain.holes.grid
-    plane = terrain.holes.plane
-    hit = np.zeros(np.broadcast(x, z).shape, bool)
-    for dj, di in ((0, 0), (0, 1), (1, 0), (1, 1)):
-        hit |= grid.gather(plane, j0 + dj, i0 + di) > 0
-    return hit & inside
+    return cells_are_holes(terrain, i0, j0) & inside
