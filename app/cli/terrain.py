@@ -1,5 +1,5 @@
 """`boscage terrain erode|stamp|terrace|edit-layers`: procedural edit layers on a scene's terrain
-(`spline` and `holes` live in `app.cli.terrain_paths`).
+(`spline` and `holes` live in `app.cli._terrain_paths`).
 
 Each command adds an edit layer named after it (or recomputes the one of that name over the
 heights beneath it); nothing is written without --save, and a save is atomic. Ctrl+C while a
@@ -122,7 +122,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(el)
     el.set_defaults(func=run_edit_layers)
 
-    from app.cli.terrain_paths import register as register_paths
+    from app.cli._terrain_paths import register as register_paths
 
     register_paths(t_sub)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli import UsageError, add_json_flag, emit, parse_xz
+from app.cli import UsageError, add_json_flag, emit, examples, parse_xz
 from model.errors import FormatError
 
 MAX_PATH_BYTES = 16 * 1024 * 1024
@@ -24,7 +24,13 @@ def _number(text: str) -> float:
 
 def register(t_sub: argparse._SubParsersAction) -> None:
     sp = t_sub.add_parser(
-        "spline", help="lay a road or carve a river along a path, as an edit layer",
+        "spline", help="lay a road or carve a river along a path, as an edit layer", epilog=examples(
+            "boscage terrain spline valley.boscage road.json --width 8 --max-grade 8 --paint road "
+            "--clear-foliage --name main-road --save",
+            "boscage terrain spline valley.boscage river.json --width 14 --kind river --depth 2.5 "
+            "--paint water --save",
+            notes="--json prints {scene, layer, created, kind, points, parameters, samples_changed, "
+                  "foliage_removed, painted, edit_layers, saved}."),
         description="PATH.json holds {\"points\": [[x, z], ...]} (heights taken from the terrain) or "
                     "[[x, y, z], ...] (heights given), optionally with \"widths\" and \"falloffs\" "
                     "per point. A road is flat across its width, its grade kept within --max-grade by "
@@ -53,6 +59,11 @@ def register(t_sub: argparse._SubParsersAction) -> None:
     sp.set_defaults(func=run_spline)
 
     ho = t_sub.add_parser("holes", help="paint or erase holes in the terrain (caves, tunnel mouths)",
+                          epilog=examples(
+                              "boscage terrain holes valley.boscage --paint 120,-40 --radius 6 --save",
+                              "boscage terrain holes valley.boscage --paint 120,-40 --paint 126,-40 "
+                              "--radius 3 --erase --save",
+                              notes="--json prints {scene, erase, changed, holes, saved}."),
                           description="Marks the samples within --radius of each --paint point as holes "
                                       "(or clears them with --erase): their cells are not drawn, picked "
                                       "or exported, and no foliage grows on them.")
