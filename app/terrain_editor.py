@@ -165,6 +165,8 @@ class TerrainEditor(QObject):
         self.document.scene_replaced.connect(lambda scene: panel.set_layer(self.toolbox.current_layer))
         panel.amount_edited.connect(lambda v: setattr(self.toolbox, "amount", float(v)))
         panel.seed_edited.connect(lambda v: setattr(self.toolbox, "noise_seed", int(v)))
+        panel.road_width_edited.connect(self.toolbox.set_spline_width)
+        self.toolbox.spline_selected.connect(lambda _index, width: panel.show_road_width(width))
         return panel
 
     def _on_scene_replaced(self, scene: Scene) -> None:
