@@ -80,6 +80,8 @@ class TerrainToolPanel(QWidget):
         form.addRow("Amount", self.amount)
         form.addRow("Noise seed", self.seed)
         form.addRow("Road width", self.road_width)
+        self.form = form
+        self.set_tool("")
         layout = QVBoxLayout(self)
         layout.addLayout(grid)
         layout.addWidget(self.brush_panel)
@@ -91,6 +93,14 @@ class TerrainToolPanel(QWidget):
         self.amount.valueChanged.connect(self.amount_edited.emit)
         self.seed.valueChanged.connect(self.seed_edited.emit)
         self.road_width.valueChanged.connect(self.road_width_edited.emit)
+
+    def set_tool(self, key: str) -> None:
+        """Show the settings of the active tool: the Road tool's width, or the sculpt amount and
+        seed (a column of 240 px has room for one set, not both)."""
+        road = key == "spline"
+        self.form.setRowVisible(self.road_width, road)
+        self.form.setRowVisible(self.amount, not road)
+        self.form.setRowVisible(self.seed, not road)
 
     def show_road_width(self, width: float) -> None:
         """Show the selected road point's width without emitting `road_width_edited`."""
