@@ -130,6 +130,8 @@ def _save(args: argparse.Namespace, scene, human: list[str]) -> None:
 
 
 def run_spline(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from model.edit_layers import EditLayerError, describe
     from model.layer_ops import LayerError
     from model.spline_edits import apply_spline
@@ -160,7 +162,7 @@ def run_spline(args: argparse.Namespace) -> int:
     except (EditLayerError, LayerError, SplineError) as e:
         raise FormatError(args.scene, "edit_layers", str(e)) from None
     removed = 0 if change.removed is None else len(change.removed)
-    area = sum((r.stop - r.start) * (c.stop - c.start) for r, c in change.windows())
+    area = sum(int(np.count_nonzero(old != new)) for _r, _c, old, new in change.deltas)
     doc = {"scene": str(args.scene), "layer": args.name, "created": not existed, "kind": args.kind,
            "points": len(points), "parameters": change.new_params, "samples_changed": area,
            "foliage_removed": removed, "painted": args.paint,
