@@ -100,6 +100,18 @@ def cells_are_holes(terrain: Terrain, ci: np.ndarray, cj: np.ndarray) -> np.ndar
     return hit
 
 
+def instances_in_holes(volume, terrain: Terrain, box: tuple[float, float, float, float]) -> dict:
+    """The stored instances (a `FoliageVolume` selection) inside the box standing in a hole."""
+    selection = volume.query_box((box[0], box[1]), (box[2], box[3]))
+    out = {}
+    for key, idx in selection.items():
+        rec = volume.records(*key)[idx]
+        hit = hole_at(terrain, rec[:, 0].astype(np.float64), rec[:, 2].astype(np.float64))
+        if hit.any():
+            out[key] = idx[hit]
+    return out
+
+
 def hole_at(terrain: Terrain, x, z) -> np.ndarray:
     """True where (x, z) lies in a hole cell (a corner of its cell is a hole)."""
     x = np.asarray(x, np.float64)

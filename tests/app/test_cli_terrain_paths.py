@@ -131,3 +131,22 @@ def test_holes_are_painted_saved_and_erased(demo: Path) -> None:
     assert not any(".holes_" in name for name in files(demo))
     bad = boscage("terrain", "holes", demo, "--paint", "10,20", "--radius", "0")
     assert bad.returncode == 2 and "--radius" in bad.stderr
+
+
+def test_a_hole_removes_the_stored_foliage_standing_in_it(demo: Path) -> None:
+    from model.foliage.section import foliage_of
+    from model.formats.scene_file import load_scene
+    from model.holes import hole_at
+
+    volume = foliage_of(load_scene(demo)).volume
+    name = volume.type_names()[0]
+    x, _y, z = (float(v) for v in volume.all_records(name)[0, :3])
+    done = boscage("terrain", "holes", demo, f"--paint={x},{z}", "--radius", "4", "--save", "--json")
+    assert done.returncode == 0, done.stderr
+    removed = json.loads(done.stdout)["foliage_removed"]
+    scene = load_scene(demo)
+    after = foliage_of(scene).volume
+    assert removed >= 1 and len(after) == len(volume) - removed
+    for kind in after.type_names():
+        rec = after.all_records(kind)
+        assert not hole_at(scene.terrain, rec[:, 0].astype(float), rec[:, 2].astype(float)).any()
