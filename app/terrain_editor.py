@@ -167,7 +167,10 @@ class TerrainEditor(QObject):
 
     def tool_panel(self) -> TerrainToolPanel:
         """A settings panel bound to this editor's brush and tools."""
-        panel = TerrainToolPanel(self.toolbox.action_list(), self.toolbox.brush)
+        # the Road tool is in the toolbar and the menu (Shift+R): a fourth row of buttons would not
+        # fit the column's height
+        buttons = [a for key, a in self.toolbox.actions.items() if key != "spline"]
+        panel = TerrainToolPanel(buttons, self.toolbox.brush)
         panel.brush_edited.connect(self.toolbox.set_brush)
         self.toolbox.brush_changed.connect(panel.set_brush)
         panel.set_layer(self.toolbox.current_layer)
@@ -177,6 +180,10 @@ class TerrainEditor(QObject):
         panel.seed_edited.connect(lambda v: setattr(self.toolbox, "noise_seed", int(v)))
         for extra in self.panel_extras:
             extra(panel)
+        panel.road_width_edited.connect(self.toolbox.set_spline_width)
+        self.toolbox.tool_changed.connect(panel.set_tool)
+        panel.set_tool(self.toolbox.active.tool_key if self.toolbox.active is not None else "")
+        self.toolbox.spline_selected.connect(lambda _index, width: panel.show_road_width(width))
         return panel
 
     def _on_scene_replaced(self, scene: Scene) -> None:

@@ -1,4 +1,5 @@
-"""Terrain tools: Raise/Lower, Smooth, Flatten, Noise, Paint layer, Erase layer.
+"""Terrain tools: Raise/Lower, Smooth, Flatten, Noise, Paint layer, Erase layer, and the Road tool
+(`app.spline_tool`).
 
 Each tool is an `app.tools.Tool`; the `TerrainToolbox` registers them into a `ToolHost`, which
 holds every tool of the viewport in one exclusive action group, owns the shared brush and feeds
@@ -221,6 +222,7 @@ class TerrainToolbox(QObject):
     tool_changed = Signal(str)  # key of the active terrain tool, "" for none
     stroke_finished = Signal(object)  # the TerrainStroke
     message = Signal(str)
+    spline_selected = Signal(int, float)  # the Road tool's selected point and its width
 
     def __init__(self, viewport, document, settings=None, parent: QObject | None = None,
                  host: ToolHost | None = None) -> None:
@@ -233,7 +235,13 @@ class TerrainToolbox(QObject):
         self.noise_seed = 1
         self.stroke_seed = 0
         self.current_layer: str | None = None
-        self.tools = {cls.tool_key: cls(self) for cls in TOOL_CLASSES}
+        # the Road tool's spline layer and what its new points and new roads take
+        self.spline_name, self.spline_type, self.spline_paint = "road", "road", "road"
+        self.spline_width, self.spline_falloff = 8.0, 4.0
+        self.spline_max_grade, self.spline_depth = 12.0, 2.0
+        from app.spline_tool import SplineTool  # it builds on TerrainTool, defined above
+
+        self.tools = {cls.tool_key: cls(self) for cls in [*TOOL_CLASSES, SplineTool]}
         self.actions: dict[str, QAction] = {
             key: self.host.add_tool(tool, f"action_terrain_{key}") for key, tool in self.tools.items()}
         self._cursor_at: tuple[float, float] | None = None
@@ -298,6 +306,13 @@ class TerrainToolbox(QObject):
         self.tools[tool.tool_key] = tool
         self.actions[tool.tool_key] = self.host.add_tool(tool, f"action_terrain_{tool.tool_key}")
         return self.actions[tool.tool_key]
+    def spline_point_selected(self, index: int, width: float) -> None:
+        self.spline_selected.emit(index, width)
+
+    def set_spline_width(self, width: float) -> None:
+        """The width new road points take; with a point selected, that point's width too (one step)."""
+        self.spline_width = float(width)
+        self.tools["spline"].set_width(self.spline_width)
 
     # ---- brush cursor -----------------------------------------------------------------
     def show_brush(self, pos: tuple[float, float] | None, removes: bool = False) -> None:

@@ -366,6 +366,26 @@ class EditStack:
         self.changed.emit()
         return old
 
+    def write_window(self, name: str, rows: slice, cols: slice, values: np.ndarray) -> np.ndarray:
+        """Write a window of a layer's deltas (tiles it leaves all zeros are not made) and
+        recomposite only that window; the values it held, for undo."""
+        layer = self.layer(name)
+        old = layer.read(rows, cols)
+        values = np.asarray(values, np.float32)
+        grid = layer.deltas
+        for i, j in tiling.tiles_meeting(rows, cols, grid.tile):
+            rs, cs = tiling.tile_slices(i, j, *self.shape, grid.tile)
+            r = slice(max(rows.start, rs.start), min(rows.stop, rs.stop))
+            c = slice(max(cols.start, cs.start), min(cols.stop, cs.stop))
+            block = values[r.start - rows.start:r.stop - rows.start, c.start - cols.start:c.stop - cols.start]
+            if grid.holds(i, j) or np.any(block != 0):
+                grid.write(r, c, block, 0)
+        # sums kept beneath a selected layer above this one are stale now
+        self._versions[layer.uid] = self._versions.get(layer.uid, 0) + 1
+        if layer.shows:
+            self.recomposite(rows, cols)
+        return old
+
     def collapse(self, name: str) -> tuple[int, EditLayer, dict]:
         """Fold a layer into the base (its deltas times its opacity, where visible) and remove it;
         (index, layer, the base tiles it changed as {key: values}) for undo."""

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from model.holes import cells_are_holes
 from model.terrain import Terrain
 
 
@@ -96,6 +97,9 @@ def ray_heightfield(terrain: Terrain, origin, direction, max_t: float = math.inf
     if found.size == 0:
         return None
     k = int(found[0])
+    # a ray that meets the surface in a hole's cell falls through it: under the ground, no hit
+    if terrain.holes is not None and cells_are_holes(terrain, ci[k:k + 1], cj[k:k + 1])[0]:
+        return None
     t = ta[k] + hit_u[k]
     p = o + t * d
     return p

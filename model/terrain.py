@@ -134,6 +134,9 @@ class Terrain:
         # the edit layers over the heights (`model.edit_layers.EditStack`); None: the heights are
         # all there is, as in scenes made before edit layers existed
         self.edits = None
+        # the hole mask (`model.holes`): 255 where a sample is a hole, None for a terrain without
+        self.holes: PagedPlane | None = None
+        self.holes_changed = Event()  # (row_slice, col_slice)
 
     def __repr__(self) -> str:
         return (f"Terrain({self.columns} x {self.rows}, spacing={self.spacing!r}, "

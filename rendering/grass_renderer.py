@@ -25,6 +25,7 @@ from model.foliage.derived_grass import (
     type_base,
 )
 from model.foliage.foliage_type import FoliageType
+from model.holes import sample_mask
 from model.scene import Scene
 from rendering.gl_program import (
     ShaderProgram,
@@ -60,6 +61,8 @@ class GrassRenderer(Renderer):
         self._heights_tex = 0
         self._dummy_tex = 0
         self._layer_tex: dict[str, int] = {}
+        self._holes_tex = 0
+        self._holes_dirty: tuple[int, int, int, int] | None = None
         self._meshes: dict[str, tuple[int, int, int]] = {}  # mesh name → (vao, vbo, vertices)
         self._heights_dirty: tuple[int, int, int, int] | None = None
         self._layers_dirty: dict[str, tuple[int, int, int, int]] = {}
@@ -78,6 +81,7 @@ class GrassRenderer(Renderer):
             t.heights_changed.connect(self._on_heights)
             t.layer_weights_changed.connect(self._on_weights)
             t.layers_changed.connect(self._on_layers)
+            t.holes_changed.connect(self._on_holes)
             self._subscribed = True
             self._all_dirty = True
 
@@ -99,6 +103,10 @@ class GrassRenderer(Renderer):
     def _on_weights(self, index: int, rows: slice, cols: slice | None = None) -> None:
         name = self.terrain.layers[index].name
         self._layers_dirty[name] = self._union(self._layers_dirty.get(name), self._rect(rows, cols))
+        self.request_update()
+
+    def _on_holes(self, rows: slice, cols: slice | None = None) -> None:
+        self._holes_dirty = self._union(self._holes_dirty, self._rect(rows, cols))
         self.request_update()
 
     def _on_layers(self) -> None:
@@ -200,10 +208,28 @@ class GrassRenderer(Renderer):
         self._upload(self._layer_tex[name], GL.GL_R8UI, GL.GL_RED_INTEGER, GL.GL_UNSIGNED_BYTE,
                      layer.read, rect)
 
+    def _upload_holes(self, rect=None) -> None:
+        if not self._holes_tex:
+            self._holes_tex = self._texture()
+            rect = None
+        self._upload(self._holes_tex, GL.GL_R8UI, GL.GL_RED_INTEGER, GL.GL_UNSIGNED_BYTE,
+                     lambda rows, cols: sample_mask(self.terrain, rows, cols), rect)
+
     def _sync(self, types: list[FoliageType], need: tuple[int, int, int, int]) -> None:
         """Textures up to date for `types` over the grid rectangle `need` (at least)."""
         wanted = {t.layer.name for t in types if t.layer is not None}
         self._fit_window(need)
+        if self.terrain.holes is None:
+            if self._holes_tex:  # gone (undone): a mask made later is sent whole
+                GL.glDeleteTextures(1, [self._holes_tex])
+                self._holes_tex = 0
+            self._holes_dirty = None
+        elif self._all_dirty or not self._holes_tex:
+            self._upload_holes()
+            self._holes_dirty = None
+        elif self._holes_dirty is not None:
+            self._upload_holes(self._holes_dirty)
+            self._holes_dirty = None
         if self._all_dirty:
             self._upload_heights()
             for tex in self._layer_tex.values():
@@ -269,6 +295,8 @@ class GrassRenderer(Renderer):
             "u_heights": ("1i", 0),
             "u_weights": ("1i", 1),
             "u_texel0": ("2i", (self._window[2], self._window[0])),
+            "u_has_holes": ("1i", int(t.holes is not None and bool(self._holes_tex))),
+            "u_holes": ("1i", 2),
         }
         program = p.id if isinstance(p, ShaderProgram) else p
         for name, (kind, value) in values.items():
@@ -289,6 +317,8 @@ class GrassRenderer(Renderer):
         GL.glBindTexture(GL.GL_TEXTURE_2D, self._heights_tex)
         GL.glActiveTexture(GL.GL_TEXTURE1)
         GL.glBindTexture(GL.GL_TEXTURE_2D, layer_tex)
+        GL.glActiveTexture(GL.GL_TEXTURE2)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, self._holes_tex if self._holes_tex else self._dummy_tex)
         GL.glActiveTexture(GL.GL_TEXTURE0)
         return True
 
@@ -369,6 +399,7 @@ class GrassRenderer(Renderer):
         t.heights_changed.disconnect(self._on_heights)
         t.layer_weights_changed.disconnect(self._on_weights)
         t.layers_changed.disconnect(self._on_layers)
+        t.holes_changed.disconnect(self._on_holes)
         self._subscribed = False
         if self.program is not None:
             self.program.delete()
@@ -376,10 +407,11 @@ class GrassRenderer(Renderer):
         if self._feedback_program:
             GL.glDeleteProgram(self._feedback_program)
             self._feedback_program = 0
-        textures = [tex for tex in [self._heights_tex, self._dummy_tex, *self._layer_tex.values()] if tex]
+        textures = [tex for tex in [self._heights_tex, self._dummy_tex, self._holes_tex,
+                                    *self._layer_tex.values()] if tex]
         if textures:
             GL.glDeleteTextures(len(textures), textures)
-        self._heights_tex = self._dummy_tex = 0
+        self._heights_tex = self._dummy_tex = self._holes_tex = 0
         self._layer_tex.clear()
         self._window = None
         for vao, vbo, _ in self._meshes.values():

@@ -233,10 +233,11 @@ class RefusalMarkers(_Part):
     def vertices(self) -> np.ndarray:
         if not len(self.reasons):
             return np.empty((0, VERTEX_FLOATS), np.float32)
-        colors = np.array([REFUSAL_COLOURS.get(int(r), UNKNOWN_REFUSAL) for r in range(7)], np.float32)
-        idx = np.where((self.reasons >= 0) & (self.reasons < 7), self.reasons, 0)
+        top = max(REFUSAL_COLOURS)
+        colors = np.array([REFUSAL_COLOURS.get(r, UNKNOWN_REFUSAL) for r in range(top + 1)], np.float32)
+        idx = np.where((self.reasons >= 0) & (self.reasons <= top), self.reasons, 0)
         c = colors[idx]
-        c[(self.reasons < 1) | (self.reasons > 6)] = UNKNOWN_REFUSAL
+        c[(self.reasons < 1) | (self.reasons > top)] = UNKNOWN_REFUSAL
         sizes = np.full(len(self.reasons), self.size_px, np.float32)
         if self.highlight is not None:
             other = self.reasons != self.highlight

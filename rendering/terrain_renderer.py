@@ -31,6 +31,8 @@ from rendering.terrain_lod import MAX_TILES, PIXEL_ERROR, TILE, Key, LodPyramid
 from rendering.terrain_mesh import VERTEX_FLOATS, grid_indices, vertex_grid
 from rendering.terrain_textures import UNITS, TerrainTextures
 
+HOLES_UNIT = max(UNITS.values()) + 1  # the hole mask's texture unit (0: foliage cover)
+
 FOG_COLOUR = np.array([0.62, 0.71, 0.80], np.float32)
 
 
@@ -107,6 +109,8 @@ class TerrainRenderer(Renderer):
         self.full_detail_triangles = full_detail_triangles
         self._density_tex = 0
         self._density_shape: tuple[int, ...] | None = None
+        self._holes_tex = 0
+        self._holes_dirty: list[tuple[int, int, int, int]] | None = None  # None: every texel
         self.program: ShaderProgram | None = None
         self.pyramid: LodPyramid | None = None
         self._tiles: OrderedDict[Key, _Tile] = OrderedDict()  # least recently drawn first
@@ -137,7 +141,9 @@ class TerrainRenderer(Renderer):
             t.heights_changed.connect(self._on_rows_changed)
             t.layer_weights_changed.connect(self._on_layer_changed)
             t.layers_changed.connect(self._on_layers_changed)
+            t.holes_changed.connect(self._on_holes_changed)
             self._subscribed = True
+            self._holes_dirty = None
             self._rebuild = True
 
     def _rect(self, rows: slice, cols: slice | None) -> tuple[int, int, int, int]:
@@ -173,6 +179,10 @@ class TerrainRenderer(Renderer):
     def _on_layer_changed(self, index: int, rows: slice, cols: slice | None = None) -> None:
         self._mark(self._rect(rows, cols))
 
+    def _on_holes_changed(self, rows: slice, cols: slice) -> None:
+        if self._holes_dirty is not None:
+            self._holes_dirty.append(self._rect(rows, cols))
+
     def _on_layers_changed(self) -> None:
         self._dirty.update({k: None for k in self._tiles})
 
@@ -182,6 +192,7 @@ class TerrainRenderer(Renderer):
         self.program.use()
         for kind, unit in UNITS.items():  # samplers of two types may not share a unit, even unused
             self.program.set_uniform(f"u_{kind}", unit)
+        self.program.set_uniform("u_holes", HOLES_UNIT)
         self._rebuild = True
 
     def _indices(self, rows: int, cols: int, edges: tuple[bool, ...]) -> tuple[int, int]:
@@ -362,6 +373,43 @@ class TerrainRenderer(Renderer):
                 frame.stats.count_upload("foliage cover", len(rects))
         return True
 
+    def _sync_holes(self, frame: FrameContext) -> bool:
+        """Send the hole mask's texels that changed (all the first time); False without holes."""
+        mask = self.terrain.holes
+        if mask is None:
+            self._holes_dirty = None  # a mask made later is sent whole
+            return False
+        first = not self._holes_tex
+        if first:
+            self._holes_tex = int(GL.glGenTextures(1))
+            GL.glBindTexture(GL.GL_TEXTURE_2D, self._holes_tex)
+            for name in (GL.GL_TEXTURE_MIN_FILTER, GL.GL_TEXTURE_MAG_FILTER):
+                GL.glTexParameteri(GL.GL_TEXTURE_2D, name, GL.GL_LINEAR)
+            for name in (GL.GL_TEXTURE_WRAP_S, GL.GL_TEXTURE_WRAP_T):
+                GL.glTexParameteri(GL.GL_TEXTURE_2D, name, GL.GL_CLAMP_TO_EDGE)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, self._holes_tex)
+        GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
+        t = self.terrain
+        if first or self._holes_dirty is None:
+            GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_R8, t.columns, t.rows, 0, GL.GL_RED,
+                            GL.GL_UNSIGNED_BYTE, np.ascontiguousarray(mask[0:t.rows, 0:t.columns]))
+            frame.stats.count_upload("holes", 1)
+        else:
+            for r0, r1, c0, c1 in self._holes_dirty:
+                GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, c0, r0, c1 - c0, r1 - r0, GL.GL_RED,
+                                   GL.GL_UNSIGNED_BYTE, np.ascontiguousarray(mask[r0:r1, c0:c1]))
+        self._holes_dirty = []
+        return True
+
+    def _set_holes_uniforms(self, p: ShaderProgram, on: bool) -> None:
+        p.set_uniform("u_holes_on", 1.0 if on else 0.0)
+        GL.glActiveTexture(GL.GL_TEXTURE0 + HOLES_UNIT)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, self._holes_tex if on else 0)
+        GL.glActiveTexture(GL.GL_TEXTURE0)
+        if on:
+            p.set_uniform("u_holes_origin", np.array(self.terrain.origin, np.float32))
+            p.set_uniform("u_holes_spacing", float(self.terrain.spacing))
+
     def _set_density_uniforms(self, p: ShaderProgram, on: bool) -> None:
         p.set_uniform("u_density_on", 1.0 if on else 0.0)
         GL.glActiveTexture(GL.GL_TEXTURE0)
@@ -380,6 +428,7 @@ class TerrainRenderer(Renderer):
         self._subscribe()
         chosen = self._sync(frame)
         density_on = self._sync_density(frame)
+        holes_on = self._sync_holes(frame)
         self.drawn = chosen
         self.visible = [k[1:] for k in chosen if k[0] == 0]
         p = self.program
@@ -387,6 +436,7 @@ class TerrainRenderer(Renderer):
         sx, sz = self.terrain.size
         set_lit_uniforms(p, frame, max(sx, sz) * 3.0 + frame.camera.distance)
         self._set_density_uniforms(p, density_on)
+        self._set_holes_uniforms(p, holes_on)
         if self.textures is not None:
             self.textures.sync()
             p.use()
@@ -413,12 +463,16 @@ class TerrainRenderer(Renderer):
         if self._density_tex:
             GL.glDeleteTextures(1, [self._density_tex])
             self._density_tex = 0
+        if self._holes_tex:
+            GL.glDeleteTextures(1, [self._holes_tex])
+            self._holes_tex = 0
         if self.density is not None:
             self.density.release()
         t = self.terrain
         t.heights_changed.disconnect(self._on_rows_changed)
         t.layer_weights_changed.disconnect(self._on_layer_changed)
         t.layers_changed.disconnect(self._on_layers_changed)
+        t.holes_changed.disconnect(self._on_holes_changed)
         self._subscribed = False
         if self.program is not None:
             self.program.delete()

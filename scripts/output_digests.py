@@ -2,7 +2,8 @@
 
 `scripts/portability.sh` runs this twice — as the machine is, and with numpy's SIMD narrowed to the
 baseline and numba compiling for a generic CPU — and fails on any difference: a TRN bake, a spawner
-run, a whole-scene scatter, a growth, the demo scene, every export and its import back.
+run, a whole-scene scatter, a growth, the demo scene, the terrain's edit layers (erosion, terraces,
+stamps, road and river splines) and holes, every export and its import back.
 """
 
 from __future__ import annotations
@@ -100,6 +101,20 @@ def main() -> int:
         cli("terrain", "stamp", eroded, work / "cone.npy", "--at", "100,-140", "--radius", "90",
             "--rotation", "30", "--height", "25", "--mode", "max", "--save")
         out.update(digests(eroded.parent, "terrain-edit-layers"))
+
+        paths = fresh_demo(work, "splines")
+        road = {"points": [[-300, -200], [-100, -60], [100, 40], [300, 220]], "widths": [8, 8, 10, 8]}
+        (work / "road.json").write_text(json.dumps(road))
+        (work / "river.json").write_text(json.dumps([[-420, 30.5, 300], [0, 21.25, 350], [420, 12, 320]]))
+        cli("terrain", "spline", paths, work / "road.json", "--width", "8", "--max-grade", "8",
+            "--paint", "road", "--clear-foliage", "--name", "road", "--save")
+        cli("terrain", "spline", paths, work / "river.json", "--width", "14", "--falloff", "6", "--kind",
+            "river", "--depth", "2.5", "--paint", "water", "--polyline", "--clear-foliage", "--name", "river",
+            "--save")
+        cli("terrain", "holes", paths, "--paint", "60,-300", "--paint", "66,-302", "--radius", "5", "--save")
+        cli("heightmap", "export", paths, paths.parent / "heights.png")
+        cli("export", paths, paths.parent / "holes.glb", "--terrain-step", "2")
+        out.update(digests(paths.parent, "terrain-splines-holes"))
 
         exports = work / "exports"
         exports.mkdir()

@@ -29,6 +29,7 @@ class TerrainToolPanel(QWidget):
     brush_edited = Signal(object)
     amount_edited = Signal(float)
     seed_edited = Signal(int)
+    road_width_edited = Signal(float)  # once an edit of the Road width is finished
 
     def __init__(self, actions: list[QAction] | None = None, brush: Brush | None = None,
                  parent: QWidget | None = None) -> None:
@@ -64,10 +65,23 @@ class TerrainToolPanel(QWidget):
         self.layer.setToolTip("The layer Paint Layer and Erase Layer work on: pick it in the Layers panel")
         self.set_layer(None)
 
+        self.road_width = QDoubleSpinBox(self)
+        self.road_width.setObjectName("terrain_road_width")
+        self.road_width.setRange(0.5, 200.0)
+        self.road_width.setValue(8.0)
+        self.road_width.setSingleStep(0.5)
+        self.road_width.setSuffix(" m")
+        self.road_width.setKeyboardTracking(False)  # one undo step per finished edit, not per digit
+        self.road_width.setToolTip("Road tool: the width of the selected point (one undo step), and of "
+                                   "the points added next")
+
         form = QFormLayout()
         form.addRow("Paints layer", self.layer)
         form.addRow("Amount", self.amount)
         form.addRow("Noise seed", self.seed)
+        form.addRow("Road width", self.road_width)
+        self.form = form
+        self.set_tool("")
         layout = QVBoxLayout(self)
         layout.addLayout(grid)
         layout.addWidget(self.brush_panel)
@@ -78,6 +92,21 @@ class TerrainToolPanel(QWidget):
         layout.addStretch(1)
         self.amount.valueChanged.connect(self.amount_edited.emit)
         self.seed.valueChanged.connect(self.seed_edited.emit)
+        self.road_width.valueChanged.connect(self.road_width_edited.emit)
+
+    def set_tool(self, key: str) -> None:
+        """Show the settings of the active tool: the Road tool's width, or the sculpt amount and
+        seed (a column of 240 px has room for one set, not both)."""
+        road = key == "spline"
+        self.form.setRowVisible(self.road_width, road)
+        self.form.setRowVisible(self.amount, not road)
+        self.form.setRowVisible(self.seed, not road)
+
+    def show_road_width(self, width: float) -> None:
+        """Show the selected road point's width without emitting `road_width_edited`."""
+        self.road_width.blockSignals(True)
+        self.road_width.setValue(width)
+        self.road_width.blockSignals(False)
 
     def set_layer(self, name: str | None) -> None:
         """Show which layer the paint tools work on."""

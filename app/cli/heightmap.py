@@ -11,6 +11,7 @@ from model.errors import FormatError
 from model.formats.heightmap import (
     FORMATS,
     export_heights,
+    holes_mask_path,
     write_layer_png,
     write_scene_from_heightmap,
 )
@@ -91,6 +92,10 @@ def run_export(args: argparse.Namespace) -> int:
     doc = {"out": str(args.out), "columns": t.columns, "rows": t.rows, "spacing": t.spacing,
            "offset": mapping.offset if mapping else None, "scale": mapping.scale if mapping else None}
     human = f"wrote {args.out}: {t.columns} x {t.rows} samples"
+    mask = holes_mask_path(args.out)
+    if t.holes is not None and t.holes.grid.nonzero(0):
+        doc["holes_mask"] = str(mask)
+        human += f"; the hole mask in {mask}"
     if mapping:
         human += f", height = {mapping.offset:g} + {mapping.scale:g} m × value / 65535"
     emit(args, human, doc)

@@ -1,4 +1,5 @@
-"""`boscage terrain erode|stamp|terrace|edit-layers`: procedural edit layers on a scene's terrain.
+"""`boscage terrain erode|stamp|terrace|edit-layers`: procedural edit layers on a scene's terrain
+(`spline` and `holes` live in `app.cli._terrain_paths`).
 
 Each command adds an edit layer named after it (or recomputes the one of that name over the
 heights beneath it); nothing is written without --save, and a save is atomic. Ctrl+C while a
@@ -136,6 +137,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     el.add_argument("--save", action="store_true", help="write the change back to SCENE (atomically)")
     add_json_flag(el)
     el.set_defaults(func=run_edit_layers)
+
+    from app.cli._terrain_paths import register as register_paths
+
+    register_paths(t_sub)
 
 
 # ---- shared ------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from model import portable_math as pmath
 from model.foliage import hashing
 from model.foliage.foliage_type import FoliageType
 from model.foliage.hashing import Channel
+from model.holes import cells_are_holes
 from model.terrain import Terrain
 
 TILE_CELLS = 4  # terrain cells per tile side (a power of two keeps the tile offsets exact)
@@ -113,6 +114,10 @@ def grass_candidates(terrain: Terrain, ftype: FoliageType, tile0: tuple[int, int
     elif layer is not None:
         weight[inside] = layer.gather(row[inside], col[inside])  # tile by tile where paged
     grows = inside & (weight >= min_weight_u8(ftype)) & (thin * 255 < weight * FULL)
+    if terrain.holes is not None:  # nothing grows in a hole's cells (the cell in integers, as the GPU)
+        ci = np.minimum(tx * T + ((T * kx) >> 24), terrain.columns - 2)
+        cj = np.minimum(tz * T + ((T * kz) >> 24), terrain.rows - 2)
+        grows[inside] &= ~cells_are_holes(terrain, ci[inside], cj[inside])
     x = terrain.origin[0] + terrain.spacing * u
     z = terrain.origin[1] + terrain.spacing * v
     y = np.full(count, np.nan)

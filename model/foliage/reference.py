@@ -19,6 +19,7 @@ from model.foliage.scatter import (
     candidate_count,
     make_records,
 )
+from model.holes import hole_at
 
 _MASK = 0xFFFFFFFF
 
@@ -60,6 +61,8 @@ def consider_reference(scatter: FoliageScatter, type_name: str, region: Region,
         reason = PLACED
         if height != height:
             reason = Refusal.NO_GROUND
+        elif hole_at(terrain, np.array([x]), np.array([z]))[0]:
+            reason = Refusal.HOLE
         else:
             slope = float(pmath.degrees(pmath.arccos(np.clip(normal[1], -1.0, 1.0))))
             if not ftype.slope[0] <= slope <= ftype.slope[1]:

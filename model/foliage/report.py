@@ -35,16 +35,19 @@ REASON_COLOURS: dict[Refusal, tuple[float, float, float, float]] = {
     Refusal.LAYER: (0.95, 0.60, 0.10, 1.0),
     Refusal.SPACING: (0.20, 0.60, 0.95, 1.0),
     Refusal.BRUSH: (0.72, 0.72, 0.72, 1.0),
+    Refusal.HOLE: (0.10, 0.10, 0.12, 1.0),
 }
 PLACED_COLOUR = (0.30, 0.65, 0.30, 1.0)
 REASON_TITLES = {
     Refusal.NO_GROUND: "No ground", Refusal.SLOPE: "Slope", Refusal.ALTITUDE: "Altitude",
     Refusal.LAYER: "Layer", Refusal.SPACING: "Spacing", Refusal.BRUSH: "Brush",
+    Refusal.HOLE: "Hole",
 }
 
 GENERIC = {Refusal.NO_GROUND: "off the terrain", Refusal.SLOPE: "on the wrong slope",
            Refusal.ALTITUDE: "outside the altitude band", Refusal.LAYER: "not on the layer",
-           Refusal.SPACING: "too close", Refusal.BRUSH: "outside the brush"}
+           Refusal.SPACING: "too close", Refusal.BRUSH: "outside the brush",
+           Refusal.HOLE: "in a hole"}
 
 
 def _phrase(reason: Refusal, result: StrokeResult, terrain: Terrain, palette: Palette | None) -> str:
@@ -52,7 +55,8 @@ def _phrase(reason: Refusal, result: StrokeResult, terrain: Terrain, palette: Pa
     each type's own numbers: '(moss: 120 layer 'wet' missing; bush: 19 off layer 'grass' ...)'."""
     parts = [(name, o.xz[o.refusals == reason]) for name, o in result.outcomes.items()]
     parts = [(name, xz) for name, xz in parts if len(xz)]
-    if len(parts) == 1 or reason in (Refusal.NO_GROUND, Refusal.BRUSH):  # the same words for every type
+    same_words = (Refusal.NO_GROUND, Refusal.BRUSH, Refusal.HOLE)  # the same words for every type
+    if len(parts) == 1 or reason in same_words:
         return _type_phrase(reason, parts[0][0], parts[0][1], terrain, palette)
     own = [f"{name}: {len(xz):,} {_type_phrase(reason, name, xz, terrain, palette)}" for name, xz in parts]
     return f"{GENERIC[reason]} ({'; '.join(own)})"
@@ -66,6 +70,8 @@ def _type_phrase(reason: Refusal, name: str, xz: np.ndarray, terrain: Terrain,
     x, z = xz[:, 0], xz[:, 1]
     if reason == Refusal.NO_GROUND:
         return "off the terrain"
+    if reason == Refusal.HOLE:
+        return "in a hole"
     if reason == Refusal.SLOPE:
         return _band(terrain.slope_at(x, z), ftype.slope, "°", ("too steep", "too flat"),
                      ("steeper", "flatter"), "on the wrong slope", "slope ")

@@ -26,6 +26,7 @@ from model.foliage.neighbours import any_within, count_candidate_pairs, pairs_wi
 from model.foliage.volume import FoliageVolume, Removed, Selection, points_in_polygon
 from model.formats.tiles import TILE, tiles_of
 from model.formats.tiles import tile_slices as tiles_slices
+from model.holes import hole_at
 from model.terrain import Terrain
 
 PLACED = 0
@@ -44,6 +45,7 @@ class Refusal(IntEnum):
     LAYER = 4
     SPACING = 5
     BRUSH = 6
+    HOLE = 7  # numbered last (codes are stored), applied right after NO_GROUND
 
 
 REFUSAL_WORDS = {
@@ -53,6 +55,7 @@ REFUSAL_WORDS = {
     Refusal.LAYER: "not on the layer",
     Refusal.SPACING: "too close",
     Refusal.BRUSH: "outside the brush",
+    Refusal.HOLE: "in a hole",
 }
 
 
@@ -492,6 +495,7 @@ class FoliageScatter:
             refusal[(refusal == PLACED) & bad] = reason
 
         refuse(Refusal.NO_GROUND, np.isnan(height))
+        refuse(Refusal.HOLE, hole_at(self.terrain, x, z))
         refuse(Refusal.SLOPE, ~((slope >= ftype.slope[0]) & (slope <= ftype.slope[1])))
         steep = slope > ftype.slope[1]
         refuse(Refusal.ALTITUDE, ~((height >= ftype.altitude[0]) & (height <= ftype.altitude[1])))
@@ -557,6 +561,8 @@ class FoliageScatter:
         reason = PLACED
         if np.isnan(height[0]):
             reason = Refusal.NO_GROUND
+        elif hole_at(self.terrain, xs, zs)[0]:
+            reason = Refusal.HOLE
         elif not ftype.slope[0] <= slope[0] <= ftype.slope[1]:
             reason = Refusal.SLOPE
         elif not ftype.altitude[0] <= height[0] <= ftype.altitude[1]:

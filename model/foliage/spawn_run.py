@@ -31,6 +31,8 @@ from model.foliage.scatter import make_records
 from model.foliage.spawn_conditions import reach_of
 from model.foliage.spawner import Spawner, Species
 from model.foliage.volume import points_in_polygon
+from model.holes import hole_at
+from model.spline_edits import on_splines
 from model.terrain import Terrain
 
 TILE = 32.0  # metres: the candidate grid; fixed to the world so edits elsewhere never shift it
@@ -240,6 +242,9 @@ def _run_species(spawner: Spawner, index: int, species: Species, terrain: Terrai
     x, z = xz[:, 0], xz[:, 1]
     height = terrain.height_at(x, z)
     rule("no ground", np.isnan(height))
+    rule("hole", hole_at(terrain, x, z))
+    for name, on in on_splines(terrain, x, z):  # roads and rivers: nothing grows on their width
+        rule(f"on spline '{name}'", on)
     area = spawner.area
     if area.layer is not None:
         w = terrain.layer_weight_at(area.layer, x, z)

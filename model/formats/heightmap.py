@@ -278,10 +278,20 @@ def scene_from_heightmap(path: str | Path, fmt: str | None = None, size: tuple[i
     return Scene(terrain=terrain, name=name or Path(path).stem)
 
 
+def holes_mask_path(path: str | Path) -> Path:
+    """Where a heightmap export puts the terrain's hole mask: `<name>.holes.png` beside it."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.holes.png")
+
+
 def export_heights(terrain: Terrain, path: str | Path, fmt: str | None = None,
                    offset: float | None = None, scale: float | None = None) -> HeightMapping | None:
-    """Write a terrain's heights, recording its spacing where the format can hold it."""
-    return write_heightmap(path, terrain.heights, fmt, offset, scale, spacing=terrain.spacing)
+    """Write a terrain's heights, recording its spacing where the format can hold it; a terrain
+    with holes also gets its hole mask (255 a hole) as an 8-bit PNG beside them."""
+    mapping = write_heightmap(path, terrain.heights, fmt, offset, scale, spacing=terrain.spacing)
+    if terrain.holes is not None and terrain.holes.grid.nonzero(0):
+        write_layer_png(holes_mask_path(path), terrain.holes[0:terrain.rows, 0:terrain.columns])
+    return mapping
 
 
 # ---- big heightmaps: band by band, straight into a scene's tiles ----------------------------

@@ -224,7 +224,7 @@ SECTION_READERS: dict[str, object] = {}
 SECTION_SAVED: dict[str, object] = {}  # called after a save that made the manifest the scene's file
 # Importing these registers their hooks. Done before every load and save, so a process that
 # never imported them still keeps (and writes back) a scene's foliage instead of dropping it.
-SECTION_MODULES = ("model.foliage", "model.formats.edit_layers_file")
+SECTION_MODULES = ("model.foliage", "model.formats.edit_layers_file", "model.formats.holes_file")
 
 
 def register_sections() -> None:

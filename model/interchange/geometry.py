@@ -180,6 +180,23 @@ def grid_indices(rows: int, cols: int) -> np.ndarray:
     return np.stack([a, d, b, b, d, d + 1], axis=1).ravel()
 
 
+def hole_cells(terrain: Terrain, rows: np.ndarray, cols: np.ndarray) -> np.ndarray | None:
+    """Per cell of the decimated grid (rows × cols sample indices): True where a hole sample lies
+    anywhere in it, edges included (None for a terrain without holes)."""
+    if terrain.holes is None:
+        return None
+    r0, r1, c0, c1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
+    mask = (terrain.holes[r0:r1, c0:c1] > 0).astype(np.int64)
+    if not mask.any():
+        return None
+    acc = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), np.int64)  # sums of the mask up to (r, c)
+    acc[1:, 1:] = mask.cumsum(axis=0).cumsum(axis=1)
+    a, b = rows - r0, cols - c0
+    lo_r, hi_r = a[:-1, None], a[1:, None] + 1
+    lo_c, hi_c = b[None, :-1], b[None, 1:] + 1
+    return (acc[hi_r, hi_c] - acc[lo_r, hi_c] - acc[hi_r, lo_c] + acc[lo_r, lo_c]) > 0
+
+
 def blended_colours(weights: np.ndarray, colours: list[tuple[int, int, int]]) -> np.ndarray:
     """(…, 3) display colour from (…, L) uint8 weights: weighted layer colours, bare ground where
     the weights add to less than 255, normalised where they add to more (as the viewport)."""
@@ -196,10 +213,12 @@ def terrain_tiles(terrain: Terrain, step: int = 1, region=None,
                   conventions: Conventions = IDENTITY, uvs: bool = False) -> Iterator[IndexedMesh]:
     """The terrain as tiles of at most TILE_QUADS × TILE_QUADS quads of the decimated grid, row by
     row: positions, normals (of the decimated surface), display colours and layer weights; with
-    `uvs`, texture coordinates spanning each tile once (`terrain_bake.tile_uvs`)."""
+    `uvs`, texture coordinates spanning each tile once (`terrain_bake.tile_uvs`). The triangles of
+    cells with a hole in them are left out (their vertices stay, unused)."""
     rows, cols = terrain_samples(terrain, step, region)
     if len(rows) < 2 or len(cols) < 2:
         return
+    holes = hole_cells(terrain, rows, cols)
     names = tuple(layer.name for layer in terrain.layers)
     layer_colours = [layer.color for layer in terrain.layers]
     x_all = terrain.origin[0] + cols * terrain.spacing
@@ -226,9 +245,13 @@ def terrain_tiles(terrain: Terrain, step: int = 1, region=None,
             weights = np.empty((nr, nc, len(names)), np.uint8)
             for k, layer in enumerate(terrain.layers):
                 weights[..., k] = layer.weights[sub]
+            indices = grid_indices(nr, nc)
+            if holes is not None:
+                kept = ~holes[r0:r1, c0:c1].reshape(-1)
+                indices = np.ascontiguousarray(indices.reshape(-1, 6)[kept].reshape(-1))
             tile = IndexedMesh(
                 f"terrain_{ti}_{tj}", pos.reshape(-1, 3), normal.reshape(-1, 3).astype(np.float32),
-                grid_indices(nr, nc),
+                indices,
                 blended_colours(weights, layer_colours).reshape(-1, 3).astype(np.float32),
                 weights.reshape(nr * nc, len(names)), names,
                 {"tile": [ti, tj], "rows": [int(rows[r0]), int(rows[r1])],

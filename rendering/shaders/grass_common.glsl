@@ -15,6 +15,8 @@ uniform vec2 u_yaw;           // degrees [min, max]
 uniform vec2 u_scale;
 uniform sampler2D u_heights;  // R32F, texel (column, row)
 uniform usampler2D u_weights; // R8UI, the type's layer
+uniform bool u_has_holes;
+uniform usampler2D u_holes;   // R8UI, the hole mask (255 a hole), the same window
 uniform ivec2 u_texel0;       // grid (column, row) of both textures' texel (0, 0): they hold a window
 
 uint pcg(uint v) {
@@ -58,6 +60,13 @@ bool grass_candidate(int id, out vec3 position, out float yaw, out float scale) 
     float u = float(tx * u_tile_cells) + float(cells) * (float(kx) * (1.0 / 16777216.0));
     float v = float(tz * u_tile_cells) + float(cells) * (float(kz) * (1.0 / 16777216.0));
     if (u > float(u_grid.x - 1) || v > float(u_grid.y - 1) || col >= u_grid.x || row >= u_grid.y) return false;
+    if (u_has_holes) {  // nothing grows in a cell with a hole at any corner
+        ivec2 c = ivec2(min(tx * u_tile_cells + int((cells * kx) >> 24u), u_grid.x - 2),
+                        min(tz * u_tile_cells + int((cells * kz) >> 24u), u_grid.y - 2)) - u_texel0;
+        uint any = texelFetch(u_holes, c, 0).r | texelFetch(u_holes, c + ivec2(1, 0), 0).r
+                 | texelFetch(u_holes, c + ivec2(0, 1), 0).r | texelFetch(u_holes, c + ivec2(1, 1), 0).r;
+        if (any != 0u) return false;
+    }
     uint weight = u_has_layer ? texelFetch(u_weights, ivec2(col, row) - u_texel0, 0).r : 255u;
     if (weight < u_min_weight) return false;
     uint thin = pcg(h ^ 7u) >> 8u;      // Channel.THIN

@@ -18,6 +18,12 @@ uniform vec2 u_density_origin;  // world x, z of the cover grid's corner
 uniform vec2 u_density_extent;  // metres the grid spans along x, z
 uniform vec2 u_density_fade;    // distances where the overlay starts and is full
 uniform float u_density_on;
+// Holes: one texel per height sample (255 a hole); a cell with a hole at any corner filters above
+// 0 everywhere inside it, and is not drawn.
+uniform sampler2D u_holes;
+uniform vec2 u_holes_origin;     // world x, z of sample (0, 0)
+uniform float u_holes_spacing;   // metres between samples
+uniform float u_holes_on;
 
 // Textured layers: one array layer per slot in each map kind's array.
 const int SLOTS = 16;
@@ -100,6 +106,10 @@ vec3 perturb(int slot, vec3 n, vec3 p, vec3 dpx, vec3 dpy, vec3 proj) {
 }
 
 void main() {
+    if (u_holes_on > 0.5) {
+        vec2 g = (v_world.xz - u_holes_origin) / u_holes_spacing + 0.5;
+        if (texture(u_holes, g / vec2(textureSize(u_holes, 0))).r > 0.0) discard;
+    }
     vec3 n = normalize(v_normal);
     vec3 albedo = v_color;
     float roughness = 1.0;

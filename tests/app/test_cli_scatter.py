@@ -42,7 +42,7 @@ def test_json_reports_candidates_placed_and_each_refusal(scene_path, capsys):
     code, doc = run_json(capsys, str(scene_path), "--type", "oak", "--at", "32,32", "--radius", "20",
                          "--seed", "3")
     assert code == 0
-    assert set(doc["refused"]) == {"NO_GROUND", "SLOPE", "ALTITUDE", "LAYER", "SPACING", "BRUSH"}
+    assert set(doc["refused"]) == {"NO_GROUND", "SLOPE", "ALTITUDE", "LAYER", "SPACING", "BRUSH", "HOLE"}
     # density × strength × brush area (π r²) / 100 m², the fraction rounded down or up
     expected = 4 * np.pi * 20 * 20 / 100
     assert doc["candidates"] in (int(np.floor(expected)), int(np.ceil(expected)))

@@ -84,7 +84,8 @@ def test_refusals_come_in_spec_order():
     out = sc.consider("tree", Stamp((32, 32), 20, 0.0, 1.0, seed=1))
     assert set(out.refusals.tolist()) == {Refusal.ALTITUDE}
     assert Refusal.NO_GROUND == 1 and Refusal.BRUSH == 6
-    assert [r.name for r in Refusal] == ["NO_GROUND", "SLOPE", "ALTITUDE", "LAYER", "SPACING", "BRUSH"]
+    assert [r.name for r in Refusal] == ["NO_GROUND", "SLOPE", "ALTITUDE", "LAYER", "SPACING", "BRUSH",
+                                         "HOLE"]  # a hole is refused right after no ground, numbered last
 
 
 def test_off_the_terrain_is_no_ground():

@@ -1,0 +1,152 @@
+"""`boscage terrain spline|holes`: a road through the demo as an edit layer, saved atomically; holes
+painted and erased; bad paths named by file and place."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def boscage(*args: object) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "app", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def demo_folder(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("paths") / "demo"
+    folder.mkdir()
+    assert boscage("scene", "new-demo", folder / "demo.boscage").returncode == 0
+    return folder
+
+
+@pytest.fixture
+def demo(demo_folder: Path, tmp_path: Path) -> Path:
+    folder = tmp_path / "scene"
+    shutil.copytree(demo_folder, folder)
+    return folder / "demo.boscage"
+
+
+def files(scene: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(scene.parent.iterdir()) if p.is_file()}
+
+
+def write(tmp_path: Path, doc: object, name: str = "path.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc) if not isinstance(doc, str) else doc)
+    return path
+
+
+ROAD = {"points": [[-300, -200], [-100, -60], [100, 40], [300, 220]]}
+
+
+def test_a_road_is_added_saved_and_recomputed_in_place(demo: Path, tmp_path: Path) -> None:
+    from model.formats.scene_file import load_scene
+
+    before = files(demo)
+    path = write(tmp_path, ROAD)
+    done = boscage("terrain", "spline", demo, path, "--width", "8", "--max-grade", "8", "--paint", "road",
+                   "--clear-foliage", "--name", "main road", "--json")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["created"] and doc["kind"] == "road" and doc["samples_changed"] > 1000 and not doc["saved"]
+    assert files(demo) == before  # nothing written without --save
+    done = boscage("terrain", "spline", demo, path, "--width", "8", "--max-grade", "8", "--paint", "road",
+                   "--clear-foliage", "--name", "main road", "--save", "--json")
+    assert done.returncode == 0, done.stderr
+    scene = load_scene(demo)
+    layer = scene.terrain.edits.layer("main road")
+    assert layer.kind == "spline" and layer.params["max_grade"] == 8.0 and layer.params["paint"] == "road"
+    assert scene.terrain.layer_weight_at("road", np.array([0.0]), np.array([-10.0])) is not None
+    # the same path again: recomputed in place, the same heights
+    heights = scene.terrain.heights.tobytes()
+    again = boscage("terrain", "spline", demo, path, "--width", "8", "--max-grade", "8", "--paint", "road",
+                    "--name", "main road", "--save", "--json")
+    assert again.returncode == 0 and not json.loads(again.stdout)["created"]
+    assert load_scene(demo).terrain.heights.tobytes() == heights
+    off = boscage("terrain", "edit-layers", demo, "--disable", "main road", "--json")
+    assert off.returncode == 0
+
+
+def test_points_with_heights_and_a_river(demo: Path, tmp_path: Path) -> None:
+    path = write(tmp_path, [[-200, 5.0, 100], [0, 4.0, 150], [200, 3.0, 120]])
+    done = boscage("terrain", "spline", demo, path, "--width", "12", "--kind", "river", "--depth", "2",
+                   "--paint", "water", "--polyline", "--json")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["parameters"]["type"] == "river" and doc["parameters"]["smooth"] is False
+    assert doc["parameters"]["points"][0] == [-200.0, 5.0, 100.0]
+
+
+@pytest.mark.parametrize("doc, code, text", [
+    ('{"points": [[0, 0], [10, 0]', 1, "line 1 column"),
+    ({"points": [[0, 0], [10, "a"]]}, 1, "points[1][1]"),
+    ({"points": [[0, 0]]}, 1, "at least 2 points"),
+    ({"points": [[0, 0], [1, 2, 3, 4]]}, 1, "points[1]"),
+    ({"points": [[0, 0], [10, 0]], "widths": [1]}, 1, "one value per point"),
+    ({"points": [[5000, 5000], [6000, 5000]]}, 2, "misses the terrain"),
+    ({"paths": []}, 1, "points"),
+])
+def test_bad_paths_get_one_clear_error(demo: Path, tmp_path: Path, doc, code: int, text: str) -> None:
+    before = files(demo)
+    path = write(tmp_path, doc)
+    done = boscage("terrain", "spline", demo, path, "--width", "8", "--save")
+    assert done.returncode == code, done.stderr
+    assert text in done.stderr and "Traceback" not in done.stderr
+    if code == 1 and "misses" not in text:
+        assert "path.json" in done.stderr
+    assert files(demo) == before
+
+
+def test_a_spline_cannot_take_another_kind_of_layer(demo: Path, tmp_path: Path) -> None:
+    assert boscage("terrain", "terrace", demo, "--step", "4", "--save").returncode == 0
+    done = boscage("terrain", "spline", demo, write(tmp_path, ROAD), "--width", "8", "--name", "terrace")
+    assert done.returncode == 1 and "terrace layer" in done.stderr
+
+
+def test_holes_are_painted_saved_and_erased(demo: Path) -> None:
+    from model.formats.scene_file import load_scene
+    from model.holes import hole_at
+
+    done = boscage("terrain", "holes", demo, "--paint", "10,20", "--paint", "30,20", "--radius", "6",
+                   "--save", "--json")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["changed"] > 20 and doc["holes"] == doc["changed"]
+    terrain = load_scene(demo).terrain
+    assert hole_at(terrain, np.array([10.0, 30.0, 200.0]), np.array([20.0, 20.0, 20.0])).tolist() == [
+        True, True, False]
+    done = boscage("terrain", "holes", demo, "--paint", "10,20", "--paint", "30,20", "--radius", "6",
+                   "--erase", "--save", "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)["holes"] == 0
+    assert load_scene(demo).terrain.holes is None
+    assert not any(".holes_" in name for name in files(demo))
+    bad = boscage("terrain", "holes", demo, "--paint", "10,20", "--radius", "0")
+    assert bad.returncode == 2 and "--radius" in bad.stderr
+
+
+def test_a_hole_removes_the_stored_foliage_standing_in_it(demo: Path) -> None:
+    from model.foliage.section import foliage_of
+    from model.formats.scene_file import load_scene
+    from model.holes import hole_at
+
+    volume = foliage_of(load_scene(demo)).volume
+    name = volume.type_names()[0]
+    x, _y, z = (float(v) for v in volume.all_records(name)[0, :3])
+    done = boscage("terrain", "holes", demo, f"--paint={x},{z}", "--radius", "4", "--save", "--json")
+    assert done.returncode == 0, done.stderr
+    removed = json.loads(done.stdout)["foliage_removed"]
+    scene = load_scene(demo)
+    after = foliage_of(scene).volume
+    assert removed >= 1 and len(after) == len(volume) - removed
+    for kind in after.type_names():
+        rec = after.all_records(kind)
+        assert not hole_at(scene.terrain, rec[:, 0].astype(float), rec[:, 2].astype(float)).any()

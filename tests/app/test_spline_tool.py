@@ -1,0 +1,91 @@
+"""The Road tool in the real editor window: clicks lay a road, a drag moves a point, Ctrl+click
+deletes one, the width in Tool Settings reshapes the selected point; each edit is one undo step
+that gives the heights back byte for byte."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
+
+from app.terrain_editor import install
+
+
+@pytest.fixture
+def editor(main_window):
+    return install(main_window)
+
+
+def heights(terrain) -> bytes:
+    return terrain.read_heights(slice(0, terrain.rows), slice(0, terrain.columns)).tobytes()
+
+
+def click(viewport, pixel: QPoint, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, modifiers, pixel)
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, modifiers, pixel)
+
+
+def test_clicks_lay_a_road_and_a_drag_moves_a_point_each_one_undo_step(main_window, editor, qtbot) -> None:
+    viewport, toolbox = main_window.viewport, editor.toolbox
+    terrain = main_window.document.scene.terrain
+    stack = main_window.document.undo_stack
+    start = heights(terrain)
+    toolbox.activate("spline")
+    assert toolbox.active.tool_key == "spline"
+    assert toolbox.actions["spline"].shortcut().toString() == "Shift+R"
+    c = QPoint(viewport.width() // 2, viewport.height() // 2)
+    dx, dy = viewport.width() // 6, viewport.height() // 12
+    pixels = [c + QPoint(-dx, dy), c + QPoint(0, -dy), c + QPoint(dx, dy)]
+    ground = [toolbox.world_at(p.x(), p.y()) for p in pixels]
+    assert all(g is not None for g in ground), (viewport.width(), viewport.height(), ground)
+    click(viewport, pixels[0])
+    assert stack.count() == 0 and heights(terrain) == start  # one point is no road yet
+    click(viewport, pixels[1])
+    assert stack.count() == 1 and stack.text(0) == "Lay road 'road'"
+    layer = terrain.edits.layer("road")
+    assert layer.kind == "spline" and len(layer.params["points"]) == 2
+    two = heights(terrain)
+    assert two != start and terrain.layer("road") is not None
+    click(viewport, pixels[2])
+    assert stack.count() == 2 and len(terrain.edits.layer("road").params["points"]) == 3
+    three = heights(terrain)
+    # drag the middle point 20 m sideways: one step, the same bytes as laying that road afresh
+    x, z = ground[1]
+    toolbox.drag([(x, z), (x + 10.0, z), (x + 20.0, z + 5.0)])
+    assert stack.count() == 3 and stack.text(2) == "Move point 2 of 'road'"
+    assert terrain.edits.layer("road").params["points"][1] == [x + 20.0, z + 5.0]
+    moved = heights(terrain)
+    assert moved != three
+    stack.undo()
+    assert heights(terrain) == three
+    stack.redo()
+    assert heights(terrain) == moved
+    for _ in range(3):
+        stack.undo()
+    assert heights(terrain) == start and terrain.edits.names() == [] and terrain.layer("road") is None
+
+
+def test_ctrl_click_deletes_a_point_and_the_width_reshapes_the_selected_one(main_window, editor) -> None:
+    toolbox = editor.toolbox
+    terrain = main_window.document.scene.terrain
+    stack = main_window.document.undo_stack
+    toolbox.activate("spline")
+    for p in [(-60.0, 0.0), (0.0, 10.0), (60.0, 0.0)]:
+        toolbox.drag([p])
+    assert len(terrain.edits.layer("road").params["points"]) == 3
+    three = heights(terrain)
+    panel = editor.tool_panel()
+    toolbox.drag([(0.0, 10.0)])  # a click on a point selects it: no step
+    assert stack.count() == 2 and toolbox.tools["spline"].selected == 1
+    panel.road_width.setValue(20.0)
+    assert stack.count() == 3 and terrain.edits.layer("road").params["widths"] == [8.0, 20.0, 8.0]
+    wide = heights(terrain)
+    assert wide != three
+    toolbox.drag([(0.0, 10.0)], Qt.KeyboardModifier.ControlModifier)
+    assert stack.count() == 4 and len(terrain.edits.layer("road").params["points"]) == 2
+    toolbox.drag([(60.0, 0.0)], Qt.KeyboardModifier.ControlModifier)  # a road keeps 2 points
+    assert stack.count() == 4
+    stack.undo()
+    assert heights(terrain) == wide
+    stack.undo()
+    assert heights(terrain) == three
