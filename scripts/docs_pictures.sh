@@ -59,3 +59,42 @@ conditions = [{ near = { type = "broadleaf", within = 10.0 } }]
 TOML
 "$py" -m app spawn "$work/demo.boscage" --recipe "$work/groves.toml" --save >/dev/null
 shot spawner "$work/demo.boscage" --camera=-60,150,-470,0,20,-180
+
+# The terrain tools, each on its own copy of the demo, each picture from a fixed camera.
+copy_demo() {  # NAME: a fresh copy of the demo (with its textures) at $work/NAME/demo.boscage
+  mkdir -p "$work/$1"
+  cp "$root"/resources/demo/demo.* "$work/$1/"
+  cp -r "$root"/resources/demo/textures "$work/$1/"
+  echo "$work/$1/demo.boscage"
+}
+hills_camera=--camera=-20,150,-470,-250,25,-250  # the south-west hill, from the south-east
+# Hydraulic erosion: rain droplets carve channels down the south-west hill and leave fans below it.
+scene="$(copy_demo eroded)"
+"$py" -m app terrain erode "$scene" --hydraulic --iterations 4 --seed 7 --save >/dev/null
+shot terrain-erosion "$scene" "$hills_camera"
+# Terraces cut into the same hill.
+scene="$(copy_demo terraced)"
+"$py" -m app terrain terrace "$scene" --step 6 --sharpness 0.8 --region=-440,-440,-80,-80 --save >/dev/null
+shot terrain-terrace "$scene" "$hills_camera"
+# A crater stamped onto the flat south-east grass: a heightmap image placed, turned and blended by min.
+scene="$(copy_demo stamped)"
+"$py" - "$work/crater.npy" <<'PY'
+import sys
+import numpy as np
+r = np.hypot(*np.meshgrid(np.linspace(-1, 1, 257), np.linspace(-1, 1, 257)))  # picture input only
+rim = np.clip(1.0 - np.abs(r - 0.7) / 0.3, 0.0, 1.0)  # a ring wall, 0 at the image's edge
+np.save(sys.argv[1], np.maximum(rim, 0.15 * (r < 0.7)).astype(np.float32))  # a floor inside it
+PY
+"$py" -m app terrain stamp "$scene" "$work/crater.npy" --at=300,-300 --radius 70 --height 18 --save >/dev/null
+shot terrain-stamp "$scene" --camera=300,120,-520,300,10,-300
+# A road over the shoulder of the south-west hill (flat across, its grade held under 8 %, foliage cleared, sand painted)
+# and a hole punched into the ground beside it.
+scene="$(copy_demo road)"
+cat >"$work/road.json" <<'JSON'
+{"points": [[-480, -120], [-380, -170], [-290, -230], [-200, -320], [-110, -420]]}
+JSON
+"$py" -m app terrain spline "$scene" "$work/road.json" --width 10 --falloff 8 --kind road --max-grade 8 \
+  --paint sand --clear-foliage --name road --save >/dev/null
+shot terrain-road "$scene" "$hills_camera"
+"$py" -m app terrain holes "$scene" --paint=-250,-200 --radius 18 --save >/dev/null
+shot terrain-holes "$scene" --camera=-250,160,-260,-250,30,-200
