@@ -61,14 +61,15 @@ def test_a_type_without_impostors_still_ends_at_its_cull_distance(viewport, qtbo
     assert viewport.stats.levels == {}
 
 
-def _instance_colour(viewport, qtbot, ftype: FoliageType, distance: float) -> tuple[np.ndarray, int, dict]:
-    scene = flat_scene()
+def _instance_colour(viewport, qtbot, ftype: FoliageType, distance: float, pitch: float = 12.0,
+                     scene=None) -> tuple[np.ndarray, int, dict]:
+    scene = flat_scene() if scene is None else scene
     foliage = foliage_of(scene)
     viewport.set_scene(scene, frame=False)
     viewport.show_foliage_cover(False)
     cam = viewport.camera
     cam.target = np.array([0.0, 4.0, 0.0])
-    cam.yaw, cam.pitch, cam.distance = 0.0, np.radians(12.0), distance
+    cam.yaw, cam.pitch, cam.distance = 0.0, np.radians(pitch), distance
     bare = render(viewport, qtbot).astype(int)
     foliage.palette.add(ftype)
     xz = np.array([[x, 0.0] for x in np.linspace(-30, 30, 5)])
@@ -121,3 +122,4 @@ def test_far_cards_drawn_as_points_look_like_the_quads(viewport, qtbot, monkeypa
     assert levels == {"impostor": 5} and quad_pixels > 100
     assert 0.8 < point_pixels / quad_pixels < 1.25
     assert np.abs(point_colour - quad_colour).mean() < 6.0
+
