@@ -12,7 +12,7 @@ from rendering.foliage_chunks import SELECTED_LOCATION
 from rendering.foliage_plan import TypePlan
 from rendering.foliage_proxies import kept_share, presence
 from rendering.foliage_proxy_tree import ProxyTree
-from rendering.impostors import set_card_uniforms
+from rendering.impostors import set_card_uniforms, unbind_cards
 from rendering.renderer import FrameContext
 from rendering.terrain_renderer import foliage_fog, set_lit_uniforms
 
@@ -224,10 +224,7 @@ class ProxyDrawing:
                 GL.glMultiDrawArrays(GL.GL_POINTS, firsts, counts, len(firsts))
         GL.glVertexAttrib1f(SELECTED_LOCATION, 0.0)
         p.set_uniform("u_proxy", False)
-        GL.glActiveTexture(GL.GL_TEXTURE1)
-        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
-        GL.glActiveTexture(GL.GL_TEXTURE0)
-        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        unbind_cards()
         GL.glBindVertexArray(0)
 
     def _count_proxy(self, frame: FrameContext, ps: ProxyTree, levels: list[Level], walk: dict,

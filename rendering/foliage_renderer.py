@@ -78,6 +78,7 @@ from rendering.impostors import (
     card_of,
     content_key,
     set_card_uniforms,
+    unbind_cards,
 )
 from rendering.meshes import Mesh, builtin_mesh, mesh_for
 from rendering.renderer import FrameContext, Renderer
@@ -325,10 +326,7 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         GL.glUniform1i(p.location("u_variant"), variant)
         p.set_uniform("u_sphere", np.array(imp.sphere, np.float32))
         p.set_uniform("u_frames", imp.frames)
-        GL.glActiveTexture(GL.GL_TEXTURE1)
-        GL.glBindTexture(GL.GL_TEXTURE_2D, imp.normals)
-        GL.glActiveTexture(GL.GL_TEXTURE0)
-        GL.glBindTexture(GL.GL_TEXTURE_2D, imp.albedo)
+        imp.bind()
         return imp
 
     # ---- GL ------------------------------------------------------------------------------------
@@ -484,10 +482,7 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
                         else:
                             GL.glBindVertexArray(self._impostor_vao(key, gc))
                             GL.glDrawArraysInstanced(GL.GL_TRIANGLE_STRIP, 0, 4, gc.count)
-        GL.glActiveTexture(GL.GL_TEXTURE1)
-        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
-        GL.glActiveTexture(GL.GL_TEXTURE0)
-        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        unbind_cards()
         GL.glBindVertexArray(0)
 
     def _draw_blended(self, p: ShaderProgram, keys: list[ChunkKey], jobs: list) -> None:

@@ -4,11 +4,15 @@
 directions over the upper hemisphere, mapped by the hemi-octahedral encoding (as Unreal's Impostor
 Baker and Amplify Impostors lay them out): frame (i, j) looks along the direction at grid point
 (i, j) / (FRAMES - 1) of the encoded square, orthographic, the mesh's bounding sphere filling it.
-Two textures: unlit colour with coverage, and the mesh's own-frame normal with the depth towards
-the camera, so the card is lit by the same code as the mesh (`shaders/foliage_shading.glsl`) and
-turns with the sun. A card faces the camera and shows the three frames nearest the view
-direction, blended by the grid's barycentrics (`nearest_frames`), so nothing pops as the camera
-moves round or over a tree, and a tree seen from above shows its crown's top.
+Three textures: unlit colour with the coverage and the mesh's own-frame normal (0.5 + 0.5 n) with
+the leaves' translucency, both premultiplied by the coverage (empty texels are 0, so filtering and
+mips weigh a texel by how much of it is covered), so the card is lit by the same code as the mesh
+(`shaders/foliage_shading.glsl`) and turns with the sun; and the depth towards the camera (0.5 on
+the frame's plane through the sphere's centre, and where nothing is).
+A card faces the camera and shows the three frames nearest the view direction, blended by the
+grid's barycentrics (`nearest_frames`), so nothing pops as the camera moves round or over a tree,
+and a tree seen from above shows its crown's top; one parallax step with the baked depth moves
+each frame's texture coordinates to where the view ray meets the surface, so the three agree.
 Needs a current OpenGL 3.3 context; the caller's framebuffer, viewport and state are put back.
 The numpy functions here are the shaders' twins (`shaders/foliage_octahedral.glsl`), for tests.
 """
@@ -23,13 +27,14 @@ import numpy as np
 from OpenGL import GL
 
 from model.foliage.meshes import VERTEX_FLOATS, Mesh
-from rendering.foliage_materials import BASE_UNIT, NORMAL_UNIT, OCCLUSION_UNIT
+from rendering.foliage_materials import BASE_UNIT, LEAF_TRANSLUCENCY, NORMAL_UNIT, OCCLUSION_UNIT
 from rendering.gl_program import ShaderProgram, load_shader_source
 from rendering.renderer import FrameContext
 
-FRAMES = 12  # frames along each side of the grid: 144 views, about 15° apart
+FRAMES = 13  # frames along each side of the grid: 169 views, one straight above, about 15° apart
 FRAME_TEXELS = 128  # texels along a frame's side (a power of two: its mips never mix frames)
 FRAME_LOD = FRAME_TEXELS.bit_length() - 1  # the mip level where a frame is one texel
+DEPTH_UNIT = 5  # the depth atlas's texture unit (0 and 1: colour and normals; 2 to 4: materials)
 MARGIN = 1.03  # a frame's half side over the bounding sphere's radius: an empty ring round each
 CORNERS = np.array([[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0], [1.0, 1.0]], np.float32)  # a triangle strip
 
@@ -40,6 +45,7 @@ class Impostor:
 
     albedo: int
     normals: int
+    depth: int
     sphere: tuple[float, float, float, float]  # centre (the mesh's frame, scale 1) and frame half side
     frames: int = FRAMES
     texels: int = FRAME_TEXELS
@@ -54,8 +60,21 @@ class Impostor:
         """Atlas texels along a side."""
         return self.frames * self.texels
 
+    def bind(self) -> None:
+        """The atlases on the card shaders' texture units."""
+        for unit, tex in ((DEPTH_UNIT, self.depth), (1, self.normals), (0, self.albedo)):
+            GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
+            GL.glBindTexture(GL.GL_TEXTURE_2D, tex)
+
     def release(self) -> None:
-        GL.glDeleteTextures(2, [self.albedo, self.normals])
+        GL.glDeleteTextures(3, [self.albedo, self.normals, self.depth])
+
+
+def unbind_cards() -> None:
+    """No atlas left bound after the card draws."""
+    for unit in (DEPTH_UNIT, 1, 0):
+        GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
 
 
 def card_of(mesh: Mesh) -> tuple[float, float, float]:
@@ -136,6 +155,7 @@ def set_card_uniforms(p: ShaderProgram, frame: FrameContext, point_pixels: float
     device pixels."""
     p.set_uniform("u_albedo", 0)
     p.set_uniform("u_normals", 1)
+    p.set_uniform("u_depth", DEPTH_UNIT)
     p.set_uniform("u_frame_lod", float(FRAME_LOD))
     p.set_uniform("u_cam_right", np.asarray(frame.view[0, :3], np.float32))
     p.set_uniform("u_cam_up", np.asarray(frame.view[1, :3], np.float32))
@@ -155,10 +175,10 @@ def bake_program() -> ShaderProgram:
     return ShaderProgram(vertex, load_shader_source("foliage_impostor_bake_frag.glsl"), "impostor bake")
 
 
-def _texture(width: int, levels: int) -> int:
+def _texture(width: int, levels: int, internal=GL.GL_RGBA8, layout=GL.GL_RGBA) -> int:
     tex = int(GL.glGenTextures(1))
     GL.glBindTexture(GL.GL_TEXTURE_2D, tex)
-    GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA8, width, width, 0, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, None)
+    GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, internal, width, width, 0, layout, GL.GL_UNSIGNED_BYTE, None)
     # no level coarser than a frame's one texel: it would mix neighbouring frames
     GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAX_LEVEL, levels)
     GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MIN_FILTER, GL.GL_LINEAR_MIPMAP_LINEAR)
@@ -166,11 +186,6 @@ def _texture(width: int, levels: int) -> int:
     GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_WRAP_S, GL.GL_CLAMP_TO_EDGE)
     GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_WRAP_T, GL.GL_CLAMP_TO_EDGE)
     return tex
-
-
-def _mean_colour(mesh: Mesh) -> np.ndarray:
-    """The mesh's mean colour as seen (textures included)."""
-    return mesh.surface_colours().mean(axis=0) if len(mesh.vertices) else np.zeros(3)
 
 
 def _bind_bake_material(program: ShaderProgram, gm) -> None:
@@ -185,6 +200,8 @@ def _bind_bake_material(program: ShaderProgram, gm) -> None:
     p.set_uniform("u_mirror_sideways", gm is None or gm.mirror_sideways)
     p.set_uniform("u_normal_mapped", gm is not None and bool(gm.normal))
     p.set_uniform("u_occluded", gm is not None and bool(gm.occlusion))
+    p.set_uniform("u_translucency", LEAF_TRANSLUCENCY if m is not None and m.double_sided
+                  and m.alpha_mode != "OPAQUE" else 0.0)
     if m is not None:
         a, b, c, d, e, f = m.uv_transform
         p.set_uniform("u_uv_u", np.array([a, b, c], np.float32))
@@ -225,6 +242,7 @@ def bake(mesh: Mesh, program: ShaderProgram, materials: list | None = None,
     depth_mask = bool(GL.glGetBooleanv(GL.GL_DEPTH_WRITEMASK))
     levels = max(texels.bit_length() - 1, 0)
     albedo, normals = _texture(width, levels), _texture(width, levels)
+    depths = _texture(width, levels, GL.GL_R8, GL.GL_RED)
     depth = int(GL.glGenRenderbuffers(1))
     GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, depth)
     GL.glRenderbufferStorage(GL.GL_RENDERBUFFER, GL.GL_DEPTH_COMPONENT24, width, width)
@@ -232,13 +250,15 @@ def bake(mesh: Mesh, program: ShaderProgram, materials: list | None = None,
     GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, fbo)
     GL.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0, GL.GL_TEXTURE_2D, albedo, 0)
     GL.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT1, GL.GL_TEXTURE_2D, normals, 0)
+    GL.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT2, GL.GL_TEXTURE_2D, depths, 0)
     GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, GL.GL_DEPTH_ATTACHMENT, GL.GL_RENDERBUFFER, depth)
-    GL.glDrawBuffers(2, [GL.GL_COLOR_ATTACHMENT0, GL.GL_COLOR_ATTACHMENT1])
+    GL.glDrawBuffers(3, [GL.GL_COLOR_ATTACHMENT0, GL.GL_COLOR_ATTACHMENT1, GL.GL_COLOR_ATTACHMENT2])
     vao, vbo = int(GL.glGenVertexArrays(1)), int(GL.glGenBuffers(1))
     try:
-        # empty texels take the mesh's mean colour, so filtering at the outline does not darken it
-        GL.glClearBufferfv(GL.GL_COLOR, 0, np.array([*_mean_colour(mesh), 0.0], np.float32))
-        GL.glClearBufferfv(GL.GL_COLOR, 1, np.array([0.5, 1.0, 0.5, 0.5], np.float32))
+        # empty texels are 0 (premultiplied: no halo of any colour round the outline)
+        GL.glClearBufferfv(GL.GL_COLOR, 0, np.zeros(4, np.float32))
+        GL.glClearBufferfv(GL.GL_COLOR, 1, np.zeros(4, np.float32))
+        GL.glClearBufferfv(GL.GL_COLOR, 2, np.full(4, 0.5, np.float32))  # depth: on the plane
         GL.glDepthMask(GL.GL_TRUE)
         GL.glClear(GL.GL_DEPTH_BUFFER_BIT)
         GL.glEnable(GL.GL_DEPTH_TEST)
@@ -264,7 +284,7 @@ def bake(mesh: Mesh, program: ShaderProgram, materials: list | None = None,
             GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
             GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         GL.glActiveTexture(GL.GL_TEXTURE0)
-        for tex in (albedo, normals):
+        for tex in (albedo, normals, depths):
             GL.glBindTexture(GL.GL_TEXTURE_2D, tex)
             GL.glGenerateMipmap(GL.GL_TEXTURE_2D)
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
@@ -281,4 +301,4 @@ def bake(mesh: Mesh, program: ShaderProgram, materials: list | None = None,
         for cap, on in enabled.items():
             (GL.glEnable if on else GL.glDisable)(cap)
         GL.glDepthMask(GL.GL_TRUE if depth_mask else GL.GL_FALSE)
-    return Impostor(albedo, normals, sphere, frames, texels)
+    return Impostor(albedo, normals, depths, sphere, frames, texels)

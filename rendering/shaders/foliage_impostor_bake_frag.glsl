@@ -18,9 +18,11 @@ uniform float u_normal_scale;
 uniform sampler2D u_normal_map;
 uniform bool u_occluded;
 uniform float u_occlusion_strength;
+uniform float u_translucency;  // as the mesh shader's: a thin leaf's share of the sun let through
 uniform sampler2D u_occlusion;
 layout(location = 0) out vec4 albedo;  // rgb: unlit colour, a: coverage
-layout(location = 1) out vec4 normal;  // rgb: the mesh's own-frame normal, a: depth towards the camera
+layout(location = 1) out vec4 normal;  // rgb: the mesh's own-frame normal, a: translucency
+layout(location = 2) out float depth;  // towards the camera: 0.5 at the centre, 1 the sphere's near side
 
 // as foliage_mesh_frag.glsl: a tangent frame from screen derivatives
 vec3 mapped_normal(vec3 n, vec2 uv) {
@@ -47,5 +49,6 @@ void main() {
     vec3 colour = v_color * texel.rgb;
     if (u_occluded) colour *= mix(1.0, texture(u_occlusion, uv).r, u_occlusion_strength);
     albedo = vec4(colour, 1.0);
-    normal = vec4(n * 0.5 + 0.5, clamp(v_depth, 0.0, 1.0));
+    normal = vec4(n * 0.5 + 0.5, u_translucency);
+    depth = clamp(v_depth, 0.0, 1.0);
 }

@@ -39,11 +39,14 @@ flat out vec3 v_weight;   // the frames' weights
 flat out vec4 v_map0;     // per frame: its texture coordinates = 0.5 + (map.xy · card, map.zw · card)
 flat out vec4 v_map1;
 flat out vec4 v_map2;
+flat out vec4 v_parallax01;  // per frame: how far its texture coordinates move per unit of baked
+flat out vec2 v_parallax2;   //   depth off its plane, following the view ray
 flat out vec3 v_turn_x;   // the instance's rotation (its first two columns): baked normals to the world
 flat out vec3 v_turn_y;
 
 vec2 cell[3];
 vec4 map[3];
+vec2 parallax[3];
 
 void hide() {
     gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
@@ -51,6 +54,7 @@ void hide() {
     v_card = vec2(0.0); v_world = vec3(0.0); v_shift = vec2(0.0);
     v_cells = vec4(0.0); v_cell2 = vec3(0.0); v_weight = vec3(0.0);
     v_map0 = vec4(0.0); v_map1 = vec4(0.0); v_map2 = vec4(0.0);
+    v_parallax01 = vec4(0.0); v_parallax2 = vec2(0.0);
     v_turn_x = vec3(1.0, 0.0, 0.0); v_turn_y = vec3(0.0, 1.0, 0.0);
 }
 
@@ -80,6 +84,7 @@ void frame_maps(vec3 view, vec3 card_right, vec3 card_up) {
         vec3 r = card_right - dot(card_right, d) / along * view;
         vec3 u = card_up - dot(card_up, d) / along * view;
         map[k] = 0.5 * vec4(dot(r, axes[0]), dot(u, axes[0]), dot(r, axes[1]), dot(u, axes[1]));
+        parallax[k] = vec2(dot(view, axes[0]), dot(view, axes[1])) / along;
     }
 }
 
@@ -119,6 +124,8 @@ void main() {
     frame_maps(local_view, to_local * card_right, to_local * card_up);
     v_cells = vec4(cell[0], cell[1]);
     v_map0 = map[0]; v_map1 = map[1]; v_map2 = map[2];
+    v_parallax01 = vec4(parallax[0], parallax[1]);
+    v_parallax2 = parallax[2];
     if (u_points) {
         v_card = vec2(0.0);
         v_world = centre;
