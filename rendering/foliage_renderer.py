@@ -325,6 +325,7 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         imp = self.impostor(mesh_name)
         GL.glUniform1i(p.location("u_variant"), variant)
         p.set_uniform("u_sphere", np.array(imp.sphere, np.float32))
+        p.set_uniform("u_box", np.array(imp.box, np.float32))
         p.set_uniform("u_frames", imp.frames)
         imp.bind()
         return imp

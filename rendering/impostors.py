@@ -47,6 +47,7 @@ class Impostor:
     normals: int
     depth: int
     sphere: tuple[float, float, float, float]  # centre (the mesh's frame, scale 1) and frame half side
+    box: tuple[float, float, float] = (1.0, 1.0, 1.0)  # the bounding box's half size about the centre
     frames: int = FRAMES
     texels: int = FRAME_TEXELS
 
@@ -95,6 +96,14 @@ def sphere_of(mesh: Mesh) -> tuple[float, float, float, float]:
     centre = (p.min(axis=0) + p.max(axis=0)) / 2.0
     radius = float(np.sqrt(((p - centre) ** 2).sum(axis=1)).max())
     return (*(float(c) for c in centre), max(radius, 1e-3) * MARGIN)
+
+
+def box_of(mesh: Mesh) -> tuple[float, float, float]:
+    """Half the size of the mesh's bounding box (its centre is `sphere_of`'s)."""
+    if not len(mesh.vertices):
+        return 1.0, 1.0, 1.0
+    lo, hi = mesh.bounds()
+    return tuple(max(float(h - lo_) / 2.0, 1e-3) for lo_, h in zip(lo, hi, strict=True))
 
 
 def content_key(mesh: Mesh) -> str:
@@ -301,4 +310,4 @@ def bake(mesh: Mesh, program: ShaderProgram, materials: list | None = None,
         for cap, on in enabled.items():
             (GL.glEnable if on else GL.glDisable)(cap)
         GL.glDepthMask(GL.GL_TRUE if depth_mask else GL.GL_FALSE)
-    return Impostor(albedo, normals, depths, sphere, frames, texels)
+    return Impostor(albedo, normals, depths, sphere, box_of(mesh), frames, texels)

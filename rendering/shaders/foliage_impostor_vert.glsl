@@ -17,6 +17,7 @@ uniform vec4 u_band;
 uniform int u_frames;                      // frames along a side of the atlas
 uniform float u_frame_lod;                 // the mip level where a frame is one texel
 uniform vec4 u_sphere;                     // the frames' centre and half side (mesh frame, metres)
+uniform vec3 u_box;                        // the mesh's bounding box's half size about that centre
 uniform sampler2D u_albedo;                // a solid dot's size follows its frames' coverage
 uniform bool u_points;                     // one point sprite per instance (far, small cards)
 uniform float u_focal;                     // pixels per metre at one metre: cards under
@@ -34,13 +35,13 @@ out float v_selected;
 out vec2 v_shift;
 // (packed: GL 3.3 promises only 15 varying vectors)
 flat out vec4 v_cells;    // the three frames' cells in the grid: first, second…
-flat out vec3 v_cell2;    // …third, and 1 for a sprite of about a pixel drawn whole (a cut would lose it)
-flat out vec3 v_weight;   // the frames' weights
+flat out vec4 v_cell2;    // …third; and its parallax (below)
+flat out vec4 v_weight;   // the frames' weights; w: 1 for a sprite of about a pixel drawn whole
 flat out vec4 v_map0;     // per frame: its texture coordinates = 0.5 + (map.xy · card, map.zw · card)
 flat out vec4 v_map1;
 flat out vec4 v_map2;
-flat out vec4 v_parallax01;  // per frame: how far its texture coordinates move per unit of baked
-flat out vec2 v_parallax2;   //   depth off its plane, following the view ray
+flat out vec4 v_parallax; // per frame: how far its texture coordinates move per unit of baked depth
+                          // off its plane, following the view ray (first two; the third in v_cell2)
 flat out vec3 v_turn_x;   // the instance's rotation (its first two columns): baked normals to the world
 flat out vec3 v_turn_y;
 
@@ -52,9 +53,9 @@ void hide() {
     gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
     gl_PointSize = 1.0;
     v_card = vec2(0.0); v_world = vec3(0.0); v_shift = vec2(0.0);
-    v_cells = vec4(0.0); v_cell2 = vec3(0.0); v_weight = vec3(0.0);
+    v_cells = vec4(0.0); v_cell2 = vec4(0.0); v_weight = vec4(0.0);
     v_map0 = vec4(0.0); v_map1 = vec4(0.0); v_map2 = vec4(0.0);
-    v_parallax01 = vec4(0.0); v_parallax2 = vec2(0.0);
+    v_parallax = vec4(0.0);
     v_turn_x = vec3(1.0, 0.0, 0.0); v_turn_y = vec3(0.0, 1.0, 0.0);
 }
 
@@ -67,10 +68,10 @@ void nearest_frames(vec3 view) {
     vec2 f = g - base;
     if (f.x + f.y <= 1.0) {
         cell[0] = base; cell[1] = base + vec2(1.0, 0.0); cell[2] = base + vec2(0.0, 1.0);
-        v_weight = vec3(1.0 - f.x - f.y, f.x, f.y);
+        v_weight.xyz = vec3(1.0 - f.x - f.y, f.x, f.y);
     } else {
         cell[0] = base + vec2(1.0); cell[1] = base + vec2(1.0, 0.0); cell[2] = base + vec2(0.0, 1.0);
-        v_weight = vec3(f.x + f.y - 1.0, 1.0 - f.y, 1.0 - f.x);
+        v_weight.xyz = vec3(f.x + f.y - 1.0, 1.0 - f.y, 1.0 - f.x);
     }
 }
 
@@ -120,12 +121,18 @@ void main() {
     vec3 card_up = u_points ? u_cam_up : cross(view, card_right);
     mat3 to_local = transpose(turn);
     vec3 local_view = to_local * view;
+    vec3 local_right = to_local * card_right, local_up = to_local * card_up;
+    // the card spans the bounding box as the camera sees it, not the whole sphere: a tall tree's
+    // card is narrow from the side and a crown's square from above (a third of the pixels)
+    vec2 reach = min(vec2(dot(abs(local_right), u_box), dot(abs(local_up), u_box)) * 1.02,
+                     vec2(u_sphere.w)) * s;
+    if (u_points) reach = vec2(max(reach.x, reach.y));  // a square sprite
+    vec2 scale = reach / radius;  // card coordinates to the frames' (their half side is 1)
     nearest_frames(local_view);
-    frame_maps(local_view, to_local * card_right, to_local * card_up);
+    frame_maps(local_view, local_right * scale.x, local_up * scale.y);
     v_cells = vec4(cell[0], cell[1]);
     v_map0 = map[0]; v_map1 = map[1]; v_map2 = map[2];
-    v_parallax01 = vec4(parallax[0], parallax[1]);
-    v_parallax2 = parallax[2];
+    v_parallax = vec4(parallax[0], parallax[1]);
     if (u_points) {
         v_card = vec2(0.0);
         v_world = centre;
@@ -137,8 +144,9 @@ void main() {
         // under SOLID_PIXELS a sprite is one solid dot covering what the frames cover (the pixels a
         // cut-out of that size keeps are too few and too random to show it)
         bool solid = pixels < SOLID_PIXELS;
-        v_cell2 = vec3(cell[2], solid ? 1.0 : 0.0);
-        float size = pixels;
+        v_cell2 = vec4(cell[2], parallax[2]);
+        v_weight.w = solid ? 1.0 : 0.0;
+        float size = pixels * scale.x;
         if (solid) {
             float cover = 0.0;
             for (int k = 0; k < 3; ++k) {
@@ -150,9 +158,10 @@ void main() {
         gl_PointSize = max(size, 1.0);
         return;
     }
-    v_cell2 = vec3(cell[2], 0.0);
+    v_cell2 = vec4(cell[2], parallax[2]);
+    v_weight.w = 0.0;
     v_card = a_corner;
-    vec3 world = centre + (card_right * a_corner.x + card_up * a_corner.y) * radius;
+    vec3 world = centre + card_right * (a_corner.x * reach.x) + card_up * (a_corner.y * reach.y);
     v_world = world;
     gl_Position = u_view_projection * vec4(world, 1.0);
 }

@@ -14,7 +14,7 @@ from tests.widgets.test_viewport_foliage import flat_scene, records
 from tests.widgets.test_viewport_overview import _samples
 
 COLOUR_TOLERANCE = 12.0  # mean colour difference (0..255 per channel) of an instance's pixels (measured
-# at the switch: at most 5.7, a broadleaf from straight above)
+# at the switch: at most 3.3, a broadleaf from above)
 
 
 def _forest(with_trees: bool, **kw):
