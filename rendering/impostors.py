@@ -228,12 +228,14 @@ def _bind_bake_material(program: ShaderProgram, gm) -> None:
 
 
 def _draw_frames(program: ShaderProgram, runs, frames: int, texels: int) -> None:
-    for j in range(frames):
-        for i in range(frames):
-            GL.glViewport(i * texels, j * texels, texels, texels)
-            program.set_uniform("u_frame", np.array([i, j], np.float32))
-            for first, n, gm in runs:
-                _bind_bake_material(program, gm)
+    """Every frame, material by material (each bound once: the depth buffer sorts them out)."""
+    location = program.location("u_frame")
+    for first, n, gm in runs:
+        _bind_bake_material(program, gm)
+        for j in range(frames):
+            for i in range(frames):
+                GL.glViewport(i * texels, j * texels, texels, texels)
+                GL.glUniform2f(location, float(i), float(j))
                 GL.glDrawArrays(GL.GL_TRIANGLES, first, n)
 
 

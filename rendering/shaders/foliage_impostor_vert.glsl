@@ -1,7 +1,8 @@
 // (#version, foliage_common.glsl and foliage_octahedral.glsl are prepended by the renderer)
-// One camera-facing card per instance over its mesh's bounding sphere, showing the three frames of
-// the baked hemi-octahedral atlas nearest the direction the camera sees the instance from (in the
-// instance's own frame, so yaw, pitch and roll turn the views), blended by the grid's barycentrics.
+// One camera-facing card per instance, spanning its mesh's bounding box as the camera sees it,
+// showing the three frames of the baked hemi-octahedral atlas nearest the direction the camera sees
+// the instance from (in its own frame: yaw, pitch and roll turn the views), blended by the grid's
+// barycentrics.
 layout(location = 0) in vec2 a_corner;     // x, y in [-1, 1]
 layout(location = 3) in vec3 i_position;
 layout(location = 4) in vec4 i_rotation;   // yaw, pitch, roll, scale
@@ -33,7 +34,7 @@ out vec3 v_world;
 out vec2 v_band;
 out float v_selected;
 out vec2 v_shift;
-// (packed: GL 3.3 promises only 15 varying vectors)
+// (packed into 15 vectors: GL 3.3 promises 16)
 flat out vec4 v_cells;    // the three frames' cells in the grid: first, second…
 flat out vec4 v_cell2;    // …third; and its parallax (below)
 flat out vec4 v_weight;   // the frames' weights; w: 1 for a sprite of about a pixel drawn whole
