@@ -320,6 +320,14 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
             self.impostors[name] = self._baked[key]
         return self.impostors[name]
 
+    def _drop_unused_impostors(self) -> None:
+        """Free the atlases no type of the palette draws any more (a context current)."""
+        used = {PLACEHOLDER_MESH} | {m for t in (self.palette or []) for m in t.meshes}
+        self.impostors = {name: imp for name, imp in self.impostors.items() if name in used}
+        kept = {id(imp) for imp in self.impostors.values()}
+        for key in [k for k, imp in self._baked.items() if id(imp) not in kept]:
+            self._baked.pop(key).release()
+
     def _bind_card(self, p, mesh_name: str, variant: int):
         """The variant's impostor: its card size and atlases bound for the card shaders."""
         imp = self.impostor(mesh_name)
@@ -349,6 +357,8 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         """Upload what changed since the last frame and refresh the culling arrays."""
         if self.volume is None:
             return
+        if self._all_dirty:
+            self._drop_unused_impostors()
         if self._all_dirty and self._mesh_dirty:
             self._plans.clear()  # meshes, levels or variation may have changed (proxies need them)
         self._sync_proxies()

@@ -225,3 +225,15 @@ def test_the_atlas_holds_the_top_in_its_middle_frames_and_the_sides_round_its_ed
     for cell in ((0, 0), (0, FRAMES // 2), (FRAMES - 1, 3), (5, FRAMES - 1)):  # on the horizon
         colour, cover = frame(cell)
         assert colour[2] > 3 * colour[0] and cover > 0.2, (cell, colour, cover)
+    bush = fr.impostor("builtin:bush")
+    foliage.palette.replace(FoliageType("c", mesh="builtin:rock", cull=(1.0, 2.0)))
+    render(viewport, qtbot)
+    viewport.makeCurrent()
+    try:  # an atlas no type draws any more is freed; the others are kept
+        assert set(fr.impostors) == {box, "copy.obj", "builtin:rock"} and fr.bakes == 3
+        assert all(kept is not bush for kept in fr._baked.values())
+        rock = fr.impostor("builtin:rock")
+        freed = {bush.albedo, bush.normals, bush.depth} - {rock.albedo, rock.normals, rock.depth}
+        assert not any(GL.glIsTexture(t) for t in freed) and GL.glIsTexture(imp.albedo)
+    finally:
+        viewport.doneCurrent()
