@@ -12,7 +12,7 @@ from rendering.foliage_chunks import SELECTED_LOCATION
 from rendering.foliage_plan import TypePlan
 from rendering.foliage_proxies import kept_share, presence
 from rendering.foliage_proxy_tree import ProxyTree
-from rendering.impostors import VIEWS
+from rendering.impostors import set_card_uniforms, unbind_cards
 from rendering.renderer import FrameContext
 from rendering.terrain_renderer import foliage_fog, set_lit_uniforms
 
@@ -209,15 +209,9 @@ class ProxyDrawing:
                 self.impostor(name)
         p.use()
         set_lit_uniforms(p, frame, foliage_fog(frame))
-        p.set_uniform("u_views", VIEWS)
-        p.set_uniform("u_albedo", 0)
-        p.set_uniform("u_normals", 1)
-        focal = float(frame.projection[1, 1]) * frame.height / 2.0
-        p.set_uniform("u_focal", focal)
-        p.set_uniform("u_point_pixels", self.point_pixels)
+        set_card_uniforms(p, frame, self.point_pixels)
         p.set_uniform("u_points", True)
         p.set_uniform("u_proxy", True)
-        GL.glEnable(GL.GL_PROGRAM_POINT_SIZE)
         for plan, vao, level, start, firsts, counts, amber in jobs:
             GL.glVertexAttrib1f(SELECTED_LOCATION, 1.0 if amber else 0.0)
             self._set_type_uniforms(p.id, plan)
@@ -230,10 +224,7 @@ class ProxyDrawing:
                 GL.glMultiDrawArrays(GL.GL_POINTS, firsts, counts, len(firsts))
         GL.glVertexAttrib1f(SELECTED_LOCATION, 0.0)
         p.set_uniform("u_proxy", False)
-        GL.glActiveTexture(GL.GL_TEXTURE1)
-        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
-        GL.glActiveTexture(GL.GL_TEXTURE0)
-        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        unbind_cards()
         GL.glBindVertexArray(0)
 
     def _count_proxy(self, frame: FrameContext, ps: ProxyTree, levels: list[Level], walk: dict,

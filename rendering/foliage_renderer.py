@@ -70,7 +70,16 @@ from rendering.gl_program import (
     feedback_program,
     load_shader_source,
 )
-from rendering.impostors import CORNERS, VIEWS, Impostor, bake, card_of
+from rendering.impostors import (
+    CORNERS,
+    Impostor,
+    bake,
+    bake_program,
+    card_of,
+    content_key,
+    set_card_uniforms,
+    unbind_cards,
+)
 from rendering.meshes import Mesh, builtin_mesh, mesh_for
 from rendering.renderer import FrameContext, Renderer
 from rendering.terrain_renderer import foliage_fog, set_lit_uniforms
@@ -83,8 +92,9 @@ VERSION = "#version 330 core\n"
 FEEDBACK_VARYINGS = ("f_variant", "f_shift")
 
 
-def foliage_vertex_source(main: str) -> str:
-    return VERSION + load_shader_source("foliage_common.glsl") + "\n" + load_shader_source(main)
+def foliage_vertex_source(main: str, *parts: str) -> str:
+    """`main` after the shared foliage code (and `parts`, more shared files)."""
+    return VERSION + "\n".join(load_shader_source(p) for p in ("foliage_common.glsl", *parts, main))
 
 
 def foliage_fragment_source(main: str, common: bool = False) -> str:
@@ -125,7 +135,9 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         self.impostor_program: ShaderProgram | None = None
         self._bake_program: ShaderProgram | None = None
         self._quad_vbo = 0
-        self.impostors: dict[str, Impostor] = {}  # baked per mesh, on first need
+        self.impostors: dict[str, Impostor] = {}  # per mesh name, baked on first need
+        self._baked: dict[str, Impostor] = {}  # per mesh content hash: one atlas per distinct mesh
+        self.bakes = 0  # atlases baked (cumulative)
         self.volume = None
         self.palette = None
         self._gpu: dict[ChunkKey, _GpuChunk] = {}
@@ -296,21 +308,34 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         return self._meshes[name]
 
     def impostor(self, name: str) -> Impostor:
-        """The baked ring of views of mesh `name` (baked on first need; a current context)."""
+        """The hemi-octahedral atlas of mesh `name`: baked on first need (a current context), once
+        per distinct mesh content."""
         if name not in self.impostors:
-            self._gpu_mesh(name)  # reports an unreadable mesh once, as a mesh draw would
-            self.impostors[name] = bake(self._mesh(name), self._bake_program, self._gpu_mesh(name).materials)
+            gm = self._gpu_mesh(name)  # reports an unreadable mesh once, as a mesh draw would
+            mesh = self._mesh(name)
+            key = content_key(mesh)
+            if key not in self._baked:
+                self._baked[key] = bake(mesh, self._bake_program, gm.materials)
+                self.bakes += 1
+            self.impostors[name] = self._baked[key]
         return self.impostors[name]
+
+    def _drop_unused_impostors(self) -> None:
+        """Free the atlases no type of the palette draws any more (a context current)."""
+        used = {PLACEHOLDER_MESH} | {m for t in (self.palette or []) for m in t.meshes}
+        self.impostors = {name: imp for name, imp in self.impostors.items() if name in used}
+        kept = {id(imp) for imp in self.impostors.values()}
+        for key in [k for k, imp in self._baked.items() if id(imp) not in kept]:
+            self._baked.pop(key).release()
 
     def _bind_card(self, p, mesh_name: str, variant: int):
         """The variant's impostor: its card size and atlases bound for the card shaders."""
         imp = self.impostor(mesh_name)
         GL.glUniform1i(p.location("u_variant"), variant)
-        p.set_uniform("u_card", np.array(imp.card, np.float32))
-        GL.glActiveTexture(GL.GL_TEXTURE1)
-        GL.glBindTexture(GL.GL_TEXTURE_2D, imp.normals)
-        GL.glActiveTexture(GL.GL_TEXTURE0)
-        GL.glBindTexture(GL.GL_TEXTURE_2D, imp.albedo)
+        p.set_uniform("u_sphere", np.array(imp.sphere, np.float32))
+        p.set_uniform("u_box", np.array(imp.box, np.float32))
+        p.set_uniform("u_frames", imp.frames)
+        imp.bind()
         return imp
 
     # ---- GL ------------------------------------------------------------------------------------
@@ -319,10 +344,9 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
                                      foliage_fragment_source("foliage_mesh_frag.glsl", common=True),
                                      "foliage")
         self.impostor_program = ShaderProgram(
-            foliage_vertex_source("foliage_impostor_vert.glsl"),
+            foliage_vertex_source("foliage_impostor_vert.glsl", "foliage_octahedral.glsl"),
             foliage_fragment_source("foliage_impostor_frag.glsl", common=True), "foliage impostor")
-        self._bake_program = ShaderProgram.from_files("foliage_impostor_bake_vert.glsl",
-                                                      "foliage_impostor_bake_frag.glsl")
+        self._bake_program = bake_program()
         self._quad_vbo = int(GL.glGenBuffers(1))
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._quad_vbo)
         GL.glBufferData(GL.GL_ARRAY_BUFFER, CORNERS.nbytes, CORNERS, GL.GL_STATIC_DRAW)
@@ -333,6 +357,8 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         """Upload what changed since the last frame and refresh the culling arrays."""
         if self.volume is None:
             return
+        if self._all_dirty:
+            self._drop_unused_impostors()
         if self._all_dirty and self._mesh_dirty:
             self._plans.clear()  # meshes, levels or variation may have changed (proxies need them)
         self._sync_proxies()
@@ -441,13 +467,7 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         p = self.impostor_program
         p.use()
         p.set_uniform("u_proxy", False)
-        p.set_uniform("u_views", VIEWS)
-        p.set_uniform("u_albedo", 0)
-        p.set_uniform("u_normals", 1)
-        focal = float(frame.projection[1, 1]) * frame.height / 2.0  # height: device pixels
-        p.set_uniform("u_focal", focal)
-        p.set_uniform("u_point_pixels", self.point_pixels)
-        GL.glEnable(GL.GL_PROGRAM_POINT_SIZE)
+        focal = set_card_uniforms(p, frame, self.point_pixels)
         for type_name, level, rows in self._impostor_groups(runs, near, far):
             plan = self.plan(type_name)
             self._set_type_uniforms(p.id, plan)
@@ -457,7 +477,7 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
                 imp = self._bind_card(p, name, v)
                 # near cards as quads, far ones (under POINT_PIXELS tall) as one point each: a
                 # quarter of the vertex work where a forest has the most instances
-                side = max(2.0 * imp.card[0], imp.card[2] - imp.card[1]) * focal / self.point_pixels
+                side = imp.side * focal / self.point_pixels
                 for points in (False, True):
                     chunk_rows = rows[far[rows] >= side * MIN_SCALE] if points else \
                         rows[near[rows] <= side * MAX_SCALE]
@@ -473,10 +493,7 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
                         else:
                             GL.glBindVertexArray(self._impostor_vao(key, gc))
                             GL.glDrawArraysInstanced(GL.GL_TRIANGLE_STRIP, 0, 4, gc.count)
-        GL.glActiveTexture(GL.GL_TEXTURE1)
-        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
-        GL.glActiveTexture(GL.GL_TEXTURE0)
-        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        unbind_cards()
         GL.glBindVertexArray(0)
 
     def _draw_blended(self, p: ShaderProgram, keys: list[ChunkKey], jobs: list) -> None:
@@ -548,6 +565,10 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
             self._delete_chunk(gc)
         for mesh in self._meshes.values():
             GL.glDeleteBuffers(1, [mesh.vbo])
+        for imp in self._baked.values():
+            imp.release()
+        self._baked.clear()
+        self.impostors.clear()
         self.textures.release()
         for ps in self._proxies.values():
             ps.release()
@@ -561,9 +582,10 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         self._selection_dirty = set(self._selection)  # a new context needs the masks again
         self._stream_eye = np.full(3, np.nan)
         self._order = []
-        if self.program is not None:
-            self.program.delete()
-            self.program = None
+        for name in ("program", "impostor_program", "_bake_program"):
+            if getattr(self, name) is not None:
+                getattr(self, name).delete()
+                setattr(self, name, None)
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray] | None:
         self._bind()

@@ -38,3 +38,12 @@ vec3 shifted_colour(vec3 rgb, vec2 shift) {
     vec3 r = rgb * cos(a) + cross(k, rgb) * sin(a) + k * dot(rgb, k) * (1.0 - cos(a));
     return clamp(r * (1.0 + shift.y), 0.0, 1.0);
 }
+
+// Intrinsic Y (yaw) → X (pitch) → Z (roll), as model.foliage.scatter.up_of; GLSL mat3 is by columns.
+mat3 rotation(float yaw, float pitch, float roll) {
+    float cy = cos(yaw), sy = sin(yaw), cp = cos(pitch), sp = sin(pitch), cr = cos(roll), sr = sin(roll);
+    mat3 ry = mat3(cy, 0.0, -sy, 0.0, 1.0, 0.0, sy, 0.0, cy);
+    mat3 rx = mat3(1.0, 0.0, 0.0, 0.0, cp, sp, 0.0, -sp, cp);
+    mat3 rz = mat3(cr, sr, 0.0, -sr, cr, 0.0, 0.0, 0.0, 1.0);
+    return ry * rx * rz;
+}

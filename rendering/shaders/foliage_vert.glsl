@@ -28,15 +28,6 @@ out float v_selected;
 out vec2 v_uv;
 flat out vec2 v_shift;  // hue degrees, value change: applied to the textured colour per pixel
 
-// Intrinsic Y (yaw) → X (pitch) → Z (roll), as model.foliage.scatter.up_of; GLSL mat3 is by columns.
-mat3 rotation(float yaw, float pitch, float roll) {
-    float cy = cos(yaw), sy = sin(yaw), cp = cos(pitch), sp = sin(pitch), cr = cos(roll), sr = sin(roll);
-    mat3 ry = mat3(cy, 0.0, -sy, 0.0, 1.0, 0.0, sy, 0.0, cy);
-    mat3 rx = mat3(1.0, 0.0, 0.0, 0.0, cp, sp, 0.0, -sp, cp);
-    mat3 rz = mat3(cr, sr, 0.0, -sr, cr, 0.0, 0.0, 0.0, 1.0);
-    return ry * rx * rz;
-}
-
 // A sway in world space: the trunk bends downwind with the square of the height share (its foot
 // stays put), gusting at a per-instance phase; branches away from the trunk flutter faster.
 vec3 wind_offset(vec3 local, float scale, uint h) {

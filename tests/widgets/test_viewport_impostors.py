@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
@@ -12,7 +13,8 @@ from tests.gui_helpers import render
 from tests.widgets.test_viewport_foliage import flat_scene, records
 from tests.widgets.test_viewport_overview import _samples
 
-COLOUR_TOLERANCE = 12.0  # mean colour difference (0..255 per channel) of an instance's pixels
+COLOUR_TOLERANCE = 12.0  # mean colour difference (0..255 per channel) of an instance's pixels (measured
+# at the switch: at most 3.3, a broadleaf from above)
 
 
 def _forest(with_trees: bool, **kw):
@@ -61,14 +63,15 @@ def test_a_type_without_impostors_still_ends_at_its_cull_distance(viewport, qtbo
     assert viewport.stats.levels == {}
 
 
-def _instance_colour(viewport, qtbot, ftype: FoliageType, distance: float) -> tuple[np.ndarray, int, dict]:
-    scene = flat_scene()
+def _instance_colour(viewport, qtbot, ftype: FoliageType, distance: float, pitch: float = 12.0,
+                     scene=None) -> tuple[np.ndarray, int, dict]:
+    scene = flat_scene() if scene is None else scene
     foliage = foliage_of(scene)
     viewport.set_scene(scene, frame=False)
     viewport.show_foliage_cover(False)
     cam = viewport.camera
     cam.target = np.array([0.0, 4.0, 0.0])
-    cam.yaw, cam.pitch, cam.distance = 0.0, np.radians(12.0), distance
+    cam.yaw, cam.pitch, cam.distance = 0.0, np.radians(pitch), distance
     bare = render(viewport, qtbot).astype(int)
     foliage.palette.add(ftype)
     xz = np.array([[x, 0.0] for x in np.linspace(-30, 30, 5)])
@@ -80,14 +83,15 @@ def _instance_colour(viewport, qtbot, ftype: FoliageType, distance: float) -> tu
     return drawn[mask].mean(axis=0), int(mask.sum()), dict(viewport.stats.levels)
 
 
-def test_cards_match_the_mesh_at_the_switch_distance(viewport, qtbot) -> None:
+@pytest.mark.parametrize("pitch", [12.0, 50.0, 89.0])  # from the side, half way up, from straight above
+def test_cards_match_the_mesh_at_the_switch_distance(viewport, qtbot, pitch) -> None:
     viewport.resize(640, 360)
     switch = 180.0
     for mesh in ("builtin:broadleaf", "builtin:conifer"):
         as_mesh = FoliageType("m", mesh=mesh, cull=(switch + 100, switch + 150))  # its last level
         as_card = FoliageType("c", mesh=mesh, cull=(1.0, 2.0))
-        mesh_colour, mesh_pixels, lv_mesh = _instance_colour(viewport, qtbot, as_mesh, switch)
-        card_colour, card_pixels, lv_card = _instance_colour(viewport, qtbot, as_card, switch)
+        mesh_colour, mesh_pixels, lv_mesh = _instance_colour(viewport, qtbot, as_mesh, switch, pitch)
+        card_colour, card_pixels, lv_card = _instance_colour(viewport, qtbot, as_card, switch, pitch)
         assert lv_mesh == {"LOD 2": 5} and lv_card == {"impostor": 5}
         assert mesh_pixels > 200
         assert 0.7 < card_pixels / mesh_pixels < 1.4, mesh  # about the same outline
@@ -121,3 +125,115 @@ def test_far_cards_drawn_as_points_look_like_the_quads(viewport, qtbot, monkeypa
     assert levels == {"impostor": 5} and quad_pixels > 100
     assert 0.8 < point_pixels / quad_pixels < 1.25
     assert np.abs(point_colour - quad_colour).mean() < 6.0
+
+
+
+TOP, SIDES = (0.85, 0.12, 0.10), (0.10, 0.22, 0.85)  # a box's top face red, its four sides blue
+
+
+def _two_colour_box(folder, name: str = "box.obj") -> str:
+    """An OBJ box 4 m wide and 6 m tall standing on the origin: top face red, sides blue."""
+    (folder / "box.mtl").write_text(f"newmtl top\nKd {' '.join(map(str, TOP))}\n"
+                                    f"newmtl sides\nKd {' '.join(map(str, SIDES))}\n")
+    lines, faces = ["mtllib box.mtl"], {"top": [], "sides": []}
+    centre = np.array([0.0, 3.0, 0.0])
+    half = np.array([2.0, 3.0, 2.0])
+    for n, u in (((0, 1, 0), (1, 0, 0)), ((1, 0, 0), (0, 0, -1)), ((-1, 0, 0), (0, 0, 1)),
+                 ((0, 0, 1), (1, 0, 0)), ((0, 0, -1), (-1, 0, 0)), ((0, -1, 0), (-1, 0, 0))):
+        n, u = np.array(n, float), np.array(u, float)
+        v = np.cross(n, u)  # u × v = n: counter-clockwise seen from outside
+        corners = [centre + half * (n + a * u + b * v) for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+        faces["top" if n[1] > 0 else "sides"].append(corners)
+    for part, quads in faces.items():
+        lines.append(f"usemtl {part}")
+        for quad in quads:
+            first = sum(line.startswith("v ") for line in lines) + 1
+            lines += [f"v {x} {y} {z}" for x, y, z in quad]
+            lines.append("f " + " ".join(str(first + k) for k in range(4)))
+    (folder / name).write_text("\n".join(lines) + "\n")
+    return name
+
+
+def _file_scene(folder):
+    scene = flat_scene()
+    scene.path = folder / "box.boscage"
+    return scene
+
+
+def _red_over_blue(colour: np.ndarray) -> float:
+    return float(colour[0] / max(colour[2], 1.0))
+
+
+def test_seen_from_straight_above_a_card_shows_the_crown_top_and_from_the_side_its_sides(
+        viewport, qtbot, tmp_path) -> None:
+    viewport.resize(640, 360)
+    box = _two_colour_box(tmp_path)
+    looks = {}
+    for pitch in (89.0, 4.0):
+        for kind, cull in (("mesh", (400.0, 450.0)), ("card", (1.0, 2.0))):
+            ftype = FoliageType(kind, mesh=box, cull=cull)
+            colour, pixels, levels = _instance_colour(viewport, qtbot, ftype, 200.0, pitch,
+                                                      _file_scene(tmp_path))
+            assert pixels > 60 and (levels == {"impostor": 5}) == (kind == "card"), levels
+            looks[kind, pitch] = colour
+    # from above, the top's red: the mesh's and the card's alike; from the side, the sides' blue
+    assert _red_over_blue(looks["mesh", 89.0]) > 3.0 and _red_over_blue(looks["card", 89.0]) > 3.0, looks
+    assert _red_over_blue(looks["mesh", 4.0]) < 0.5 and _red_over_blue(looks["card", 4.0]) < 0.5, looks
+    for pitch in (89.0, 4.0):
+        assert np.abs(looks["mesh", pitch] - looks["card", pitch]).mean() < COLOUR_TOLERANCE, looks
+
+
+def test_the_atlas_holds_the_top_in_its_middle_frames_and_the_sides_round_its_edge(
+        viewport, qtbot, tmp_path) -> None:
+    from OpenGL import GL
+
+    from rendering.impostors import FRAMES, nearest_frames
+
+    viewport.resize(320, 240)
+    scene = _file_scene(tmp_path)
+    box = _two_colour_box(tmp_path)
+    _two_colour_box(tmp_path, "copy.obj")
+    foliage = foliage_of(scene)
+    for name, mesh in (("a", box), ("b", "copy.obj"), ("c", "builtin:bush")):
+        foliage.palette.add(FoliageType(name, mesh=mesh, cull=(1.0, 2.0)))
+        foliage.volume.add(name, records(np.array([[0.0, 0.0]]), 1.0))
+    viewport.set_scene(scene, frame=False)
+    render(viewport, qtbot)
+    fr = viewport.foliage_renderer
+    viewport.makeCurrent()
+    try:
+        imp = fr.impostor(box)
+        assert fr.impostor("copy.obj") is imp  # the same bytes under another name: one atlas
+        assert fr.impostor("builtin:bush") is not imp and fr.bakes == 2
+        GL.glBindTexture(GL.GL_TEXTURE_2D, imp.albedo)
+        raw = GL.glGetTexImage(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+    finally:
+        viewport.doneCurrent()
+    atlas = np.frombuffer(raw, np.uint8).reshape(imp.size, imp.size, 4).astype(float)
+
+    def frame(cell) -> tuple[np.ndarray, float]:
+        t = imp.texels
+        texels = atlas[cell[1] * t:(cell[1] + 1) * t, cell[0] * t:(cell[0] + 1) * t].reshape(-1, 4)
+        shown = texels[texels[:, 3] > 127]
+        return shown[:, :3].mean(axis=0), len(shown) / len(texels)
+
+    cells, weights = nearest_frames(np.array([0.0, 1.0, 0.0]))
+    for cell in cells[weights > 0]:  # round the zenith: the top's red fills the square's middle
+        colour, cover = frame(cell)
+        assert colour[0] > 3 * colour[2] and 0.2 < cover < 0.6, (cell, colour, cover)
+    for cell in ((0, 0), (0, FRAMES // 2), (FRAMES - 1, 3), (5, FRAMES - 1)):  # on the horizon
+        colour, cover = frame(cell)
+        assert colour[2] > 3 * colour[0] and cover > 0.2, (cell, colour, cover)
+    bush = fr.impostor("builtin:bush")
+    foliage.palette.replace(FoliageType("c", mesh="builtin:rock", cull=(1.0, 2.0)))
+    render(viewport, qtbot)
+    viewport.makeCurrent()
+    try:  # an atlas no type draws any more is freed; the others are kept
+        assert set(fr.impostors) == {box, "copy.obj", "builtin:rock"} and fr.bakes == 3
+        assert all(kept is not bush for kept in fr._baked.values())
+        rock = fr.impostor("builtin:rock")
+        freed = {bush.albedo, bush.normals, bush.depth} - {rock.albedo, rock.normals, rock.depth}
+        assert not any(GL.glIsTexture(t) for t in freed) and GL.glIsTexture(imp.albedo)
+    finally:
+        viewport.doneCurrent()
