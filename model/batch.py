@@ -274,8 +274,10 @@ def _run_on_threads(func, todo: list[Task], shared: tuple, workers: int,
                 continue
             for future in sorted(done, key=lambda f: pending[f].key):
                 finished(pending.pop(future), future.result())
-    finally:  # a cancel or a failed task: tasks not started are dropped, running ones end soon
+    except BaseException:  # a cancel or a failed task: tasks not started are dropped, running ones end soon
         pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()  # every task is done: its threads end now
 
 
 def _stream_on_threads(func, tasks: Sequence[Task], shared: tuple, workers: int,
@@ -295,8 +297,10 @@ def _stream_on_threads(func, tasks: Sequence[Task], shared: tuple, workers: int,
             while not wait([future], timeout=POLL_S).done:
                 _listen()  # heard while a task runs, as on Dask
             yield task, future.result()
-    finally:  # a generator closed early (a cancel): tasks not started are dropped
+    except BaseException:  # a generator closed early (a cancel): tasks not started are dropped
         pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
 
 
 def _connect(workers: int | None, scheduler: str | None, waiting: Callable[[], None] = lambda: None):
