@@ -75,7 +75,7 @@ FIXED_DOCKS = [
 SIDE_TOOL_WINDOWS = {"terrain_tools": "tool_settings", "spawners": "inspector"}
 DATA_WINDOW_AREA = Qt.DockWidgetArea.BottomDockWidgetArea
 DATA_WINDOW_HEIGHT = 0.42  # of the window, when the first data window opens
-SIDE_WINDOW_HEIGHT = 0.6  # of the window, for a side tool window opened as a tab of a short panel
+SIDE_WINDOW_HEIGHT = 0.6  # of the right column at least, for a side tool window when it first opens
 
 
 def _scrolling(widget: QWidget, key: str) -> QScrollArea:
@@ -417,7 +417,7 @@ class MainWindow(QMainWindow):
             beside = self.docks.get(SIDE_TOOL_WINDOWS[key] or "")
             if beside is not None and not beside.isHidden():
                 self.tabifyDockWidget(beside, dock)
-                dock.setProperty("side_size_on_show", True)  # a tall form: its tab group grows
+            dock.setProperty("side_size_on_show", True)  # a tall form: its tab group grows
         elif not placed:
             self._place_data_window(dock)
         action = self.actions_by_key[f"tool_{key}"]
@@ -460,7 +460,24 @@ class MainWindow(QMainWindow):
                 self.resizeDocks([dock], [round(DATA_WINDOW_HEIGHT * self.height())], Qt.Orientation.Vertical)
             if dock.property("side_size_on_show"):
                 dock.setProperty("side_size_on_show", False)
-                self.resizeDocks([dock], [round(SIDE_WINDOW_HEIGHT * self.height())], Qt.Orientation.Vertical)
+                QApplication.processEvents()  # the new tab laid out first, else the resize is lost
+                self._grow_in_column(dock)
+
+    def _grow_in_column(self, dock: QDockWidget) -> None:
+        """A tall form opened in the right column takes most of it: the other panels there keep the
+        least height they need (and at most a share of the window each)."""
+        area = self.dockWidgetArea(dock)
+        group = set(self.tabifiedDockWidgets(dock))
+        others = [d for d in self.findChildren(QDockWidget) if d is not dock and d not in group
+                  and not d.isFloating() and d.isVisible() and not d.visibleRegion().isEmpty()
+                  and self.dockWidgetArea(d) == area]
+        if not others:
+            return
+        total = dock.height() + sum(d.height() for d in others)
+        least = [min(d.height(), max(d.minimumSizeHint().height(), round(0.1 * self.height())))
+                 for d in others]
+        wanted = max(total - sum(least), round(SIDE_WINDOW_HEIGHT * total), dock.height())
+        self.resizeDocks(others + [dock], least + [wanted], Qt.Orientation.Vertical)
 
     # ---- layout -----------------------------------------------------------------------
     def restore_layout(self) -> None:
