@@ -36,6 +36,46 @@ def in_background(work: Callable[[], T]) -> T:
     return box["value"]
 
 
+class Relay:
+    """A progress callback for work on a helper thread: each call (on that thread) keeps its
+    arguments and says whether to go on; this thread hands the latest to `callback` every `PUMP_S`
+    (widgets are touched here only), and once `callback` returns False or `cancelled()` is true
+    every later call returns False."""
+
+    def __init__(self, callback: Callable[..., object],
+                 cancelled: Callable[[], bool] = lambda: False) -> None:
+        self.callback, self.cancelled = callback, cancelled
+        self._latest: tuple | None = None
+        self.stopped = False
+
+    def __call__(self, *args) -> bool:
+        self._latest = args
+        return not self.stopped
+
+    def alive(self) -> bool:
+        """For `model.batch.listening` on the helper thread."""
+        return not self.stopped
+
+    def serve(self) -> None:
+        if self.stopped:  # the job stops at its next report: the dialog is not asked again
+            return
+        args, self._latest = self._latest, None
+        if args is not None and self.callback(*args) is False:
+            self.stopped = True
+        self.stopped = self.stopped or bool(self.cancelled())
+
+    def run(self, work: Callable[[Relay], T]) -> T:
+        """`work(self)` on a helper thread (`in_background`), this relay served meanwhile."""
+        timer = QTimer()
+        timer.timeout.connect(self.serve)
+        timer.start(round(PUMP_S * 1000))
+        try:
+            return in_background(lambda: work(self))
+        finally:
+            timer.stop()
+            self.serve()
+
+
 class ModalProgress:
     """`step(fraction)` moves the bar, `cancelled()` says whether Cancel was pressed; close on exit."""
 
@@ -94,7 +134,7 @@ class BatchProgress:
     the rate and the time left, and returns False once Cancel is pressed (which stops the job)."""
 
     def __init__(self, parent: QWidget | None, label: str, unit: str = "zones", starting: str = "",
-                 minimum_duration_ms: int = 0) -> None:
+                 minimum_duration_ms: int = 0, at_once: bool = False) -> None:
         from model.batch import RateMeter
 
         self.label, self.unit, self.starting = label, unit, starting  # `starting`: said until one is done
@@ -105,6 +145,9 @@ class BatchProgress:
         self.dialog.setAutoClose(False)
         self.dialog.setMinimumDuration(minimum_duration_ms)
         self.dialog.setValue(0)
+        if at_once:  # the first report may be seconds away
+            self.dialog.show()
+            QApplication.processEvents()
 
     def text(self, done: int, total: int) -> str:
         rate, left = self.meter.update(done, total)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 
 import numpy as np
 from OpenGL import GL
@@ -258,7 +259,7 @@ class Viewport(QOpenGLWidget):
             self.frame_all()
             return
         if self._opening is None:
-            self._opening = opening_viewpoint(self.scene.terrain, volume)
+            self._opening = scene_opening(self.scene)
         eye, yaw = self._opening
         cam = self.camera
         cam.yaw = yaw
@@ -554,6 +555,24 @@ class Viewport(QOpenGLWidget):
         self.camera.orbit(math.radians(yaw), math.radians(pitch))
         self._auto_frame = False
         self.update()
+
+
+_OPENINGS: list[tuple[weakref.ref, tuple, tuple[np.ndarray, float]]] = []  # the last few scenes
+
+
+def scene_opening(scene) -> tuple[np.ndarray, float]:
+    """`opening_viewpoint` of a scene with stored foliage, found once: an import computes it on its
+    helper thread (~1,000 sight lines: a second on a big terrain), so the window does not stall
+    when the scene opens."""
+    volume = scene.sections["foliage"].volume
+    key = (id(volume), id(scene.terrain), len(volume.keys()))  # the same foliage on the same ground
+    for ref, known, found in _OPENINGS:
+        if ref() is scene and known == key:
+            return found
+    found = opening_viewpoint(scene.terrain, volume)
+    _OPENINGS[:] = [e for e in _OPENINGS[-3:] if e[0]() is not None and e[0]() is not scene]
+    _OPENINGS.append((weakref.ref(scene), key, found))
+    return found
 
 
 def opening_viewpoint(terrain, volume, candidates: int = 16, yaws: int = 8) -> tuple[np.ndarray, float]:
