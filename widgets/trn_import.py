@@ -115,12 +115,14 @@ def import_trn_scene(parent: QWidget | None, path: str | Path | None = None,
                 relay = Relay(steps, lambda: bar.dialog.wasCanceled())
 
                 def work(report: Relay) -> Scene:
+                    from widgets.viewport import prepare_opening
+
                     with listening(report.alive):  # heard while the workers compute
                         if large:
                             return write_trn_scene(doc, region, out, progress=report, warnings=warnings,
                                                    workers=workers)
                         scene = trn_to_scene(doc, region, progress=report, warnings=warnings, workers=workers)
-                    _open_view(scene)  # found here, not when the window opens the scene
+                    prepare_opening(scene)  # found here, not when the window opens the scene
                     return scene
 
                 scene = relay.run(work)
@@ -170,14 +172,6 @@ class _EvaluationSteps(_Phase):
         if what == "evaluating":
             return self.show(what, min(self.tiles, round(fraction / 0.8 * self.tiles)), self.tiles)
         return self.show("building the scene" if what != "done" else what, self.tiles, self.tiles)
-
-
-def _open_view(scene: Scene) -> None:
-    from widgets.viewport import scene_opening
-
-    foliage = scene.sections.get("foliage")
-    if foliage is not None and len(foliage.volume.keys()):
-        scene_opening(scene)
 
 
 def _warn(parent: QWidget | None, path: str | Path, warnings: list[str]) -> None:

@@ -575,6 +575,13 @@ def scene_opening(scene) -> tuple[np.ndarray, float]:
     return found
 
 
+def prepare_opening(scene) -> None:
+    """Find a new scene's opening view now (on the helper thread that built it), if it has one."""
+    foliage = scene.sections.get("foliage")
+    if foliage is not None and len(foliage.volume.keys()):
+        scene_opening(scene)
+
+
 def opening_viewpoint(terrain, volume, candidates: int = 16, yaws: int = 8) -> tuple[np.ndarray, float]:
     """Eye point and yaw over stored foliage with the most open view: of the densest cells, and
     of eight headings from each, the one whose sight lines run furthest before meeting the ground

@@ -49,3 +49,22 @@ def test_trn_as_scene_keeps_the_window_drawn_and_then_idles(shown, tmp_path):
     assert scene is not None and len(scene.sections["foliage"].volume.keys()) > 1000
     assert meter.longest_busy <= LONGEST_STALL_S, meter.gaps
     assert idle_cpu_seconds(1.0) <= IDLE_CPU_S
+
+
+def test_growing_a_forest_keeps_the_window_drawn_and_then_idles(shown):
+    from pathlib import Path
+
+    from model.demo import demo_resource_path
+    from model.formats.scene_file import load_scene
+    from widgets.plant_grow import grow_forest_on_scene
+
+    rules = Path(__file__).resolve().parents[2] / "resources" / "plants"
+    shown.open_scene(load_scene(demo_resource_path()))
+    settle()
+    with StallMeter(frames_of=shown.viewport) as meter:
+        scene = grow_forest_on_scene(shown, rules, passes=12, seed=2, fertility=15)
+        shown.open_scene(scene)
+        settle()
+    assert scene is not None and scene.sections["foliage"].volume.count() > 0
+    assert meter.longest_busy <= LONGEST_STALL_S, meter.gaps
+    assert idle_cpu_seconds(1.0) <= IDLE_CPU_S
