@@ -274,10 +274,9 @@ def _run_on_threads(func, todo: list[Task], shared: tuple, workers: int,
                 continue
             for future in sorted(done, key=lambda f: pending[f].key):
                 finished(pending.pop(future), future.result())
-    except BaseException:  # a cancel or a failed task: tasks not started are dropped, running ones end soon
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()  # every task is done: its threads end now
+    finally:  # a cancel or a failed task: tasks not started are dropped; the running ones (a tile
+        # each, a second at most) end before this returns, so nothing computes on after the job
+        pool.shutdown(cancel_futures=True)
 
 
 def _stream_on_threads(func, tasks: Sequence[Task], shared: tuple, workers: int,
@@ -297,10 +296,8 @@ def _stream_on_threads(func, tasks: Sequence[Task], shared: tuple, workers: int,
             while not wait([future], timeout=POLL_S).done:
                 _listen()  # heard while a task runs, as on Dask
             yield task, future.result()
-    except BaseException:  # a generator closed early (a cancel): tasks not started are dropped
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
+    finally:  # a generator closed early (a cancel): tasks not started are dropped
+        pool.shutdown(cancel_futures=True)
 
 
 def _connect(workers: int | None, scheduler: str | None, waiting: Callable[[], None] = lambda: None):
