@@ -115,6 +115,16 @@ class Viewport(QOpenGLWidget):
         self.frames_rendered = 0
         self.gl_info: dict[str, str] = {}
         self._initialized = False
+        # The first frame (shaders, every upload) takes seconds: the widget's first paint shows the
+        # sky and this message at once, and the renderers start in the paint after it.
+        self._placeholder = True
+        self._late_init: list[Renderer] = []
+        self._waiting = QLabel("Preparing the first frame…", self)
+        self._waiting.setObjectName("viewport_waiting")
+        self._waiting.setStyleSheet("QLabel { color: white; background: rgba(0, 0, 0, 110);"
+                                    " padding: 8px 14px; border-radius: 4px; }")
+        self._waiting.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self._waiting.adjustSize()
         self._pending_release: list[Renderer] = []
         self._drag_mode: str | None = None
         self._auto_frame = False  # re-frame on resize until the user moves the camera
@@ -366,13 +376,31 @@ class Viewport(QOpenGLWidget):
         ctx = self.context()
         ctx.aboutToBeDestroyed.connect(self._context_going)
         GL.glEnable(GL.GL_DEPTH_TEST)
-        for renderer in list(self.renderers):
-            self._initialize(renderer)
-        try:
-            self._overlay_renderer.initialize()
-        except Exception as e:
-            self.gl_failed.emit(f"OverlayRenderer: {e}")
+        self._late_init = [*self.renderers, self._overlay_renderer]
+        if not self._placeholder:
+            self._start_renderers()
         self._initialized = True
+
+    def _start_renderers(self) -> None:
+        """Compile and set up the renderers that were there before the first frame."""
+        late, self._late_init = self._late_init, []
+        for renderer in late:
+            if renderer is self._overlay_renderer:
+                try:
+                    renderer.initialize()
+                except Exception as e:
+                    self.gl_failed.emit(f"OverlayRenderer: {e}")
+            elif renderer in self.renderers:
+                self._initialize(renderer)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._waiting.move(max(0, (self.width() - self._waiting.width()) // 2),
+                           max(0, (self.height() - self._waiting.height()) // 2))
+
+    def grabFramebuffer(self):  # noqa: N802 - Qt's name
+        self._placeholder = False  # a grab wants the scene, however early
+        return super().grabFramebuffer()
 
     def _initialize(self, renderer: Renderer) -> bool:
         try:
@@ -410,6 +438,12 @@ class Viewport(QOpenGLWidget):
         started = time.perf_counter()
         GL.glClearColor(*SKY_COLOUR)
         GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+        if self._placeholder:  # the sky and the message now; the scene from the next paint
+            self._placeholder = False
+            QTimer.singleShot(0, self.update)
+            return
+        if self._late_init:
+            self._start_renderers()
         GL.glEnable(GL.GL_DEPTH_TEST)
         frame = self.frame_context()
         if self.foliage_renderer is not None:
@@ -430,6 +464,8 @@ class Viewport(QOpenGLWidget):
         self.stats = frame.stats
         self._update_stats_label()
         self.frames_rendered += 1
+        if self._waiting.isVisible():
+            self._waiting.hide()
         self.frame_rendered.emit()
 
     # ---- navigation -------------------------------------------------------------------

@@ -1,0 +1,26 @@
+"""Start-up: the window and its panels come up at once, and the viewport says it is preparing the
+view (over the sky, not a black rectangle) until the scene's first frame is drawn."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel
+
+
+def test_the_viewport_says_it_is_preparing_until_the_first_frame(main_window, qtbot) -> None:
+    viewport = main_window.viewport
+    paints: list[tuple[bool, int]] = []  # each paint: the message shown?, scene frames drawn before
+    paint = viewport.paintGL
+    viewport.paintGL = lambda: paints.append((not waiting.isHidden(), viewport.frames_rendered)) or paint()
+    waiting = viewport.findChild(QLabel, "viewport_waiting")
+    assert waiting is not None and "first frame" in waiting.text()
+    main_window.resize(900, 600)
+    main_window.show()
+    qtbot.waitUntil(lambda: viewport.frames_rendered > 0, timeout=60000)
+    # the first paint shows the message (over the sky) and returns: the scene's first (slow) frame
+    # is the next paint
+    assert paints[:3] == [(True, 0), (True, 0), (False, 1)], paints
+    assert not waiting.isVisible()  # gone with the scene's first frame
+    centre = waiting.geometry().center()
+    assert abs(centre.x() - viewport.width() // 2) <= 2 and abs(centre.y() - viewport.height() // 2) <= 2
+    image = viewport.grabFramebuffer()
+    assert not image.isNull() and image.pixelColor(5, 5).blue() > 0  # the sky, not black
