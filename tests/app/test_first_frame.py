@@ -3,6 +3,7 @@ view (over the sky, not a black rectangle) until the scene's first frame is draw
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtWidgets import QLabel
 
 
@@ -24,3 +25,14 @@ def test_the_viewport_says_it_is_preparing_until_the_first_frame(main_window, qt
     assert abs(centre.x() - viewport.width() // 2) <= 2 and abs(centre.y() - viewport.height() // 2) <= 2
     image = viewport.grabFramebuffer()
     assert not image.isNull() and image.pixelColor(5, 5).blue() > 0  # the sky, not black
+
+
+@pytest.mark.slow
+def test_bench_quick_passes_the_start_up_budget(capsys) -> None:
+    import json
+
+    from app.cli import run_cli
+
+    code = run_cli(["bench", "--quick", "--json", "startup.first_frame_vs_bare_window"])
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert code == 0, rows
