@@ -68,3 +68,41 @@ def test_growing_a_forest_keeps_the_window_drawn_and_then_idles(shown):
     assert scene is not None and scene.sections["foliage"].volume.count() > 0
     assert meter.longest_busy <= LONGEST_STALL_S, meter.gaps
     assert idle_cpu_seconds(1.0) <= IDLE_CPU_S
+
+
+def test_a_spawner_run_keeps_the_window_drawn_and_then_idles(shown):
+    from model.demo import demo_resource_path
+    from model.foliage.spawner import Area, Spawner, Species
+    from model.foliage.spawner_section import spawners_of
+    from model.formats.scene_file import load_scene
+
+    shown.open_scene(load_scene(demo_resource_path()))
+    shown.set_tool_window_visible("spawners", True)
+    editor = shown.spawner_editor
+    # dense: about 100,000 candidates a species over the demo's terrain
+    spawners_of(shown.document.scene).spawners = [Spawner("dense", 5, Area(), (
+        Species("bush", 40.0), Species("rock", 20.0, 1)))]
+    editor.refresh()
+    settle()
+    with StallMeter(frames_of=shown.viewport) as meter:
+        editor.panel.run_button.click()
+        settle()
+    assert editor.results and editor.results[0].placed > 1000
+    assert meter.longest_busy <= LONGEST_STALL_S, meter.gaps
+    assert idle_cpu_seconds(1.0) <= IDLE_CPU_S
+
+
+def test_opening_a_big_paged_world_keeps_the_window_drawn_and_then_idles(shown, tmp_path, monkeypatch):
+    from app.bench.scene_tiles import big_scene
+    from model.formats import tiles
+    from model.formats.scene_file import save_scene
+
+    monkeypatch.setattr(tiles, "TILE", 256)
+    path = tmp_path / "world.boscage"
+    save_scene(big_scene(4097), path)  # 8 km at 2 m, 17 x 17 tiles
+    with StallMeter(frames_of=shown.viewport) as meter:
+        assert shown.open_file(path)
+        settle()
+    assert shown.document.scene.terrain.paged_heights is not None
+    assert meter.longest_busy <= LONGEST_STALL_S, meter.gaps
+    assert idle_cpu_seconds(1.0) <= IDLE_CPU_S
