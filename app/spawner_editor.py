@@ -74,13 +74,16 @@ class SpawnerEditor(QObject):
     def _run_one(self, spawner: Spawner, progress: ModalProgress | None, earlier: SpawnResult | None = None):
         """(result, change) of a full run, or None with the reason shown (cancelled or impossible).
         The run itself is on a helper thread, the window drawn and Cancel heard meanwhile."""
+        scene = self.scene
         try:
             if progress is None:
-                result = run_only(self.scene, spawner, earlier=earlier)
+                result = run_only(scene, spawner, earlier=earlier)
             else:
                 result = progress.run(lambda report: run_only(
-                    self.scene, spawner, None, lambda done, total: report(done / max(total, 1)), earlier))
-            return result, apply_result(self.scene, result, whole=True)
+                    scene, spawner, None, lambda done, total: report(done / max(total, 1)), earlier))
+            if self.scene is not scene:  # replaced meanwhile (a reload from disk): not this run's scene
+                raise SpawnCancelled("the scene was replaced")
+            return result, apply_result(scene, result, whole=True)
         except SpawnCancelled:
             self.panel.show_result(self.results, f"Run of '{spawner.name}' cancelled: nothing changed.")
         except SpawnError as e:
