@@ -118,6 +118,7 @@ class Viewport(QOpenGLWidget):
         # The first frame (shaders, every upload) takes seconds: the widget's first paint shows the
         # sky and this message at once, and the renderers start in the paint after it.
         self._placeholder = True
+        self._held = False  # `hold`: only the sky and the message until `release`
         self._late_init: list[Renderer] = []
         self._waiting = QLabel("Preparing the first frame…", self)
         self._waiting.setObjectName("viewport_waiting")
@@ -395,11 +396,31 @@ class Viewport(QOpenGLWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
+        self._centre_message()
+
+    def _centre_message(self) -> None:
         self._waiting.move(max(0, (self.width() - self._waiting.width()) // 2),
                            max(0, (self.height() - self._waiting.height()) // 2))
 
+    def hold(self, message: str) -> None:
+        """Draw only the sky and `message` (while a scene is being opened) until `release`."""
+        self._held = True
+        self._waiting.setText(message)
+        self._waiting.adjustSize()
+        self._centre_message()
+        self._waiting.show()
+        self.update()
+
+    def release(self) -> None:
+        """Draw the scene again; the message stays until its first frame."""
+        self._held, self._placeholder = False, True
+        self._waiting.setText("Preparing the first frame…")
+        self._waiting.adjustSize()
+        self._centre_message()
+        self.update()
+
     def grabFramebuffer(self):  # noqa: N802 - Qt's name
-        self._placeholder = False  # a grab wants the scene, however early
+        self._placeholder = self._held = False  # a grab wants the scene, however early
         return super().grabFramebuffer()
 
     def _initialize(self, renderer: Renderer) -> bool:
@@ -438,6 +459,8 @@ class Viewport(QOpenGLWidget):
         started = time.perf_counter()
         GL.glClearColor(*SKY_COLOUR)
         GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+        if self._held:
+            return
         if self._placeholder:  # the sky and the message now; the scene from the next paint
             self._placeholder = False
             QTimer.singleShot(0, self.update)

@@ -36,3 +36,28 @@ def test_bench_quick_passes_the_start_up_budget(capsys) -> None:
     code = run_cli(["bench", "--quick", "--json", "startup.first_frame_vs_bare_window"])
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
     assert code == 0, rows
+
+
+def test_the_window_comes_up_with_its_panels_before_the_demo_opens(qtbot, settings_folder, monkeypatch):
+    from app import gui_entry
+    from app.main_window import MainWindow
+
+    seen = []
+    real = MainWindow.open_scene
+
+    def opening(self, scene):  # the moment the demo is handed to the window
+        label = self.viewport.findChild(QLabel, "viewport_waiting")
+        seen.append((self.isVisible(), self.docks["palette"].isVisible(), label.text(), label.isVisible()))
+        real(self, scene)
+
+    monkeypatch.setattr(MainWindow, "open_scene", opening)
+    window = gui_entry.start_window(None, restore_layout=False)
+    try:
+        assert seen == [(True, True, "Opening the demo scene…", True)]
+        assert window.document.scene.name == gui_entry.load_demo().name
+        qtbot.waitUntil(lambda: window.viewport.frames_rendered > 0, timeout=60000)
+        assert not window.viewport.findChild(QLabel, "viewport_waiting").isVisible()
+    finally:
+        window.document.undo_stack.setClean()
+        window.close()
+        window.deleteLater()
