@@ -46,7 +46,8 @@ from model.scene import Scene
 from widgets.error_dialog import error_box, error_details, file_message, unexpected_message
 from widgets.inspector_panel import InspectorPanel
 from widgets.new_scene_dialog import NewSceneOptions, ask_new_scene
-from widgets.viewport import Viewport, install_view_actions
+from widgets.progress import Relay
+from widgets.viewport import Viewport, install_view_actions, prepare_opening
 
 APP_NAME = "Boscage"
 DEFAULT_SIZE = (1400, 900)
@@ -86,6 +87,13 @@ def _scrolling(widget: QWidget, key: str) -> QScrollArea:
     area.setFrameShape(QScrollArea.Shape.NoFrame)
     area.setWidget(widget)
     return area
+
+
+def _read_for_opening(path: str | Path, progress) -> Scene:
+    """A scene file read (on a helper thread), with the view it opens with."""
+    scene = SceneDocument.read(path, progress)
+    prepare_opening(scene)
+    return scene
 
 
 def _plain_title(text: str) -> str:
@@ -533,7 +541,14 @@ class MainWindow(QMainWindow):
         progress = self._progress_dialog("Opening Scene", f"Reading {Path(path).name}…")
         try:
             with self.busy(f"Opening {path}…"):
-                self.document.load(path, progress=lambda done, total: progress(done, total))
+                # read on a helper thread (its opening view found there too), the window drawn; the
+                # dialog is up from the start, so nothing edits the scene it replaces meanwhile
+                progress(0, 1, at_once=True)
+                relay = Relay(progress, lambda: any(box.wasCanceled() for box in progress.dialog))
+                scene = relay.run(lambda report: _read_for_opening(path, report))
+                if relay.stopped:  # Cancel pressed as the read ended: the scene stays as it was
+                    raise LoadCancelled(str(path))
+                self.document.replace_scene(scene)
         except LoadCancelled:
             self.statusBar().showMessage(f"Opening {path} cancelled; the open scene is unchanged", 5000)
             return False
@@ -757,15 +772,17 @@ class MainWindow(QMainWindow):
         read takes long enough to notice; `.close()` on it removes the dialog."""
         dialog: list[QProgressDialog] = []
 
-        def report(done: int, total: int) -> bool:
+        def report(done: int, total: int, at_once: bool = False) -> bool:
             if not dialog:
                 box = QProgressDialog(text, "Cancel", 0, 1000, self)
                 box.setWindowTitle(title)
                 box.setWindowModality(Qt.WindowModality.WindowModal)
-                box.setMinimumDuration(PROGRESS_DELAY_MS)
+                box.setMinimumDuration(0 if at_once else PROGRESS_DELAY_MS)
                 box.setAutoClose(False)
                 box.setAutoReset(False)
                 dialog.append(box)
+                if at_once:
+                    box.show()
             box = dialog[0]
             box.setValue(round(1000 * done / total) if total else 1000)  # keeps the dialog responsive
             return not box.wasCanceled()
