@@ -56,9 +56,14 @@ class SceneDocument(QObject):
     def load(self, path: str | Path, progress=None) -> Scene:
         """Read `path` and, only if that succeeds, replace the scene. FormatError otherwise
         (LoadCancelled when `progress(done, total)` returns False)."""
-        scene = load_scene(path, progress) if progress is not None else load_scene(path)
+        scene = self.read(path, progress)
         self.replace_scene(scene)
         return scene
+
+    @staticmethod
+    def read(path: str | Path, progress=None) -> Scene:
+        """A scene file read, nothing replaced (a helper thread may run it)."""
+        return load_scene(path, progress) if progress is not None else load_scene(path)
 
     def save(self, path: str | Path | None = None, replace_textures: bool = False) -> Path:
         """Write the scene (to `path`, or where it came from) and mark the history clean; into

@@ -166,22 +166,38 @@ def run_gui(argv: list[str]) -> int:
         return take_screenshot(app, window, args.screenshot, (width, height), frame_all=args.frame_all,
                                stats_path=args.stats, camera=camera)
 
-    if args.scene is None:
-        window = MainWindow(load_demo())
-        window.show()
-    else:
-        # The window comes up first, so a big scene opens with its progress (and Cancel), and a
-        # bad one is one error dialog over the window; the demo is shown instead of either.
-        from app.document import new_scene
-
-        window = MainWindow(new_scene())
-        window.show()
-        if not window.open_file(args.scene):
-            window.open_scene(load_demo())
+    window = start_window(args.scene)
     from PySide6.QtCore import QTimer
 
     QTimer.singleShot(0, window.offer_recovery)  # once the window is up: a crashed session's work
     return app.exec()
+
+
+def start_window(path: Path | None, restore_layout: bool = True):
+    """The editor's window, shown with its panels at once (on an empty scene, the viewport saying
+    what it opens), then the scene opened: `path`, or the bundled demo (also when `path` cannot be
+    opened). A big scene opens with its progress (and Cancel), a bad one is one error dialog over
+    the window; the demo's loading and its opening view (a second of sight lines) run on a helper
+    thread, the window drawn meanwhile."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.document import new_scene
+    from app.main_window import MainWindow
+    from widgets.progress import in_background
+    from widgets.viewport import prepare_opening
+
+    window = MainWindow(new_scene(), restore_layout=restore_layout)
+    window.viewport.hold(f"Opening {path.name if path is not None else 'the demo scene'}…")
+    window.show()
+    QApplication.processEvents()
+    try:
+        if path is None or not window.open_file(path):
+            demo = in_background(load_demo)
+            in_background(lambda: prepare_opening(demo))
+            window.open_scene(demo)
+    finally:
+        window.viewport.release()
+    return window
 
 
 def _wait_for_frame(app, viewport, after: int) -> None:

@@ -46,8 +46,8 @@ from model.scene import Scene
 from widgets.error_dialog import error_box, error_details, file_message, unexpected_message
 from widgets.inspector_panel import InspectorPanel
 from widgets.new_scene_dialog import NewSceneOptions, ask_new_scene
-from widgets.progress import TextureProgress
-from widgets.viewport import Viewport, install_view_actions
+from widgets.progress import Relay, TextureProgress
+from widgets.viewport import Viewport, install_view_actions, prepare_opening
 from widgets.wheel_guard import install_wheel_guard
 
 APP_NAME = "Boscage"
@@ -82,7 +82,7 @@ SIDE_TOOL_WINDOWS = {"terrain_tools": "tool_settings", "spawners": "inspector"}
 SCROLLING_SIDE_WINDOWS = {"terrain_tools"}
 DATA_WINDOW_AREA = Qt.DockWidgetArea.BottomDockWidgetArea
 DATA_WINDOW_HEIGHT = 0.42  # of the window, when the first data window opens
-SIDE_WINDOW_HEIGHT = 0.6  # of the window, for a side tool window opened as a tab of a short panel
+SIDE_WINDOW_HEIGHT = 0.6  # of the right column at least, for a side tool window when it first opens
 
 
 def warning_box(parent: QWidget, title: str, message: str) -> None:
@@ -100,6 +100,13 @@ def _scrolling(widget: QWidget, key: str) -> QScrollArea:
     area.setFrameShape(QScrollArea.Shape.NoFrame)
     area.setWidget(widget)
     return area
+
+
+def _read_for_opening(path: str | Path, progress) -> Scene:
+    """A scene file read (on a helper thread), with the view it opens with."""
+    scene = SceneDocument.read(path, progress)
+    prepare_opening(scene)
+    return scene
 
 
 def _plain_title(text: str) -> str:
@@ -450,7 +457,7 @@ class MainWindow(QMainWindow):
             beside = self.docks.get(SIDE_TOOL_WINDOWS[key] or "")
             if beside is not None and not beside.isHidden():
                 self.tabifyDockWidget(beside, dock)
-                dock.setProperty("side_size_on_show", True)  # a tall form: its tab group grows
+            dock.setProperty("side_size_on_show", True)  # a tall form: its tab group grows
         elif not placed:
             self._place_data_window(dock)
         action = self.actions_by_key[f"tool_{key}"]
@@ -493,7 +500,24 @@ class MainWindow(QMainWindow):
                 self.resizeDocks([dock], [round(DATA_WINDOW_HEIGHT * self.height())], Qt.Orientation.Vertical)
             if dock.property("side_size_on_show"):
                 dock.setProperty("side_size_on_show", False)
-                self.resizeDocks([dock], [round(SIDE_WINDOW_HEIGHT * self.height())], Qt.Orientation.Vertical)
+                QApplication.processEvents()  # the new tab laid out first, else the resize is lost
+                self._grow_in_column(dock)
+
+    def _grow_in_column(self, dock: QDockWidget) -> None:
+        """A tall form opened in the right column takes most of it: the other panels there keep the
+        least height they need (and at most a share of the window each)."""
+        area = self.dockWidgetArea(dock)
+        group = set(self.tabifiedDockWidgets(dock))
+        others = [d for d in self.findChildren(QDockWidget) if d is not dock and d not in group
+                  and not d.isFloating() and d.isVisible() and not d.visibleRegion().isEmpty()
+                  and self.dockWidgetArea(d) == area]
+        if not others:
+            return
+        total = dock.height() + sum(d.height() for d in others)
+        least = [min(d.height(), max(d.minimumSizeHint().height(), round(0.1 * self.height())))
+                 for d in others]
+        wanted = max(total - sum(least), round(SIDE_WINDOW_HEIGHT * total), dock.height())
+        self.resizeDocks(others + [dock], least + [wanted], Qt.Orientation.Vertical)
 
     # ---- layout -----------------------------------------------------------------------
     def restore_layout(self) -> None:
@@ -585,7 +609,14 @@ class MainWindow(QMainWindow):
         progress = self._progress_dialog("Opening Scene", f"Reading {Path(path).name}…")
         try:
             with self.busy(f"Opening {path}…"):
-                self.document.load(path, progress=lambda done, total: progress(done, total))
+                # read on a helper thread (its opening view found there too), the window drawn; the
+                # dialog is up from the start, so nothing edits the scene it replaces meanwhile
+                progress(0, 1, at_once=True)
+                relay = Relay(progress, lambda: any(box.wasCanceled() for box in progress.dialog))
+                scene = relay.run(lambda report: _read_for_opening(path, report))
+                if relay.stopped:  # Cancel pressed as the read ended: the scene stays as it was
+                    raise LoadCancelled(str(path))
+                self.document.replace_scene(scene)
         except LoadCancelled:
             self.statusBar().showMessage(f"Opening {path} cancelled; the open scene is unchanged", 5000)
             return False
@@ -817,15 +848,17 @@ class MainWindow(QMainWindow):
         read takes long enough to notice; `.close()` on it removes the dialog."""
         dialog: list[QProgressDialog] = []
 
-        def report(done: int, total: int) -> bool:
+        def report(done: int, total: int, at_once: bool = False) -> bool:
             if not dialog:
                 box = QProgressDialog(text, "Cancel", 0, 1000, self)
                 box.setWindowTitle(title)
                 box.setWindowModality(Qt.WindowModality.WindowModal)
-                box.setMinimumDuration(PROGRESS_DELAY_MS)
+                box.setMinimumDuration(0 if at_once else PROGRESS_DELAY_MS)
                 box.setAutoClose(False)
                 box.setAutoReset(False)
                 dialog.append(box)
+                if at_once:
+                    box.show()
             box = dialog[0]
             box.setValue(round(1000 * done / total) if total else 1000)  # keeps the dialog responsive
             return not box.wasCanceled()

@@ -13,7 +13,7 @@ from app.spawner_commands import BakeSpawnerCommand, RunSpawnerCommand, SetSpawn
 from model.foliage.section import foliage_of
 from model.foliage.spawn_run import SpawnCancelled, SpawnError, SpawnResult
 from model.foliage.spawner import Spawner
-from model.foliage.spawner_section import move_ownership, run_and_apply, spawners_of
+from model.foliage.spawner_section import apply_result, move_ownership, run_and_apply, run_only, spawners_of
 from widgets.progress import ModalProgress
 from widgets.spawner_panel import SpawnerPanel
 
@@ -33,6 +33,10 @@ class SpawnerEditor(QObject):
         self.panel = SpawnerPanel()
         self.auto_run = True  # a recipe edit re-runs its spawner in the same undo step
         self.results: list[SpawnResult] = []
+        # a whole run per spawner name, with the undo step it ended in: while that step is the
+        # stack's current one the scene is as the run saw it, and an edit re-runs only the
+        # species from the edited one on
+        self._last_runs: dict[str, tuple[SpawnResult, int, object]] = {}
         self._palette = self._terrain = None
         self.panel.edited.connect(self.edit)
         self.panel.removed.connect(self.remove)
@@ -56,6 +60,7 @@ class SpawnerEditor(QObject):
         self._palette.changed.connect(self.refresh)
         self._terrain.layers_changed.connect(self.refresh)
         self.results = []
+        self._last_runs = {}
         self.panel.show_result([])
         self._clear_markers()
         self.refresh()
@@ -66,17 +71,19 @@ class SpawnerEditor(QObject):
         self.panel.set_spawners(spawners_of(self.scene).spawners)
 
     # ---- running ------------------------------------------------------------------------------
-    def _run_one(self, spawner: Spawner, progress: ModalProgress | None):
-        """(result, change) of a full run, or None with the reason shown (cancelled or impossible)."""
-
-        def report(done: int, total: int) -> bool:
-            if progress is None:
-                return True
-            progress.step(done / max(total, 1))
-            return not progress.cancelled()
-
+    def _run_one(self, spawner: Spawner, progress: ModalProgress | None, earlier: SpawnResult | None = None):
+        """(result, change) of a full run, or None with the reason shown (cancelled or impossible).
+        The run itself is on a helper thread, the window drawn and Cancel heard meanwhile."""
+        scene = self.scene
         try:
-            return run_and_apply(self.scene, spawner, None, report)
+            if progress is None:
+                result = run_only(scene, spawner, earlier=earlier)
+            else:
+                result = progress.run(lambda report: run_only(
+                    scene, spawner, None, lambda done, total: report(done / max(total, 1)), earlier))
+            if self.scene is not scene:  # replaced meanwhile (a reload from disk): not this run's scene
+                raise SpawnCancelled("the scene was replaced")
+            return result, apply_result(scene, result, whole=True)
         except SpawnCancelled:
             self.panel.show_result(self.results, f"Run of '{spawner.name}' cancelled: nothing changed.")
         except SpawnError as e:
@@ -89,7 +96,7 @@ class SpawnerEditor(QObject):
         if not chosen:
             return
         done = []
-        with ModalProgress(self.window, "Running spawners…") as progress:
+        with ModalProgress(self.window, "Running spawners…", at_once=True) as progress:
             for spawner in chosen:
                 outcome = self._run_one(spawner, progress)
                 if outcome is None:
@@ -104,6 +111,8 @@ class SpawnerEditor(QObject):
             stack.push(RunSpawnerCommand(self.scene, result, change))
         if len(done) > 1:
             stack.endMacro()
+        else:
+            self._remember(done[0][0])
         self.results = [r for r, _ in done]
         self.panel.show_result(self.results)
 
@@ -124,9 +133,10 @@ class SpawnerEditor(QObject):
         if renamed:
             move_ownership(section, *renamed)
         changes = []
+        earlier = self._earlier(old[index].name) if index < len(old) else None
         if self.auto_run:
-            with ModalProgress(self.window, f"Running '{spawner.name}'…") as progress:
-                outcome = self._run_one(spawner, progress)
+            with ModalProgress(self.window, f"Running '{spawner.name}'…", at_once=True) as progress:
+                outcome = self._run_one(spawner, progress, earlier)
             if outcome is not None:
                 result, change = outcome
                 changes.append(change)
@@ -134,7 +144,21 @@ class SpawnerEditor(QObject):
         self.document.undo_stack.push(SetSpawnersCommand(self.scene, old, new, text, changes, renamed))
         self.panel.set_spawners(new, select=index)
         if changes:
+            self._remember(self.results[0])
             self.panel.show_result(self.results)
+
+    def _remember(self, result: SpawnResult) -> None:
+        stack = self.document.undo_stack
+        self._last_runs = {result.spawner: (result, stack.index(), stack.command(stack.index() - 1))}
+
+    def _earlier(self, name: str) -> SpawnResult | None:
+        """The last whole run of spawner `name`, if nothing changed the scene since (no other step,
+        no undo): its species before an edited one are decided the same way again."""
+        found = self._last_runs.get(name)
+        stack = self.document.undo_stack
+        if found is None or found[1] != stack.index() or stack.command(found[1] - 1) is not found[2]:
+            return None
+        return found[0]
 
     def remove(self, index: int) -> None:
         section = spawners_of(self.scene)

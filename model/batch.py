@@ -6,9 +6,13 @@ compute; this process is the single writer: it stores each finished task's array
 assembles results in task order — never in completion order — so tile size, worker count and
 scheduling cannot change the output.
 
-`workers=1` runs in this process. `workers=N` starts a `dask.distributed.LocalCluster` of N
-single-threaded worker processes; `scheduler="tcp://HOST:PORT"` uses a running cluster (started
-with `dask scheduler` and `dask worker`), whose workers must be able to import this package.
+`workers=1` runs in this process. `workers=N` runs a job whose function releases the GIL
+(`releases_gil`: compiled kernels with `nogil`) on N threads of this process — no process to
+start, no kernels to load again, no arrays to pickle — and any other job on a
+`dask.distributed.LocalCluster` of N single-threaded worker processes; `scheduler="tcp://HOST:PORT"`
+uses a running cluster (started with `dask scheduler` and `dask worker`), whose workers must be
+able to import this package. A job with fewer tasks to compute than workers gets fewer workers,
+and one task runs in this process.
 """
 
 from __future__ import annotations
@@ -72,6 +76,19 @@ def _listen() -> None:
 class Task:
     key: str  # file-name safe, unique within the job
     args: tuple
+
+
+def releases_gil(func: Callable) -> Callable:
+    """Mark a task function whose work runs with the GIL released (numba `nogil` kernels, large
+    numpy operations): local workers for it are threads of this process. It must not change its
+    arguments (the threads share them)."""
+    func.releases_gil = True
+    return func
+
+
+def in_threads(func: Callable, scheduler: str | None) -> bool:
+    """Whether local workers for `func` are threads of this process (else Dask processes)."""
+    return scheduler is None and bool(getattr(func, "releases_gil", False))
 
 
 def default_workers() -> int:
@@ -217,7 +234,8 @@ def run_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: tup
     def args_of(task: Task) -> tuple:
         return task.args if prepare is None else prepare(task)
 
-    if scheduler is None and (workers or default_workers()) == 1:
+    workers = min(workers or default_workers(), len(todo))
+    if scheduler is None and workers == 1:
         for task in todo:
             _listen()
             finished(task, func(*shared, *args_of(task)))
@@ -227,9 +245,59 @@ def run_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: tup
         if progress is not None and progress(done, total) is False:
             raise BatchCancelled(f"stopped after {done} of {total} tasks")
 
+    if in_threads(func, scheduler):
+        _run_on_threads(func, todo, shared, workers, finished, waiting, args_of)
+        return results
     _run_on_dask(func, todo, shared, workers, scheduler, finished, waiting, args_of,
                  None if prepare is None else 0)
     return results
+
+
+def _run_on_threads(func, todo: list[Task], shared: tuple, workers: int,
+                    finished: Callable[[Task, Arrays], None], waiting: Callable[[], None],
+                    args_of: Callable[[Task], tuple]) -> None:
+    """`run_tasks` on `workers` threads; at most two tasks per thread are out at a time. Results
+    are taken (stored, pasted, reported) in this thread only."""
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="boscage-batch")
+    queue = list(reversed(todo))
+    pending: dict = {}
+    try:
+        while queue or pending:
+            while queue and len(pending) < 2 * workers:
+                task = queue.pop()
+                pending[pool.submit(func, *shared, *args_of(task))] = task
+            done, _ = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
+            if not done:
+                waiting()  # nothing finished yet: the caller may still cancel
+                continue
+            for future in sorted(done, key=lambda f: pending[f].key):
+                finished(pending.pop(future), future.result())
+    finally:  # a cancel or a failed task: tasks not started are dropped; the running ones (a tile
+        # each, a second at most) end before this returns, so nothing computes on after the job
+        pool.shutdown(cancel_futures=True)
+
+
+def _stream_on_threads(func, tasks: Sequence[Task], shared: tuple, workers: int,
+                       ahead: int | None) -> Iterator[tuple[Task, Arrays]]:
+    """`stream_tasks` on `workers` threads, yielded in task order."""
+    from concurrent.futures import ThreadPoolExecutor, wait
+
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="boscage-batch")
+    window = ahead or 2 * workers
+    futures: dict[int, Any] = {}
+    try:
+        for n, task in enumerate(tasks):
+            while len(futures) < window and n + len(futures) < len(tasks):
+                m = n + len(futures)
+                futures[m] = pool.submit(func, *shared, *tasks[m].args)
+            future = futures.pop(n)
+            while not wait([future], timeout=POLL_S).done:
+                _listen()  # heard while a task runs, as on Dask
+            yield task, future.result()
+    finally:  # a generator closed early (a cancel): tasks not started are dropped
+        pool.shutdown(cancel_futures=True)
 
 
 def _connect(workers: int | None, scheduler: str | None, waiting: Callable[[], None] = lambda: None):
@@ -322,10 +390,14 @@ def stream_tasks(func: Callable[..., Arrays], tasks: Sequence[Task], *, shared: 
     worker) are submitted and not yet yielded, so a caller that writes each result and drops it
     holds a bounded number of them however long the job. Closing the generator (a cancel) stops
     the workers."""
-    if scheduler is None and (workers or default_workers()) == 1:
+    workers = min(workers or default_workers(), len(tasks))
+    if scheduler is None and workers <= 1:
         for task in tasks:
             _listen()
             yield task, func(*shared, *task.args)
+        return
+    if in_threads(func, scheduler):
+        yield from _stream_on_threads(func, tasks, shared, workers, ahead)
         return
     from dask.distributed import wait
 

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from model.errors import FormatError
 from model.scene import Scene
-from widgets.progress import BatchProgress
+from widgets.progress import BatchProgress, Relay
 
 ONE_ZONE, ALL_ZONES, LISTED_ZONES = "one", "all", "ids"
 # What the Grow dialog was last given (this session): offered again, after an error too.
@@ -336,10 +336,21 @@ def grow_forest_on_scene(main_window: Any, rules_folder: str | Path | None = Non
             return None
         try:
             with BatchProgress(parent, f"Growing a forest on {scene.name}…", "passes",
-                               minimum_duration_ms=300) as progress:
-                step, cancelled = progress.passes(passes)
-                return grow_forest(scene, rules, passes, seed, GrowthOptions(fertility=fertility),
-                                   progress=step, cancelled=cancelled)
+                               at_once=True) as progress:
+                step, _ = progress.passes(passes)
+                # on a helper thread, the growth and the scene built from it (its first view too):
+                # the window stays drawn; the dialog keeps the open scene from being edited meanwhile
+                relay = Relay(step, lambda: progress.dialog.wasCanceled())
+
+                def work(report: Relay) -> Scene:
+                    from widgets.viewport import prepare_opening
+
+                    grown = grow_forest(scene, rules, passes, seed, GrowthOptions(fertility=fertility),
+                                        progress=report, cancelled=lambda: not report.alive())
+                    prepare_opening(grown)
+                    return grown
+
+                return relay.run(work)
         except Cancelled:
             return None
     except (FormatError, ValueError) as e:

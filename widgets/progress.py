@@ -2,19 +2,117 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QProgressDialog, QWidget
+
+T = TypeVar("T")
+PUMP_S = 0.02  # how often the event loop is served while a helper thread works
+
+
+def in_background(work: Callable[[], T]) -> T:
+    """`work()` on a helper thread while this (GUI) thread keeps drawing and handling events
+    (timers, repaints, a progress dialog's Cancel); its result, or its exception raised here.
+    `work` must not touch widgets, and nothing may edit what it reads meanwhile: callers show a
+    window-modal progress dialog, which keeps the user's edits out."""
+    box: dict = {}
+
+    def run() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as e:  # handed to the caller's thread
+            box["error"] = e
+
+    thread = threading.Thread(target=run, name="boscage-background", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, round(PUMP_S * 1000))
+        thread.join(PUMP_S)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+class Relay:
+    """A progress callback for work on a helper thread: each call (on that thread) keeps its
+    arguments and says whether to go on; this thread hands the latest to `callback` every `PUMP_S`
+    (widgets are touched here only), and once `callback` returns False or `cancelled()` is true
+    every later call returns False."""
+
+    def __init__(self, callback: Callable[..., object],
+                 cancelled: Callable[[], bool] = lambda: False) -> None:
+        self.callback, self.cancelled = callback, cancelled
+        self._latest: tuple | None = None
+        self.stopped = False
+
+    def __call__(self, *args) -> bool:
+        self._latest = args
+        return not self.stopped
+
+    def alive(self) -> bool:
+        """For `model.batch.listening` on the helper thread."""
+        return not self.stopped
+
+    def serve(self) -> None:
+        if self.stopped:  # the job stops at its next report: the dialog is not asked again
+            return
+        args, self._latest = self._latest, None
+        if args is not None and self.callback(*args) is False:
+            self.stopped = True
+        self.stopped = self.stopped or bool(self.cancelled())
+
+    def run(self, work: Callable[[Relay], T]) -> T:
+        """`work(self)` on a helper thread (`in_background`), this relay served meanwhile."""
+        timer = QTimer()
+        timer.timeout.connect(self.serve)
+        timer.start(round(PUMP_S * 1000))
+        try:
+            return in_background(lambda: work(self))
+        finally:
+            timer.stop()
+            self.serve()
 
 
 class ModalProgress:
     """`step(fraction)` moves the bar, `cancelled()` says whether Cancel was pressed; close on exit."""
 
     def __init__(self, parent: QWidget | None, label: str, steps: int = 1000,
-                 minimum_duration_ms: int = 300) -> None:
+                 minimum_duration_ms: int = 300, at_once: bool = False) -> None:
         self.steps = max(1, int(steps))
         self.dialog = QProgressDialog(label, "Cancel", 0, self.steps, parent)
         self.dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        self.dialog.setMinimumDuration(minimum_duration_ms)
+        self.dialog.setMinimumDuration(0 if at_once else minimum_duration_ms)
+        self._fraction: float | None = None
+        self._stop = False
+        if at_once:  # work whose first step may be seconds away: say so now, not then
+            self.dialog.setValue(0)
+            self.dialog.show()
+            QApplication.processEvents()
+
+    def run(self, work: Callable[[Callable[[float], bool]], T]) -> T:
+        """`work(report)` on a helper thread (`in_background`), the window drawn meanwhile;
+        `report(fraction)` moves the bar and returns False once Cancel is pressed."""
+
+        def report(fraction: float) -> bool:  # on the helper thread: no widget touched here
+            self._fraction = fraction
+            return not self._stop
+
+        def serve() -> None:  # on this thread, from the event loop
+            if self._fraction is not None:
+                self.dialog.setValue(round(min(max(self._fraction, 0.0), 1.0) * self.steps))
+                self._fraction = None
+            self._stop = self._stop or self.dialog.wasCanceled()
+
+        timer = QTimer()
+        timer.timeout.connect(serve)
+        timer.start(round(PUMP_S * 1000))
+        try:
+            return in_background(lambda: work(report))
+        finally:
+            timer.stop()
 
     def step(self, fraction: float) -> None:
         self.dialog.setValue(round(min(max(fraction, 0.0), 1.0) * self.steps))
@@ -36,7 +134,7 @@ class BatchProgress:
     the rate and the time left, and returns False once Cancel is pressed (which stops the job)."""
 
     def __init__(self, parent: QWidget | None, label: str, unit: str = "zones", starting: str = "",
-                 minimum_duration_ms: int = 0) -> None:
+                 minimum_duration_ms: int = 0, at_once: bool = False) -> None:
         from model.batch import RateMeter
 
         self.label, self.unit, self.starting = label, unit, starting  # `starting`: said until one is done
@@ -47,6 +145,9 @@ class BatchProgress:
         self.dialog.setAutoClose(False)
         self.dialog.setMinimumDuration(minimum_duration_ms)
         self.dialog.setValue(0)
+        if at_once:  # the first report may be seconds away
+            self.dialog.show()
+            QApplication.processEvents()
 
     def text(self, done: int, total: int) -> str:
         rate, left = self.meter.update(done, total)

@@ -204,6 +204,7 @@ class SpeciesResult(QWidget):
         grid.setContentsMargins(0, 2, 0, 2)
         title = QLabel(f"<b>{outcome.type}</b> — {outcome.candidates:,} candidate"
                        f"{'' if outcome.candidates == 1 else 's'}, {outcome.placed:,} placed")
+        title.setWordWrap(True)  # on two lines rather than wider than the right column
         grid.addWidget(title, 0, 0, 1, 3)
         n = max(outcome.candidates, 1)
         rows = list(outcome.counts()) + [("placed", outcome.placed)]
@@ -413,12 +414,16 @@ class SpawnerPanel(QWidget):
         keep = self.current() if select is None else select
         self.spawners = list(spawners)
         self._loading = True
+        # rebuilt quietly: a cleared list would say "no spawner", clearing the species selection, and
+        # the next number typed into the focused Density would edit the first species
+        self.list.blockSignals(True)
         self.list.clear()
         for s in self.spawners:
             self.list.addItem(f"{s.name}  ({len(s.species)} species)")
-        self._loading = False
         if self.spawners:
             self.list.setCurrentRow(min(max(keep, 0), len(self.spawners) - 1))
+        self.list.blockSignals(False)
+        self._loading = False
         self._show_current(self.list.currentRow())
 
     def current(self) -> int:

@@ -24,7 +24,7 @@ from model.trn.evaluator import TILE as EVALUATION_TILE
 from model.trn.evaluator import Region
 from model.trn.to_scene import MAX_STREAM_POLES
 from widgets.import_target import ask_scene_path, is_large
-from widgets.progress import BatchProgress
+from widgets.progress import BatchProgress, Relay, in_background
 
 DEFAULT_POLES = 513  # per side: a whole map at a spacing that imports in seconds
 BATCH_POLES = 4_000_000  # from here an import is evaluated on worker processes (their start pays off)
@@ -91,15 +91,15 @@ def import_trn_scene(parent: QWidget | None, path: str | Path | None = None,
         if not path:
             return None
     try:
-        doc = trn_document.read(path)
+        doc = in_background(lambda: trn_document.read(path))  # ~1,400 items: half a second
         if region is None:
             dialog = RegionDialog(doc, parent)
             if dialog.exec() != QDialog.DialogCode.Accepted:
                 return None
             region = dialog.region()
-        # a big region is evaluated on one worker process per core, as `trn bake` does
+        # a big region is evaluated on one worker thread per core, as `trn bake` does
         workers = None if region.rows * region.cols >= BATCH_POLES else 1
-        starting = "starting the worker processes…" if workers != 1 else ""
+        starting = ""
         title = f"Importing {Path(path).name}"
         warnings: list[str] = []
         large = is_large(region.rows, region.cols)
@@ -109,14 +109,24 @@ def import_trn_scene(parent: QWidget | None, path: str | Path | None = None,
             if out is None:
                 return None
         try:
-            with BatchProgress(parent, f"{title}: evaluating", "tiles", starting) as bar, \
-                    listening(lambda: not bar.cancelled()):  # heard while workers start and compute
-                if large:
-                    scene = write_trn_scene(doc, region, out, progress=_StreamSteps(bar, title),
-                                            warnings=warnings, workers=workers)
-                else:
-                    scene = trn_to_scene(doc, region, progress=_EvaluationSteps(bar, title, region),
-                                         warnings=warnings, workers=workers)
+            with BatchProgress(parent, f"{title}: evaluating", "tiles", starting, at_once=True) as bar:
+                # on a helper thread, the whole import (the scene built from the evaluation too): the
+                # window stays drawn and Cancel is heard while a tile or the flora takes seconds
+                steps = _StreamSteps(bar, title) if large else _EvaluationSteps(bar, title, region)
+                relay = Relay(steps, lambda: bar.dialog.wasCanceled())
+
+                def work(report: Relay) -> Scene:
+                    from widgets.viewport import prepare_opening
+
+                    with listening(report.alive):  # heard while the workers compute
+                        if large:
+                            return write_trn_scene(doc, region, out, progress=report, warnings=warnings,
+                                                   workers=workers)
+                        scene = trn_to_scene(doc, region, progress=report, warnings=warnings, workers=workers)
+                    prepare_opening(scene)  # found here, not when the window opens the scene
+                    return scene
+
+                scene = relay.run(work)
         except (ImportCancelled, BatchCancelled):
             return None
         _warn(parent, path, warnings)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 
 import numpy as np
 from OpenGL import GL
@@ -116,6 +117,17 @@ class Viewport(QOpenGLWidget):
         self.frames_rendered = 0
         self.gl_info: dict[str, str] = {}
         self._initialized = False
+        # The first frame (shaders, every upload) takes seconds: the widget's first paint shows the
+        # sky and this message at once, and the renderers start in the paint after it.
+        self._placeholder = True
+        self._held = False  # `hold`: only the sky and the message until `release`
+        self._late_init: list[Renderer] = []
+        self._waiting = QLabel("Preparing the first frame…", self)
+        self._waiting.setObjectName("viewport_waiting")
+        self._waiting.setStyleSheet("QLabel { color: white; background: rgba(0, 0, 0, 110);"
+                                    " padding: 8px 14px; border-radius: 4px; }")
+        self._waiting.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self._waiting.adjustSize()
         self._pending_release: list[Renderer] = []
         self._drag_mode: str | None = None
         self._auto_frame = False  # re-frame on resize until the user moves the camera
@@ -270,7 +282,7 @@ class Viewport(QOpenGLWidget):
             self.frame_all()
             return
         if self._opening is None:
-            self._opening = opening_viewpoint(self.scene.terrain, volume)
+            self._opening = scene_opening(self.scene)
         eye, yaw = self._opening
         cam = self.camera
         cam.yaw = yaw
@@ -377,13 +389,51 @@ class Viewport(QOpenGLWidget):
         ctx = self.context()
         ctx.aboutToBeDestroyed.connect(self._context_going)
         GL.glEnable(GL.GL_DEPTH_TEST)
-        for renderer in list(self.renderers):
-            self._initialize(renderer)
-        try:
-            self._overlay_renderer.initialize()
-        except Exception as e:
-            self.gl_failed.emit(f"OverlayRenderer: {e}")
+        self._late_init = [*self.renderers, self._overlay_renderer]
+        if not self._placeholder:
+            self._start_renderers()
         self._initialized = True
+
+    def _start_renderers(self) -> None:
+        """Compile and set up the renderers that were there before the first frame."""
+        late, self._late_init = self._late_init, []
+        for renderer in late:
+            if renderer is self._overlay_renderer:
+                try:
+                    renderer.initialize()
+                except Exception as e:
+                    self.gl_failed.emit(f"OverlayRenderer: {e}")
+            elif renderer in self.renderers:
+                self._initialize(renderer)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._centre_message()
+
+    def _centre_message(self) -> None:
+        self._waiting.move(max(0, (self.width() - self._waiting.width()) // 2),
+                           max(0, (self.height() - self._waiting.height()) // 2))
+
+    def hold(self, message: str) -> None:
+        """Draw only the sky and `message` (while a scene is being opened) until `release`."""
+        self._held = True
+        self._waiting.setText(message)
+        self._waiting.adjustSize()
+        self._centre_message()
+        self._waiting.show()
+        self.update()
+
+    def release(self) -> None:
+        """Draw the scene again; the message stays until its first frame."""
+        self._held, self._placeholder = False, True
+        self._waiting.setText("Preparing the first frame…")
+        self._waiting.adjustSize()
+        self._centre_message()
+        self.update()
+
+    def grabFramebuffer(self):  # noqa: N802 - Qt's name
+        self._placeholder = self._held = False  # a grab wants the scene, however early
+        return super().grabFramebuffer()
 
     def _initialize(self, renderer: Renderer) -> bool:
         try:
@@ -421,6 +471,14 @@ class Viewport(QOpenGLWidget):
         started = time.perf_counter()
         GL.glClearColor(*SKY_COLOUR)
         GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+        if self._held:
+            return
+        if self._placeholder:  # the sky and the message now; the scene from the next paint
+            self._placeholder = False
+            QTimer.singleShot(0, self.update)
+            return
+        if self._late_init:
+            self._start_renderers()
         GL.glEnable(GL.GL_DEPTH_TEST)
         frame = self.frame_context()
         if self.foliage_renderer is not None:
@@ -441,6 +499,8 @@ class Viewport(QOpenGLWidget):
         self.stats = frame.stats
         self._update_stats_label()
         self.frames_rendered += 1
+        if self._waiting.isVisible():
+            self._waiting.hide()
         self.frame_rendered.emit()
 
     # ---- navigation -------------------------------------------------------------------
@@ -566,6 +626,31 @@ class Viewport(QOpenGLWidget):
         self.camera.orbit(math.radians(yaw), math.radians(pitch))
         self._auto_frame = False
         self.update()
+
+
+_OPENINGS: list[tuple[weakref.ref, tuple, tuple[np.ndarray, float]]] = []  # the last few scenes
+
+
+def scene_opening(scene) -> tuple[np.ndarray, float]:
+    """`opening_viewpoint` of a scene with stored foliage, found once: an import computes it on its
+    helper thread (~1,000 sight lines: a second on a big terrain), so the window does not stall
+    when the scene opens."""
+    volume = scene.sections["foliage"].volume
+    key = (id(volume), id(scene.terrain), len(volume.keys()))  # the same foliage on the same ground
+    for ref, known, found in _OPENINGS:
+        if ref() is scene and known == key:
+            return found
+    found = opening_viewpoint(scene.terrain, volume)
+    _OPENINGS[:] = [e for e in _OPENINGS[-3:] if e[0]() is not None and e[0]() is not scene]
+    _OPENINGS.append((weakref.ref(scene), key, found))
+    return found
+
+
+def prepare_opening(scene) -> None:
+    """Find a new scene's opening view now (on the helper thread that built it), if it has one."""
+    foliage = scene.sections.get("foliage")
+    if foliage is not None and len(foliage.volume.keys()):
+        scene_opening(scene)
 
 
 def opening_viewpoint(terrain, volume, candidates: int = 16, yaws: int = 8) -> tuple[np.ndarray, float]:

@@ -31,7 +31,8 @@ def _positive_float(text: str) -> float:
 def add_batch_flags(p: argparse.ArgumentParser, tile_help: str) -> None:
     g = p.add_argument_group("batch (tiles on Dask; the output is the same bytes however it runs)")
     g.add_argument("--workers", type=_positive_int, metavar="N",
-                   help="worker processes on this machine (a Dask LocalCluster); 1 runs in this process")
+                   help="workers on this machine: threads of this process for a TRN bake, else a "
+                        "Dask LocalCluster's processes; 1 runs in this process")
     g.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                    help="use a running Dask cluster (started with `dask scheduler` and `dask worker`)")
     g.add_argument("--tile", type=_positive_float, metavar="SIZE", help=tile_help)

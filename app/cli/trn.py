@@ -126,7 +126,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ts.add_argument("--name", help="scene name (default: the TRN file's stem)")
     ts.add_argument("--no-foliage", action="store_true", help="terrain and shader layers only")
     ts.add_argument("--workers", type=int, metavar="N",
-                    help="worker processes (a Dask LocalCluster); 1 runs here (default: one per core from "
+                    help="worker threads of this process; 1 runs in one (default: one per core from "
                          f"{EMBEDDED_BATCH_POLES:,} poles)")
     ts.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="use a running Dask cluster")
     add_json_flag(ts)

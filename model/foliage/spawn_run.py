@@ -102,6 +102,7 @@ class SpawnResult:
     spawner: str
     box: Box  # the ground this result covers
     species: list[SpeciesOutcome]
+    spawn_of: Spawner | None = None  # the recipe, when this is a whole run (its species can be reused)
 
     @property
     def candidates(self) -> int:
@@ -172,7 +173,7 @@ def run_spawner(spawner: Spawner, terrain: Terrain, palette: Palette,
                 stored: Callable[[list[str] | None, Box], np.ndarray],
                 region: Box | None = None,
                 progress: Callable[[int, int], bool] | None = None,
-                tile: Box | None = None) -> SpawnResult:
+                tile: Box | None = None, earlier: SpawnResult | None = None) -> SpawnResult:
     """Run a spawner over its whole area, or only where a change of the ground in `region` can
     reach: `region` grown by the dependency margin (what a full run would place there, exactly).
 
@@ -181,6 +182,8 @@ def run_spawner(spawner: Spawner, terrain: Terrain, palette: Palette,
     `progress(done, total)` hears after each species; returning False stops with SpawnCancelled.
     `tile` instead gives exactly the part of a full run inside that box, lower edges included and
     upper ones not (so tiles that share edges count every candidate once): a batch job's piece.
+    `earlier`: a whole run of this spawner before an edit, over the same ground and foliage; the
+    species it decided as this run would (`shared_species`) are taken from it, not run again.
     """
     full = area_box(spawner, terrain)
     margins = dependency_margins(spawner, palette)
@@ -199,17 +202,36 @@ def run_spawner(spawner: Spawner, terrain: Terrain, palette: Palette,
     zones: list[tuple[str, np.ndarray, float]] = []  # earlier species: type, (m, 2), exclusion
     outcomes = []
     ordered = spawner.ordered_species()
+    kept = earlier.species[:shared_species(earlier.spawn_of, spawner)] \
+        if earlier is not None and earlier.spawn_of is not None and region is None and tile is None else []
     for done, (index, species) in enumerate(ordered):
         if progress is not None and progress(done, len(ordered)) is False:
             raise SpawnCancelled(f"spawner '{spawner.name}' cancelled")
-        outcome = _run_species(spawner, index, species, terrain, palette, stored, work, placed, zones)
+        if done < len(kept):  # decided before the edit, exactly as now: its placements feed the rest
+            outcome = kept[done]
+        else:
+            outcome = _run_species(spawner, index, species, terrain, palette, stored, work, placed, zones)
         xz = outcome.records[:, (0, 2)].astype(np.float64)
         if len(xz):
             placed.setdefault(species.type, []).append(xz)
         if species.exclusion > 0:  # named even when empty: every run lists the same reasons
             zones.append((species.type, xz, species.exclusion))
         outcomes.append(_within(outcome, box) if tile is None else _within_tile(outcome, tile))
-    return SpawnResult(spawner.name, box, outcomes)
+    return SpawnResult(spawner.name, box, outcomes, spawner if region is None and tile is None else None)
+
+
+def shared_species(old: Spawner, new: Spawner) -> int:
+    """How many species, in growth order, a whole run of `new` decides as a whole run of `old` did
+    over the same ground: those before the first that differs (a species reads only the ones
+    grown before it), none if the seed or the area changed."""
+    if old.seed != new.seed or old.area != new.area:
+        return 0
+    n = 0
+    for a, b in zip(old.ordered_species(), new.ordered_species(), strict=False):
+        if a != b:
+            break
+        n += 1
+    return n
 
 
 class _Context:

@@ -223,14 +223,21 @@ def redo_change(scene: Scene, change: SpawnChange) -> None:
 
 
 def run_and_apply(scene: Scene, spawner: Spawner, region: Box | None = None,
-                  progress=None) -> tuple[SpawnResult, SpawnChange]:
+                  progress=None, earlier: SpawnResult | None = None) -> tuple[SpawnResult, SpawnChange]:
     """Run one spawner of the scene (wholly, or over `region`) and make the volume hold the result;
-    a cancelled run (SpawnCancelled) changes nothing."""
+    a cancelled run (SpawnCancelled) changes nothing. `earlier`: see `run_spawner`."""
+    result = run_only(scene, spawner, region, progress, earlier)
+    return result, apply_result(scene, result, whole=region is None)
+
+
+def run_only(scene: Scene, spawner: Spawner, region: Box | None = None,
+             progress=None, earlier: SpawnResult | None = None) -> SpawnResult:
+    """What `run_and_apply` would place, the scene unchanged (a helper thread may run it while
+    nothing edits the scene)."""
     section = spawners_of(scene)
     foliage = foliage_of(scene)
     stored = stored_positions(foliage.volume, {spawner.name: section.owned.get(spawner.name, {})})
-    result = run_spawner(spawner, scene.terrain, foliage.palette, stored, region, progress)
-    return result, apply_result(scene, result, whole=region is None)
+    return run_spawner(spawner, scene.terrain, foliage.palette, stored, region, progress, earlier=earlier)
 
 
 @dataclass

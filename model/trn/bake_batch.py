@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from model.batch import Task, TileStore, default_workers, parameters_of, run_tasks, tiles_of
+from model.batch import Task, TileStore, parameters_of, releases_gil, run_tasks, tiles_of
 from model.trn.document import parse
 from model.trn.evaluator import FLORA_SLOTS, Evaluation, Region, evaluate
 
@@ -42,9 +42,10 @@ def _document(doc):
     return _PARSED[key]
 
 
+@releases_gil
 def bake_tile(doc, bitmaps, region: Region) -> dict[str, np.ndarray]:
-    """One tile's evaluation as arrays (a batch task: runs in a worker process); `doc` may be the
-    document's TRN bytes."""
+    """One tile's evaluation as arrays (a batch task: in a worker thread or process); `doc` may be
+    the document's TRN bytes."""
     ev = evaluate(_document(doc), region, bitmaps=bitmaps, tile=max(region.rows, region.cols))
     out = {name: getattr(ev, name) for name in _GRIDS}
     for name in _IDS:
@@ -94,8 +95,9 @@ def evaluate_in_tiles(doc, region: Region, bitmaps=None, tile: int = DEFAULT_TIL
             out.flora_child[slot][rs, cs] = arrays[f"flora_child_{slot}"]
         warnings[task.key] = [str(w) for w in arrays["warnings"]]
 
-    on_workers = scheduler is not None or (workers or default_workers()) > 1
-    run_tasks(bake_tile, tasks, shared=(doc.to_bytes() if on_workers else doc, bitmaps), workers=workers,
+    # a cluster's processes get the TRN bytes (parsed once each); local threads share the document
+    shared = doc.to_bytes() if scheduler is not None else doc
+    run_tasks(bake_tile, tasks, shared=(shared, bitmaps), workers=workers,
               scheduler=scheduler, store=store, progress=progress, on_result=paste)
     for task in tasks:  # warnings in tile order, whatever order the tiles came in
         out.warnings.extend(w for w in warnings[task.key] if w not in out.warnings)

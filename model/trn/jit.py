@@ -3,7 +3,10 @@ every command and the editor's start would pay for an evaluation they may never 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+
+_COMPILING = threading.Lock()  # batch threads may start the same module's kernels at once
 
 # every kernel: compiled once into numba's cache, with IEEE division (no Python ZeroDivisionError)
 OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
@@ -22,6 +25,12 @@ def compile_kernels(namespace: dict, names: tuple[str, ...]) -> None:
     Each compiles at its first call, or loads from the cache."""
     if namespace.get("_KERNELS_READY"):
         return
+    with _COMPILING:
+        if not namespace.get("_KERNELS_READY"):
+            _compile(namespace, names)
+
+
+def _compile(namespace: dict, names: tuple[str, ...]) -> None:
     import numba
 
     for name in names:

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from model.atomic import make_folder
-from model.batch import BatchCancelled
+from model.batch import BatchCancelled, releases_gil
 from model.scene import Scene
 from model.terrain import Terrain
 from model.trn.bake import NonFinite, finite_heights
@@ -185,8 +185,10 @@ _LAYER_GRIDS = ("shader", "noncollidable", "radial_near", "radial_far")
 _FLORA_CHUNK = 1 << 16  # instances placed at a time (sampling the ground takes ~100 bytes each)
 
 
+@releases_gil
 def scene_tile(doc: TrnDocument, bitmaps, region: Region) -> dict[str, np.ndarray]:
-    """One scene tile's evaluation, only what a scene keeps (a batch task: runs in a worker)."""
+    """One scene tile's evaluation, only what a scene keeps (a batch task: in a worker thread or
+    process)."""
     ev = evaluate(doc, region, bitmaps=bitmaps, tile=max(region.rows, region.cols))
     out = {"heights": ev.heights, "shader": ev.shader, "collidable": ev.flora["collidable"],
            "collidable_child": ev.flora_child["collidable"], "warnings": np.array(ev.warnings, dtype=str)}

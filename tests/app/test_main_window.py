@@ -585,7 +585,8 @@ def test_opening_shows_cancellable_progress_and_cancel_keeps_the_scene(main_wind
     values: list[int] = []
     monkeypatch.setattr(QProgressDialog, "setValue", lambda self, v: values.append(v))
     assert main_window.open_file(path)
-    assert values[-1] == 1000 and len(values) > 3 and values == sorted(values)
+    # the read's reports reach the dialog every 20 ms (the latest one): at least its start and end
+    assert values[-1] == 1000 and len(values) >= 2 and values == sorted(values)
     assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, QProgressDialog) and w.isVisible()]
 
     scene = main_window.document.scene

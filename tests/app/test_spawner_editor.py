@@ -171,3 +171,73 @@ def test_the_form_fits_the_right_column_without_scrolling_sideways(main_window, 
     panel.run_button.click()
     assert panel.results.count() > 0
     assert panel.minimumSizeHint().width() <= 300  # the column is ~300 px; long texts are cut
+
+
+def two_species_spawner(main_window, spawners):
+    foliage_of(main_window.document.scene).palette.add(FoliageType("fir", spacing=2.0))
+    spawners_of(main_window.document.scene).spawners = [
+        Spawner("mixed", 4, Area(), (Species("pine", 2.0), Species("fir", 1.0, 1)))]
+    spawners.refresh()
+    spawners.panel.run_button.click()
+
+
+def test_a_species_edit_keeps_that_species_selected_and_reruns_only_from_it(main_window, spawners, qtbot,
+                                                                            monkeypatch):
+    from PySide6.QtCore import Qt
+
+    from model.foliage import spawn_run
+
+    two_species_spawner(main_window, spawners)
+    panel = spawners.panel
+    panel.species_list.setCurrentRow(1)
+    ran = []
+    real = spawn_run._run_species
+    monkeypatch.setattr(spawn_run, "_run_species", lambda *a: ran.append(a[1]) or real(*a))
+    for value in ("3", "5"):  # typed into Density and entered, twice: both edit the fir
+        panel.density_box.setFocus()
+        panel.density_box.selectAll()
+        qtbot.keyClicks(panel.density_box, value)
+        qtbot.keyClick(panel.density_box, Qt.Key.Key_Return)
+        species = spawners_of(main_window.document.scene).spawners[0].species
+        assert (species[0].density, species[1].density) == (2.0, float(value))
+        assert panel.species_list.currentRow() == 1 and panel.density_box.value() == float(value)
+    assert ran == [1, 1]  # the pine, grown first, was decided before the edits and is kept
+    main_window.document.undo_stack.undo()
+    ran.clear()
+    panel.density_box.setValue(4.0)  # after an undo the kept run no longer describes the scene
+    assert ran == [0, 1]
+
+
+def test_a_rerun_says_so_at_once_and_the_window_keeps_drawing(main_window, spawners, monkeypatch):
+    import time
+
+    from PySide6.QtWidgets import QApplication, QProgressDialog
+
+    from model.foliage import spawn_run
+    from tests.stalls import LONGEST_STALL_S, StallMeter
+
+    two_species_spawner(main_window, spawners)
+    real = spawn_run._run_species
+
+    def slow(*a):  # a busy machine: each species takes a second
+        time.sleep(1.0)
+        return real(*a)
+
+    monkeypatch.setattr(spawn_run, "_run_species", slow)
+    shown = []
+
+    def look() -> None:
+        shown.append(any(isinstance(w, QProgressDialog) and w.isVisible()
+                         for w in QApplication.topLevelWidgets()))
+
+    from PySide6.QtCore import QTimer
+
+    timer = QTimer()
+    timer.timeout.connect(look)
+    timer.start(50)
+    with StallMeter() as meter:
+        spawners.panel.density_box.setValue(3.0)
+    timer.stop()
+    assert spawners_of(main_window.document.scene).spawners[0].species[0].density == 3.0
+    assert len(shown) >= 20 and all(shown[:-1])  # from the first 50 ms on, not after 5 s
+    assert meter.longest_busy <= LONGEST_STALL_S, meter.gaps

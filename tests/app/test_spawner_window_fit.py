@@ -57,3 +57,23 @@ def test_each_refusal_of_a_run_reads_whole_in_the_narrow_column(main_window, qtb
     assert len(buttons) >= 3
     for b in buttons:  # "not on conifer's layer 'forest_floor'", not "not on conif"
         assert b.width() >= b.fontMetrics().horizontalAdvance(b.text()), b.text()
+
+
+def test_with_a_run_shown_the_spawners_take_most_of_the_column_and_nothing_is_cut(main_window, qtbot) -> None:
+    from model.demo import demo_resource_path
+    from model.formats.scene_file import load_scene
+
+    main_window.open_scene(load_scene(demo_resource_path()))
+    dock, scroll, panel = opened(main_window)
+    panel.add_button.click()  # runs it: a form, species and a result per refusal reason
+    qtbot.waitUntil(lambda: panel.results.count() > 0, timeout=20000)
+    for _ in range(5):
+        QApplication.processEvents()
+    column = [d for d in main_window.findChildren(type(dock)) if not d.isFloating() and d.isVisible()
+              and not d.visibleRegion().isEmpty()
+              and main_window.dockWidgetArea(d) == Qt.DockWidgetArea.RightDockWidgetArea]
+    assert dock.height() >= 0.5 * sum(d.height() for d in column)  # most of the right column
+    assert not scroll.horizontalScrollBar().isVisible()
+    assert panel.width() <= scroll.viewport().width()
+    for label in (panel.results.itemAt(r).widget() for r in range(panel.results.count())):
+        assert label.minimumSizeHint().width() <= scroll.viewport().width()

@@ -400,3 +400,33 @@ def test_every_placed_instance_keeps_every_rule(seed, exclusion, within, beyond,
         assert (np.linalg.norm(rock[:, None] - bush[None], axis=-1).min(axis=1) >= beyond).all()
     if len(rock) and len(conifer):
         assert (np.linalg.norm(rock[:, None] - conifer[None], axis=-1).min(axis=1) >= exclusion).all()
+
+
+@pytest.mark.parametrize("edited", [0, 1, 2])
+def test_an_edit_reruns_only_the_species_from_the_edited_one_on_to_the_same_bytes(edited, monkeypatch):
+    from dataclasses import replace
+
+    from model.foliage import spawn_run
+
+    scene, fresh = hilly_scene(), hilly_scene()
+    first, _ = run_and_apply(scene, spawners_of(scene).spawners[0])
+    old = spawners_of(scene).spawners[0]
+    species = list(old.species)
+    species[edited] = replace(species[edited], density=species[edited].density * 1.5)
+    new = replace(old, species=tuple(species))
+    ran = []
+    real = spawn_run._run_species
+    monkeypatch.setattr(spawn_run, "_run_species", lambda *a: ran.append(a[1]) or real(*a))
+    again, _ = run_and_apply(scene, new, earlier=first)
+    assert ran == list(range(edited, 3))  # the species grown before the edited one are reused
+    ran.clear()
+    spawners_of(fresh).spawners[0] = new
+    whole, _ = run_and_apply(fresh, new)  # from nothing: every species
+    assert ran == [0, 1, 2]
+    assert volume_bytes(scene) == volume_bytes(fresh)
+    for a, b in zip(again.species, whole.species, strict=True):
+        assert a.xz.tobytes() == b.xz.tobytes() and a.refusals.tobytes() == b.refusals.tobytes()
+    reseeded = replace(new, seed=new.seed + 1)  # a new seed decides every species again
+    ran.clear()
+    run_and_apply(scene, reseeded, earlier=again)
+    assert ran == [0, 1, 2]
