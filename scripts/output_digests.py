@@ -25,22 +25,7 @@ import numpy as np  # noqa: E402
 
 from app.cli import run_cli  # noqa: E402
 
-RECIPE = """
-[[spawners]]
-name = "forest"
-seed = 7
-area = { layer = "forest_floor", min_weight = 0.3 }
-[[spawners.species]]
-type = "conifer"
-density = 1.2
-exclusion = 3.0
-conditions = [{ slope = [0, 30] }, { noise = { scale = 60.0, threshold = 0.45, seed = 3 } }]
-[[spawners.species]]
-type = "bush"
-density = 3.0
-order = 1
-conditions = [{ near = { type = "conifer", within = 8.0 } }]
-"""
+RECIPE = ROOT / "resources" / "spawners" / "forest.toml"
 EXPORTS = (("glb", ()), ("gltf", ("--engine", "Unreal")), ("usda", ()), ("usdc", ("--engine", "Blender")),
            ("usdz", ()), ("csv", ("--engine", "Unity", "--matrix")), ("json", ("--engine", "Houdini")))
 
@@ -83,8 +68,7 @@ def main() -> int:
         out.update(digests(demo.parent, "new-demo"))
 
         spawned = fresh_demo(work, "spawn")
-        (work / "forest.toml").write_text(RECIPE)
-        cli("spawn", spawned, "--recipe", work / "forest.toml", "--save")
+        cli("spawn", spawned, "--recipe", RECIPE, "--save")
         out.update(digests(spawned.parent, "spawn"))
 
         scattered = fresh_demo(work, "scatter")

@@ -5,22 +5,7 @@ from pathlib import Path
 
 import pytest
 
-RECIPE = """
-[[spawners]]
-name = "forest"
-seed = 7
-area = { layer = "forest_floor", min_weight = 0.3 }
-[[spawners.species]]
-type = "conifer"
-density = 1.2
-exclusion = 3.0
-conditions = [{ slope = [0, 30] }, { noise = { scale = 60.0, threshold = 0.45, seed = 3 } }]
-[[spawners.species]]
-type = "bush"
-density = 3.0
-order = 1
-conditions = [{ near = { type = "conifer", within = 8.0 } }]
-"""
+RECIPE = (Path(__file__).resolve().parents[2] / "resources" / "spawners" / "forest.toml").read_text()
 
 
 def boscage(*args: str) -> subprocess.CompletedProcess:

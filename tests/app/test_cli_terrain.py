@@ -3,40 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def boscage(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
-
-
-@pytest.fixture(scope="module")
-def demo_folder(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("terrain") / "demo"
-    folder.mkdir()
-    assert boscage("scene", "new-demo", folder / "demo.boscage").returncode == 0
-    return folder
-
-
-@pytest.fixture
-def demo(demo_folder: Path, tmp_path: Path) -> Path:
-    folder = tmp_path / "scene"
-    shutil.copytree(demo_folder, folder)
-    return folder / "demo.boscage"
-
-
-def files(scene: Path) -> dict[str, bytes]:
-    return {p.relative_to(scene.parent).as_posix(): p.read_bytes()
-            for p in sorted(scene.parent.rglob("*")) if p.is_file()}
+from tests.app.demo_cli import boscage, files
 
 
 def heights(scene: Path) -> np.ndarray:
