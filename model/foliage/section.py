@@ -91,13 +91,9 @@ def section_saved(scene: Scene, manifest: Path) -> None:
 
 def read_section(scene: Scene, manifest: Path, doc: object) -> None:
     """Hook for `load_scene`: the palette from the manifest, instances re-celled from the side file."""
+    doc = scene_file.section_table(manifest, doc, KEY, _SECTION_KEYS)
     if doc is None:
         return
-    if not isinstance(doc, dict):
-        raise FormatError(manifest, KEY, "must be a table")
-    for key in doc:
-        if key not in _SECTION_KEYS:
-            raise FormatError(manifest, f"{KEY}.{key}", f"unknown key '{key}'")
     palette = palette_from_list(doc.get("types", []), manifest, f"{KEY}.types")
     cell_size = doc.get("cell_size", DEFAULT_CELL_SIZE)
     if isinstance(cell_size, bool) or not isinstance(cell_size, (int, float)) or not 0 < cell_size < 1e6:

@@ -189,13 +189,9 @@ def _layer(manifest: Path, entry: object, where: str, shape, tile: int, seen: se
 
 
 def read_section(scene: Scene, manifest: Path, doc: object) -> None:
+    doc = scene_file.section_table(manifest, doc, KEY, _KEYS)
     if doc is None:
         return
-    if not isinstance(doc, dict):
-        raise FormatError(manifest, KEY, "must be a table")
-    for key in doc:
-        if key not in _KEYS:
-            raise FormatError(manifest, f"{KEY}.{key}", f"unknown key '{key}'")
     terrain = scene.terrain
     shape = (terrain.rows, terrain.columns)
     heights = terrain.paged_heights

@@ -48,13 +48,9 @@ def write_section(scene: Scene, manifest: Path, files: dict[Path, bytes | None])
 
 
 def read_section(scene: Scene, manifest: Path, doc: object) -> None:
+    doc = scene_file.section_table(manifest, doc, KEY, _KEYS)
     if doc is None:
         return
-    if not isinstance(doc, dict):
-        raise FormatError(manifest, KEY, "must be a table")
-    for key in doc:
-        if key not in _KEYS:
-            raise FormatError(manifest, f"{KEY}.{key}", f"unknown key '{key}'")
     terrain = scene.terrain
     shape = (terrain.rows, terrain.columns)
     tile = scene_file._require(manifest, doc, "tile", int, KEY)

@@ -227,6 +227,19 @@ SECTION_SAVED: dict[str, object] = {}  # called after a save that made the manif
 SECTION_MODULES = ("model.foliage", "model.formats.edit_layers_file", "model.formats.holes_file")
 
 
+def section_table(manifest: Path, doc: object, key: str, known: object) -> dict | None:
+    """A section's table from the manifest (None when absent): a value that is not a table, or a key
+    the section does not know, is refused naming its place."""
+    if doc is None:
+        return None
+    if not isinstance(doc, dict):
+        raise FormatError(manifest, key, "must be a table")
+    for name in doc:
+        if name not in known:  # type: ignore[operator]
+            raise FormatError(manifest, f"{key}.{name}", f"unknown key '{name}'")
+    return doc
+
+
 def register_sections() -> None:
     for name in SECTION_MODULES:
         importlib.import_module(name)
