@@ -14,7 +14,7 @@ import numpy as np
 from app.cli import UsageError, add_json_flag, emit, examples, number_text, parse_xz
 from app.cli._batch import Batch, add_batch_flags, batch_options
 from app.cli._progress import TerminalProgress
-from model.atomic import atomic_write, atomic_write_text, make_folder
+from model.atomic import atomic_folder, atomic_write, atomic_write_text
 from model.formats.heightmap import write_heightmap
 from model.formats.png import write_png
 from model.trn import document as trn_document
@@ -304,6 +304,43 @@ def _id_png(ids: np.ndarray) -> np.ndarray:
     return np.clip(ids.astype(np.int64) + 1, 0, 65535).astype(np.uint16)
 
 
+def _write_bake(folder: Path, files: list[str], args: argparse.Namespace, region: Region, doc, ev) -> tuple:
+    """Every file of a bake into `folder` (what will become OUT), named in `files`; the heights
+    written and what stood in for non-finite ones."""
+
+    def put(name: str) -> Path:
+        files.append(name)
+        return folder / name
+
+    # non-finite poles get finite stand-ins in every output (counted, masked), never a refusal
+    heights, not_finite, replaced = finite_heights(ev.heights)
+    if replaced.total:
+        ev.warnings.append(replaced.sentence() + "; nonfinite.png marks them")
+    mapping = write_heightmap(put("heights.png"), heights, "png16", spacing=args.spacing)
+    write_heightmap(put("heights.npy"), heights, "npy")
+    if replaced.total:
+        write_png(put("nonfinite.png"), not_finite.astype(np.uint8) * 255)
+    write_png(put("shader.png"), _id_png(ev.shader))
+    for slot in FLORA_SLOTS:
+        write_png(put(f"flora_{slot}.png"), _id_png(ev.flora[slot]))
+    write_png(put("environment.png"), _id_png(ev.environment))
+    write_png(put("exclude.png"), ev.exclude.astype(np.uint8) * 255)
+    write_png(put("passable.png"), ev.passable.astype(np.uint8) * 255)
+    atomic_write(put("color.npy"), lambda f: np.save(f, ev.color, allow_pickle=False))
+    legend = {
+        "file": str(args.file), "bounds": list(region.bounds), "spacing": region.spacing,
+        "columns": region.cols, "rows": region.rows,
+        "height_png": {"offset": mapping.offset, "scale": mapping.scale} if mapping else None,
+        "id_png": "16-bit grey: family id + 1, 0 where none",
+        "non_finite_heights": replaced.to_json(),
+        "families": {kind: [{"id": f.id, "name": f.name, "color": list(f.color)} for f in doc.families[kind]]
+                     for kind in ("shader", "flora", "radial", "environment")},
+        "warnings": ev.warnings,
+    }
+    atomic_write_text(put("legend.json"), json.dumps(legend, indent=2))
+    return heights, replaced
+
+
 def run_bake(args: argparse.Namespace) -> int:
     _check_spacing(args.spacing)
     _check_points([args.region[:2], args.region[2:]], "--region")
@@ -327,41 +364,14 @@ def run_bake(args: argparse.Namespace) -> int:
                                    args.resume, bar.step, file_id=_file_id(args.file, bitmaps))
     ev.warnings[:0] = missing
     out: Path = args.out
-    make_folder(out)
-    files = []
-
-    def put(name: str) -> Path:
-        files.append(name)
-        return out / name
-
-    # non-finite poles get finite stand-ins in every output (counted, masked), never a refusal
-    heights, not_finite, replaced = finite_heights(ev.heights)
-    if replaced.total:
-        ev.warnings.append(replaced.sentence() + "; nonfinite.png marks them")
-    mapping = write_heightmap(put("heights.png"), heights, "png16", spacing=args.spacing)
-    write_heightmap(put("heights.npy"), heights, "npy")
-    if replaced.total:
-        write_png(put("nonfinite.png"), not_finite.astype(np.uint8) * 255)
-    else:
+    files: list[str] = []
+    # written into a temp folder beside OUT and moved in only when whole: a full disk or a kill
+    # leaves OUT as it was (its earlier bake intact), never a partial bake
+    written: list[tuple] = []
+    atomic_folder(out, lambda folder: written.append(_write_bake(folder, files, args, region, doc, ev)))
+    heights, replaced = written[0]
+    if not replaced.total:
         (out / "nonfinite.png").unlink(missing_ok=True)  # an earlier bake's mask would mislead
-    write_png(put("shader.png"), _id_png(ev.shader))
-    for slot in FLORA_SLOTS:
-        write_png(put(f"flora_{slot}.png"), _id_png(ev.flora[slot]))
-    write_png(put("environment.png"), _id_png(ev.environment))
-    write_png(put("exclude.png"), ev.exclude.astype(np.uint8) * 255)
-    write_png(put("passable.png"), ev.passable.astype(np.uint8) * 255)
-    atomic_write(put("color.npy"), lambda f: np.save(f, ev.color, allow_pickle=False))
-    legend = {
-        "file": str(args.file), "bounds": list(region.bounds), "spacing": region.spacing,
-        "columns": region.cols, "rows": region.rows,
-        "height_png": {"offset": mapping.offset, "scale": mapping.scale} if mapping else None,
-        "id_png": "16-bit grey: family id + 1, 0 where none",
-        "non_finite_heights": replaced.to_json(),
-        "families": {kind: [{"id": f.id, "name": f.name, "color": list(f.color)} for f in doc.families[kind]]
-                     for kind in ("shader", "flora", "radial", "environment")},
-        "warnings": ev.warnings,
-    }
-    atomic_write_text(put("legend.json"), json.dumps(legend, indent=2))
     d = {"out": str(out), "files": files, "columns": region.cols, "rows": region.rows,
          "height_range": [float(heights.min()), float(heights.max())],
          "non_finite_heights": replaced.to_json(), "warnings": ev.warnings}

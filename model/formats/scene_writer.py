@@ -169,11 +169,48 @@ class SceneWriter:
         self._created = []
 
     def __enter__(self) -> SceneWriter:
+        """Take the scene's lock for the whole write, and remove what a writer of this scene that
+        was killed before its manifest left: with no manifest, no side file of its name is any
+        scene's (a killed import to a new name leaves nothing that the next one keeps)."""
+        from contextlib import ExitStack
+
+        from model.atomic import make_folder
+        from model.scene_lock import scene_lock
+
+        make_folder(self.path.parent, self.path)
+        self._stack = ExitStack()
+        self._stack.enter_context(scene_lock(self.path))
+        try:
+            if not self.path.exists():
+                remove_orphans(self.path)
+        except BaseException:
+            self._stack.close()
+            raise
         return self
 
     def __exit__(self, kind, value, tb) -> None:
-        if kind is not None and not self.finished:
-            self.abort()
+        try:
+            if kind is not None and not self.finished:
+                self.abort()
+        finally:
+            self._stack.close()
+
+
+def remove_orphans(manifest: Path) -> list[Path]:
+    """Side files (and temp files) named for `manifest` while it does not exist: what a write
+    killed before its manifest left. Call with the scene's lock held."""
+    from model.atomic import remove_stale_temps
+    from model.formats.scene_file import _is_scene_file
+
+    removed = remove_stale_temps(manifest.parent, lambda name: _is_scene_file(manifest, name))
+    for entry in list(manifest.parent.iterdir()):
+        if entry.name != manifest.name and _is_scene_file(manifest, entry.name) and entry.is_file():
+            try:
+                entry.unlink()
+                removed.append(entry)
+            except OSError:  # harmless: the next write of this scene tries again
+                pass
+    return removed
 
 
 def _on_disk(path: Path, size: int) -> bool:

@@ -38,14 +38,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
 from model import portable_math as pmath
-from model.atomic import atomic_write_path
+from model.atomic import atomic_write_path, temp_folder
 from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType, foliage_type_to_dict
 from model.interchange.conventions import (
@@ -133,7 +132,7 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
     total = instances + terrain_vertices + 1
     done = 0
     check_progress(progress, done, total)
-    with tempfile.TemporaryDirectory(prefix="boscage-usd-") as tmp:
+    with temp_folder(path) as tmp:  # beside the target, under the temp pattern: never left in /tmp
         layer = Sdf.Layer.CreateAnonymous("scene" + (".usda" if suffix == ".usda" else ".usdc"))
         stage = Usd.Stage.Open(layer)  # we hold the layer: it outlives the stage
         UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z if frame.up == "z" else UsdGeom.Tokens.y)
