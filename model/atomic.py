@@ -54,6 +54,18 @@ def write_error(path: str | Path, error: OSError) -> WriteError:
     return WriteError(path, f"cannot write: {error.strerror or error}", code)
 
 
+def retarget(error: OSError, path: str | Path) -> WriteError:
+    """The refusal of a write that was part of writing `path` (a scene's side file, a file in a
+    folder being filled), said of `path` itself: the user's target, not a file they never named."""
+    code = error.errno
+    if code is None and _SHORT_WRITE.search(str(error)):
+        code = errno.ENOSPC
+    if code in _NO_SPACE or code in _READ_ONLY:
+        return write_error(path, OSError(code, os.strerror(code)))
+    reason = error.reason if isinstance(error, WriteError) else f"cannot write: {error.strerror or error}"
+    return WriteError(path, reason, code)
+
+
 def make_folder(folder: str | Path, for_file: str | Path | None = None) -> None:
     """`mkdir -p`, with a refused folder reported like a refused write (of `for_file` if given)."""
     folder = Path(folder)
@@ -208,7 +220,7 @@ def atomic_folder(path: str | Path, fill: Callable[[Path], None]) -> None:
     except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(e, OSError):
-            raise write_error(path, e) from None
+            raise retarget(e, path) from None
         raise
     _fsync_dir(path.parent)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import tomli_w
 
-from model.atomic import atomic_write, atomic_write_text, make_folder, remove_stale_temps
+from model.atomic import atomic_write, atomic_write_text, make_folder, remove_stale_temps, retarget
 from model.checksum import crc32
 from model.errors import (
     FormatError,
@@ -246,9 +246,12 @@ def save_scene(scene: Scene, path: str | Path) -> None:
             section = writer(scene, manifest, files)  # type: ignore[operator]
             if section is not None:
                 doc[key] = section
-        for file, data in files.items():
-            if data is not None:  # None: a tile already on disk under its checksum name
-                atomic_write(file, data)
+        try:
+            for file, data in files.items():
+                if data is not None:  # None: a tile already on disk under its checksum name
+                    atomic_write(file, data)
+        except OSError as e:  # said of the scene: its side files are not names the user gave
+            raise retarget(e, manifest) from None
         atomic_write_text(manifest, tomli_w.dumps(doc))
         for stale in _stale_side_files(manifest, set(files)):
             try:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from model.atomic import atomic_write
+from model.atomic import atomic_write, retarget
 from model.checksum import crc32
 from model.errors import WriteError
 from model.formats import tiles as tiling
@@ -84,7 +84,10 @@ class SceneWriter:
         path = tiling.tile_path(self.path, kind, i, j, crc32(data))
         if not _on_disk(path, len(data)):  # same name, same size: those bytes are there already
             self._created.append(path)  # before the write: a failed write leaves nothing either
-            atomic_write(path, data)
+            try:
+                atomic_write(path, data)
+            except OSError as e:  # said of the scene being written, not of one of its tiles
+                raise retarget(e, self.path) from None
             self.bytes_written += len(data)
         self._files[kind][i][j] = path
         self._identities[kind][(i, j)] = file_identity(os.stat(path))
