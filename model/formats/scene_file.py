@@ -20,12 +20,12 @@ from pathlib import Path
 import numpy as np
 import tomli_w
 
+from model import extent
 from model.atomic import atomic_write, atomic_write_text, make_folder, remove_stale_temps, retarget
 from model.checksum import crc32
 from model.errors import (
     FormatError,
     WriteError,
-    is_finite_number,
     parse_toml,
     read_text_file,
     refuse_link_outside,
@@ -40,7 +40,8 @@ from model.terrain import Terrain, TerrainLayer
 FORMAT = "boscage-scene"
 VERSION = 2  # what a save writes: heights and weights in tiles (version 1: one file each)
 READ_VERSIONS = (1, 2)
-MAX_CELLS = 16384 * 16384
+MAX_CELLS = extent.MAX_CELLS
+MAX_EXTENT = extent.MAX_EXTENT
 MAX_LAYERS = 256
 NAME_FILTER = "Boscage scenes (*.boscage)"
 
@@ -265,7 +266,6 @@ def save_scene(scene: Scene, path: str | Path) -> None:
 # TOML names for the kinds a manifest value may have (a reader knows "table", not "dict").
 _KIND_NAMES = {dict: "a table", int: "an integer", str: "a string", list: "an array",
                (int, float): "a number"}
-MAX_EXTENT = 1.0e7  # metres: no terrain (nor its origin) reaches 10,000 km; beyond it float32 breaks down
 _CRC_TEXT = re.compile(r"[0-9a-fA-F]{8}")
 
 
@@ -410,18 +410,14 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
     if cols < 2 or rows < 2 or cols * rows > MAX_CELLS:
         raise FormatError(manifest, "terrain", f"impossible grid size {cols} x {rows}")
     spacing = _require(manifest, terrain_doc, "spacing", (int, float), "terrain")
-    if not (is_finite_number(spacing) and spacing > 0):
-        raise FormatError(manifest, "terrain.spacing", f"must be a positive number of metres, got {spacing}")
-    if (max(cols, rows) - 1) * spacing > MAX_EXTENT:
-        raise FormatError(manifest, "terrain.spacing", f"{cols} x {rows} samples {spacing:g} m apart span "
-                          f"more than {MAX_EXTENT:g} m")
     origin = terrain_doc.get("origin", [0.0, 0.0])
     if (not isinstance(origin, list) or len(origin) != 2
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in origin)):
         raise FormatError(manifest, "terrain.origin", f"must be [x, z] in metres, got {origin!r}")
-    if not all(is_finite_number(v) and abs(v) <= MAX_EXTENT for v in origin):
-        raise FormatError(manifest, "terrain.origin", f"must be finite and within {MAX_EXTENT:g} m, "
-                          f"got {origin!r}")
+    # the same check every writer of a terrain makes (imports, TRN regions, options)
+    problem = extent.grid_problem(cols, rows, spacing, (origin[0], origin[1]))
+    if problem is not None:
+        raise FormatError(manifest, {"size": "terrain"}.get(problem[0], f"terrain.{problem[0]}"), problem[1])
     if version == 1:
         heights_name = _require(manifest, terrain_doc, "heights", str, "terrain")
     else:

@@ -21,6 +21,7 @@ import numpy as np
 from model.atomic import atomic_write, retarget
 from model.checksum import crc32
 from model.errors import WriteError
+from model.extent import grid_problem
 from model.formats import tiles as tiling
 from model.paged import PagedGrid, PagedPlane, file_identity
 from model.scene import Scene
@@ -34,15 +35,12 @@ class SceneWriter:
 
     def __init__(self, path: str | Path, rows: int, columns: int, spacing: float = 1.0,
                  origin: tuple[float, float] = (0.0, 0.0), tile: int | None = None) -> None:
-        from model.formats.scene_file import MAX_CELLS
-
         self.path = Path(path)
         if self.path.is_dir():  # refused before any tile is written beside it
             raise WriteError(self.path, "cannot write: a folder has that name")
-        if rows < 2 or columns < 2 or rows * columns > MAX_CELLS:
-            raise ValueError(f"impossible grid size {columns} x {rows}")
-        if not spacing > 0:
-            raise ValueError("terrain spacing must be positive")
+        problem = grid_problem(columns, rows, spacing, origin)  # what the scene reader will check
+        if problem is not None:
+            raise ValueError(f"terrain {problem[0]}: {problem[1]}")
         self.rows, self.columns = int(rows), int(columns)
         self.spacing, self.origin = float(spacing), (float(origin[0]), float(origin[1]))
         self.tile = tiling.TILE if tile is None else int(tile)
