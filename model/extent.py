@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import math
 
+from model.errors import is_finite_number
+
 MAX_EXTENT = 1.0e7  # metres: no terrain (nor its origin) reaches 10,000 km; beyond it float32 breaks down
 MIN_SPACING = 1.0e-3  # metres: a millimetre; below it slopes and normals are noise
 MAX_CELLS = 16384 * 16384  # samples in one terrain grid
 
 
 def _not_positive(spacing: object) -> str | None:
-    if isinstance(spacing, bool) or not isinstance(spacing, (int, float)) or not math.isfinite(spacing) \
-            or not spacing > 0:
+    if not is_finite_number(spacing) or not spacing > 0:  # type: ignore[operator]
         return f"must be a positive number of metres, got {spacing!r}"
     return None
 
@@ -43,7 +44,7 @@ def grid_problem(columns: int, rows: int, spacing: float,
         return "spacing", f"{columns} x {rows} samples {spacing:g} m apart span more than {MAX_EXTENT:g} m"
     if spacing < MIN_SPACING:
         return "spacing", f"must be at least {MIN_SPACING:g} m, got {spacing:g}"
-    if not all(isinstance(v, (int, float)) and math.isfinite(v) and abs(v) <= MAX_EXTENT for v in origin):
+    if not all(is_finite_number(v) and abs(v) <= MAX_EXTENT for v in origin):
         return "origin", f"must be finite and within {MAX_EXTENT:g} m, got {list(origin)!r}"
     return None
 

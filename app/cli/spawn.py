@@ -132,9 +132,9 @@ def run(args: argparse.Namespace) -> int:
                 "sentence": s.sentence(),
             } for s in result.species],
         })
-    saved = bool(args.save and changed)  # a re-run that changes nothing leaves the files as they are
-    if saved:
-        save_scene(scene, args.scene)
+    saved = bool(args.save and changed)
+    if args.save:  # writes only what differs: a re-run that changes nothing leaves every file as it is
+        save_scene(scene, args.scene)  # (and still drops what a killed run left)
     doc = {"scene": str(args.scene), "spawners": reports, "saved": saved}
 
     def human() -> str:

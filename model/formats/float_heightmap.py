@@ -264,7 +264,11 @@ def _spacing(path: Path, value, place: str) -> float | None:
     try:
         spacing = float(value)
     except (TypeError, ValueError):
-        raise FormatError(path, place, f"not a number: {value!r}") from None
+        try:
+            shown = repr(value)[:60]
+        except Exception:  # noqa: BLE001 - a library value whose repr decodes damaged bytes
+            shown = f"a {type(value).__name__}"
+        raise FormatError(path, place, f"not a number: {shown}") from None
     if not (math.isfinite(spacing) and spacing > 0):
         raise FormatError(path, place, f"spacing must be positive and finite, got {spacing}")
     return spacing

@@ -145,6 +145,17 @@ def _on_disk(path: Path, size: int) -> bool:
     return stat.S_ISREG(st.st_mode) and st.st_size == size
 
 
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether `path` is a regular file holding exactly `data` (read only when the size agrees)."""
+    if not _on_disk(path, len(data)):
+        return False
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(data) + 1) == data
+    except OSError:
+        return False
+
+
 def _tile_bytes(planes: list, dtype: str, rows: slice, cols: slice) -> bytes:
     return b"".join(np.ascontiguousarray(p[rows, cols], dtype).tobytes() for p in planes)
 
@@ -249,11 +260,15 @@ def save_scene(scene: Scene, path: str | Path) -> None:
                 doc[key] = section
         try:
             for file, data in files.items():
-                if data is not None:  # None: a tile already on disk under its checksum name
+                # None: a tile already on disk under its checksum name; the same bytes there
+                # already are not written again (a save that changes nothing writes nothing)
+                if data is not None and not _holds(file, data):
                     atomic_write(file, data)
         except OSError as e:  # said of the scene: its side files are not names the user gave
             raise retarget(e, manifest) from None
-        atomic_write_text(manifest, tomli_w.dumps(doc))
+        text = tomli_w.dumps(doc)
+        if not _holds(manifest, text.encode("utf-8")):
+            atomic_write_text(manifest, text)
         for stale in _stale_side_files(manifest, set(files)):
             try:
                 stale.unlink()
