@@ -89,17 +89,18 @@ def pairs_within(queries: np.ndarray, points: np.ndarray, radius: float) -> tupl
     return np.concatenate(qs), np.concatenate(ps)
 
 
-PAIR_BLOCK = 1 << 18  # pairs examined at once: memory stays bounded whatever the radius or density
+PAIR_BLOCK = 1 << 18  # most pairs examined at once: memory stays bounded whatever the radius or density
+PAIRS_PER_QUERY = 2  # below that cap, a block of pairs is this many per query: memory linear in them
 
 
-def _pair_blocks(lo: np.ndarray, hi: np.ndarray):
+def _pair_blocks(lo: np.ndarray, hi: np.ndarray, block: int):
     """(query index, sorted position) for every position in [lo, hi) of every query, at most
-    PAIR_BLOCK at a time (a single query's run of positions may span several blocks)."""
+    `block` at a time (a single query's run of positions may span several blocks)."""
     counts = hi - lo
     ends = np.cumsum(counts)
     total = int(ends[-1]) if len(ends) else 0
-    for s in range(0, total, PAIR_BLOCK):
-        e = min(total, s + PAIR_BLOCK)
+    for s in range(0, total, block):
+        e = min(total, s + block)
         q0 = int(np.searchsorted(ends, s, "right"))
         q1 = int(np.searchsorted(ends, e - 1, "right")) + 1
         starts = ends[q0:q1] - counts[q0:q1]  # flat index of each query's first pair
@@ -121,10 +122,11 @@ def any_within(queries: np.ndarray, points: np.ndarray, radius: float,
         return hit
     grid = _Grid(points, radius, queries)
     r2 = float(radius) * float(radius)
+    block = max(1, min(PAIR_BLOCK, max(4096, PAIRS_PER_QUERY * len(queries))))
     for dx, dz in _OFFSETS:
         lo, hi = grid.ranges(dx, dz)
         hi = np.where(hit, lo, hi)  # answered: nothing more to look at
-        for qi, pos in _pair_blocks(lo, hi):
+        for qi, pos in _pair_blocks(lo, hi, block):
             pi = grid.order[pos]
             ddx = queries[qi, 0] - points[pi, 0]
             ddz = queries[qi, 1] - points[pi, 1]

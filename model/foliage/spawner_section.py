@@ -128,26 +128,40 @@ def _same_keys(a: Owned, b: Owned) -> bool:
     return a.keys() == b.keys() and all(np.array_equal(a[t], b[t]) for t in a)
 
 
-def _owned_in_box(volume: FoliageVolume, owned: Owned, box: Box | None) -> Selection:
-    out: Selection = {}
+@dataclass
+class _Held:
+    """A type's owned instances present in the volume: (chunk, indices) parts in order, their
+    records concatenated and their position keys."""
+
+    parts: list[tuple[tuple, np.ndarray]]
+    records: np.ndarray
+    keys: np.ndarray
+
+
+def _owned_in_box(volume: FoliageVolume, owned: Owned, box: Box | None) -> dict[str, _Held]:
+    out: dict[str, _Held] = {}
     for type_name, keys in owned.items():
         if not len(keys):
             continue
-        if box is None:
-            sel = {k: np.arange(len(c)) for k, c in volume.chunks(type_name)}
+        if box is None:  # whole chunks: no index arrays to make or apply
+            sel = [(key, None, chunk.records) for key, chunk in volume.chunks(type_name)]
         else:
-            sel = volume.query_box((box[0], box[1]), (box[2], box[3]), [type_name])
+            found_in = volume.query_box((box[0], box[1]), (box[2], box[3]), [type_name])
+            sel = [(key, idx, volume.records(*key)[idx]) for key, idx in found_in.items()]
         if not sel:
             continue
         # every chunk's records looked up at once (per chunk, the lookups cost more than the search)
-        hit = member(position_keys(np.concatenate([volume.records(*key)[idx] for key, idx in sel.items()])),
-                     keys)
-        start = 0
-        for key, idx in sel.items():
-            here = hit[start:start + len(idx)]
-            start += len(idx)
+        records = np.concatenate([r for _, _, r in sel])
+        found = position_keys(records)
+        hit = member(found, keys)
+        parts, start = [], 0
+        for key, idx, r in sel:
+            here = hit[start:start + len(r)]
+            start += len(r)
             if here.any():
-                out[key] = np.asarray(idx)[here]
+                parts.append((key, np.flatnonzero(here) if idx is None else np.asarray(idx)[here]))
+        if parts:
+            out[type_name] = _Held(parts, records[hit], found[hit])
     return out
 
 
@@ -162,13 +176,10 @@ def apply_result(scene: Scene, result: SpawnResult, whole: bool) -> SpawnChange:
     owned_before = {t: k.copy() for t, k in section.owned.get(result.spawner, {}).items()}
     overrides_before = {t: k.copy() for t, k in section.removed.get(result.spawner, {}).items()}
     present = _owned_in_box(volume, owned_before, box)
-    present_keys: dict[str, list[np.ndarray]] = {}
-    for key, idx in present.items():
-        present_keys.setdefault(key[1], []).append(position_keys(volume.records(*key)[idx]))
     overrides = {t: k.copy() for t, k in overrides_before.items()}
     for type_name, keys in owned_before.items():
         in_box = keys if box is None else keys[keys_in_box(keys, box)]
-        held = np.concatenate(present_keys.get(type_name, [np.empty(0, np.uint64)]))
+        held = present[type_name].keys if type_name in present else np.empty(0, np.uint64)
         vanished = in_box[~member(in_box, np.sort(held))]  # owned keys are ascending and unique
         if len(vanished):
             overrides[type_name] = np.union1d(overrides.get(type_name, np.empty(0, np.uint64)), vanished)
@@ -180,16 +191,14 @@ def apply_result(scene: Scene, result: SpawnResult, whole: bool) -> SpawnChange:
         new_by_type[type_name] = records
     drop: Selection = {}
     add: dict[str, np.ndarray] = {}
-    for type_name in sorted(set(new_by_type) | {k[1] for k in present}):
+    for type_name in sorted(set(new_by_type) | set(present)):
         new = new_by_type.get(type_name, np.empty((0, 7), np.float32))
         # one comparison per type over all its chunks (per chunk, a re-run of a large spawner
         # sorted all of its records once for every chunk)
-        chunks = [(key, idx) for key, idx in present.items() if key[1] == type_name]
-        held = (np.concatenate([volume.records(*key)[idx] for key, idx in chunks])
-                if chunks else np.empty((0, 7), np.float32))
-        keep, fresh = _same_rows(held, new)
+        held = present.get(type_name) or _Held([], np.empty((0, 7), np.float32), np.empty(0, np.uint64))
+        keep, fresh = _same_rows(held.records, new, held.keys)
         start = 0
-        for key, idx in chunks:
+        for key, idx in held.parts:
             here = keep[start:start + len(idx)]
             start += len(idx)
             if (~here).any():
@@ -372,11 +381,13 @@ def terrain_follower(scene: Scene):
     return lambda target, rows, cols: follow_terrain_edit(scene, target, rows, cols)
 
 
-def _same_rows(held: np.ndarray, new: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _same_rows(held: np.ndarray, new: np.ndarray,
+               held_keys: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(which held records are among `new`, which new records are not among the kept held ones),
     byte for byte: matched by position key, then every byte compared (a sort of whole rows only
     where two records share a key)."""
-    hk, nk = position_keys(held), position_keys(new)
+    hk = position_keys(held) if held_keys is None else held_keys
+    nk = position_keys(new)
     order = np.argsort(nk, kind="stable")
     sk = nk[order]
     hs = np.sort(hk)
