@@ -129,3 +129,18 @@ def test_the_refusals_say_which_option(tmp_path, capsys, argv, words):
     err = capsys.readouterr().err
     assert code == 2 and words in err, err
     assert not (tmp_path / "bake").exists()
+
+
+@pytest.mark.parametrize("tile, words", [("1e308", "--tile: must be 0.001 to"),
+                                         ("1e6", "cannot be a scene's terrain"),
+                                         ("5e-324", "--tile: must be 0.001 to")])
+def test_a_zone_tile_size_is_a_spacing_the_scene_reader_takes(tmp_path, capsys, tile, words):
+    from app.cli import run_cli
+    from tests.app.test_cli_write_errors import _zone
+
+    zone = _zone(tmp_path / "zone")
+    code = run_cli(["zone", "to-scene", str(zone), "--id", "106", "--tile", tile, "--out",
+                    str(tmp_path / "z.boscage")])
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and "Traceback" not in err, err
+    assert not (tmp_path / "z.boscage").exists()
