@@ -137,3 +137,23 @@ def test_an_import_over_an_existing_scene_keeps_it_until_its_manifest(tmp_path):
         raise RuntimeError("stopped")
     after = {p.name: p.read_bytes() for p in tmp_path.iterdir() if not p.name.startswith(".")}
     assert after == before
+
+
+def test_a_usd_export_works_beside_its_target_not_in_tmp(tmp_path, monkeypatch):
+    pytest.importorskip("pxr")
+    from model.interchange import export_scene
+    from tests.model.interchange.conftest import small_scene
+
+    made = []
+    real = tempfile.mkdtemp
+
+    def spy(*args, **kwargs):
+        made.append(Path(real(*args, **kwargs)))
+        return str(made[-1])
+
+    monkeypatch.setattr(tempfile, "mkdtemp", spy)
+    target = tmp_path / "out" / "scene.usdz"  # a package: the crate layer is staged in the folder
+    export_scene(small_scene(), target)
+    assert made and all(p.parent == target.parent for p in made), made
+    assert made[0].name.startswith(f".scene.usdz.~{os.getpid()}.") and made[0].name.endswith(".tmpdir")
+    assert sorted(p.name for p in target.parent.iterdir()) == ["scene.usdz"]  # nothing left
