@@ -140,9 +140,11 @@ def is_leftover(entry: Path) -> bool:
     found = _TEMP_NAME.fullmatch(entry.name)
     if found is not None:
         return _process_gone(int(found.group("pid")))
-    if _OLD_TEMP_NAME.fullmatch(entry.name) is not None:
+    old = _OLD_TEMP_NAME.fullmatch(entry.name)
+    if old is not None:  # no pid to ask: only beside the file it was for, and only once it is old
         try:
-            return time.time() - entry.lstat().st_mtime > OLD_TEMP_AGE_S
+            return (entry.with_name(old.group("name")).exists()
+                    and time.time() - entry.lstat().st_mtime > OLD_TEMP_AGE_S)
         except OSError:
             return False
     return False

@@ -58,17 +58,22 @@ def test_the_next_writer_removes_leftovers_of_gone_processes_only(tmp_path):
     (folder / "heights.png").write_bytes(b"half")
     live = tmp_path / f".c.bin.~{alive}.abcdefgh.tmp"  # a writer still at work
     live.write_bytes(b"busy")
-    old = tmp_path / ".d.bin.qwertyui.tmp"  # an earlier build's name, no pid: by age
+    old = tmp_path / ".d.bin.qwertyui.tmp"  # an earlier build's name, no pid: by age, beside its file
     old.write_bytes(b"old")
+    (tmp_path / "d.bin").write_bytes(b"d")
     young = tmp_path / ".e.bin.asdfghjk.tmp"
     young.write_bytes(b"young")
+    (tmp_path / "e.bin").write_bytes(b"e")
+    lone = tmp_path / ".notes.mydraft1.tmp"  # the same shape, but no file it was for: someone else's
+    lone.write_bytes(b"draft")
     past = time.time() - 2 * atomic.OLD_TEMP_AGE_S
-    os.utime(old, (past, past))
+    for p in (old, lone):
+        os.utime(p, (past, past))
     mine = tmp_path / ".keep.tmp"  # not our pattern: never touched
     mine.write_bytes(b"user's")
     atomic_write(tmp_path / "new.bin", b"new")  # any writer's first write into the folder sweeps it
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [live.name, young.name, mine.name, "new.bin"])
+        [live.name, young.name, mine.name, lone.name, "d.bin", "e.bin", "new.bin"])
     assert sweep_leftovers(tmp_path) == []  # once per process and folder
 
 

@@ -169,3 +169,15 @@ def test_a_rerun_that_changes_nothing_changes_nothing():
     _, again = run_and_apply(scene, sp)
     assert not again.changed and not again.changes_scene
     assert {key: volume.records(*key).tobytes() for key, _ in volume.chunks()} == before
+
+
+@pytest.mark.parametrize("tile", [1e-300, 0.01, float("nan"), 0.0])
+def test_a_tile_size_making_too_many_tiles_is_refused_before_any_list(tile):
+    from model.foliage.spawn_batch import spawn_in_tiles
+    from model.foliage.spawn_run import SpawnError
+
+    terrain, palette = _flat_world(256.0)
+    scene = Scene(terrain)
+    foliage_of(scene, palette)
+    with pytest.raises(SpawnError, match="tile"):
+        spawn_in_tiles(scene, _spawner(1.0), tile=tile)
