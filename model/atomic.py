@@ -31,8 +31,8 @@ _READ_ONLY = {errno.EROFS, errno.EACCES, errno.EPERM}
 # mkstemp's names: prefix (target, writer's pid), 8 characters from its alphabet, suffix
 _TEMP_NAME = re.compile(r"\.(?P<name>.+)\.~(?P<pid>[0-9]{1,10})\.[a-z0-9_]{8}"
                         r"\.tmp(?:dir|\.[A-Za-z0-9]{1,8})?")
+_SHORT_WRITE = re.compile(r"\d+ requested and \d+ written")  # numpy's words for a short write
 # what earlier builds named their temp files (no pid): a leftover once older than OLD_TEMP_AGE_S
-_SHORT_WRITE = re.compile(r"\d+ requested and \d+ written")
 _OLD_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp")
 OLD_TEMP_AGE_S = 3600.0
 _swept: set[str] = set()
