@@ -58,7 +58,7 @@ def _refuse(monkeypatch, folder: Path, how: str) -> None:
     real_open, real_mkdir = os.open, os.mkdir
 
     def open_(path, flags, *args, **kwargs):
-        if flags & os.O_CREAT and inside(path) and not os.fsdecode(path).endswith(".lock"):
+        if flags & os.O_CREAT and inside(path):
             raise OSError(code, os.strerror(code), os.fsdecode(path))
         return real_open(path, flags, *args, **kwargs)
 
