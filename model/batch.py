@@ -36,6 +36,7 @@ from model.json_doc import read_json_file
 
 Arrays = dict[str, np.ndarray]
 MANIFEST = "manifest.json"
+MAX_TASKS = 1 << 16  # tiles in one job: a tile size that makes more is a mistake, refused before any list
 MAX_MANIFEST_BYTES = 64 << 20  # parameters and tile names: far less in any real job
 MANIFEST_FORMAT = "boscage-batch"
 

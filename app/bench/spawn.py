@@ -4,6 +4,8 @@ local re-run after a brush stroke vs the whole spawner."""
 from __future__ import annotations
 
 import dataclasses
+import time
+import tracemalloc
 
 import numpy as np
 
@@ -11,9 +13,12 @@ from app.bench import BenchCase, best_time
 from model.foliage.foliage_type import FoliageType
 from model.foliage.palette import Palette
 from model.foliage.scatter import FoliageScatter, PolygonRegion
+from model.foliage.section import foliage_of
 from model.foliage.spawn_run import run_spawner
 from model.foliage.spawner import spawner_from_toml
+from model.foliage.spawner_section import run_and_apply, spawners_of
 from model.foliage.volume import FoliageVolume
+from model.scene import Scene
 from model.terrain import Terrain, TerrainLayer
 
 
@@ -72,9 +77,52 @@ def region_rerun_vs_whole(quick: bool) -> float:
     return local / whole
 
 
+def _dense(density: float):
+    return spawner_from_toml({"name": "dense", "seed": 3, "area": "all", "species": [
+        {"type": "rock", "density": 0.05, "exclusion": 4.0},
+        {"type": "tree", "density": density, "order": 1}]})
+
+
+def peak_memory_4x_candidates(quick: bool) -> float:
+    """Peak traced memory of a spawn at 4× the candidates (4× the density: 16× the pairs within
+    the spacing) over the same at 1×."""
+    terrain, palette = _world(256.0 if quick else 512.0)
+    peaks = []
+    for density in (20.0, 80.0):
+        spawner = _dense(density)
+        tracemalloc.start()
+        try:
+            run_spawner(spawner, terrain, palette, _no_stored)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    return peaks[1] / peaks[0]
+
+
+def no_change_rerun_vs_first(quick: bool) -> float:
+    """A spawner owning ~50,000 instances re-run with nothing changed vs its first run (the run and
+    making the volume hold it, both)."""
+    terrain, palette = _world(1000.0)  # ~50,000 instances: small ones measure fixed costs
+    spawner = _dense(5.0)
+    first, again = float("inf"), float("inf")
+    for _ in range(3 if quick else 5):  # each first run on a fresh scene; the least noisy of each
+        scene = Scene(terrain)
+        foliage_of(scene, palette)
+        spawners_of(scene).spawners.append(spawner)
+        t0 = time.perf_counter()
+        run_and_apply(scene, spawner)
+        first = min(first, time.perf_counter() - t0)
+        again = min(again, best_time(lambda scene=scene: run_and_apply(scene, spawner), 2))
+    return again / first
+
+
 CASES = [
     BenchCase("spawn.forest_vs_paint_scatter", 2.0, forest_vs_paint_scatter,
               description="three-species 1 km² spawner vs the paint scatter of the same candidate count"),
     BenchCase("spawn.region_rerun_vs_whole", 0.1, region_rerun_vs_whole,
               description="re-running a spawner over a 20 m stroke vs over its whole area"),
+    BenchCase("spawn.peak_memory_4x_candidates", 4.5, peak_memory_4x_candidates,
+              description="spawn peak memory (tracemalloc) at 4x the candidates vs 1x: linear"),
+    BenchCase("spawn.no_change_rerun_vs_first", 1.2, no_change_rerun_vs_first,
+              description="re-running a spawner that owns its instances, nothing changed, vs its first run"),
 ]

@@ -28,14 +28,15 @@ def _positive_float(text: str) -> float:
     return v
 
 
-def add_batch_flags(p: argparse.ArgumentParser, tile_help: str) -> None:
+def add_batch_flags(p: argparse.ArgumentParser, tile_help: str, poles: bool = False) -> None:
+    """The shared flags; `poles`: --tile counts grid poles a side (a whole number), else metres."""
     g = p.add_argument_group("batch (tiles on Dask; the output is the same bytes however it runs)")
     g.add_argument("--workers", type=_positive_int, metavar="N",
                    help="workers on this machine: threads of this process for a TRN bake, else a "
                         "Dask LocalCluster's processes; 1 runs in this process")
     g.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                    help="use a running Dask cluster (started with `dask scheduler` and `dask worker`)")
-    g.add_argument("--tile", type=_positive_float, metavar="SIZE", help=tile_help)
+    g.add_argument("--tile", type=_positive_int if poles else _positive_float, metavar="SIZE", help=tile_help)
     g.add_argument("--tiles-dir", type=Path, metavar="DIR",
                    help="where finished tiles are kept for --resume (default: a hidden folder beside "
                         "the output; removed once the job is done)")

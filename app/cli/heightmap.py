@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from app.cli import UsageError, add_json_flag, emit, examples
+from app.cli._options import spacing_option
 from model.errors import FormatError
 from model.formats.heightmap import (
     FORMATS,
@@ -52,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     im.add_argument("--size", type=_size, metavar="COLSxROWS",
                     help="grid size of a RAW R16/R32 file (default: a square inferred from the file size)")
     _mapping_options(im, "default: the PNG's own, else 0", "default: the PNG's own, else 100")
-    im.add_argument("--spacing", type=float, metavar="M",
+    im.add_argument("--spacing", type=spacing_option, metavar="M",
                     help="metres between samples (default: the PNG/EXR/TIFF's own, else 1)")
     im.add_argument("--name", help="scene name (default: the file's stem)")
     add_json_flag(im)

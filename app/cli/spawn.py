@@ -103,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--region re-runs a small area in this process; it takes no --workers, "
                          "--scheduler or --resume")
     reports = []
+    changed = args.recipe is not None
     for spawner in chosen:
         try:
             if batch is None:
@@ -114,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
                                                     batch.scheduler, folder, args.resume, bar.step)
         except SpawnError as e:
             raise FormatError(args.scene, f"spawners.{spawner.name}", str(e)) from None
+        changed = changed or change.changes_scene
         reports.append({
             "spawner": spawner.name,
             "region": list(result.box),
@@ -130,9 +132,10 @@ def run(args: argparse.Namespace) -> int:
                 "sentence": s.sentence(),
             } for s in result.species],
         })
-    if args.save:
-        save_scene(scene, args.scene)
-    doc = {"scene": str(args.scene), "spawners": reports, "saved": bool(args.save)}
+    saved = bool(args.save and changed)
+    if args.save:  # writes only what differs: a re-run that changes nothing leaves every file as it is
+        save_scene(scene, args.scene)  # (and still drops what a killed run left)
+    doc = {"scene": str(args.scene), "spawners": reports, "saved": saved}
 
     def human() -> str:
         lines = []
@@ -142,8 +145,10 @@ def run(args: argparse.Namespace) -> int:
             for s in r["species"]:
                 lines.append(f"  {s['sentence']}")
                 lines += refusal_lines(s["refused"], s["candidates"], "    ")
-        if args.save:
+        if saved:
             lines.append(f"saved to {args.scene}")
+        elif args.save:
+            lines.append(f"nothing changed: {args.scene} left as it was")
         return "\n".join(lines)
 
     emit(args, human, doc)

@@ -13,8 +13,11 @@ import numpy as np
 
 from app.cli import UsageError, add_json_flag, emit, examples, number_text, parse_xz
 from app.cli._batch import Batch, add_batch_flags, batch_options
+from app.cli._options import spacing_option
 from app.cli._progress import TerminalProgress
-from model.atomic import atomic_write, atomic_write_text, make_folder
+from model.atomic import atomic_folder, atomic_write, atomic_write_text
+from model.batch import MAX_TASKS
+from model.extent import grid_problem, samples_across
 from model.formats.heightmap import write_heightmap
 from model.formats.png import write_png
 from model.trn import document as trn_document
@@ -101,9 +104,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     bk.add_argument("file", type=Path, metavar="FILE")
     bk.add_argument("--region", type=_parse_region, required=True, metavar="X0,Z0,X1,Z1",
                     help="world rectangle in metres")
-    bk.add_argument("--spacing", type=float, required=True, metavar="S")
+    bk.add_argument("--spacing", type=spacing_option, required=True, metavar="S")
     bk.add_argument("--out", type=Path, required=True, metavar="DIR")
-    add_batch_flags(bk, tile_help="tile size in poles a side for a batch run (default 512)")
+    add_batch_flags(bk, tile_help="tile size in poles a side for a batch run (default 512)", poles=True)
     add_json_flag(bk)
     _values_may_start_with_minus(bk)
     bk.set_defaults(func=run_bake)
@@ -121,7 +124,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ts.add_argument("file", type=Path, metavar="FILE")
     ts.add_argument("--region", type=_parse_region, required=True, metavar="X0,Z0,X1,Z1",
                     help="world rectangle in metres")
-    ts.add_argument("--spacing", type=float, required=True, metavar="S")
+    ts.add_argument("--spacing", type=spacing_option, required=True, metavar="S")
     ts.add_argument("--out", type=Path, required=True, metavar="SCENE.boscage")
     ts.add_argument("--name", help="scene name (default: the TRN file's stem)")
     ts.add_argument("--no-foliage", action="store_true", help="terrain and shader layers only")
@@ -248,6 +251,40 @@ def _check_spacing(spacing: float | None) -> None:
         raise UsageError("--spacing must be a positive number of metres")
 
 
+def _region(args: argparse.Namespace, most: int, scene: bool = False) -> Region:
+    """--region at --spacing as poles, counted in float64 before anything is rounded (a tiny
+    spacing over a wide region is refused here, not an overflow later); `scene`: the grid must
+    also be one the scene reader opens (the same range check)."""
+    _check_spacing(args.spacing)
+    _check_points([args.region[:2], args.region[2:]], "--region")
+    x0, z0, x1, z1 = args.region
+    cols, rows = samples_across(x0, x1, args.spacing), samples_across(z0, z1, args.spacing)
+    if not cols * rows <= most:
+        raise UsageError(f"--region at --spacing {args.spacing:g} m is {_count(cols)} x {_count(rows)} "
+                         f"poles, more than {most:,}; use a larger spacing or a smaller region")
+    region = Region.from_bounds(*args.region, args.spacing)
+    if scene:
+        problem = grid_problem(region.cols, region.rows, region.spacing, region.bounds[:2])
+        if problem is not None:
+            raise UsageError(f"--region at --spacing {args.spacing:g} m cannot be a scene's terrain: "
+                             f"{problem[1]}")
+    return region
+
+
+def _bake_tile(args: argparse.Namespace, region: Region) -> int:
+    """--tile (poles a side) for a batch bake of `region`: a whole number making at most MAX_TASKS tiles."""
+    tile = int(args.tile) if args.tile else DEFAULT_BAKE_TILE
+    tasks = -(-region.rows // tile) * -(-region.cols // tile)
+    if tasks > MAX_TASKS:
+        raise UsageError(f"--tile {tile} makes {tasks:,} tiles of {region.cols} x {region.rows} poles "
+                         f"(at most {MAX_TASKS:,}); use a larger tile")
+    return tile
+
+
+def _count(n: float) -> str:
+    return f"{n:,.0f}" if n < 1e15 else f"{n:.3g}"
+
+
 def run_sample(args: argparse.Namespace) -> int:
     _check_spacing(args.spacing)
     _check_points(args.at)
@@ -304,35 +341,13 @@ def _id_png(ids: np.ndarray) -> np.ndarray:
     return np.clip(ids.astype(np.int64) + 1, 0, 65535).astype(np.uint16)
 
 
-def run_bake(args: argparse.Namespace) -> int:
-    _check_spacing(args.spacing)
-    _check_points([args.region[:2], args.region[2:]], "--region")
-    region = Region.from_bounds(*args.region, args.spacing)
-    if region.rows * region.cols > MAX_BAKE_POLES:
-        raise UsageError(f"region of {region.cols} x {region.rows} poles is larger than "
-                         f"{MAX_BAKE_POLES} poles; use a larger spacing or a smaller region")
-    doc = trn_document.read(args.file)
-    bitmaps, missing = load_bitmaps(doc)
-    batch = batch_options(args)
-    if batch is None and region.rows * region.cols >= EMBEDDED_BATCH_POLES:
-        batch = Batch(None, None)  # a big bake runs on one worker per core unless told otherwise
-    if batch is None:
-        with TerminalProgress(0, "evaluating", "tiles") as bar:
-            ev = evaluate(doc, region, progress=bar.step, bitmaps=bitmaps)
-    else:
-        tile = int(args.tile) if args.tile else DEFAULT_BAKE_TILE
-        folder = args.tiles_dir or args.out.parent / f".{args.out.name}.tiles"
-        with TerminalProgress(0, "evaluating", "tiles") as bar:
-            ev = evaluate_in_tiles(doc, region, bitmaps, tile, batch.workers, batch.scheduler, folder,
-                                   args.resume, bar.step, file_id=_file_id(args.file, bitmaps))
-    ev.warnings[:0] = missing
-    out: Path = args.out
-    make_folder(out)
-    files = []
+def _write_bake(folder: Path, files: list[str], args: argparse.Namespace, region: Region, doc, ev) -> tuple:
+    """Every file of a bake into `folder` (what will become OUT), named in `files`; the heights
+    written and what stood in for non-finite ones."""
 
     def put(name: str) -> Path:
         files.append(name)
-        return out / name
+        return folder / name
 
     # non-finite poles get finite stand-ins in every output (counted, masked), never a refusal
     heights, not_finite, replaced = finite_heights(ev.heights)
@@ -342,8 +357,6 @@ def run_bake(args: argparse.Namespace) -> int:
     write_heightmap(put("heights.npy"), heights, "npy")
     if replaced.total:
         write_png(put("nonfinite.png"), not_finite.astype(np.uint8) * 255)
-    else:
-        (out / "nonfinite.png").unlink(missing_ok=True)  # an earlier bake's mask would mislead
     write_png(put("shader.png"), _id_png(ev.shader))
     for slot in FLORA_SLOTS:
         write_png(put(f"flora_{slot}.png"), _id_png(ev.flora[slot]))
@@ -362,6 +375,35 @@ def run_bake(args: argparse.Namespace) -> int:
         "warnings": ev.warnings,
     }
     atomic_write_text(put("legend.json"), json.dumps(legend, indent=2))
+    return heights, replaced
+
+
+def run_bake(args: argparse.Namespace) -> int:
+    region = _region(args, MAX_BAKE_POLES)
+    tile = _bake_tile(args, region)  # every option checked before the file is read
+    batch = batch_options(args)
+    doc = trn_document.read(args.file)
+    bitmaps, missing = load_bitmaps(doc)
+    if batch is None and region.rows * region.cols >= EMBEDDED_BATCH_POLES:
+        batch = Batch(None, None)  # a big bake runs on one worker per core unless told otherwise
+    if batch is None:
+        with TerminalProgress(0, "evaluating", "tiles") as bar:
+            ev = evaluate(doc, region, progress=bar.step, bitmaps=bitmaps)
+    else:
+        folder = args.tiles_dir or args.out.parent / f".{args.out.name}.tiles"
+        with TerminalProgress(0, "evaluating", "tiles") as bar:
+            ev = evaluate_in_tiles(doc, region, bitmaps, tile, batch.workers, batch.scheduler, folder,
+                                   args.resume, bar.step, file_id=_file_id(args.file, bitmaps))
+    ev.warnings[:0] = missing
+    out: Path = args.out
+    files: list[str] = []
+    # written into a temp folder beside OUT and moved in only when whole: a full disk or a kill
+    # leaves OUT as it was (its earlier bake intact), never a partial bake
+    written: list[tuple] = []
+    atomic_folder(out, lambda folder: written.append(_write_bake(folder, files, args, region, doc, ev)))
+    heights, replaced = written[0]
+    if not replaced.total:
+        (out / "nonfinite.png").unlink(missing_ok=True)  # an earlier bake's mask would mislead
     d = {"out": str(out), "files": files, "columns": region.cols, "rows": region.rows,
          "height_range": [float(heights.min()), float(heights.max())],
          "non_finite_heights": replaced.to_json(), "warnings": ev.warnings}
@@ -376,13 +418,11 @@ def run_to_scene(args: argparse.Namespace) -> int:
 
     from model.trn.to_scene import MAX_STREAM_POLES, write_trn_scene
 
-    _check_spacing(args.spacing)
-    _check_points([args.region[:2], args.region[2:]], "--region")
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
     if args.workers is not None and args.scheduler is not None:
         raise UsageError("--workers and --scheduler exclude each other (a cluster has its own workers)")
-    region = Region.from_bounds(*args.region, args.spacing)
+    region = _region(args, MAX_STREAM_POLES, scene=True)
     if region.rows < 2 or region.cols < 2 or region.rows * region.cols > MAX_STREAM_POLES:
         raise UsageError(f"region of {region.cols} x {region.rows} poles: a scene needs 2 x 2 to "
                          f"{MAX_STREAM_POLES:,} poles; change the spacing or the region")

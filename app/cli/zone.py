@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 
 from app.cli import UsageError, add_json_flag, emit, examples
+from app.cli._options import spacing_option
 from model.atomic import atomic_write
 from model.errors import FormatError
+from model.extent import grid_problem
 from model.formats.png import encode_png
 from model.zones import parse_size, read_zone, zone_statistics
 from model.zones.names import plant_names_from_rules
@@ -67,7 +69,8 @@ def register(sub: argparse._SubParsersAction) -> None:
               "prints {out, ..., stored, derived, warnings}."))
     _zone_args(scene)
     scene.add_argument("--out", type=Path, required=True, metavar="SCENE.boscage", help="the scene to write")
-    scene.add_argument("--tile", type=float, default=1.0, metavar="M", help="tile size in metres (default 1)")
+    scene.add_argument("--tile", type=spacing_option, default=1.0, metavar="M",
+                       help="tile size in metres (default 1): the terrain's spacing")
     scene.add_argument("--rules", type=Path, metavar="RULES_DIR",
                        help="plant rules folder: which types block, and their names")
     add_json_flag(scene)
@@ -165,6 +168,10 @@ def run_to_scene(args: argparse.Namespace) -> int:
     rules = load_rules(rules_folder) if rules_folder is not None else None
     zone = read_zone(args.folder, args.zone_id, size=args.size, require=("altitude",))
     warn(args, zone.warnings)
+    problem = grid_problem(zone.width, zone.height, args.tile)  # as the scene reader will check it
+    if problem is not None:
+        raise UsageError(f"--tile {args.tile:g} m: a {zone.width} x {zone.height} zone cannot be a "
+                         f"scene's terrain: {problem[1]}")
     try:  # written a band of tiles at a time, with a bar on a terminal
         with TerminalProgress(0, "importing", "tiles") as bar:
             scene = write_zone_scene(zone, args.out, tile_size=args.tile, rules=rules, name=args.out.stem,

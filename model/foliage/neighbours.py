@@ -89,9 +89,49 @@ def pairs_within(queries: np.ndarray, points: np.ndarray, radius: float) -> tupl
     return np.concatenate(qs), np.concatenate(ps)
 
 
-def any_within(queries: np.ndarray, points: np.ndarray, radius: float) -> np.ndarray:
-    """True for each query with some point at squared distance < radius²."""
+PAIR_BLOCK = 1 << 18  # most pairs examined at once: memory stays bounded whatever the radius or density
+PAIRS_PER_QUERY = 2  # below that cap, a block of pairs is this many per query: memory linear in them
+
+
+def _pair_blocks(lo: np.ndarray, hi: np.ndarray, block: int):
+    """(query index, sorted position) for every position in [lo, hi) of every query, at most
+    `block` at a time (a single query's run of positions may span several blocks)."""
+    counts = hi - lo
+    ends = np.cumsum(counts)
+    total = int(ends[-1]) if len(ends) else 0
+    for s in range(0, total, block):
+        e = min(total, s + block)
+        q0 = int(np.searchsorted(ends, s, "right"))
+        q1 = int(np.searchsorted(ends, e - 1, "right")) + 1
+        starts = ends[q0:q1] - counts[q0:q1]  # flat index of each query's first pair
+        a = np.maximum(starts, s)
+        c = np.minimum(ends[q0:q1], e) - a
+        qi = np.repeat(np.arange(q0, q1), c)
+        first = np.repeat(lo[q0:q1] + (a - starts) - (np.cumsum(c) - c), c)
+        yield qi, np.arange(e - s) + first
+
+
+def any_within(queries: np.ndarray, points: np.ndarray, radius: float,
+               beats: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """True for each query with some point at squared distance < radius² (with `beats` =
+    (query ranks, point ranks): some such point of higher rank). Pairs are examined in blocks of
+    at most PAIR_BLOCK, and a query already answered is not looked at again, so memory stays
+    linear in the inputs for any radius (the answers are those of `pairs_within`, bit for bit)."""
     hit = np.zeros(len(queries), bool)
-    qi, _ = pairs_within(queries, points, radius)
-    hit[qi] = True
+    if len(queries) == 0 or len(points) == 0 or not radius > 0:
+        return hit
+    grid = _Grid(points, radius, queries)
+    r2 = float(radius) * float(radius)
+    block = max(1, min(PAIR_BLOCK, max(4096, PAIRS_PER_QUERY * len(queries))))
+    for dx, dz in _OFFSETS:
+        lo, hi = grid.ranges(dx, dz)
+        hi = np.where(hit, lo, hi)  # answered: nothing more to look at
+        for qi, pos in _pair_blocks(lo, hi, block):
+            pi = grid.order[pos]
+            ddx = queries[qi, 0] - points[pi, 0]
+            ddz = queries[qi, 1] - points[pi, 1]
+            near = ddx * ddx + ddz * ddz < r2
+            if beats is not None:
+                near &= beats[1][pi] > beats[0][qi]
+            hit[qi[near]] = True
     return hit

@@ -23,13 +23,14 @@ from pathlib import Path
 
 import numpy as np
 
-from model.batch import Task, TileStore, parameters_of, run_tasks
+from model.batch import MAX_TASKS, Task, TileStore, parameters_of, run_tasks
 from model.checksum import crc32
 from model.foliage.palette import palette_from_list, palette_to_list
 from model.foliage.section import foliage_of
 from model.foliage.spawn_conditions import reach_of
 from model.foliage.spawn_run import (
     PLACED,
+    SpawnError,
     SpawnResult,
     SpeciesOutcome,
     area_box,
@@ -249,6 +250,12 @@ def _tiled(scene: Scene, spawner: Spawner, job: str, owned: bool, tile: float, w
     check_runnable(spawner, foliage.palette)  # here, before any worker starts
     if full is None:
         return SpawnResult(spawner.name, (0.0, 0.0, 0.0, 0.0), [])
+    if not (math.isfinite(tile) and tile > 0):
+        raise SpawnError(f"tile size must be a positive number of metres, got {tile}")
+    tasks = max(1.0, (full[2] - full[0]) / tile) * max(1.0, (full[3] - full[1]) / tile)  # float: no overflow
+    if tasks > MAX_TASKS:
+        raise SpawnError(f"a {tile:g} m tile makes {tasks:,.0f} tiles of this area (at most {MAX_TASKS:,}); "
+                         "use a larger tile")
     boxes = tile_boxes(full, tile)
     tasks = [Task(f"tile_{n:05d}", (b,)) for n, b in enumerate(boxes)]
     store = None

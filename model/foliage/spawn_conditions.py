@@ -18,6 +18,8 @@ from model.foliage.neighbours import any_within
 from model.terrain import Terrain
 
 MAX_DEPTH = 16  # nested any/not: deeper is a mistake, and would recurse without bound
+MAX_ANY = 64  # items in one `any` list, as a species' own list of conditions
+MAX_NODES = 256  # conditions in one species, nested ones counted: each is a pass over its candidates
 
 
 class SpawnContext(Protocol):
@@ -168,8 +170,9 @@ class AnyOf:
 
     def passes(self, ctx: SpawnContext, xz: np.ndarray) -> np.ndarray:
         ok = np.zeros(len(xz), bool)
-        for c in self.items:
-            ok |= c.passes(ctx, xz)
+        for c in self.items:  # each item asked only about the candidates no earlier one passed
+            rest = np.flatnonzero(~ok)
+            ok[rest] = c.passes(ctx, xz[rest])
         return ok
 
 
@@ -251,10 +254,26 @@ def _type_name(path, where, value) -> str:
 KINDS = ("slope", "altitude", "layer", "noise", "near", "far", "any", "not")
 
 
-def condition_from_toml(value: Any, path=None, where: str = "conditions[0]", depth: int = 0) -> Condition:
+class NodeBudget:
+    """How many more conditions (nested ones included) a species may still hold."""
+
+    def __init__(self, left: int = MAX_NODES) -> None:
+        self.left = left
+
+    def take(self, path, where: str) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise FormatError(path, where, f"more than {MAX_NODES} conditions in one species "
+                              "(nested any/not items counted)")
+
+
+def condition_from_toml(value: Any, path=None, where: str = "conditions[0]", depth: int = 0,
+                        budget: NodeBudget | None = None) -> Condition:
     """One `{ kind = … }` table; unknown kinds and keys are errors naming their place."""
     if depth > MAX_DEPTH:
         raise FormatError(path, where, f"conditions nest deeper than {MAX_DEPTH} levels")
+    budget = budget if budget is not None else NodeBudget()
+    budget.take(path, where)
     if isinstance(value, dict) and "layer" in value:  # { layer = "rock", max_weight = 0.2 }
         return _layer_condition(value, path, where)
     if not isinstance(value, dict) or len(value) != 1:
@@ -281,11 +300,13 @@ def condition_from_toml(value: Any, path=None, where: str = "conditions[0]", dep
         return Far(_type_name(path, f"{at}.type", t["type"]),
                    number(path, f"{at}.beyond", t["beyond"], 0.0, 1e4))
     if kind == "any":
-        if not isinstance(arg, list) or not arg:
-            raise FormatError(path, at, "expected a non-empty list of conditions")
-        return AnyOf(tuple(condition_from_toml(c, path, f"{at}[{i}]", depth + 1) for i, c in enumerate(arg)))
+        if not isinstance(arg, list) or not 1 <= len(arg) <= MAX_ANY:
+            raise FormatError(path, at, f"expected a list of 1 to {MAX_ANY} conditions"
+                              + (f", got {len(arg):,}" if isinstance(arg, list) and arg else ""))
+        return AnyOf(tuple(condition_from_toml(c, path, f"{at}[{i}]", depth + 1, budget)
+                           for i, c in enumerate(arg)))
     if kind == "not":
-        return Not(condition_from_toml(arg, path, at, depth + 1))
+        return Not(condition_from_toml(arg, path, at, depth + 1, budget))
     raise FormatError(path, where, f"unknown condition '{kind}' (expected one of {', '.join(KINDS)})")
 
 

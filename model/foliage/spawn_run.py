@@ -25,7 +25,7 @@ import numpy as np
 from model import portable_math as pmath
 from model.foliage import hashing
 from model.foliage.hashing import Channel
-from model.foliage.neighbours import any_within, pairs_within
+from model.foliage.neighbours import any_within
 from model.foliage.palette import Palette
 from model.foliage.scatter import make_records
 from model.foliage.spawn_conditions import reach_of
@@ -349,28 +349,27 @@ def _tile_bases(spawner: Spawner, index: int, species: Species, gx: np.ndarray, 
 
 
 def blue_noise(xz: np.ndarray, priority: np.ndarray, spacing: float) -> np.ndarray:
-    """Which points to keep so that no two kept lie within `spacing`: hashed-priority rounds."""
+    """Which points to keep so that no two kept lie within `spacing`: hashed-priority rounds.
+
+    Each round asks two neighbour questions of the undecided points (is one of higher rank near?
+    is a winner near?), each answered in bounded blocks of pairs: memory grows with the points,
+    never with the square of their density."""
     n = len(xz)
     keep = np.zeros(n, bool)
     if n == 0:
         return keep
-    qi, pi = pairs_within(xz, xz, spacing)
-    other = qi != pi
-    qi, pi = qi[other], pi[other]
     rank = np.empty(n, np.int64)
     rank[np.lexsort((np.arange(n), priority))] = np.arange(n)  # ties broken by position in the list
     undecided = np.ones(n, bool)
     for _ in range(SPACING_ROUNDS):
-        live = undecided[qi] & undecided[pi]
-        q, p = qi[live], pi[live]
-        beaten = np.zeros(n, bool)
-        beaten[q[rank[p] > rank[q]]] = True
-        winners = undecided & ~beaten
-        keep |= winners
-        undecided &= ~winners
-        lost = np.zeros(n, bool)
-        lost[qi[winners[pi]]] = True
-        undecided &= ~lost
+        live = np.flatnonzero(undecided)
+        pts, r = xz[live], rank[live]
+        beaten = any_within(pts, pts, spacing, beats=(r, r))
+        winners = live[~beaten]
+        keep[winners] = True
+        undecided[winners] = False
+        rest = np.flatnonzero(undecided)
+        undecided[rest[any_within(xz[rest], xz[winners], spacing)]] = False
         if not undecided.any():
             break
     return keep

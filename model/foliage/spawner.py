@@ -23,7 +23,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from model.errors import FormatError
-from model.foliage.spawn_conditions import Condition, condition_from_toml, condition_to_toml, number, table
+from model.foliage.spawn_conditions import (
+    Condition,
+    NodeBudget,
+    condition_from_toml,
+    condition_to_toml,
+    number,
+    table,
+)
 
 MAX_SPAWNERS = 256
 MAX_SPECIES = 64
@@ -131,12 +138,13 @@ def species_from_toml(value: Any, path=None, where: str = "species") -> Species:
     conditions = value.get("conditions", [])
     if not isinstance(conditions, list) or len(conditions) > MAX_CONDITIONS:
         raise FormatError(path, f"{where}.conditions", f"expected a list of at most {MAX_CONDITIONS}")
+    budget = NodeBudget()  # nested any/not items count towards one cap per species
     return Species(
         type=name,
         density=number(path, f"{where}.density", value.get("density", 1.0), 0.0, MAX_DENSITY),
         order=_integer(path, f"{where}.order", value.get("order", 0), -(1 << 31), (1 << 31) - 1),
         exclusion=number(path, f"{where}.exclusion", value.get("exclusion", 0.0), 0.0, 10_000.0),
-        conditions=tuple(condition_from_toml(c, path, f"{where}.conditions[{i}]")
+        conditions=tuple(condition_from_toml(c, path, f"{where}.conditions[{i}]", budget=budget)
                          for i, c in enumerate(conditions)),
     )
 

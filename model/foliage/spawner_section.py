@@ -77,17 +77,20 @@ def stored_positions(volume: FoliageVolume, exclude: dict[str, Owned]):
 
     def stored(types: list[str] | None, box: Box) -> np.ndarray:
         names = types if types is not None else volume.type_names()
-        parts = []
+        by_type: dict[str, list[np.ndarray]] = {}
         for key, idx in volume.query_box((box[0], box[1]), (box[2], box[3]), names).items():
             ftype = volume.palette.get(key[1])
             if ftype is not None and ftype.derived:
                 continue
-            rec = volume.records(*key)[idx]
+            by_type.setdefault(key[1], []).append(volume.records(*key)[idx])
+        parts = []
+        for type_name, chunks in by_type.items():  # one key lookup per type, not per chunk
+            rec = np.concatenate(chunks)
             mine = np.zeros(len(rec), bool)
             for owned in exclude.values():
-                keys = owned.get(key[1])
+                keys = owned.get(type_name)
                 if keys is not None and len(keys):
-                    mine |= np.isin(position_keys(rec), keys)
+                    mine |= member(position_keys(rec), keys)
             parts.append(rec[~mine][:, (0, 2)].astype(np.float64))
         return np.concatenate(parts) if parts else np.empty((0, 2))
 
@@ -112,21 +115,53 @@ class SpawnChange:
     def changed(self) -> bool:
         return bool(len(self.removed) or any(len(v) for v in self.added.values()))
 
+    @property
+    def changes_scene(self) -> bool:
+        """Whether a save would write anything new: instances, or the owned or hand-removed keys."""
+        return self.changed or not (_same_keys(self.owned_before, self.owned_after)
+                                    and _same_keys(self.overrides_before, self.overrides_after))
 
-def _owned_in_box(volume: FoliageVolume, owned: Owned, box: Box | None) -> Selection:
-    out: Selection = {}
+
+def _same_keys(a: Owned, b: Owned) -> bool:
+    a = {t: k for t, k in a.items() if len(k)}
+    b = {t: k for t, k in b.items() if len(k)}
+    return a.keys() == b.keys() and all(np.array_equal(a[t], b[t]) for t in a)
+
+
+@dataclass
+class _Held:
+    """A type's owned instances present in the volume: (chunk, indices) parts in order, their
+    records concatenated and their position keys."""
+
+    parts: list[tuple[tuple, np.ndarray]]
+    records: np.ndarray
+    keys: np.ndarray
+
+
+def _owned_in_box(volume: FoliageVolume, owned: Owned, box: Box | None) -> dict[str, _Held]:
+    out: dict[str, _Held] = {}
     for type_name, keys in owned.items():
         if not len(keys):
             continue
-        if box is None:
-            sel = {k: np.arange(len(c)) for k, c in volume.chunks(type_name)}
+        if box is None:  # whole chunks: no index arrays to make or apply
+            sel = [(key, None, chunk.records) for key, chunk in volume.chunks(type_name)]
         else:
-            sel = volume.query_box((box[0], box[1]), (box[2], box[3]), [type_name])
-        for key, idx in sel.items():
-            rec = volume.records(*key)[idx]
-            hit = np.isin(position_keys(rec), keys)
-            if hit.any():
-                out[key] = np.asarray(idx)[hit]
+            found_in = volume.query_box((box[0], box[1]), (box[2], box[3]), [type_name])
+            sel = [(key, idx, volume.records(*key)[idx]) for key, idx in found_in.items()]
+        if not sel:
+            continue
+        # every chunk's records looked up at once (per chunk, the lookups cost more than the search)
+        records = np.concatenate([r for _, _, r in sel])
+        found = position_keys(records)
+        hit = member(found, keys)
+        parts, start = [], 0
+        for key, idx, r in sel:
+            here = hit[start:start + len(r)]
+            start += len(r)
+            if here.any():
+                parts.append((key, np.flatnonzero(here) if idx is None else np.asarray(idx)[here]))
+        if parts:
+            out[type_name] = _Held(parts, records[hit], found[hit])
     return out
 
 
@@ -141,14 +176,11 @@ def apply_result(scene: Scene, result: SpawnResult, whole: bool) -> SpawnChange:
     owned_before = {t: k.copy() for t, k in section.owned.get(result.spawner, {}).items()}
     overrides_before = {t: k.copy() for t, k in section.removed.get(result.spawner, {}).items()}
     present = _owned_in_box(volume, owned_before, box)
-    present_keys: dict[str, list[np.ndarray]] = {}
-    for key, idx in present.items():
-        present_keys.setdefault(key[1], []).append(position_keys(volume.records(*key)[idx]))
     overrides = {t: k.copy() for t, k in overrides_before.items()}
     for type_name, keys in owned_before.items():
         in_box = keys if box is None else keys[keys_in_box(keys, box)]
-        held = np.concatenate(present_keys.get(type_name, [np.empty(0, np.uint64)]))
-        vanished = np.setdiff1d(in_box, held)
+        held = present[type_name].keys if type_name in present else np.empty(0, np.uint64)
+        vanished = in_box[~member(in_box, np.sort(held))]  # owned keys are ascending and unique
         if len(vanished):
             overrides[type_name] = np.union1d(overrides.get(type_name, np.empty(0, np.uint64)), vanished)
     new_by_type = {}
@@ -159,18 +191,18 @@ def apply_result(scene: Scene, result: SpawnResult, whole: bool) -> SpawnChange:
         new_by_type[type_name] = records
     drop: Selection = {}
     add: dict[str, np.ndarray] = {}
-    for type_name in set(new_by_type) | {k[1] for k in present}:
+    for type_name in sorted(set(new_by_type) | set(present)):
         new = new_by_type.get(type_name, np.empty((0, 7), np.float32))
-        new_rows = _row_bytes(new)
-        kept = []
-        for key, idx in present.items():
-            if key[1] == type_name:
-                rows = _row_bytes(volume.records(*key)[idx])
-                keep = np.isin(rows, new_rows)
-                kept.append(rows[keep])
-                if (~keep).any():
-                    drop[key] = idx[~keep]
-        fresh = ~np.isin(new_rows, np.concatenate(kept)) if kept else np.ones(len(new), bool)
+        # one comparison per type over all its chunks (per chunk, a re-run of a large spawner
+        # sorted all of its records once for every chunk)
+        held = present.get(type_name) or _Held([], np.empty((0, 7), np.float32), np.empty(0, np.uint64))
+        keep, fresh = _same_rows(held.records, new, held.keys)
+        start = 0
+        for key, idx in held.parts:
+            here = keep[start:start + len(idx)]
+            start += len(idx)
+            if (~here).any():
+                drop[key] = idx[~here]
         if fresh.any():
             arriving = new[fresh]
             # in position-key order: a run in one piece and one in tiles store the same bytes
@@ -184,13 +216,22 @@ def apply_result(scene: Scene, result: SpawnResult, whole: bool) -> SpawnChange:
         keys = owned_before.get(type_name, np.empty(0, np.uint64))
         outside = keys[~keys_in_box(keys, box)] if box is not None else np.empty(0, np.uint64)
         mine = position_keys(new_by_type.get(type_name, np.empty((0, 7), np.float32)))
-        keys = np.union1d(outside, mine).astype(np.uint64)
+        keys = np.unique(np.concatenate([outside, mine]).astype(np.uint64))
         if len(keys):
             owned_after[type_name] = keys
     section.owned[result.spawner] = owned_after
     section.removed[result.spawner] = overrides
     return SpawnChange(result.spawner, removed, added, add, owned_before, owned_after,
                        overrides_before, overrides)
+
+
+def member(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    """Which of `keys` are in `sorted_keys` (ascending, as owned keys are kept): a binary search
+    per key, never a sort of the whole set."""
+    if len(sorted_keys) == 0:
+        return np.zeros(len(keys), bool)
+    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return sorted_keys[at] == keys
 
 
 def keys_in_box(keys: np.ndarray, box: Box) -> np.ndarray:
@@ -345,6 +386,32 @@ def terrain_follower(scene: Scene):
     if section is None or not section.spawners:
         return None
     return lambda target, rows, cols: follow_terrain_edit(scene, target, rows, cols)
+
+
+def _same_rows(held: np.ndarray, new: np.ndarray,
+               held_keys: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(which held records are among `new`, which new records are not among the kept held ones),
+    byte for byte: matched by position key, then every byte compared (a sort of whole rows only
+    where two records share a key)."""
+    hk = position_keys(held) if held_keys is None else held_keys
+    nk = position_keys(new)
+    order = np.argsort(nk, kind="stable")
+    sk = nk[order]
+    hs = np.sort(hk)
+    if (len(sk) > 1 and not (sk[1:] > sk[:-1]).all()) or (len(hs) > 1 and not (hs[1:] > hs[:-1]).all()):
+        held_rows, new_rows = _row_bytes(held), _row_bytes(new)
+        keep = np.isin(held_rows, new_rows)
+        return keep, ~np.isin(new_rows, held_rows[keep])
+    fresh = np.ones(len(new), bool)
+    if len(new) == 0 or len(held) == 0:
+        return np.zeros(len(held), bool), fresh
+    at = np.minimum(np.searchsorted(sk, hk), len(sk) - 1)
+    j = order[at]
+    a = np.ascontiguousarray(held, np.float32).reshape(-1, 7).view(np.uint32)
+    b = np.ascontiguousarray(new, np.float32).reshape(-1, 7).view(np.uint32)
+    keep = (sk[at] == hk) & (a == b[j]).all(axis=1)
+    fresh[j[keep]] = False
+    return keep, fresh
 
 
 def _row_bytes(records: np.ndarray) -> np.ndarray:

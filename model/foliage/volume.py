@@ -285,16 +285,24 @@ class FoliageVolume:
         hi = [float(v) for v in hi]
         if len(lo) == 2:
             lo, hi = [lo[0], -np.inf, lo[1]], [hi[0], np.inf, hi[1]]
-        keys = self._keys_in_box(lo[0], lo[2], hi[0], hi[2], types)
+        keys = list(self._keys_in_box(lo[0], lo[2], hi[0], hi[2], types))
+        if not keys:
+            return {}
+        # every chunk's records tested at once: per chunk, numpy's call overhead is most of the cost
+        recs = [self._chunks[key].records for key in keys]
+        rec = np.concatenate(recs)[:, :3]
+        inside = np.ones(len(rec), bool)
+        for axis in range(3):
+            inside &= (rec[:, axis] >= lo[axis]) & (rec[:, axis] <= hi[axis])
+        ends = np.cumsum([len(r) for r in recs])
+        hits = np.flatnonzero(inside)
+        cut = np.searchsorted(hits, ends)
         out: Selection = {}
-        for key in keys:
-            rec = self._chunks[key].records
-            inside = np.ones(len(rec), bool)
-            for axis in range(3):
-                inside &= (rec[:, axis] >= lo[axis]) & (rec[:, axis] <= hi[axis])
-            idx = np.flatnonzero(inside)
-            if idx.size:
-                out[key] = idx
+        start = 0
+        for key, end, stop in zip(keys, ends.tolist(), cut.tolist(), strict=True):
+            if stop > start:
+                out[key] = hits[start:stop] - (end - len(self._chunks[key].records))
+            start = stop
         return out
 
     def query_polygon(self, polygon, types: Iterable[str] | None = None) -> Selection:

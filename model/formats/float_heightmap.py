@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import math
 from pathlib import Path
 
@@ -33,6 +34,10 @@ from model.atomic import atomic_write
 from model.errors import FormatError
 from model.formats.raw_grid import MAX_CELLS, file_size, raw_grid_shape
 from model.json_doc import parse_json
+
+# tifffile logs what it finds wrong in a damaged file; the refusal here says it once, in one line
+logging.getLogger("tifffile").addHandler(logging.NullHandler())
+logging.getLogger("tifffile").propagate = False
 
 FLOAT_FORMATS = ("exr", "tif", "r32")
 FLOAT_SUFFIXES = {".exr": "exr", ".tif": "tif", ".tiff": "tif", ".r32": "r32"}
@@ -189,6 +194,20 @@ def _tif_page(path: Path, tif) -> tuple[object, int, int, float | None]:
         raise FormatError(path, "page 0", f"expected one 2-D image, got shape {shape}")
     if columns < 2 or rows < 2 or rows * columns > MAX_CELLS:
         raise FormatError(path, "page 0", f"impossible grid size {columns} x {rows}")
+    needed, what = _segments_needed(page, rows, columns)
+    have = min(len(page.dataoffsets), len(page.databytecounts))
+    if have != needed:  # a table that does not cover the image: rows of garbage, or of nothing
+        raise FormatError(path, "page 0", f"the {what} table lists {have} {what}s; a {columns} x {rows} "
+                          f"image in these {what}s needs {needed}")
+    missing = next((k for k, o in enumerate(page.dataoffsets) if int(o) == 0), None)
+    if missing is not None:  # offset 0 is the header: tifffile reads such a segment as absent
+        raise FormatError(path, "page 0", f"{what} {missing} has no data (offset 0)")
+    counts = [int(n) for n in page.databytecounts]
+    wanted = _segment_bytes(page, rows, columns, needed) if int(page.compression) == 1 else [1] * needed
+    short = next((k for k, (n, w) in enumerate(zip(counts, wanted, strict=True)) if n < w), None)
+    if short is not None:  # tifffile would hand back uninitialised memory for the rest
+        raise FormatError(path, "page 0", f"{what} {short} holds {counts[short]} bytes; its samples need "
+                          f"{wanted[short]}")
     ends = [int(o) + int(n) for o, n in zip(page.dataoffsets, page.databytecounts, strict=False)]
     if not ends or max(ends) > actual:
         raise FormatError(path, "page 0", f"image data ends at byte {max(ends, default=0)} but the "
@@ -205,20 +224,38 @@ def _tif_page(path: Path, tif) -> tuple[object, int, int, float | None]:
     return page, int(rows), int(columns), spacing
 
 
-def _read_tif(path: Path) -> tuple[np.ndarray, float | None]:
-    import tifffile
+def _segments_needed(page, rows: int, columns: int) -> tuple[int, str]:
+    """How many strips (or tiles) an image of that size needs, and which it is stored in."""
+    planes = int(page.samplesperpixel) if int(page.planarconfig) == 2 else 1
+    if page.is_tiled:
+        down, across = int(page.tilelength), int(page.tilewidth)
+        if down < 1 or across < 1:
+            return -1, "tile"
+        return planes * -(-rows // down) * -(-columns // across), "tile"
+    per = max(1, min(int(page.rowsperstrip) or rows, rows))
+    return planes * -(-rows // per), "strip"
 
-    try:
-        with tifffile.TiffFile(path) as tif:
-            page, _, _, spacing = _tif_page(path, tif)
-            pixels = page.asarray()
-    except FormatError:
-        raise
-    except Exception as e:  # noqa: BLE001 — tifffile raises TiffFileError/ValueError/OSError/…
-        raise FormatError(path, None, f"unreadable TIFF: {e}") from None
-    if pixels.ndim == 3:
-        pixels = pixels[..., 0]
-    return np.ascontiguousarray(pixels, dtype=np.float32), spacing
+
+def _segment_bytes(page, rows: int, columns: int, count: int) -> list[int]:
+    """The bytes each uncompressed strip or tile must hold (the last strip of a plane may be short)."""
+    samples = int(page.samplesperpixel)
+    chunky = int(page.planarconfig) != 2
+    item = np.dtype(page.dtype).itemsize * (samples if chunky else 1)
+    if page.is_tiled:
+        return [int(page.tilelength) * int(page.tilewidth) * item] * count
+    per = max(1, min(int(page.rowsperstrip) or rows, rows))
+    strips = -(-rows // per)
+    return [min(per, rows - (k % strips) * per) * columns * item for k in range(count)]
+
+
+def _read_tif(path: Path) -> tuple[np.ndarray, float | None]:
+    # the band reader's segments, joined: the whole-file read and the band read cannot disagree
+    # (tifffile's own whole read pads a short or missing strip with zeros where the band read refuses)
+    rows, columns, spacing, bands = _tif_source(path)
+    heights = np.empty((rows, columns), np.float32)
+    for r0, band in bands():
+        heights[r0:r0 + len(band)] = band
+    return heights, spacing
 
 
 def _spacing(path: Path, value, place: str) -> float | None:
@@ -227,7 +264,11 @@ def _spacing(path: Path, value, place: str) -> float | None:
     try:
         spacing = float(value)
     except (TypeError, ValueError):
-        raise FormatError(path, place, f"not a number: {value!r}") from None
+        try:
+            shown = repr(value)[:60]
+        except Exception:  # noqa: BLE001 - a library value whose repr decodes damaged bytes
+            shown = f"a {type(value).__name__}"
+        raise FormatError(path, place, f"not a number: {shown}") from None
     if not (math.isfinite(spacing) and spacing > 0):
         raise FormatError(path, place, f"spacing must be positive and finite, got {spacing}")
     return spacing
@@ -349,10 +390,14 @@ def _tif_source(path: Path):
                     if y != band_y:
                         if band is not None:
                             yield band_y, band
+                        if y != (0 if band is None else band_y + len(band)):
+                            raise FormatError(path, "page 0", f"the image data skips rows before row {y}")
                         band, band_y = np.zeros((h, columns), np.float32), y  # a missing chunk reads as 0
                     band[:, x:x + w] = block[:h, :w]
                 if band is not None:
                     yield band_y, band
+                if band is None or band_y + len(band) != rows:
+                    raise FormatError(path, "page 0", f"the image data stops before row {rows}")
         except FormatError:
             raise
         except Exception as e:  # noqa: BLE001

@@ -25,6 +25,7 @@ import numpy as np
 
 from model.atomic import atomic_write
 from model.errors import FormatError
+from model.extent import grid_problem
 from model.formats.float_heightmap import (
     FLOAT_FORMATS,
     FLOAT_SUFFIXES,
@@ -431,8 +432,9 @@ def write_scene_from_heightmap(path: str | Path, out: str | Path, fmt: str | Non
 
     source = open_heightmap(path, fmt, size, offset, scale)
     spacing = spacing if spacing is not None else (source.spacing if source.spacing is not None else 1.0)
-    if not (math.isfinite(spacing) and spacing > 0):
-        raise FormatError(path, None, f"spacing must be positive, got {spacing}")
+    problem = grid_problem(source.columns, source.rows, spacing)  # as the scene reader checks it
+    if problem is not None:
+        raise FormatError(path, None, f"cannot be a terrain: {problem[1]}")
     with SceneWriter(out, source.rows, source.columns, float(spacing)) as writer:
         n_i, n_j = writer.tile_counts
         total, done = n_i * n_j, 0

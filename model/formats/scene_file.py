@@ -20,12 +20,12 @@ from pathlib import Path
 import numpy as np
 import tomli_w
 
-from model.atomic import atomic_write, atomic_write_text, make_folder, remove_stale_temps
+from model import extent
+from model.atomic import atomic_write, atomic_write_text, make_folder, remove_stale_temps, retarget
 from model.checksum import crc32
 from model.errors import (
     FormatError,
     WriteError,
-    is_finite_number,
     parse_toml,
     read_text_file,
     refuse_link_outside,
@@ -40,7 +40,8 @@ from model.terrain import Terrain, TerrainLayer
 FORMAT = "boscage-scene"
 VERSION = 2  # what a save writes: heights and weights in tiles (version 1: one file each)
 READ_VERSIONS = (1, 2)
-MAX_CELLS = 16384 * 16384
+MAX_CELLS = extent.MAX_CELLS
+MAX_EXTENT = extent.MAX_EXTENT
 MAX_LAYERS = 256
 NAME_FILTER = "Boscage scenes (*.boscage)"
 
@@ -142,6 +143,17 @@ def _on_disk(path: Path, size: int) -> bool:
     except OSError:
         return False
     return stat.S_ISREG(st.st_mode) and st.st_size == size
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether `path` is a regular file holding exactly `data` (read only when the size agrees)."""
+    if not _on_disk(path, len(data)):
+        return False
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(data) + 1) == data
+    except OSError:
+        return False
 
 
 def _tile_bytes(planes: list, dtype: str, rows: slice, cols: slice) -> bytes:
@@ -274,10 +286,17 @@ def save_scene(scene: Scene, path: str | Path, copy: bool = False, copy_textures
                 doc[key] = section
         created = copy_files(copies, replace_textures)
         try:
-            for file, data in files.items():
-                if data is not None:  # None: a tile already on disk under its checksum name
-                    atomic_write(file, data)
-            atomic_write_text(manifest, tomli_w.dumps(doc))
+            try:
+                for file, data in files.items():
+                    # None: a tile already on disk under its checksum name; the same bytes there
+                    # already are not written again (a save that changes nothing writes nothing)
+                    if data is not None and not _holds(file, data):
+                        atomic_write(file, data)
+            except OSError as e:  # said of the scene: its side files are not names the user gave
+                raise retarget(e, manifest) from None
+            text = tomli_w.dumps(doc)
+            if not _holds(manifest, text.encode("utf-8")):
+                atomic_write_text(manifest, text)
         except BaseException:
             remove_files(created)
             raise
@@ -298,7 +317,6 @@ def save_scene(scene: Scene, path: str | Path, copy: bool = False, copy_textures
 # TOML names for the kinds a manifest value may have (a reader knows "table", not "dict").
 _KIND_NAMES = {dict: "a table", int: "an integer", str: "a string", list: "an array",
                (int, float): "a number"}
-MAX_EXTENT = 1.0e7  # metres: no terrain (nor its origin) reaches 10,000 km; beyond it float32 breaks down
 _CRC_TEXT = re.compile(r"[0-9a-fA-F]{8}")
 
 
@@ -443,18 +461,14 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
     if cols < 2 or rows < 2 or cols * rows > MAX_CELLS:
         raise FormatError(manifest, "terrain", f"impossible grid size {cols} x {rows}")
     spacing = _require(manifest, terrain_doc, "spacing", (int, float), "terrain")
-    if not (is_finite_number(spacing) and spacing > 0):
-        raise FormatError(manifest, "terrain.spacing", f"must be a positive number of metres, got {spacing}")
-    if (max(cols, rows) - 1) * spacing > MAX_EXTENT:
-        raise FormatError(manifest, "terrain.spacing", f"{cols} x {rows} samples {spacing:g} m apart span "
-                          f"more than {MAX_EXTENT:g} m")
     origin = terrain_doc.get("origin", [0.0, 0.0])
     if (not isinstance(origin, list) or len(origin) != 2
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in origin)):
         raise FormatError(manifest, "terrain.origin", f"must be [x, z] in metres, got {origin!r}")
-    if not all(is_finite_number(v) and abs(v) <= MAX_EXTENT for v in origin):
-        raise FormatError(manifest, "terrain.origin", f"must be finite and within {MAX_EXTENT:g} m, "
-                          f"got {origin!r}")
+    # the same check every writer of a terrain makes (imports, TRN regions, options)
+    problem = extent.grid_problem(cols, rows, spacing, (origin[0], origin[1]))
+    if problem is not None:
+        raise FormatError(manifest, {"size": "terrain"}.get(problem[0], f"terrain.{problem[0]}"), problem[1])
     if version == 1:
         heights_name = _require(manifest, terrain_doc, "heights", str, "terrain")
     else:

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from model.atomic import atomic_write
+from model.atomic import atomic_write, retarget
 from model.checksum import crc32
 from model.errors import WriteError
+from model.extent import grid_problem
 from model.formats import tiles as tiling
 from model.layer_material import NO_MATERIAL, LayerMaterial
 from model.paged import PagedGrid, PagedPlane, file_identity
@@ -36,15 +37,12 @@ class SceneWriter:
 
     def __init__(self, path: str | Path, rows: int, columns: int, spacing: float = 1.0,
                  origin: tuple[float, float] = (0.0, 0.0), tile: int | None = None) -> None:
-        from model.formats.scene_file import MAX_CELLS
-
         self.path = Path(path)
         if self.path.is_dir():  # refused before any tile is written beside it
             raise WriteError(self.path, "cannot write: a folder has that name")
-        if rows < 2 or columns < 2 or rows * columns > MAX_CELLS:
-            raise ValueError(f"impossible grid size {columns} x {rows}")
-        if not spacing > 0:
-            raise ValueError("terrain spacing must be positive")
+        problem = grid_problem(columns, rows, spacing, origin)  # what the scene reader will check
+        if problem is not None:
+            raise ValueError(f"terrain {problem[0]}: {problem[1]}")
         self.rows, self.columns = int(rows), int(columns)
         self.spacing, self.origin = float(spacing), (float(origin[0]), float(origin[1]))
         self.tile = tiling.TILE if tile is None else int(tile)
@@ -87,7 +85,10 @@ class SceneWriter:
         path = tiling.tile_path(self.path, kind, i, j, crc32(data))
         if not _on_disk(path, len(data)):  # same name, same size: those bytes are there already
             self._created.append(path)  # before the write: a failed write leaves nothing either
-            atomic_write(path, data)
+            try:
+                atomic_write(path, data)
+            except OSError as e:  # said of the scene being written, not of one of its tiles
+                raise retarget(e, self.path) from None
             self.bytes_written += len(data)
         self._files[kind][i][j] = path
         self._identities[kind][(i, j)] = file_identity(os.stat(path))
@@ -172,11 +173,48 @@ class SceneWriter:
         self._created = []
 
     def __enter__(self) -> SceneWriter:
+        """Take the scene's lock for the whole write, and remove what a writer of this scene that
+        was killed before its manifest left: with no manifest, no side file of its name is any
+        scene's (a killed import to a new name leaves nothing that the next one keeps)."""
+        from contextlib import ExitStack
+
+        from model.atomic import make_folder
+        from model.scene_lock import scene_lock
+
+        make_folder(self.path.parent, self.path)
+        self._stack = ExitStack()
+        self._stack.enter_context(scene_lock(self.path))
+        try:
+            if not self.path.exists():
+                remove_orphans(self.path)
+        except BaseException:
+            self._stack.close()
+            raise
         return self
 
     def __exit__(self, kind, value, tb) -> None:
-        if kind is not None and not self.finished:
-            self.abort()
+        try:
+            if kind is not None and not self.finished:
+                self.abort()
+        finally:
+            self._stack.close()
+
+
+def remove_orphans(manifest: Path) -> list[Path]:
+    """Side files (and temp files) named for `manifest` while it does not exist: what a write
+    killed before its manifest left. Call with the scene's lock held."""
+    from model.atomic import remove_stale_temps
+    from model.formats.scene_file import _is_scene_file
+
+    removed = remove_stale_temps(manifest.parent, lambda name: _is_scene_file(manifest, name))
+    for entry in list(manifest.parent.iterdir()):
+        if entry.name != manifest.name and _is_scene_file(manifest, entry.name) and entry.is_file():
+            try:
+                entry.unlink()
+                removed.append(entry)
+            except OSError:  # harmless: the next write of this scene tries again
+                pass
+    return removed
 
 
 def _on_disk(path: Path, size: int) -> bool:

@@ -43,7 +43,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -51,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from model import portable_math as pmath
-from model.atomic import atomic_write, atomic_write_path
+from model.atomic import atomic_write, atomic_write_path, temp_folder
 from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType, foliage_type_to_dict
 from model.interchange.conventions import (
@@ -150,7 +149,7 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
     done = 0
     check_progress(progress, done, total)
     warnings: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="boscage-usd-") as tmp:
+    with temp_folder(path) as tmp:  # beside the target, under the temp pattern: never left in /tmp
         layer = Sdf.Layer.CreateAnonymous("scene" + (".usda" if suffix == ".usda" else ".usdc"))
         stage = Usd.Stage.Open(layer)  # we hold the layer: it outlives the stage
         UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z if frame.up == "z" else UsdGeom.Tokens.y)

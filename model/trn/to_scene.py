@@ -7,6 +7,7 @@ family; non-collidable and radial ones are derived, growing on a paint layer of 
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 from collections.abc import Callable
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from model.atomic import make_folder
+from model.atomic import make_folder, write_error
 from model.batch import BatchCancelled, releases_gil
 from model.scene import Scene
 from model.terrain import Terrain
@@ -201,11 +202,15 @@ class _Spill:
     """Per-tile id grids kept in an anonymous temporary file (gone with the process, whatever
     happens) until the layers they make are known: ids + 1 in the smallest unsigned type."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, target: Path) -> None:
         import tempfile
 
-        make_folder(folder)
-        self.file = tempfile.TemporaryFile(dir=folder, prefix=".boscage-import-")
+        self.target = target  # what a refused write names: the scene, not this nameless file
+        make_folder(target.parent, target)
+        try:
+            self.file = tempfile.TemporaryFile(dir=target.parent, prefix=f".{target.name}.~{os.getpid()}.")
+        except OSError as e:
+            raise write_error(target, e) from None
         self.end = 0
 
     def put(self, values: np.ndarray) -> tuple[int, np.dtype, tuple[int, ...]]:
@@ -217,7 +222,12 @@ class _Spill:
         else:
             v, dtype = values, np.dtype(values.dtype)
         data = np.ascontiguousarray(v, dtype).tobytes()
-        os.pwrite(self.file.fileno(), data, self.end)
+        try:
+            written = os.pwrite(self.file.fileno(), data, self.end)
+            if written != len(data):  # the disk took only part of it
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        except OSError as e:
+            raise write_error(self.target, e) from None
         where = (self.end, dtype, values.shape, v is not values)
         self.end += len(data)
         return where
@@ -267,7 +277,7 @@ def write_trn_scene(doc: TrnDocument, region: Region, out, progress: TileProgres
                 raise ImportCancelled(what)
 
         step("evaluating")
-        spill = _Spill(out.parent)
+        spill = _Spill(out)
         try:
             tasks = [Task(f"tile_{i:05d}_{j:05d}", (Region(region.ix0 + cs.start, region.iz0 + rs.start,
                                                           cs.stop - cs.start, rs.stop - rs.start,

@@ -58,3 +58,26 @@ def test_spawn_errors_are_one_line(demo, tmp_path):
     assert r.returncode == 1 and "baobab" in r.stderr and "Traceback" not in r.stderr
     r = boscage("spawn", str(demo), "--name", "nope")
     assert r.returncode == 2 and "no spawner named 'nope'" in r.stderr
+
+
+def test_a_save_that_changes_nothing_writes_nothing(tmp_path):
+    scene = tmp_path / "demo.boscage"
+    assert boscage("scene", "new-demo", str(scene)).returncode == 0
+    recipe = tmp_path / "forest.toml"
+    recipe.write_text(RECIPE)
+    first = boscage("spawn", str(scene), "--recipe", str(recipe), "--save", "--json")
+    assert first.returncode == 0 and json.loads(first.stdout)["saved"] is True, first.stderr
+
+    def files() -> dict:
+        return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns, p.read_bytes())
+                for p in tmp_path.iterdir() if p.is_file() and p.name != "forest.toml"}
+
+    before = files()
+    again = boscage("spawn", str(scene), "--save", "--json")
+    assert again.returncode == 0, again.stderr
+    doc = json.loads(again.stdout)
+    assert doc["saved"] is False and doc["spawners"][0]["added"] == 0 and doc["spawners"][0]["removed"] == 0
+    assert doc["spawners"][0]["placed"] > 100
+    assert files() == before  # no file rewritten, none left behind
+    human = boscage("spawn", str(scene), "--save")
+    assert human.returncode == 0 and "nothing changed" in human.stdout and files() == before

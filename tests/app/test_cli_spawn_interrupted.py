@@ -16,7 +16,7 @@ import pytest
 from model.formats.scene_file import load_scene
 
 ROOT = Path(__file__).resolve().parents[2]
-TRIES = 8
+TRIES, SLOW_TRIES = 10, 50  # kills per run; with --runslow
 RECIPE = """
 [[spawners]]
 name = "forest"
@@ -65,7 +65,8 @@ def base(recipes, tmp_path_factory) -> dict[str, bytes]:
     return files_of(scene.parent)
 
 
-def test_spawn_killed_at_random_moments_leaves_a_whole_scene(base, recipes, tmp_path) -> None:
+def test_spawn_killed_at_random_moments_leaves_a_whole_scene(base, recipes, tmp_path, request) -> None:
+    tries = SLOW_TRIES if request.config.getoption("--runslow") else TRIES
     # what a later run leaves, from the scene as it was and from the run's scene, uninterrupted
     expected = {}
     for label, extra in (("old", []), ("new", ["--recipe", str(recipes[1])])):
@@ -78,7 +79,7 @@ def test_spawn_killed_at_random_moments_leaves_a_whole_scene(base, recipes, tmp_
     assert expected["old"] != expected["new"]
     rng = random.Random(20240611)
     outcomes = []
-    for attempt in range(TRIES):
+    for attempt in range(tries):
         scene = put(base, tmp_path / f"try{attempt}")
         command = ["spawn", str(scene), "--recipe", str(recipes[1]), "--save"]
         proc = subprocess.Popen([sys.executable, "-m", "app", *command], cwd=ROOT, stdout=subprocess.DEVNULL,

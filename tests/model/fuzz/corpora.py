@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tests.model.fuzz.corpora_float import FLOAT_SEEDS
 from tests.model.fuzz.engine import (
     Entry,
     Seed,
@@ -47,6 +48,9 @@ FORMATS = (
     "gltf",
     "csv",
     "json",
+    "tif",
+    "exr",
+    "r32",
 )
 RESOURCES = Path(__file__).resolve().parents[3] / "resources"
 
@@ -1294,6 +1298,7 @@ SEEDS = {
     "gltf": gltf_seeds,
     "csv": csv_seeds,
     "json": json_seeds,
+    **FLOAT_SEEDS,
 }
 assert tuple(SEEDS) == FORMATS
 __all__ = ["FORMATS", "SEEDS", "ZONE_ID", "text_mutation"]

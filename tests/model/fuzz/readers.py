@@ -147,6 +147,9 @@ READERS: dict[str, Callable[[Path, str], None]] = {
     "gltf": _foliage,
     "csv": _foliage,
     "json": _foliage,
+    "tif": _heightmap,
+    "exr": _heightmap,
+    "r32": _heightmap,
 }
 
 

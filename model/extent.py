@@ -1,0 +1,59 @@
+"""The range every terrain grid keeps, checked alike wherever one is made (imports, TRN regions,
+command-line options) and where a scene is read: what one writes, the other opens.
+
+A spacing is checked with what derives from it: the span of the grid it spaces (samples − 1
+times the spacing) and the sample count a span divided by it gives, each computed in float64
+before anything is rounded, allocated or written.
+"""
+
+from __future__ import annotations
+
+import math
+
+from model.errors import is_finite_number
+
+MAX_EXTENT = 1.0e7  # metres: no terrain (nor its origin) reaches 10,000 km; beyond it float32 breaks down
+MIN_SPACING = 1.0e-3  # metres: a millimetre; below it slopes and normals are noise
+MAX_CELLS = 16384 * 16384  # samples in one terrain grid
+
+
+def _not_positive(spacing: object) -> str | None:
+    if not is_finite_number(spacing) or not spacing > 0:  # type: ignore[operator]
+        return f"must be a positive number of metres, got {spacing!r}"
+    return None
+
+
+def spacing_problem(spacing: object) -> str | None:
+    """Why `spacing` cannot space any grid (None when it can)."""
+    problem = _not_positive(spacing)
+    if problem is None and not MIN_SPACING <= spacing <= MAX_EXTENT:  # type: ignore[operator]
+        problem = f"must be {MIN_SPACING:g} to {MAX_EXTENT:g} m, got {spacing:g}"
+    return problem
+
+
+def grid_problem(columns: int, rows: int, spacing: float,
+                 origin: tuple[float, float] = (0.0, 0.0)) -> tuple[str, str] | None:
+    """(what, why) a grid of that size, spacing and origin cannot be a scene's terrain ('size',
+    'spacing' or 'origin'), or None."""
+    if columns < 2 or rows < 2 or columns * rows > MAX_CELLS:
+        return "size", f"impossible grid size {columns} x {rows}"
+    problem = _not_positive(spacing)
+    if problem is not None:
+        return "spacing", problem
+    if (max(columns, rows) - 1) * spacing > MAX_EXTENT:
+        return "spacing", f"{columns} x {rows} samples {spacing:g} m apart span more than {MAX_EXTENT:g} m"
+    if spacing < MIN_SPACING:
+        return "spacing", f"must be at least {MIN_SPACING:g} m, got {spacing:g}"
+    if not all(is_finite_number(v) and abs(v) <= MAX_EXTENT for v in origin):
+        return "origin", f"must be finite and within {MAX_EXTENT:g} m, got {list(origin)!r}"
+    return None
+
+
+def samples_across(low: float, high: float, spacing: float) -> float:
+    """How many samples `spacing` apart cover low..high (a float: infinite or huge is said, not
+    rounded into an overflow)."""
+    with_span = abs(float(high) - float(low))
+    try:
+        return with_span / float(spacing) + 1.0
+    except (OverflowError, ZeroDivisionError):
+        return math.inf
