@@ -188,6 +188,8 @@ def _tif_page(path: Path, tif) -> tuple[object, int, int, float | None]:
                           "(32-bit floating point, SampleFormat 3)")
     if samples > 1 and len(shape) == 3 and shape[-1] == samples:
         rows, columns = shape[0], shape[1]
+    elif samples > 1 and len(shape) == 3 and shape[0] == samples and int(page.planarconfig) == 2:
+        rows, columns = shape[1], shape[2]  # separate planes: the heights are the first
     elif len(shape) == 2:
         rows, columns = shape
     else:
@@ -382,7 +384,8 @@ def _tif_source(path: Path):
         try:
             with tif:
                 for seg, index, _ in page.segments(maxworkers=1, buffersize=1 << 20):
-                    if seg is None or index[1] != 0:  # another sample plane (planar configuration 2)
+                    # index: (sample plane, depth, y, x); only the first plane and slice are heights
+                    if seg is None or index[0] != 0 or index[1] != 0:
                         continue
                     y, x = int(index[2]), int(index[3])
                     block = np.asarray(seg).reshape(seg.shape[-3:])[..., 0]
