@@ -13,6 +13,12 @@ uniform mat4 u_view_projection;
 // coarser neighbour's edge never leaves a gap.
 uniform int u_grid_vertices;
 uniform float u_skirt_depth;
+// Baking a tile's base-colour cache: the tile drawn from above into the texture, whose texels' centres
+// reach the tile's edges; vertices on those edges move out to the texture's edge so the border
+// texels are covered (and equal their neighbour tile's).
+uniform int u_bake;
+uniform vec4 u_bake_rect;   // world x, z of the texture's corner and the metres it spans
+uniform vec4 u_bake_tile;   // the tile's x0, z0, x1, z1
 
 out vec3 v_normal;
 out vec3 v_color;
@@ -27,10 +33,18 @@ void main() {
     if (gl_VertexID >= u_grid_vertices) p.y -= u_skirt_depth;
     v_normal = a_normal;
     v_color = a_color;
+    if (u_bake == 1) {
+        float e = 1e-3 * u_bake_rect.z;
+        if (p.x <= u_bake_tile.x + e) p.x = u_bake_rect.x;
+        if (p.x >= u_bake_tile.z - e) p.x = u_bake_rect.x + u_bake_rect.z;
+        if (p.z <= u_bake_tile.y + e) p.z = u_bake_rect.y;
+        if (p.z >= u_bake_tile.w - e) p.z = u_bake_rect.y + u_bake_rect.w;
+    }
     v_world = p;
     v_w0 = a_w0;
     v_w1 = a_w1;
     v_w2 = a_w2;
     v_w3 = a_w3;
-    gl_Position = u_view_projection * vec4(p, 1.0);
+    gl_Position = u_bake == 1 ? vec4((p.xz - u_bake_rect.xy) / u_bake_rect.zw * 2.0 - 1.0, 0.0, 1.0)
+                              : u_view_projection * vec4(p, 1.0);
 }
