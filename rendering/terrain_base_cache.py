@@ -214,7 +214,9 @@ class TerrainBaseCache:
         # storage of every level at once: Mesa's llvmpipe, given the levels one by one, moved them
         # into one resource on the texture's first use and lost what a bake had drawn before
         GL.glTexStorage2D(GL.GL_TEXTURE_2D, side.bit_length(), GL.GL_RGBA8, side, side)
-        GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MIN_FILTER, GL.GL_LINEAR_MIPMAP_LINEAR)
+        # one mip level a fetch: half the texel reads of trilinear, and the far ground's mip steps
+        # lie under the macro variation
+        GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MIN_FILTER, GL.GL_LINEAR_MIPMAP_NEAREST)
         GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAG_FILTER, GL.GL_LINEAR)
         for name in (GL.GL_TEXTURE_WRAP_S, GL.GL_TEXTURE_WRAP_T):
             GL.glTexParameteri(GL.GL_TEXTURE_2D, name, GL.GL_CLAMP_TO_EDGE)

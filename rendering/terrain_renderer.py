@@ -49,6 +49,7 @@ def foliage_fog(frame: FrameContext) -> float:
     return float(frame.camera.scene_extent * 2.0 + frame.camera.distance)
 CHUNK_CELLS = TILE
 FULL_DETAIL_TRIANGLES = 600_000  # up to 513 x 513 samples the whole grid is drawn, as before
+STEEP_NORMAL_Y = 0.85  # the shader's STEEP_FROM: steeper ground is projected sideways, not from above
 CACHE_BYTES = 64 << 20  # GPU bytes of tile meshes kept at most (about 380 tiles)
 
 
@@ -85,6 +86,7 @@ class _Tile:
     index_count: int
     nbytes: int
     skirt: float = 0.0
+    steep: bool = False  # has ground the base colour cache does not draw (see STEEP_NORMAL_Y)
 
 
 class TerrainRenderer(Renderer):
@@ -111,6 +113,7 @@ class TerrainRenderer(Renderer):
         self._density_shape: tuple[int, ...] | None = None
         self.program: ShaderProgram | None = None
         self.far_program: ShaderProgram | None = None
+        self.flat_program: ShaderProgram | None = None
         self.pyramid: LodPyramid | None = None
         self._tiles: OrderedDict[Key, _Tile] = OrderedDict()  # least recently drawn first
         self._ebo: dict[tuple, tuple[int, int]] = {}  # (rows, cols, edges) → (buffer, index count)
@@ -195,11 +198,19 @@ class TerrainRenderer(Renderer):
     # ---- GL ---------------------------------------------------------------------------
     def initialize(self) -> None:
         vertex, fragment = load_shader_source("terrain_vert.glsl"), load_shader_source("terrain_frag.glsl")
+
+        def variant(define: str, label: str) -> ShaderProgram:
+            vs, fs = (f"{first}\n#define {define}\n{rest}" for first, rest in
+                      (vertex.split("\n", 1), fragment.split("\n", 1)))
+            return ShaderProgram(vs, fs, f"terrain ({label})")
+
+        # A software rasteriser runs both sides of a branch, so what a tile does not need is compiled
+        # out: the per-layer blend of tiles drawn from their base colour alone, all texturing of
+        # flat-coloured ground.
         self.program = ShaderProgram(vertex, fragment, "terrain")
-        # tiles wholly past the near radius: the base colour alone, no per-layer blend compiled in
-        first, rest = fragment.split("\n", 1)
-        self.far_program = ShaderProgram(vertex, f"{first}\n#define FAR_TILES\n{rest}", "terrain (far tiles)")
-        for p in (self.program, self.far_program):
+        self.far_program = variant("FAR_TILES", "far tiles")
+        self.flat_program = variant("FLAT_COLOURS", "flat colours")
+        for p in (self.program, self.far_program, self.flat_program):
             p.use()
             for kind, unit in UNITS.items():  # samplers of two types may not share a unit, even unused
                 p.set_uniform(f"u_{kind}", unit)
@@ -248,7 +259,8 @@ class TerrainRenderer(Renderer):
         GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, ebo)
         GL.glBindVertexArray(0)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
-        self._tiles[key] = _Tile(vao, vbo, n, m, count, vertices.nbytes, p.skirt_depth(key))
+        steep = bool(grid[:, 4].min() < STEEP_NORMAL_Y)  # normals' y
+        self._tiles[key] = _Tile(vao, vbo, n, m, count, vertices.nbytes, p.skirt_depth(key), steep)
         self.resident_bytes += vertices.nbytes
         self._count(key)
 
@@ -266,6 +278,7 @@ class TerrainRenderer(Renderer):
         if ra >= rb or ca >= cb:
             return
         band = vertex_grid(self.terrain, rows, cols, ra, rb, c, d, p.take_heights)
+        tile.steep = tile.steep or bool(band[:, 4].min() < STEEP_NORMAL_Y)  # (kept until re-meshed whole)
         n, m = tile.rows, tile.cols
         item = VERTEX_FLOATS * 4
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, tile.vbo)
@@ -410,7 +423,8 @@ class TerrainRenderer(Renderer):
         if self.textures is not None:
             self.textures.sync()
             textured = self.textures.slots_in_use() > 0
-        for p in (self.program, self.far_program) if textured else (self.program,):
+        near = self.program if textured else self.flat_program
+        for p in (self.program, self.far_program) if textured else (near,):
             p.use()
             sx, sz = self.terrain.size
             set_lit_uniforms(p, frame, max(sx, sz) * 3.0 + frame.camera.distance)
@@ -421,17 +435,18 @@ class TerrainRenderer(Renderer):
             else:
                 p.set_uniform("u_slots", 0)
         far: list[Key] = []
+        cache.pending = False  # until a bake this frame leaves tiles waiting
         if textured:
             self.program.use()
             distance = self._prepare_cache(frame, chosen)
-            far = [k for k in chosen if cache.covers(k, distance.get(k, 0.0))]
+            far = [k for k in chosen if not self._tiles[k].steep and cache.covers(k, distance.get(k, 0.0))]
         triangles = 0
         if far:
             self.far_program.use()
             for key in far:
                 cache.bind(self.far_program, key)
                 triangles += self._draw_tile(self.far_program, key, self._tiles[key].skirt)
-        p = self.program
+        p = near
         p.use()
         taken = set(far)
         for key in chosen:
@@ -461,8 +476,8 @@ class TerrainRenderer(Renderer):
         each tile's distance from the eye."""
         cache = self.base_cache
         cache.follow(self.textures.content_key())
-        if not chosen or not cache.enabled:
-            return {}
+        if not chosen or not cache.enabled or self.textures.pending:
+            return {}  # (while maps stream in, each would undo the last frame's bakes: the full blend)
         lo, hi = self.pyramid.box(chosen)
         lo[:, 1] -= np.array([self._tiles[k].skirt for k in chosen])  # the skirts hang below
         eye = frame.camera.eye()
@@ -495,9 +510,10 @@ class TerrainRenderer(Renderer):
         if self.program is not None:
             self.program.delete()
             self.program = None
-        if self.far_program is not None:
-            self.far_program.delete()
-            self.far_program = None
+        for name in ("far_program", "flat_program"):
+            if getattr(self, name) is not None:
+                getattr(self, name).delete()
+                setattr(self, name, None)
         for key in list(self._tiles):
             self._drop(key)
         if self._ebo:

@@ -6,6 +6,7 @@ in vec4 v_w0;      // the textured layers' weights, slot by slot
 in vec4 v_w1;
 in vec4 v_w2;
 in vec4 v_w3;
+in vec3 v_macro;   // the macro variation's factor (terrain_vert.glsl)
 
 uniform vec3 u_light_direction;  // towards the light
 uniform vec3 u_eye;
@@ -48,18 +49,6 @@ const float STEEP_FULL = 0.70;   // ... and where it is full (about 46 degrees)
 const float MIN_WEIGHT = 0.004;  // a slot weighing less is not sampled
 
 out vec4 frag_color;
-
-float hash(vec2 p) {
-    p = fract(p * vec2(443.897, 441.423));
-    p += dot(p, p.yx + 19.19);
-    return fract((p.x + p.y) * p.x);
-}
-
-float value_noise(vec2 p) {
-    vec2 i = floor(p), f = fract(p);
-    vec2 u = f * f * (3.0 - 2.0 * f);
-    return mix(mix(hash(i), hash(i + vec2(1, 0)), u.x), mix(hash(i + vec2(0, 1)), hash(i + vec2(1, 1)), u.x), u.y);
-}
 
 float slot_weight(int i) {
     vec4 w = i < 4 ? v_w0 : i < 8 ? v_w1 : i < 12 ? v_w2 : v_w3;
@@ -185,6 +174,7 @@ void main() {
     vec3 albedo = v_color;
     float roughness = 1.0;
     float dist = length(v_world - u_eye);
+#ifndef FLAT_COLOURS  // terrains without textured layers compile none of it (see FAR_TILES)
     if (u_slots > 0) {
         vec3 dpx = dFdx(v_world), dpy = dFdy(v_world);
         // Past the near radius the tile's baked base colour stands in for the blend: one fetch.
@@ -199,7 +189,8 @@ void main() {
         bool cached = false;
         if (u_cache_on == 1 && u_bake == 0) {
             vec4 c = texture(u_cache, (v_world.xz - u_cache_rect.xy) / u_cache_rect.zw);
-            cached = (dist - u_near.x) / u_near.y > dither();
+            // steep ground is blended in full: seen from above, the bake spreads a cliff's side thin
+            cached = (dist - u_near.x) / u_near.y > dither() && n.y > STEEP_FROM;
             albedo = c.rgb;
             roughness = c.a;
         }
@@ -211,13 +202,9 @@ void main() {
             frag_color = vec4(albedo, roughness);
             return;
         }
-        // Macro variation: broad patches of lighter and darker ground, stronger with distance, so
-        // the repeat of the textures does not read as a grid from afar.
-        float macro = value_noise(v_world.xz / 23.0) * 0.5 + value_noise(v_world.xz / 97.0) * 0.5;
-        float hue = value_noise(v_world.xz / 61.0 + 17.0);
-        float far = smoothstep(20.0, 200.0, dist);
-        albedo *= (1.0 + (macro - 0.5) * mix(0.35, 0.5, far)) * mix(vec3(1.08, 1.02, 0.85), vec3(0.94, 1.0, 1.06), hue);
+        albedo *= v_macro;
     }
+#endif
     float diffuse = max(dot(n, u_light_direction), 0.0);
     // Hemisphere ambient: sky from above, a darker bounce from below.
     float sky = 0.5 + 0.5 * n.y;
@@ -228,8 +215,10 @@ void main() {
         vec3 v = normalize(u_eye - v_world);
         vec3 hv = normalize(v + u_light_direction);
         float gloss = 1.0 - roughness;
-        lit += vec3(1.0, 0.96, 0.88) * gloss * gloss * 0.35 * pow(max(dot(n, hv), 0.0), mix(8.0, 96.0, gloss))
-               * step(0.0, dot(n, u_light_direction));
+        // x^k as e^(k (x - 1)): the same lobe about its peak for one exponential, not a log and an
+        // exponential (what a software rasteriser pays for per pixel)
+        float lobe = exp2(mix(8.0, 96.0, gloss) * 1.442695 * (max(dot(n, hv), 0.0) - 1.0));
+        lit += vec3(1.0, 0.96, 0.88) * gloss * gloss * 0.35 * lobe * step(0.0, dot(n, u_light_direction));
     }
     if (u_density_on > 0.5) {
         // four bilinear taps half a texel off: a tent over 3 x 3 texels, a soft mass of forest

@@ -27,6 +27,35 @@ out vec4 v_w0;
 out vec4 v_w1;
 out vec4 v_w2;
 out vec4 v_w3;
+out vec3 v_macro;
+
+uniform vec3 u_eye;
+
+float hash(vec2 p) {
+    p = fract(p * vec2(443.897, 441.423));
+    p += dot(p, p.yx + 19.19);
+    return fract((p.x + p.y) * p.x);
+}
+
+float value_noise(vec2 p) {
+    vec2 i = floor(p), f = fract(p);
+    vec2 u = f * f * (3.0 - 2.0 * f);
+    return mix(mix(hash(i), hash(i + vec2(1, 0)), u.x), mix(hash(i + vec2(0, 1)), hash(i + vec2(1, 1)), u.x), u.y);
+}
+
+// Macro variation of textured ground: broad patches of lighter and darker ground, stronger with
+// distance, so the repeat of the textures does not read as a grid from afar. Its patches are tens
+// of metres wide, so it is worked out per vertex and interpolated, not per pixel.
+vec3 macro_variation(vec3 p) {
+#ifdef FLAT_COLOURS
+    return vec3(1.0);
+#else
+    float macro = value_noise(p.xz / 23.0) * 0.5 + value_noise(p.xz / 97.0) * 0.5;
+    float hue = value_noise(p.xz / 61.0 + 17.0);
+    float far = smoothstep(20.0, 200.0, length(p - u_eye));
+    return (1.0 + (macro - 0.5) * mix(0.35, 0.5, far)) * mix(vec3(1.08, 1.02, 0.85), vec3(0.94, 1.0, 1.06), hue);
+#endif
+}
 
 void main() {
     vec3 p = a_position;
@@ -41,6 +70,7 @@ void main() {
         if (p.z >= u_bake_tile.w - e) p.z = u_bake_rect.y + u_bake_rect.w;
     }
     v_world = p;
+    v_macro = macro_variation(p);
     v_w0 = a_w0;
     v_w1 = a_w1;
     v_w2 = a_w2;
