@@ -7,6 +7,7 @@ in vec4 v_w1;
 in vec4 v_w2;
 in vec4 v_w3;
 in vec3 v_macro;   // the macro variation's factor (terrain_vert.glsl)
+in vec3 v_half;    // between the light and the eye, at the vertex
 
 uniform vec3 u_light_direction;  // towards the light
 uniform vec3 u_eye;
@@ -171,21 +172,24 @@ float dither() {
 
 void main() {
     vec3 n = normalize(v_normal);
+#ifdef FAR_TILES
+    vec3 albedo;
+#else
     vec3 albedo = v_color;
+#endif
     float roughness = 1.0;
     float dist = length(v_world - u_eye);
-#ifndef FLAT_COLOURS  // terrains without textured layers compile none of it (see FAR_TILES)
+#if defined(FAR_TILES)
+    // Tiles wholly past the handover (always textured): the cache alone. A software rasteriser runs
+    // both sides of a branch, so neither the blend nor the flat colour is compiled in.
+    vec4 c = texture(u_cache, (v_world.xz - u_cache_rect.xy) / u_cache_rect.zw);
+    albedo = c.rgb * v_macro;
+    roughness = c.a;
+#elif !defined(FLAT_COLOURS)  // terrains without textured layers compile none of it
     if (u_slots > 0) {
         vec3 dpx = dFdx(v_world), dpy = dFdy(v_world);
-        // Past the near radius the tile's baked base colour stands in for the blend: one fetch.
-        // (Fetched in uniform control flow: the quad's implicit derivatives choose the mip.)
-#ifdef FAR_TILES
-        // Tiles wholly past the handover: the cache alone (a software rasteriser runs both sides
-        // of a branch, so the blend's fetches would cost even where no pixel takes them).
-        vec4 c = texture(u_cache, (v_world.xz - u_cache_rect.xy) / u_cache_rect.zw);
-        albedo = c.rgb;
-        roughness = c.a;
-#else
+        // Past the near radius the tile's baked base colour stands in for the blend: one fetch
+        // (in uniform control flow: the quad's implicit derivatives choose the mip).
         bool cached = false;
         if (u_cache_on == 1 && u_bake == 0) {
             vec4 c = texture(u_cache, (v_world.xz - u_cache_rect.xy) / u_cache_rect.zw);
@@ -197,7 +201,6 @@ void main() {
         if (!cached) {
             layer_blend(dpx, dpy, n, albedo, roughness);
         }
-#endif
         if (u_bake == 1) {  // the cache holds the blend before lighting, macro variation and fog
             frag_color = vec4(albedo, roughness);
             return;
@@ -212,8 +215,11 @@ void main() {
     vec3 light = ambient + vec3(1.0, 0.96, 0.88) * diffuse * 0.9;
     vec3 lit = albedo * light;
     if (roughness < 0.98) {  // smooth texels (wet rock, sand) catch a highlight
-        vec3 v = normalize(u_eye - v_world);
-        vec3 hv = normalize(v + u_light_direction);
+#ifdef FAR_TILES
+        vec3 hv = v_half;  // far triangles are about a pixel: the vertices' half vector will do
+#else
+        vec3 hv = normalize(normalize(u_eye - v_world) + u_light_direction);
+#endif
         float gloss = 1.0 - roughness;
         // x^k as e^(k (x - 1)): the same lobe about its peak for one exponential, not a log and an
         // exponential (what a software rasteriser pays for per pixel)

@@ -28,8 +28,10 @@ out vec4 v_w1;
 out vec4 v_w2;
 out vec4 v_w3;
 out vec3 v_macro;
+out vec3 v_half;
 
 uniform vec3 u_eye;
+uniform vec3 u_light_direction;  // towards the light
 
 float hash(vec2 p) {
     p = fract(p * vec2(443.897, 441.423));
@@ -71,6 +73,7 @@ void main() {
     }
     v_world = p;
     v_macro = macro_variation(p);
+    v_half = normalize(normalize(u_eye - p) + u_light_direction);
     v_w0 = a_w0;
     v_w1 = a_w1;
     v_w2 = a_w2;
