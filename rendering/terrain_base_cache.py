@@ -148,6 +148,10 @@ class TerrainBaseCache:
             return
         state = _save_state()
         baked: list[_Entry] = []
+        # textures are made and mipmapped on the cache's unit: unit 0 holds the foliage cover the
+        # frame draws with
+        GL.glActiveTexture(GL.GL_TEXTURE0 + CACHE_UNIT)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)  # no bake samples the texture it draws into
         try:
             for key in patch:
                 e = self.entries[key]
@@ -173,6 +177,7 @@ class TerrainBaseCache:
             GL.glBindTexture(GL.GL_TEXTURE_2D, e.tex)
             GL.glGenerateMipmap(GL.GL_TEXTURE_2D)
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        GL.glActiveTexture(GL.GL_TEXTURE0)
         self._evict(set(keys))
 
     def covers(self, key: Key, distance: float) -> bool:
@@ -220,6 +225,7 @@ class TerrainBaseCache:
         GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAG_FILTER, GL.GL_LINEAR)
         for name in (GL.GL_TEXTURE_WRAP_S, GL.GL_TEXTURE_WRAP_T):
             GL.glTexParameteri(GL.GL_TEXTURE_2D, name, GL.GL_CLAMP_TO_EDGE)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         e = _Entry(tex, side, tile)
         self.entries[key] = e
         self.resident_bytes += e.nbytes
