@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(screenshots are still otherwise, so their pixels repeat)")
     p.add_argument("--wind-strength", type=float, default=1.0, metavar="S",
                    help="with --wind: the sway's strength, 0 to 10 (default 1)")
+    p.add_argument("--no-terrain-cache", action="store_true",
+                   help="with --screenshot: blend every textured layer per pixel at any distance instead of "
+                        "drawing far ground from its baked base colour (to compare the two)")
     p.add_argument("--stats", type=Path, metavar="FILE.json",
                    help="with --screenshot: write the shot frame's statistics (instances drawn per "
                         "level, chunks drawn and culled, frame time) as JSON")
@@ -114,9 +117,10 @@ def run_gui(argv: list[str]) -> int:
               f"{MAX_SIDE}x{MAX_SIDE}, got {args.size!r}", file=sys.stderr)
         return 2
 
-    if (args.frame_all or args.stats is not None or args.camera is not None or args.wind) \
-            and args.screenshot is None:
-        print("boscage: error: --frame-all, --camera, --stats and --wind go with --screenshot PNG",
+    if (args.frame_all or args.stats is not None or args.camera is not None or args.wind
+            or args.no_terrain_cache) and args.screenshot is None:
+        print("boscage: error: --frame-all, --camera, --stats, --wind and --no-terrain-cache go with "
+              "--screenshot PNG",
               file=sys.stderr)
         return 2
     if not 0.0 <= args.wind_strength <= 10.0:
@@ -163,6 +167,7 @@ def run_gui(argv: list[str]) -> int:
         window.viewport.set_wind(args.wind_strength if args.wind else 0.0, animate=False)
         # no one to close a dialog: a warning goes to the terminal and the shot goes on
         window.warning_hook = lambda _p, _t, text: print(f"boscage: warning: {text}", file=sys.stderr)
+        window.viewport.use_terrain_cache(not args.no_terrain_cache)
         return take_screenshot(app, window, args.screenshot, (width, height), frame_all=args.frame_all,
                                stats_path=args.stats, camera=camera)
 

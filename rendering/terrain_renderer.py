@@ -25,13 +25,14 @@ from OpenGL import GL
 from model.terrain import Terrain
 from rendering.culling import boxes_in_frustum, frustum_planes
 from rendering.foliage_density import FoliageDensity
-from rendering.gl_program import ShaderProgram
+from rendering.gl_program import ShaderProgram, load_shader_source
 from rendering.renderer import FrameContext, Renderer
+from rendering.terrain_base_cache import CACHE_UNIT, TerrainBaseCache
 from rendering.terrain_lod import MAX_TILES, PIXEL_ERROR, TILE, Key, LodPyramid
 from rendering.terrain_mesh import VERTEX_FLOATS, grid_indices, vertex_grid
 from rendering.terrain_textures import UNITS, TerrainTextures
 
-HOLES_UNIT = max(UNITS.values()) + 1  # the hole mask's texture unit (0: foliage cover)
+HOLES_UNIT = CACHE_UNIT + 1  # the hole mask's texture unit (0: foliage cover, 1-4 layers, 5 cache)
 
 FOG_COLOUR = np.array([0.62, 0.71, 0.80], np.float32)
 
@@ -50,6 +51,7 @@ def foliage_fog(frame: FrameContext) -> float:
     return float(frame.camera.scene_extent * 2.0 + frame.camera.distance)
 CHUNK_CELLS = TILE
 FULL_DETAIL_TRIANGLES = 600_000  # up to 513 x 513 samples the whole grid is drawn, as before
+STEEP_NORMAL_Y = 0.85  # the shader's STEEP_FROM: steeper ground is projected sideways, not from above
 CACHE_BYTES = 64 << 20  # GPU bytes of tile meshes kept at most (about 380 tiles)
 
 
@@ -86,6 +88,7 @@ class _Tile:
     index_count: int
     nbytes: int
     skirt: float = 0.0
+    steep: bool = False  # has ground the base colour cache does not draw (see STEEP_NORMAL_Y)
 
 
 class TerrainRenderer(Renderer):
@@ -101,6 +104,7 @@ class TerrainRenderer(Renderer):
                  textures: TerrainTextures | None = None) -> None:
         self.terrain = terrain
         self.textures = textures  # the layers' texture arrays (None: flat colours only)
+        self.base_cache = TerrainBaseCache()  # textured tiles' baked blend, drawn past the near radius
         self.density = density  # stored foliage's cover, drawn on the ground where it is culled
         self.show_density = True
         self.pixel_error = pixel_error
@@ -112,6 +116,8 @@ class TerrainRenderer(Renderer):
         self._holes_tex = 0
         self._holes_dirty: list[tuple[int, int, int, int]] | None = None  # None: every texel
         self.program: ShaderProgram | None = None
+        self.far_program: ShaderProgram | None = None
+        self.flat_program: ShaderProgram | None = None
         self.pyramid: LodPyramid | None = None
         self._tiles: OrderedDict[Key, _Tile] = OrderedDict()  # least recently drawn first
         self._ebo: dict[tuple, tuple[int, int]] = {}  # (rows, cols, edges) → (buffer, index count)
@@ -175,9 +181,12 @@ class TerrainRenderer(Renderer):
         rect = self._rect(rows, cols)
         self._pending.append(rect)
         self._mark(rect)
+        self._mark_cache(rect)
 
     def _on_layer_changed(self, index: int, rows: slice, cols: slice | None = None) -> None:
-        self._mark(self._rect(rows, cols))
+        rect = self._rect(rows, cols)
+        self._mark(rect)
+        self._mark_cache(rect)
 
     def _on_holes_changed(self, rows: slice, cols: slice) -> None:
         if self._holes_dirty is not None:
@@ -185,14 +194,38 @@ class TerrainRenderer(Renderer):
 
     def _on_layers_changed(self) -> None:
         self._dirty.update({k: None for k in self._tiles})
+        self.base_cache.invalidate()
+
+    def _mark_cache(self, rect: tuple[int, int, int, int]) -> None:
+        """The base-colour texels over the edited samples bake again (a tile's normals and
+        interpolation reach two of its sample strides)."""
+        r0, r1, c0, c1 = rect
+        t = self.terrain
+        s, (ox, oz) = t.spacing, t.origin
+        self.base_cache.mark(ox + c0 * s, oz + r0 * s, ox + (c1 - 1) * s, oz + (r1 - 1) * s,
+                             lambda key: (2 << key[0]) * s)
 
     # ---- GL ---------------------------------------------------------------------------
     def initialize(self) -> None:
-        self.program = ShaderProgram.from_files("terrain_vert.glsl", "terrain_frag.glsl")
-        self.program.use()
-        for kind, unit in UNITS.items():  # samplers of two types may not share a unit, even unused
-            self.program.set_uniform(f"u_{kind}", unit)
-        self.program.set_uniform("u_holes", HOLES_UNIT)
+        vertex, fragment = load_shader_source("terrain_vert.glsl"), load_shader_source("terrain_frag.glsl")
+
+        def variant(define: str, label: str) -> ShaderProgram:
+            vs, fs = (f"{first}\n#define {define}\n{rest}" for first, rest in
+                      (vertex.split("\n", 1), fragment.split("\n", 1)))
+            return ShaderProgram(vs, fs, f"terrain ({label})")
+
+        # A software rasteriser runs both sides of a branch, so what a tile does not need is compiled
+        # out: the per-layer blend of tiles drawn from their base colour alone, all texturing of
+        # flat-coloured ground.
+        self.program = ShaderProgram(vertex, fragment, "terrain")
+        self.far_program = variant("FAR_TILES", "far tiles")
+        self.flat_program = variant("FLAT_COLOURS", "flat colours")
+        for p in (self.program, self.far_program, self.flat_program):
+            p.use()
+            for kind, unit in UNITS.items():  # samplers of two types may not share a unit, even unused
+                p.set_uniform(f"u_{kind}", unit)
+            p.set_uniform("u_cache", CACHE_UNIT)
+            p.set_uniform("u_holes", HOLES_UNIT)
         self._rebuild = True
 
     def _indices(self, rows: int, cols: int, edges: tuple[bool, ...]) -> tuple[int, int]:
@@ -237,7 +270,8 @@ class TerrainRenderer(Renderer):
         GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, ebo)
         GL.glBindVertexArray(0)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
-        self._tiles[key] = _Tile(vao, vbo, n, m, count, vertices.nbytes, p.skirt_depth(key))
+        steep = bool(grid[:, 4].min() < STEEP_NORMAL_Y)  # normals' y
+        self._tiles[key] = _Tile(vao, vbo, n, m, count, vertices.nbytes, p.skirt_depth(key), steep)
         self.resident_bytes += vertices.nbytes
         self._count(key)
 
@@ -255,6 +289,7 @@ class TerrainRenderer(Renderer):
         if ra >= rb or ca >= cb:
             return
         band = vertex_grid(self.terrain, rows, cols, ra, rb, c, d, p.take_heights)
+        tile.steep = tile.steep or bool(band[:, 4].min() < STEEP_NORMAL_Y)  # (kept until re-meshed whole)
         n, m = tile.rows, tile.cols
         item = VERTEX_FLOATS * 4
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, tile.vbo)
@@ -303,6 +338,7 @@ class TerrainRenderer(Renderer):
             for key in list(self._tiles):
                 self._drop(key)
             self.pyramid = LodPyramid(self.terrain, TILE)
+            self.base_cache.invalidate()
             self._pending.clear()
             self._dirty.clear()
             self._rebuild = False
@@ -431,33 +467,84 @@ class TerrainRenderer(Renderer):
         holes_on = self._sync_holes(frame)
         self.drawn = chosen
         self.visible = [k[1:] for k in chosen if k[0] == 0]
-        p = self.program
-        p.use()
-        sx, sz = self.terrain.size
-        set_lit_uniforms(p, frame, max(sx, sz) * 3.0 + frame.camera.distance)
-        self._set_density_uniforms(p, density_on)
-        self._set_holes_uniforms(p, holes_on)
+        cache = self.base_cache
+        textured = False
         if self.textures is not None:
             self.textures.sync()
+            textured = self.textures.slots_in_use() > 0
+        near = self.program if textured else self.flat_program
+        for p in (self.program, self.far_program) if textured else (near,):
             p.use()
-            self.textures.bind(p)
-        else:
-            p.set_uniform("u_slots", 0)
+            sx, sz = self.terrain.size
+            set_lit_uniforms(p, frame, max(sx, sz) * 3.0 + frame.camera.distance)
+            self._set_density_uniforms(p, density_on)
+            self._set_holes_uniforms(p, holes_on)
+            cache.set_uniforms(p)
+            if self.textures is not None:
+                self.textures.bind(p)
+            else:
+                p.set_uniform("u_slots", 0)
+        far: list[Key] = []
+        cache.pending = False  # until a bake this frame leaves tiles waiting
+        if textured:
+            self.program.use()
+            distance = self._prepare_cache(frame, chosen)
+            far = [k for k in chosen if not self._tiles[k].steep and cache.covers(k, distance.get(k, 0.0))]
         triangles = 0
+        if far:
+            self.far_program.use()
+            for key in far:
+                cache.bind(self.far_program, key)
+                triangles += self._draw_tile(self.far_program, key, self._tiles[key].skirt)
+        p = near
+        p.use()
+        taken = set(far)
         for key in chosen:
-            tile = self._tiles[key]
-            p.set_uniform("u_skirt_depth", float(tile.skirt))
-            p.set_uniform("u_grid_vertices", tile.rows * tile.cols)
-            GL.glBindVertexArray(tile.vao)
-            GL.glDrawElements(GL.GL_TRIANGLES, tile.index_count, GL.GL_UNSIGNED_INT, None)
-            triangles += tile.index_count // 3
+            if key in taken:
+                continue
+            if textured:
+                cache.bind(p, key)
+            triangles += self._draw_tile(p, key, self._tiles[key].skirt)
         self.triangles = triangles
         GL.glBindVertexArray(0)
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         if self.textures is not None:
+            cache.unbind()
             self.textures.unbind()
 
+    def _draw_tile(self, p: ShaderProgram, key: Key, skirt: float) -> int:
+        """Draw one tile's mesh with `p` (in use); its triangle count."""
+        tile = self._tiles[key]
+        p.set_uniform("u_skirt_depth", float(skirt))
+        p.set_uniform("u_grid_vertices", tile.rows * tile.cols)
+        GL.glBindVertexArray(tile.vao)
+        GL.glDrawElements(GL.GL_TRIANGLES, tile.index_count, GL.GL_UNSIGNED_INT, None)
+        return tile.index_count // 3
+
+    def _prepare_cache(self, frame: FrameContext, chosen: list[Key]) -> dict[Key, float]:
+        """Bake the base colour the frame's tiles need (edits, new tiles, changed layers or maps);
+        each tile's distance from the eye."""
+        cache = self.base_cache
+        cache.follow(self.textures.content_key())
+        if not chosen or not cache.enabled or self.textures.pending:
+            return {}  # (while maps stream in, each would undo the last frame's bakes: the full blend)
+        lo, hi = self.pyramid.box(chosen)
+        lo[:, 1] -= np.array([self._tiles[k].skirt for k in chosen])  # the skirts hang below
+        eye = frame.camera.eye()
+        dist = np.linalg.norm(np.clip(eye, lo, hi) - eye, axis=1)
+        tiles = {k: (lo[n, 0], lo[n, 2], hi[n, 0], hi[n, 2], float(dist[n])) for n, k in enumerate(chosen)}
+        pixels_per_radian = 0.5 * frame.height * frame.pixel_ratio * float(frame.projection[1, 1])
+        before = cache.bakes + cache.patches
+        p = self.program
+        cache.prepare(chosen, tiles, pixels_per_radian, lambda key: self._draw_tile(p, key, 0.0), p)
+        if cache.bakes + cache.patches > before:
+            frame.stats.count_upload("terrain base colour", cache.bakes + cache.patches - before)
+        if cache.pending:
+            self.textures.request_update()
+        return {k: v[4] for k, v in tiles.items()}
+
     def release(self) -> None:
+        self.base_cache.release()
         if self.textures is not None:
             self.textures.release()
         if self._density_tex:
@@ -477,6 +564,10 @@ class TerrainRenderer(Renderer):
         if self.program is not None:
             self.program.delete()
             self.program = None
+        for name in ("far_program", "flat_program"):
+            if getattr(self, name) is not None:
+                getattr(self, name).delete()
+                setattr(self, name, None)
         for key in list(self._tiles):
             self._drop(key)
         if self._ebo:

@@ -195,6 +195,15 @@ class TerrainTextures:
         self.uploads += 1
 
     # ---- drawing -----------------------------------------------------------------------
+    def slots_in_use(self) -> int:
+        """Textured layers drawn with their maps (0: the terrain shows its flat colours only)."""
+        return len(textured_layers(self.terrain))
+
+    def content_key(self) -> tuple:
+        """Changes whenever what the blend reads changes: materials, maps in, layer colours."""
+        colours = tuple(tuple(layer.color) for layer in self.terrain.layers)
+        return self._signature, self.uploads, tuple(int(v) for v in self._loaded), colours
+
     def bind(self, p: ShaderProgram) -> None:
         """Bind the arrays and set the per-slot uniforms of the terrain program `p` (in use)."""
         layers = [self.terrain.layers[i] for i in textured_layers(self.terrain)]

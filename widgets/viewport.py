@@ -91,6 +91,7 @@ class Viewport(QOpenGLWidget):
         self.grass_renderer: GrassRenderer | None = None
         self.scene: Scene | None = None
         self.foliage_cover = True  # the far foliage tint on the ground (View ▸ Overlays)
+        self.terrain_cache = True  # far textured ground from its baked base colour (a debug switch)
         self.overlays = Overlays(self.update)
         self.overlays.chunk_boxes = self._chunk_boxes
         self.overlays.volume_source = self._volume
@@ -180,6 +181,7 @@ class Viewport(QOpenGLWidget):
                                        self._progress_later)
             self.terrain_renderer = TerrainRenderer(scene.terrain, FoliageDensity(scene), textures=textures)
             self.terrain_renderer.show_density = self.foliage_cover
+            self.terrain_renderer.base_cache.enabled = self.terrain_cache
             self.add_renderer(self.terrain_renderer, 0)
             self._add_foliage_renderers(scene)
             sx, sz = scene.terrain.size
@@ -202,6 +204,14 @@ class Viewport(QOpenGLWidget):
         self.foliage_cover = bool(on)
         if self.terrain_renderer is not None:
             self.terrain_renderer.show_density = self.foliage_cover
+        self.update()
+
+    def use_terrain_cache(self, on: bool) -> None:
+        """Draw far textured ground from its baked base colour (on by default); off blends every
+        layer's maps per pixel everywhere, to compare the two."""
+        self.terrain_cache = bool(on)
+        if self.terrain_renderer is not None:
+            self.terrain_renderer.base_cache.enabled = self.terrain_cache
         self.update()
 
     def set_wind(self, strength: float, animate: bool = True) -> None:
@@ -245,9 +255,10 @@ class Viewport(QOpenGLWidget):
         QTimer.singleShot(0, lambda: self.textures_progress.emit(done, total))
 
     def textures_pending(self) -> bool:
-        """Whether the terrain's layer textures are still loading (they arrive over a few frames)."""
+        """Whether the terrain's layer textures are still loading (they arrive over a few frames),
+        or tiles in view still wait for their base colour to bake."""
         r = self.terrain_renderer
-        return r is not None and r.textures is not None and r.textures.pending
+        return r is not None and r.textures is not None and (r.textures.pending or r.base_cache.pending)
 
     def _volume(self):
         """The open scene's foliage volume, or None (looked up each time: it can be replaced)."""

@@ -2,7 +2,10 @@
 
 - a frame of a 1 km terrain (513² at 2 m) painted with 8 textured, height-blended layers (albedo,
   normal, roughness and height maps, 512² each) against the same terrain drawn in the layers' flat
-  colours, drawn for real into an offscreen framebuffer, seen 45 degrees down from 250 m;
+  colours, drawn for real into an offscreen framebuffer, seen 45 degrees down from 250 m, once the
+  maps are in and the tiles' base colour is baked (all of this ground lies past the near radius);
+- a frame drawn right after a paint stamp in the middle of that view (the mesh and the base colour
+  re-made under the brush) against the same with the full per-layer blend everywhere;
 - opening a scene whose 16 layers carry 2,048² albedo maps: seconds from starting the editor on it
   to the window's first frame, over the same for the same scene without the maps, each in a fresh
   process (the maps load in the background after the first frame, their progress in the status bar).
@@ -134,23 +137,67 @@ def _textured_vs_flat(quick: bool) -> float:
                     r.initialize()
                     r.draw(frame)
                 started = time.perf_counter()
-                while textures.pending and time.perf_counter() - started < 120.0:
+                # the maps arrive, then the tiles' base colour bakes (a few frames' budget each)
+                baking = textured.base_cache
+                while (textures.pending or baking.pending) and time.perf_counter() - started < 120.0:
                     textured.draw(frame)
                     GL.glFinish()
-                assert not textures.pending and not warnings, warnings
+                assert not textures.pending and not baking.pending and not warnings, warnings
                 assert int(textures._loaded[:LAYERS].min()) == 15, "every layer's four maps are in"
                 from app.bench.viewport import _paired
 
                 with_maps, colours = _paired(textured.draw, flat.draw, frame, frame, 5 if quick else 8)
                 print(f"  8 textured layers: {with_maps * 1e3:.1f} ms a frame, flat colours "
-                      f"{colours * 1e3:.1f} ms ({w}x{h})", file=sys.stderr)
-                return with_maps / colours
+                      f"{colours * 1e3:.1f} ms ({w}x{h}); base colour: {baking.bakes} tile bakes, "
+                      f"{baking.resident_bytes / 2**20:.1f} MB", file=sys.stderr)
+                _FIGURES[quick] = {"textured_vs_flat": with_maps / colours,
+                                   "stroke_cached_vs_full": _stroke_frames(terrain, textured, frame, quick)}
+                return _FIGURES[quick]["textured_vs_flat"]
             finally:
                 textured.release()
                 flat.release()
                 fbo.release()
 
     return _with_gl(body)
+
+
+_FIGURES: dict[bool, dict[str, float]] = {}
+
+
+def _stroke_frames(terrain: Terrain, renderer, frame, quick: bool) -> float:
+    """A frame drawn right after a paint stamp (10 m, in the middle of the view: far ground, whose
+    base colour bakes again under it) with the base colour cache over the same without it."""
+    from app.bench.viewport import _paired
+    from model.brush import Brush
+    from model.layer_ops import LayerPaintStroke, paint_layer_stamp
+
+    brush = Brush(radius=10.0, strength=0.3)
+    turn = [0]
+
+    def stamp_and_draw(f) -> None:
+        turn[0] += 1
+        name = terrain.layers[turn[0] % LAYERS].name  # another layer each stamp: the weights keep moving
+        x = float((turn[0] % 7) - 3)
+        LayerPaintStroke(terrain, name).apply(paint_layer_stamp(terrain, name, brush, x, 0.0))
+        renderer.draw(f)
+
+    pairs = 4 if quick else 6
+    figures = {}
+    for cached in (False, True):
+        renderer.base_cache.enabled = cached
+        renderer.draw(frame)
+        stroke, still = _paired(stamp_and_draw, renderer.draw, frame, frame, pairs)
+        figures[cached] = (stroke, still)
+        print(f"  {'with' if cached else 'without'} the base colour cache: a stroke's frame "
+              f"{stroke * 1e3:.1f} ms, a still frame {still * 1e3:.1f} ms", file=sys.stderr)
+    renderer.base_cache.enabled = True
+    return figures[True][0] / figures[False][0]
+
+
+def _stroke_vs_full(quick: bool) -> float:
+    if quick not in _FIGURES:
+        _textured_vs_flat(quick)
+    return _FIGURES.get(quick, {}).get("stroke_cached_vs_full", float("nan"))  # NaN: no display
 
 
 # ---- opening a scene with 16 textures of 2,048²: time to the first frame ------------------------
@@ -258,12 +305,13 @@ def _open_extra_seconds(quick: bool) -> float:
 
 CASES = [
     BenchCase("viewport.terrain_8_textured_layers_vs_flat_colours", budget=1.5, run=_textured_vs_flat,
-              pending="5.5 measured on llvmpipe (2 loaded cores; 14 before each fragment sampled only its "
-                      "2 strongest layers): software texture fetches cost about a microsecond each and a "
-                      "513² terrain drawn whole shades a 4x4 block per sub-pixel triangle; next: albedo + "
-                      "height and normal + roughness packed in one fetch each, a depth pre-pass",
               description="a frame of 513² with 8 textured, height-blended layers (albedo, normal, "
                           "roughness, height) costs at most 1.5 times the same terrain in flat colours"),
+    BenchCase("viewport.terrain_8_textured_layers_stroke_frame_cached_vs_full", budget=1.0,
+              run=_stroke_vs_full,
+              description="a frame drawn right after a paint stamp on the textured terrain (its mesh and "
+                          "base colour re-made under the brush) costs no more than the same frame drawn "
+                          "with the full per-layer blend everywhere"),
     BenchCase("terrain_materials.open_16_textures_2048_extra_s", budget=0.5, run=_open_extra_seconds,
               description="seconds a scene with 16 layer textures of 2,048² adds to the editor's first "
                           "frame over the same scene without them (fresh processes, best of each)"),

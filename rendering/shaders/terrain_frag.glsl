@@ -6,6 +6,8 @@ in vec4 v_w0;      // the textured layers' weights, slot by slot
 in vec4 v_w1;
 in vec4 v_w2;
 in vec4 v_w3;
+in vec3 v_macro;   // the macro variation's factor (terrain_vert.glsl)
+in vec3 v_half;    // between the light and the eye, at the vertex
 
 uniform vec3 u_light_direction;  // towards the light
 uniform vec3 u_eye;
@@ -39,6 +41,14 @@ uniform vec3 u_tint[SLOTS];      // colour / texture mean: the texture averages 
 uniform float u_tiling[SLOTS];   // metres per repeat
 uniform float u_triplanar[SLOTS];
 
+// The base-colour cache (rendering.terrain_base_cache): each tile's blend baked top-down into a
+// texture (albedo, roughness in alpha), drawn past the near radius instead of the per-layer blend.
+uniform int u_bake;              // 1: this draw bakes a tile's cache (output: albedo, roughness)
+uniform int u_cache_on;          // 1: this tile's cache is baked and current
+uniform sampler2D u_cache;
+uniform vec4 u_cache_rect;       // world x, z of the cache texture's corner and the metres it spans
+uniform vec2 u_near;             // distance where the handover to the cache starts, and its width
+
 const float FULL_COVER = 0.3;    // a cover share that already reads as forest from above
 const float HEIGHT_DEPTH = 0.12; // weight band over which the higher texel wins (height blending)
 const float STEEP_FROM = 0.85;   // normal.y where sideways projection starts (about 32 degrees) ...
@@ -46,18 +56,6 @@ const float STEEP_FULL = 0.70;   // ... and where it is full (about 46 degrees)
 const float MIN_WEIGHT = 0.004;  // a slot weighing less is not sampled
 
 out vec4 frag_color;
-
-float hash(vec2 p) {
-    p = fract(p * vec2(443.897, 441.423));
-    p += dot(p, p.yx + 19.19);
-    return fract((p.x + p.y) * p.x);
-}
-
-float value_noise(vec2 p) {
-    vec2 i = floor(p), f = fract(p);
-    vec2 u = f * f * (3.0 - 2.0 * f);
-    return mix(mix(hash(i), hash(i + vec2(1, 0)), u.x), mix(hash(i + vec2(0, 1)), hash(i + vec2(1, 1)), u.x), u.y);
-}
 
 float slot_weight(int i) {
     vec4 w = i < 4 ? v_w0 : i < 8 ? v_w1 : i < 12 ? v_w2 : v_w3;
@@ -105,87 +103,121 @@ vec3 perturb(int slot, vec3 n, vec3 p, vec3 dpx, vec3 dpy, vec3 proj) {
     return d;
 }
 
+// The full per-layer blend: the TOP strongest textured layers, height-blended, over the flat colours.
+void layer_blend(vec3 dpx, vec3 dpy, inout vec3 n, out vec3 albedo, out float roughness) {
+    // The TOP strongest textured layers of this fragment are sampled, each a fixed number of
+    // times whatever the slots (a loop over every slot with a branch per slot samples every
+    // slot any neighbouring fragment needs); weaker ones join the flat colours (their tint).
+    ivec3 top = ivec3(0);
+    vec3 tw = vec3(0.0);
+    for (int i = 0; i < u_slots; ++i) {
+        float wi = slot_weight(i);
+        if (wi > tw.z) {
+            if (wi > tw.y) {
+                tw.z = tw.y; top.z = top.y;
+                if (wi > tw.x) { tw.y = tw.x; top.y = top.x; tw.x = wi; top.x = i; }
+                else { tw.y = wi; top.y = i; }
+            } else { tw.z = wi; top.z = i; }
+        }
+    }
+    vec3 rest = v_color;     // the other layers' and bare ground's share of the colour
+    float rest_w = 1.0;
+    float w[TOP];
+    float h[TOP];
+    vec3 proj[TOP];
+    bool heights = false;
+    float highest = 0.0;
+    for (int k = 0; k < TOP; ++k) {
+        int i = top[k];
+        w[k] = tw[k];
+        rest -= w[k] * u_color[i];
+        rest_w -= w[k];
+        h[k] = 0.5;
+        proj[k] = projection(n, u_triplanar[i]);
+        if (w[k] > MIN_WEIGHT && (u_maps[i] & 8) != 0) {
+            h[k] = sample_map(u_height, i, v_world, dpx, dpy, proj[k]).r;
+            heights = true;
+        }
+        highest = max(highest, w[k] + h[k]);
+    }
+    rest_w = max(rest_w, 0.0);
+    highest = max(highest, rest_w + 0.5);
+    // Height blending: across a transition the higher texel wins, in a band HEIGHT_DEPTH wide.
+    float b_rest = rest_w;
+    float total = 0.0;
+    for (int k = 0; k < TOP; ++k) {
+        float b = w[k];
+        if (heights) b = w[k] > MIN_WEIGHT ? max(w[k] + h[k] - highest + HEIGHT_DEPTH, 0.0) : 0.0;
+        w[k] = b;
+        total += b;
+    }
+    if (heights) b_rest = rest_w > MIN_WEIGHT ? max(rest_w + 0.5 - highest + HEIGHT_DEPTH, 0.0) : 0.0;
+    total += b_rest;
+    float scale = 1.0 / max(total, 1e-4);
+    albedo = rest_w > MIN_WEIGHT ? rest * (b_rest * scale / rest_w) : vec3(0.0);
+    vec3 bent = vec3(0.0);
+    roughness = b_rest * scale;  // untextured ground is fully rough
+    for (int k = 0; k < TOP; ++k) {
+        float b = w[k] * scale;
+        if (b <= MIN_WEIGHT) continue;
+        int i = top[k];
+        vec3 c = u_color[i];
+        if ((u_maps[i] & 1) != 0) c = sample_map(u_albedo, i, v_world, dpx, dpy, proj[k]).rgb * u_tint[i];
+        albedo += b * c;
+        if ((u_maps[i] & 2) != 0) bent += b * perturb(i, n, v_world, dpx, dpy, proj[k]);
+        roughness += b * ((u_maps[i] & 4) != 0 ? sample_map(u_roughness, i, v_world, dpx, dpy, proj[k]).r : 1.0);
+    }
+    n = normalize(n + bent);
+}
+
+// A per-pixel threshold in 0..1 (interleaved gradient noise): the handover between the full
+// blend and the cache is a dither, so no line shows where one ends.
+float dither() {
+    return fract(52.9829189 * fract(dot(gl_FragCoord.xy, vec2(0.06711056, 0.00583715))));
+}
+
 void main() {
     if (u_holes_on > 0.5) {
         vec2 g = (v_world.xz - u_holes_origin) / u_holes_spacing + 0.5;
         if (texture(u_holes, g / vec2(textureSize(u_holes, 0))).r > 0.0) discard;
     }
     vec3 n = normalize(v_normal);
+#ifdef FAR_TILES
+    vec3 albedo;
+#else
     vec3 albedo = v_color;
+#endif
     float roughness = 1.0;
     float dist = length(v_world - u_eye);
+#if defined(FAR_TILES)
+    // Tiles wholly past the handover (always textured): the cache alone. A software rasteriser runs
+    // both sides of a branch, so neither the blend nor the flat colour is compiled in.
+    vec4 c = texture(u_cache, (v_world.xz - u_cache_rect.xy) / u_cache_rect.zw);
+    albedo = c.rgb * v_macro;
+    roughness = c.a;
+#elif !defined(FLAT_COLOURS)  // terrains without textured layers compile none of it
     if (u_slots > 0) {
         vec3 dpx = dFdx(v_world), dpy = dFdy(v_world);
-        // The TOP strongest textured layers of this fragment are sampled, each a fixed number of
-        // times whatever the slots (a loop over every slot with a branch per slot samples every
-        // slot any neighbouring fragment needs); weaker ones join the flat colours (their tint).
-        ivec3 top = ivec3(0);
-        vec3 tw = vec3(0.0);
-        for (int i = 0; i < u_slots; ++i) {
-            float wi = slot_weight(i);
-            if (wi > tw.z) {
-                if (wi > tw.y) {
-                    tw.z = tw.y; top.z = top.y;
-                    if (wi > tw.x) { tw.y = tw.x; top.y = top.x; tw.x = wi; top.x = i; }
-                    else { tw.y = wi; top.y = i; }
-                } else { tw.z = wi; top.z = i; }
-            }
+        // Past the near radius the tile's baked base colour stands in for the blend: one fetch
+        // (in uniform control flow: the quad's implicit derivatives choose the mip).
+        bool cached = false;
+        if (u_cache_on == 1 && u_bake == 0) {
+            vec4 c = texture(u_cache, (v_world.xz - u_cache_rect.xy) / u_cache_rect.zw);
+            // steep ground is blended in full: seen from above, the bake spreads a cliff's side thin
+            cached = (dist - u_near.x) / u_near.y > dither() && n.y > STEEP_FROM;
+            albedo = c.rgb;
+            roughness = c.a;
         }
-        vec3 rest = v_color;     // the other layers' and bare ground's share of the colour
-        float rest_w = 1.0;
-        float w[TOP];
-        float h[TOP];
-        vec3 proj[TOP];
-        bool heights = false;
-        float highest = 0.0;
-        for (int k = 0; k < TOP; ++k) {
-            int i = top[k];
-            w[k] = tw[k];
-            rest -= w[k] * u_color[i];
-            rest_w -= w[k];
-            h[k] = 0.5;
-            proj[k] = projection(n, u_triplanar[i]);
-            if (w[k] > MIN_WEIGHT && (u_maps[i] & 8) != 0) {
-                h[k] = sample_map(u_height, i, v_world, dpx, dpy, proj[k]).r;
-                heights = true;
-            }
-            highest = max(highest, w[k] + h[k]);
+        if (!cached) {
+            layer_blend(dpx, dpy, n, albedo, roughness);
         }
-        rest_w = max(rest_w, 0.0);
-        highest = max(highest, rest_w + 0.5);
-        // Height blending: across a transition the higher texel wins, in a band HEIGHT_DEPTH wide.
-        float b_rest = rest_w;
-        float total = 0.0;
-        for (int k = 0; k < TOP; ++k) {
-            float b = w[k];
-            if (heights) b = w[k] > MIN_WEIGHT ? max(w[k] + h[k] - highest + HEIGHT_DEPTH, 0.0) : 0.0;
-            w[k] = b;
-            total += b;
+        if (u_bake == 1) {  // the cache holds the blend before lighting, macro variation and fog
+            frag_color = vec4(albedo, roughness);
+            return;
         }
-        if (heights) b_rest = rest_w > MIN_WEIGHT ? max(rest_w + 0.5 - highest + HEIGHT_DEPTH, 0.0) : 0.0;
-        total += b_rest;
-        float scale = 1.0 / max(total, 1e-4);
-        albedo = rest_w > MIN_WEIGHT ? rest * (b_rest * scale / rest_w) : vec3(0.0);
-        vec3 bent = vec3(0.0);
-        roughness = b_rest * scale;  // untextured ground is fully rough
-        for (int k = 0; k < TOP; ++k) {
-            float b = w[k] * scale;
-            if (b <= MIN_WEIGHT) continue;
-            int i = top[k];
-            vec3 c = u_color[i];
-            if ((u_maps[i] & 1) != 0) c = sample_map(u_albedo, i, v_world, dpx, dpy, proj[k]).rgb * u_tint[i];
-            albedo += b * c;
-            if ((u_maps[i] & 2) != 0) bent += b * perturb(i, n, v_world, dpx, dpy, proj[k]);
-            roughness += b * ((u_maps[i] & 4) != 0 ? sample_map(u_roughness, i, v_world, dpx, dpy, proj[k]).r : 1.0);
-        }
-        n = normalize(n + bent);
-        // Macro variation: broad patches of lighter and darker ground, stronger with distance, so
-        // the repeat of the textures does not read as a grid from afar.
-        float macro = value_noise(v_world.xz / 23.0) * 0.5 + value_noise(v_world.xz / 97.0) * 0.5;
-        float hue = value_noise(v_world.xz / 61.0 + 17.0);
-        float far = smoothstep(20.0, 200.0, dist);
-        albedo *= (1.0 + (macro - 0.5) * mix(0.35, 0.5, far)) * mix(vec3(1.08, 1.02, 0.85), vec3(0.94, 1.0, 1.06), hue);
+        albedo *= v_macro;
     }
+#endif
     float diffuse = max(dot(n, u_light_direction), 0.0);
     // Hemisphere ambient: sky from above, a darker bounce from below.
     float sky = 0.5 + 0.5 * n.y;
@@ -193,11 +225,16 @@ void main() {
     vec3 light = ambient + vec3(1.0, 0.96, 0.88) * diffuse * 0.9;
     vec3 lit = albedo * light;
     if (roughness < 0.98) {  // smooth texels (wet rock, sand) catch a highlight
-        vec3 v = normalize(u_eye - v_world);
-        vec3 hv = normalize(v + u_light_direction);
+#ifdef FAR_TILES
+        vec3 hv = v_half;  // far triangles are about a pixel: the vertices' half vector will do
+#else
+        vec3 hv = normalize(normalize(u_eye - v_world) + u_light_direction);
+#endif
         float gloss = 1.0 - roughness;
-        lit += vec3(1.0, 0.96, 0.88) * gloss * gloss * 0.35 * pow(max(dot(n, hv), 0.0), mix(8.0, 96.0, gloss))
-               * step(0.0, dot(n, u_light_direction));
+        // x^k as e^(k (x - 1)): the same lobe about its peak for one exponential, not a log and an
+        // exponential (what a software rasteriser pays for per pixel)
+        float lobe = exp2(mix(8.0, 96.0, gloss) * 1.442695 * (max(dot(n, hv), 0.0) - 1.0));
+        lit += vec3(1.0, 0.96, 0.88) * gloss * gloss * 0.35 * lobe * step(0.0, dot(n, u_light_direction));
     }
     if (u_density_on > 0.5) {
         // four bilinear taps half a texel off: a tent over 3 x 3 texels, a soft mass of forest

@@ -55,3 +55,8 @@ def test_parse_camera_reads_six_numbers() -> None:
     assert parse_camera(" -10, 5.5,0,1e2,0,-3 ") == ((-10.0, 5.5, 0.0), (100.0, 0.0, -3.0))
     with pytest.raises(ValueError, match="six numbers"):
         parse_camera("1,2,3,4,5")
+
+
+def test_no_terrain_cache_needs_a_screenshot() -> None:
+    result = run_app("--no-terrain-cache", timeout=60)
+    assert result.returncode == 2 and "--no-terrain-cache" in result.stderr
