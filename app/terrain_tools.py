@@ -1,5 +1,5 @@
-"""Terrain tools: Raise/Lower, Smooth, Flatten, Noise, Paint layer, Erase layer, and the Road tool
-(`app.spline_tool`).
+"""Terrain tools: Raise/Lower, Smooth, Flatten, Noise, Paint layer, Erase layer, the Holes tool
+(`app.holes_tool`) and the Road tool (`app.spline_tool`).
 
 Each tool is an `app.tools.Tool`; the `TerrainToolbox` registers them into a `ToolHost`, which
 holds every tool of the viewport in one exclusive action group, owns the shared brush and feeds
@@ -239,9 +239,10 @@ class TerrainToolbox(QObject):
         self.spline_name, self.spline_type, self.spline_paint = "road", "road", "road"
         self.spline_width, self.spline_falloff = 8.0, 4.0
         self.spline_max_grade, self.spline_depth = 12.0, 2.0
-        from app.spline_tool import SplineTool  # it builds on TerrainTool, defined above
+        from app.holes_tool import HolesTool  # they build on the tools defined above
+        from app.spline_tool import SplineTool
 
-        self.tools = {cls.tool_key: cls(self) for cls in [*TOOL_CLASSES, SplineTool]}
+        self.tools = {cls.tool_key: cls(self) for cls in [*TOOL_CLASSES, HolesTool, SplineTool]}
         self.actions: dict[str, QAction] = {
             key: self.host.add_tool(tool, f"action_terrain_{key}") for key, tool in self.tools.items()}
         self._cursor_at: tuple[float, float] | None = None
