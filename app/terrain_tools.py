@@ -223,6 +223,7 @@ class TerrainToolbox(QObject):
     stroke_finished = Signal(object)  # the TerrainStroke
     message = Signal(str)
     spline_selected = Signal(int, float)  # the Road tool's selected point and its width
+    spline_shape = Signal(str, float)  # the Road tool's spline kind ("road", "river") and depth
 
     def __init__(self, viewport, document, settings=None, parent: QObject | None = None,
                  host: ToolHost | None = None) -> None:
@@ -314,6 +315,16 @@ class TerrainToolbox(QObject):
         """The width new road points take; with a point selected, that point's width too (one step)."""
         self.spline_width = float(width)
         self.tools["spline"].set_width(self.spline_width)
+
+    def set_spline_kind(self, kind: str) -> None:
+        """Road or river for the splines laid next, and for the edited one (one undo step)."""
+        self.spline_type = self.spline_paint = kind  # a river paints a "river" layer, not the road's
+        self.tools["spline"].set_shape(kind=kind)
+
+    def set_spline_depth(self, depth: float) -> None:
+        """A river's bed depth for the splines laid next, and for the edited river (one undo step)."""
+        self.spline_depth = float(depth)
+        self.tools["spline"].set_shape(depth=self.spline_depth)
 
     # ---- brush cursor -----------------------------------------------------------------
     def show_brush(self, pos: tuple[float, float] | None, removes: bool = False) -> None:
