@@ -84,6 +84,7 @@ class HoleStrokeCommand(QUndoCommand):
 class HolesTool(StrokeTool):
     tool_key, title, shortcut = "holes", "Holes", "H"
     tooltip = "Cut holes in the ground under the brush for caves and tunnels (Ctrl fills them) — H"
+    points_into_holes = True  # a press over a hole fills it; a drag goes on across the hole it cuts
 
     def target(self) -> str | None:
         return None  # the hole mask, not the heights of an edit layer

@@ -93,7 +93,7 @@ def test_a_holes_drag_cuts_the_mask_shows_the_sky_and_is_one_exact_step(shown, q
     assert is_sky(render(viewport, qtbot)[centre.y(), centre.x()])
 
 
-def test_ctrl_drag_fills_holes_in_one_undo_step(shown) -> None:
+def test_ctrl_drag_fills_holes_in_one_undo_step_even_pressed_over_the_hole(shown, qtbot) -> None:
     from PySide6.QtCore import Qt
 
     viewport, stack = shown.viewport, shown.document.undo_stack
@@ -101,14 +101,14 @@ def test_ctrl_drag_fills_holes_in_one_undo_step(shown) -> None:
     toolbox = _holes_tool(shown)
     toolbox.drag([(-6.0, 0.0), (0.0, 0.0), (6.0, 0.0)])
     cut = _mask(terrain)
-    assert stack.count() == 1 and hole_at(terrain, 0.0, 0.0)
-    assert hole_at(terrain, 0.0, 6.0)
-    # pressed on the ground beside the hole (a press over it would fall through): Ctrl fills
-    _drag(viewport, [_screen(viewport, terrain, 0.0, 10.0)], Qt.KeyboardModifier.ControlModifier)
+    assert stack.count() == 1 and hole_at(terrain, 0.0, 0.0) and hole_at(terrain, 0.0, 6.0)
+    centre = _screen(viewport, terrain, 0.0, 0.0)
+    assert is_sky(render(viewport, qtbot)[centre.y(), centre.x()])  # the press lands on no ground
+    _drag(viewport, [centre], Qt.KeyboardModifier.ControlModifier)
     assert stack.count() == 2 and stack.text(1) == "Fill holes"
     filled = _mask(terrain)
-    assert filled != cut and not hole_at(terrain, 0.0, 6.0)
-    assert hole_at(terrain, -6.0, 0.0)  # beyond the Ctrl brush the holes stay
+    assert not hole_at(terrain, 0.0, 0.0) and not hole_at(terrain, 0.0, 2.0)
+    assert hole_at(terrain, -10.0, 0.0)  # beyond the Ctrl brush the holes stay
     stack.undo()
     assert _mask(terrain) == cut
     stack.redo()
