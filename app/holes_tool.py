@@ -1,7 +1,8 @@
 """The Holes tool: a left drag cuts holes in the ground under the brush (Ctrl fills them again).
 
-A hole's cells are not drawn, picked, given foliage or exported (`model.holes`). The stored foliage
-standing in a new hole goes with it; the whole drag, mask and foliage together, is one undo step.
+A hole's cells are not drawn, picked, given foliage or exported (`model.holes`). When the drag ends the
+spawners re-run over the touched ground and the stored foliage standing in a new hole goes; the whole
+drag, mask and foliage together, is one undo step.
 """
 
 from __future__ import annotations
@@ -16,45 +17,67 @@ from model.terrain import Terrain
 
 
 class HoleStroke:
-    """The stamps of one drag: each the mask window it changed and the foliage it removed."""
+    """The stamps of one drag (each the mask window it changed) and, once the drag ends, what it did
+    to the foliage: the spawners re-run over the touched ground (they grow nothing in a hole and
+    grow again where one is filled), then the stored instances left standing in a hole go."""
 
-    def __init__(self, terrain: Terrain, volume=None) -> None:
-        self.terrain, self.volume = terrain, volume
-        self.steps: list[tuple[HolePatch, object]] = []  # (patch, the volume's Removed or None)
+    def __init__(self, terrain: Terrain, volume=None, follow=None) -> None:
+        self.terrain, self.volume, self.follow = terrain, volume, follow
+        self.patches: list[HolePatch] = []
+        self.followed = None  # the spawners' changes (undo, redo), or None
+        self.removed = None  # the volume's Removed, or None
+        self._finished = False
 
     def stamp(self, x: float, z: float, radius: float, erase: bool) -> bool:
         """Cut (or fill) the holes within `radius` of (x, z); False when nothing changed."""
         patch = paint_holes(self.terrain, x, z, radius, erase)
-        if patch is None:
-            return False
-        removed = None
-        if not erase and self.volume is not None:
-            reach = radius + 2 * self.terrain.spacing  # the cells around the stamp's samples
-            box = (x - reach, z - reach, x + reach, z + reach)
-            doomed = instances_in_holes(self.volume, self.terrain, box)
-            removed = self.volume.remove(doomed) if doomed else None
-        self.steps.append((patch, removed))
-        return True
+        if patch is not None:
+            self.patches.append(patch)
+        return patch is not None
+
+    def window(self) -> tuple[slice, slice] | None:
+        if not self.patches:
+            return None
+        rows = slice(min(p.rows.start for p in self.patches), max(p.rows.stop for p in self.patches))
+        cols = slice(min(p.cols.start for p in self.patches), max(p.cols.stop for p in self.patches))
+        return rows, cols
 
     def finish(self) -> None:
-        """Nothing to seal: every stamp keeps its own window."""
+        """The drag ended: the foliage follows the holes (spawners first, so their own instances in
+        a new hole leave as theirs, not as ones deleted by hand)."""
+        window = self.window()
+        if self._finished or window is None:
+            return
+        self._finished = True
+        if self.follow is not None:
+            self.followed = self.follow(None, *window)
+        if self.volume is not None and self.terrain.holes is not None:
+            t, (rows, cols) = self.terrain, window
+            x0, z0 = t.origin[0] + (cols.start - 1) * t.spacing, t.origin[1] + (rows.start - 1) * t.spacing
+            x1, z1 = t.origin[0] + cols.stop * t.spacing, t.origin[1] + rows.stop * t.spacing
+            doomed = instances_in_holes(self.volume, t, (x0, z0, x1, z1))
+            self.removed = self.volume.remove(doomed) if doomed else None
 
     @property
-    def removed(self) -> int:
-        return sum(len(r) for _p, r in self.steps if r is not None)
+    def removed_count(self) -> int:
+        return 0 if self.removed is None else len(self.removed)
 
     def undo(self) -> None:
-        for patch, removed in reversed(self.steps):
-            if removed is not None:
-                self.volume.restore(removed)
+        self.finish()
+        if self.removed is not None:
+            self.volume.restore(self.removed)
+        if self.followed is not None:
+            self.followed.undo()
+        for patch in reversed(self.patches):
             apply_patch(self.terrain, patch, undo=True)
 
     def redo(self) -> None:
-        for k, (patch, removed) in enumerate(self.steps):
+        for patch in self.patches:
             apply_patch(self.terrain, patch)
-            if removed is not None:  # the same addresses: undo put the records back where they were
-                again = self.volume.remove({key: idx for key, (idx, _rec) in removed.parts.items()})
-                self.steps[k] = (patch, again)
+        if self.followed is not None:
+            self.followed.redo()
+        if self.removed is not None:  # the same addresses: undo put the records back where they were
+            self.removed = self.volume.remove({key: idx for key, (idx, _rec) in self.removed.parts.items()})
 
 
 class HoleStrokeCommand(QUndoCommand):
@@ -96,7 +119,7 @@ class HolesTool(StrokeTool):
         return "Fill holes" if self.ctrl else "Cut holes"
 
     def new_stroke(self, target: str | None) -> HoleStroke:
-        return HoleStroke(self.toolbox.terrain, self.toolbox.foliage_volume())
+        return HoleStroke(self.toolbox.terrain, self.toolbox.foliage_volume(), self.toolbox.stroke_follower())
 
     def _stamp(self, x: float, z: float) -> None:
         self._last = (x, z)
@@ -106,6 +129,6 @@ class HolesTool(StrokeTool):
     def release(self, pos, modifiers) -> None:
         stroke = self.stroke
         super().release(pos, modifiers)
-        if stroke is not None and stroke.removed:
-            self.toolbox.report(f"{stroke.removed:,} stored instances standing in the new holes were removed "
-                                "(Undo brings them back)")
+        if stroke is not None and stroke.removed_count:
+            self.toolbox.report(f"{stroke.removed_count:,} stored instances standing in the new holes were "
+                                "removed (Undo brings them back)")

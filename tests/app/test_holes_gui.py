@@ -158,3 +158,41 @@ def test_a_change_of_the_mask_alone_draws_a_new_frame(shown, qtbot) -> None:
             break
     paint_holes(shown.document.scene.terrain, 0.0, 0.0, 5.0)  # no tool, no update asked by anyone else
     qtbot.waitUntil(lambda: viewport.frames_rendered > before, timeout=5000)
+
+
+def test_spawners_drop_their_trees_in_a_hole_and_grow_them_again_where_it_is_filled(main_window) -> None:
+    from model.foliage import FoliageType, foliage_of
+    from model.foliage.spawner import Area, Spawner, Species
+    from model.foliage.spawner_section import spawners_of
+    from tests.app.test_foliage_mode import snapshot
+
+    scene, stack = main_window.document.scene, main_window.document.undo_stack
+    foliage = foliage_of(scene)
+    foliage.palette.add(FoliageType("pine", spacing=1.5))
+    main_window.set_tool_window_visible("spawners", True)
+    spawners_of(scene).spawners = [Spawner("all", 1, Area(), (Species("pine", 6.0),))]
+    main_window.spawner_editor.refresh()
+    main_window.spawner_editor.panel.run_button.click()
+    volume = foliage.volume
+
+    def trees() -> np.ndarray:  # every pine's record, in a fixed order
+        rec = volume.all_records("pine")
+        return rec[np.lexsort(rec.T[::-1])]
+
+    terrain = scene.terrain
+    grown, before = trees(), snapshot(volume)
+    near = np.hypot(grown[:, 0], grown[:, 2]) < 4.0
+    assert near.any()
+    toolbox = _holes_tool(main_window)
+    toolbox.drag([(0.0, 0.0)])
+    assert stack.count() == 2  # the run, then the hole with the spawner's re-run in it
+    holed = trees()
+    assert not hole_at(terrain, holed[:, 0], holed[:, 2]).any() and len(holed) < len(grown)
+    # they left as the spawner's own, none counted as deleted by hand
+    assert not any(len(k) for k in spawners_of(scene).removed.get("all", {}).values())
+    toolbox.drag([(0.0, 0.0)], _ctrl())
+    assert np.array_equal(trees(), grown)  # the same seeded trees grow back
+    stack.undo()
+    assert np.array_equal(trees(), holed)
+    stack.undo()
+    assert snapshot(volume) == before and terrain.holes is None
