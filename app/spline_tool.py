@@ -3,10 +3,13 @@
 Click on the ground to add a point at the road's end (the first two clicks make the road), drag a
 point to move it, Ctrl+click a point (or select it and press Delete) to remove it. Every edit is one
 undo step that recomputes only the stretch of road it changes (`model.spline_edits`). The spline
-layer, its width for new points and the selected point's width are in Tool Settings.
+layer, its width for new points, the selected point's width, and its kind (a road levels the ground,
+a river carves a bed `depth` below it) are in Tool Settings.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 from PySide6.QtCore import Qt
@@ -136,7 +139,7 @@ class SplineTool(TerrainTool):
                 self.toolbox.report("Click again for the road's second point")
                 return
             first, self.pending = self.pending, None
-            if self.push(self._new_spline(first, pos), f"Lay road '{self.name}'"):
+            if self.push(self._new_spline(first, pos), f"Lay {self.toolbox.spline_type} '{self.name}'"):
                 self.selected = 1
             return
         moved = spline.inserted(len(spline.points), pos[0], pos[1])
@@ -196,12 +199,29 @@ class SplineTool(TerrainTool):
         return self.push(spline.with_width(self.selected, width),
                          f"Set point {self.selected + 1} of '{self.name}' to {width:g} m wide")
 
+    def set_shape(self, kind: str | None = None, depth: float | None = None) -> bool:
+        """Make the edited spline a road or a river, or give a river another depth (one undo step);
+        False when there is no spline or nothing changes."""
+        spline = self.spline()
+        if spline is None:
+            return False
+        new = replace(spline, type=kind or spline.type, depth=spline.depth if depth is None else depth)
+        if new.type == spline.type and (new.type != "river" or new.depth == spline.depth):
+            return False  # a road stores no depth: changing it changes nothing
+        if new.type != spline.type:
+            text = f"Make '{self.name}' a {new.type}"
+        else:
+            text = f"Set the depth of '{self.name}' to {new.depth:g} m"
+        return self.push(new, text)
+
     # ---- markers ------------------------------------------------------------------------------
     def show_points(self) -> None:
+        spline = self.spline()
+        if spline is not None:  # Tool Settings show the kind and depth of the spline being edited
+            self.toolbox.spline_shape.emit(spline.type, float(spline.depth))
         points = getattr(getattr(self.toolbox.viewport, "overlays", None), "points", None)
         if points is None:
             return
-        spline = self.spline()
         xz = [] if spline is None else [tuple(p) for p in spline.points[:, (0, 2)]]
         if self._drag is not None and self._drag_to is not None and self._drag < len(xz):
             xz[self._drag] = self._drag_to

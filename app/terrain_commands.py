@@ -27,6 +27,7 @@ class CommandId(IntEnum):
     LAYER_COLOUR = 8002
     EDIT_LAYER_OPACITY = 8003
     STAMP_STROKE = 8004
+    HOLE_STROKE = 8005
 
 
 class TerrainStrokeCommand(QUndoCommand):

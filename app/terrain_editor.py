@@ -181,6 +181,10 @@ class TerrainEditor(QObject):
         for extra in self.panel_extras:
             extra(panel)
         panel.road_width_edited.connect(self.toolbox.set_spline_width)
+        panel.road_kind_edited.connect(self.toolbox.set_spline_kind)
+        panel.road_depth_edited.connect(self.toolbox.set_spline_depth)
+        self.toolbox.spline_shape.connect(panel.show_road_shape)
+        panel.show_road_shape(self.toolbox.spline_type, self.toolbox.spline_depth)
         self.toolbox.tool_changed.connect(panel.set_tool)
         panel.set_tool(self.toolbox.active.tool_key if self.toolbox.active is not None else "")
         self.toolbox.spline_selected.connect(lambda _index, width: panel.show_road_width(width))

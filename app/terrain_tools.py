@@ -1,5 +1,5 @@
-"""Terrain tools: Raise/Lower, Smooth, Flatten, Noise, Paint layer, Erase layer, and the Road tool
-(`app.spline_tool`).
+"""Terrain tools: Raise/Lower, Smooth, Flatten, Noise, Paint layer, Erase layer, the Holes tool
+(`app.holes_tool`) and the Road tool (`app.spline_tool`).
 
 Each tool is an `app.tools.Tool`; the `TerrainToolbox` registers them into a `ToolHost`, which
 holds every tool of the viewport in one exclusive action group, owns the shared brush and feeds
@@ -223,6 +223,7 @@ class TerrainToolbox(QObject):
     stroke_finished = Signal(object)  # the TerrainStroke
     message = Signal(str)
     spline_selected = Signal(int, float)  # the Road tool's selected point and its width
+    spline_shape = Signal(str, float)  # the Road tool's spline kind ("road", "river") and depth
 
     def __init__(self, viewport, document, settings=None, parent: QObject | None = None,
                  host: ToolHost | None = None) -> None:
@@ -239,9 +240,10 @@ class TerrainToolbox(QObject):
         self.spline_name, self.spline_type, self.spline_paint = "road", "road", "road"
         self.spline_width, self.spline_falloff = 8.0, 4.0
         self.spline_max_grade, self.spline_depth = 12.0, 2.0
-        from app.spline_tool import SplineTool  # it builds on TerrainTool, defined above
+        from app.holes_tool import HolesTool  # they build on the tools defined above
+        from app.spline_tool import SplineTool
 
-        self.tools = {cls.tool_key: cls(self) for cls in [*TOOL_CLASSES, SplineTool]}
+        self.tools = {cls.tool_key: cls(self) for cls in [*TOOL_CLASSES, HolesTool, SplineTool]}
         self.actions: dict[str, QAction] = {
             key: self.host.add_tool(tool, f"action_terrain_{key}") for key, tool in self.tools.items()}
         self._cursor_at: tuple[float, float] | None = None
@@ -313,6 +315,16 @@ class TerrainToolbox(QObject):
         """The width new road points take; with a point selected, that point's width too (one step)."""
         self.spline_width = float(width)
         self.tools["spline"].set_width(self.spline_width)
+
+    def set_spline_kind(self, kind: str) -> None:
+        """Road or river for the splines laid next, and for the edited one (one undo step)."""
+        self.spline_type = self.spline_paint = kind  # a river paints a "river" layer, not the road's
+        self.tools["spline"].set_shape(kind=kind)
+
+    def set_spline_depth(self, depth: float) -> None:
+        """A river's bed depth for the splines laid next, and for the edited river (one undo step)."""
+        self.spline_depth = float(depth)
+        self.tools["spline"].set_shape(depth=self.spline_depth)
 
     # ---- brush cursor -----------------------------------------------------------------
     def show_brush(self, pos: tuple[float, float] | None, removes: bool = False) -> None:

@@ -21,6 +21,7 @@ from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeyEvent, QKeySequence,
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from model.brush import Brush
+from model.ray import ray_heightfield
 from model.terrain import Terrain
 
 BRUSH_SETTINGS_KEY = "brush/settings"
@@ -89,6 +90,7 @@ class Tool:
     tooltip = ""
     hint = ""  # one line for the status bar while the tool is active
     icon: QIcon | None = None
+    points_into_holes = False  # positions over a terrain hole are the hole's (surface) place, not None
 
     def activate(self) -> None:
         pass
@@ -344,7 +346,10 @@ class ToolHost(QObject):
             self.hover_ground = None if hit is None else (hit[0], hit[2])
             self.cursor_moved.emit(hit)
             if self.active is not None:
-                self.active.hover(None if hit is None else (hit[0], hit[2]), event.modifiers())
+                at = self.hover_ground
+                if at is None:
+                    at = self._into_hole(self.screen.x(), self.screen.y())
+                self.active.hover(at, event.modifiers())
             return False
         if self.active is None:
             return False
@@ -371,7 +376,15 @@ class ToolHost(QObject):
 
     def _world(self, event: QMouseEvent) -> Point | None:
         p = event.position()
-        return self.world_at(p.x(), p.y())
+        pos = self.world_at(p.x(), p.y())
+        return pos if pos is not None else self._into_hole(p.x(), p.y())
+
+    def _into_hole(self, x: float, y: float) -> Point | None:
+        """Where the pixel's ray meets a hole of the ground, for a tool that works on holes."""
+        if self.active is None or not self.active.points_into_holes or self.terrain.holes is None:
+            return None
+        hit = ray_heightfield(self.terrain, *self.ray(x, y), through_holes=True)
+        return None if hit is None else (float(hit[0]), float(hit[2]))
 
     def _key(self, event: QKeyEvent) -> bool:
         if self.active is not None and self.active.key(event):

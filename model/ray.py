@@ -40,10 +40,12 @@ def _grid_crossings(o: float, d: float, g0: float, s: float, t0: float, t1: floa
     return t[(t > t0) & (t < t1)]
 
 
-def ray_heightfield(terrain: Terrain, origin, direction, max_t: float = math.inf) -> np.ndarray | None:
+def ray_heightfield(terrain: Terrain, origin, direction, max_t: float = math.inf,
+                    through_holes: bool = False) -> np.ndarray | None:
     """The first point (x, y, z) where the ray meets the terrain's surface, or None.
 
-    `direction` need not be unit length; a hit beyond `max_t` (in its units) is None.
+    `direction` need not be unit length; a hit beyond `max_t` (in its units) is None. With
+    `through_holes` a hole's cells count as ground (the tool that fills holes points into them).
     """
     o = np.asarray(origin, np.float64).reshape(3)
     d = np.asarray(direction, np.float64).reshape(3)
@@ -98,7 +100,8 @@ def ray_heightfield(terrain: Terrain, origin, direction, max_t: float = math.inf
         return None
     k = int(found[0])
     # a ray that meets the surface in a hole's cell falls through it: under the ground, no hit
-    if terrain.holes is not None and cells_are_holes(terrain, ci[k:k + 1], cj[k:k + 1])[0]:
+    if not through_holes and terrain.holes is not None \
+            and cells_are_holes(terrain, ci[k:k + 1], cj[k:k + 1])[0]:
         return None
     t = ta[k] + hit_u[k]
     p = o + t * d

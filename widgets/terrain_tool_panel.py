@@ -7,9 +7,11 @@ import html
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
+    QComboBox,
     QDoubleSpinBox,
     QFormLayout,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QSizePolicy,
     QSpinBox,
@@ -30,6 +32,8 @@ class TerrainToolPanel(QWidget):
     amount_edited = Signal(float)
     seed_edited = Signal(int)
     road_width_edited = Signal(float)  # once an edit of the Road width is finished
+    road_kind_edited = Signal(str)  # "road" or "river"
+    road_depth_edited = Signal(float)  # once an edit of the river's depth is finished
 
     def __init__(self, actions: list[QAction] | None = None, brush: Brush | None = None,
                  parent: QWidget | None = None) -> None:
@@ -75,11 +79,38 @@ class TerrainToolPanel(QWidget):
         self.road_width.setToolTip("Road tool: the width of the selected point (one undo step), and of "
                                    "the points added next")
 
+        # kind and depth share a row: the Road tool's settings take no more height than the sculpt ones
+        self.road_kind = QComboBox(self)
+        self.road_kind.setObjectName("terrain_road_kind")
+        self.road_kind.addItem("Road", "road")
+        self.road_kind.addItem("River", "river")
+        self.road_kind.setToolTip("Road tool: a road levels the ground along its path (its grade limited); a "
+                                  "river carves a bed below the ground. Applies to the spline layer being "
+                                  "edited (one undo step) and to the next one laid")
+        self.road_depth = QDoubleSpinBox(self)
+        self.road_depth.setObjectName("terrain_road_depth")
+        self.road_depth.setRange(0.0, 1000.0)
+        self.road_depth.setValue(2.0)
+        self.road_depth.setSingleStep(0.5)
+        self.road_depth.setSuffix(" m")
+        self.road_depth.setDecimals(1)
+        self.road_depth.setKeyboardTracking(False)
+        # it gives way to its minimum: a spin box's wide default would push the column past 240 px
+        self.road_depth.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.road_depth.setToolTip("River: metres of bed below the water line (one undo step)")
+        self.road_shape = QWidget(self)
+        shape = QHBoxLayout(self.road_shape)
+        shape.setContentsMargins(0, 0, 0, 0)
+        shape.addWidget(self.road_kind)
+        shape.addWidget(self.road_depth, 1)
+        self.show_road_shape("road", 2.0)
+
         form = QFormLayout()
         form.addRow("Paints layer", self.layer)
         form.addRow("Amount", self.amount)
         form.addRow("Noise seed", self.seed)
         form.addRow("Road width", self.road_width)
+        form.addRow("Kind", self.road_shape)
         self.form = form
         self.set_tool("")
         layout = QVBoxLayout(self)
@@ -93,12 +124,15 @@ class TerrainToolPanel(QWidget):
         self.amount.valueChanged.connect(self.amount_edited.emit)
         self.seed.valueChanged.connect(self.seed_edited.emit)
         self.road_width.valueChanged.connect(self.road_width_edited.emit)
+        self.road_kind.currentIndexChanged.connect(self._kind_edited)
+        self.road_depth.valueChanged.connect(self.road_depth_edited.emit)
 
     def set_tool(self, key: str) -> None:
         """Show the settings of the active tool: the Road tool's width, or the sculpt amount and
         seed (a column of 240 px has room for one set, not both)."""
         road = key == "spline"
         self.form.setRowVisible(self.road_width, road)
+        self.form.setRowVisible(self.road_shape, road)
         self.form.setRowVisible(self.amount, not road)
         self.form.setRowVisible(self.seed, not road)
 
@@ -107,6 +141,21 @@ class TerrainToolPanel(QWidget):
         self.road_width.blockSignals(True)
         self.road_width.setValue(width)
         self.road_width.blockSignals(False)
+
+    def show_road_shape(self, kind: str, depth: float) -> None:
+        """Show the edited spline's kind and depth without emitting an edit."""
+        for widget in (self.road_kind, self.road_depth):
+            widget.blockSignals(True)
+        self.road_kind.setCurrentIndex(max(0, self.road_kind.findData(kind)))
+        self.road_depth.setValue(depth)
+        self.road_depth.setEnabled(kind == "river")  # a road has no bed
+        for widget in (self.road_kind, self.road_depth):
+            widget.blockSignals(False)
+
+    def _kind_edited(self, _index: int) -> None:
+        kind = self.road_kind.currentData()
+        self.road_depth.setEnabled(kind == "river")
+        self.road_kind_edited.emit(kind)
 
     def set_layer(self, name: str | None) -> None:
         """Show which layer the paint tools work on."""

@@ -173,7 +173,11 @@ class Viewport(QOpenGLWidget):
             if old is not None:
                 self.remove_renderer(old)
                 setattr(self, attr, None)
+        if self.scene is not None:
+            self.scene.terrain.holes_changed.disconnect(self._on_holes_changed)
         self.scene = scene
+        if scene is not None:  # the terrain renderer re-reads the mask at the next frame: ask for one
+            scene.terrain.holes_changed.connect(self._on_holes_changed)
         self._opening = None  # (eye, yaw), found once per scene: a resize before any move reuses it
         self.overlays.terrain = scene.terrain if scene is not None else None
         if scene is not None:
@@ -190,6 +194,9 @@ class Viewport(QOpenGLWidget):
         if frame:
             self.frame_opening()
             self._auto_frame = True
+
+    def _on_holes_changed(self, *_) -> None:
+        self.update()
 
     def _add_foliage_renderers(self, scene: Scene) -> None:
         """Stored foliage and derived grass, right after the terrain."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from model.holes import apply_patch, paint_holes
+from model.holes import apply_patch, hole_at, paint_holes
 from tests.gui_helpers import is_sky, render
 
 
@@ -31,3 +31,168 @@ def test_a_hole_shows_the_sky_through_the_ground_and_its_undo_the_ground(shown, 
     apply_patch(terrain, patch, undo=True)
     back = render(viewport, qtbot)
     assert not is_sky(back[sy - 2:sy + 3, sx - 2:sx + 3]).any()
+
+
+# ---- the Holes tool in the editor ---------------------------------------------------------------
+def _mask(terrain) -> bytes | None:
+    return None if terrain.holes is None else terrain.holes[0:terrain.rows, 0:terrain.columns].tobytes()
+
+
+def _drag(viewport, pixels, modifiers=None) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    mods = Qt.KeyboardModifier.NoModifier if modifiers is None else modifiers
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, mods, pixels[0])
+    for p in pixels[1:]:
+        QTest.mouseMove(viewport, p)
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, mods, pixels[-1])
+
+
+def _holes_tool(window):
+    from app.terrain_editor import install
+    from model.brush import Brush
+
+    toolbox = install(window).toolbox
+    toolbox.set_brush(Brush(radius=6.0, strength=1.0, falloff=0.3))
+    action = toolbox.actions["holes"]
+    assert action.shortcut().toString() == "H" and "— H" in action.toolTip()
+    action.trigger()
+    assert toolbox.active.tool_key == "holes"
+    return toolbox
+
+
+def _screen(viewport, terrain, x: float, z: float):
+    from PySide6.QtCore import QPoint
+
+    sx, sy = viewport.world_to_screen([[x, float(terrain.height_at(x, z)), z]])[0]
+    return QPoint(int(round(sx)), int(round(sy)))
+
+
+def test_a_holes_drag_cuts_the_mask_shows_the_sky_and_is_one_exact_step(shown, qtbot) -> None:
+    viewport, stack = shown.viewport, shown.document.undo_stack
+    terrain = shown.document.scene.terrain
+    _holes_tool(shown)
+    path = [_screen(viewport, terrain, x, 0.0) for x in (-8.0, -4.0, 0.0, 4.0, 8.0)]
+    centre = path[2]
+    ground = render(viewport, qtbot)
+    assert not is_sky(ground[centre.y() - 2:centre.y() + 3, centre.x() - 2:centre.x() + 3]).any()
+    _drag(viewport, path)
+    assert stack.count() == 1 and stack.text(0) == "Cut holes"
+    assert bool(hole_at(terrain, 0.0, 0.0)) and bool(hole_at(terrain, 8.0, 0.0))
+    assert not hole_at(terrain, 0.0, 20.0)  # beyond the brush
+    cut = _mask(terrain)
+    holed = render(viewport, qtbot)
+    assert is_sky(holed[centre.y() - 2:centre.y() + 3, centre.x() - 2:centre.x() + 3]).all()
+    stack.undo()
+    assert terrain.holes is None  # the terrain had no mask: undo takes it away again
+    back = render(viewport, qtbot)
+    assert not is_sky(back[centre.y() - 2:centre.y() + 3, centre.x() - 2:centre.x() + 3]).any()
+    stack.redo()
+    assert _mask(terrain) == cut
+    assert is_sky(render(viewport, qtbot)[centre.y(), centre.x()])
+
+
+def test_ctrl_drag_fills_holes_in_one_undo_step_even_pressed_over_the_hole(shown, qtbot) -> None:
+    from PySide6.QtCore import Qt
+
+    viewport, stack = shown.viewport, shown.document.undo_stack
+    terrain = shown.document.scene.terrain
+    toolbox = _holes_tool(shown)
+    toolbox.drag([(-6.0, 0.0), (0.0, 0.0), (6.0, 0.0)])
+    cut = _mask(terrain)
+    assert stack.count() == 1 and hole_at(terrain, 0.0, 0.0) and hole_at(terrain, 0.0, 6.0)
+    centre = _screen(viewport, terrain, 0.0, 0.0)
+    assert is_sky(render(viewport, qtbot)[centre.y(), centre.x()])  # the press lands on no ground
+    _drag(viewport, [centre], Qt.KeyboardModifier.ControlModifier)
+    assert stack.count() == 2 and stack.text(1) == "Fill holes"
+    filled = _mask(terrain)
+    assert not hole_at(terrain, 0.0, 0.0) and not hole_at(terrain, 0.0, 2.0)
+    assert hole_at(terrain, -10.0, 0.0)  # beyond the Ctrl brush the holes stay
+    stack.undo()
+    assert _mask(terrain) == cut
+    stack.redo()
+    assert _mask(terrain) == filled
+
+
+def test_the_stored_foliage_in_a_new_hole_goes_and_undo_brings_it_back_exactly(main_window) -> None:
+    from model.foliage import foliage_of
+    from tests.app.test_foliage_mode import snapshot
+
+    scene, stack = main_window.document.scene, main_window.document.undo_stack
+    terrain, volume = scene.terrain, foliage_of(scene).volume
+    name = foliage_of(scene).palette.names()[0]
+    xz = np.array([(0.0, 0.0), (1.5, -1.0), (-2.0, 2.5), (30.0, 20.0)])
+    rec = np.zeros((len(xz), 7), np.float32)
+    rec[:, 0], rec[:, 2], rec[:, 6] = xz[:, 0], xz[:, 1], 1.0
+    rec[:, 1] = terrain.height_at(xz[:, 0], xz[:, 1])
+    volume.add(name, rec)
+    before = snapshot(volume)
+    toolbox = _holes_tool(main_window)
+    toolbox.drag([(0.0, 0.0)])
+    assert stack.count() == 1 and volume.count() == 1  # only the far instance stands
+    assert np.allclose(volume.all_records(name)[:, (0, 2)], [(30.0, 20.0)])
+    after = snapshot(volume)
+    stack.undo()
+    assert snapshot(volume) == before and terrain.holes is None
+    stack.redo()
+    assert snapshot(volume) == after and hole_at(terrain, 0.0, 0.0)
+    # a Ctrl stroke fills the hole but removes nothing more, and brings nothing back
+    toolbox.drag([(0.0, 0.0)], _ctrl())
+    assert snapshot(volume) == after and not hole_at(terrain, 0.0, 0.0)
+
+
+def _ctrl():
+    from PySide6.QtCore import Qt
+
+    return Qt.KeyboardModifier.ControlModifier
+
+
+def test_a_change_of_the_mask_alone_draws_a_new_frame(shown, qtbot) -> None:
+    viewport = shown.viewport
+    render(viewport, qtbot)
+    while True:  # the opening frames (layer textures arrive over a few) are all drawn
+        before = viewport.frames_rendered
+        qtbot.wait(300)
+        if viewport.frames_rendered == before:
+            break
+    paint_holes(shown.document.scene.terrain, 0.0, 0.0, 5.0)  # no tool, no update asked by anyone else
+    qtbot.waitUntil(lambda: viewport.frames_rendered > before, timeout=5000)
+
+
+def test_spawners_drop_their_trees_in_a_hole_and_grow_them_again_where_it_is_filled(main_window) -> None:
+    from model.foliage import FoliageType, foliage_of
+    from model.foliage.spawner import Area, Spawner, Species
+    from model.foliage.spawner_section import spawners_of
+    from tests.app.test_foliage_mode import snapshot
+
+    scene, stack = main_window.document.scene, main_window.document.undo_stack
+    foliage = foliage_of(scene)
+    foliage.palette.add(FoliageType("pine", spacing=1.5))
+    main_window.set_tool_window_visible("spawners", True)
+    spawners_of(scene).spawners = [Spawner("all", 1, Area(), (Species("pine", 6.0),))]
+    main_window.spawner_editor.refresh()
+    main_window.spawner_editor.panel.run_button.click()
+    volume = foliage.volume
+
+    def trees() -> np.ndarray:  # every pine's record, in a fixed order
+        rec = volume.all_records("pine")
+        return rec[np.lexsort(rec.T[::-1])]
+
+    terrain = scene.terrain
+    grown, before = trees(), snapshot(volume)
+    near = np.hypot(grown[:, 0], grown[:, 2]) < 4.0
+    assert near.any()
+    toolbox = _holes_tool(main_window)
+    toolbox.drag([(0.0, 0.0)])
+    assert stack.count() == 2  # the run, then the hole with the spawner's re-run in it
+    holed = trees()
+    assert not hole_at(terrain, holed[:, 0], holed[:, 2]).any() and len(holed) < len(grown)
+    # they left as the spawner's own, none counted as deleted by hand
+    assert not any(len(k) for k in spawners_of(scene).removed.get("all", {}).values())
+    toolbox.drag([(0.0, 0.0)], _ctrl())
+    assert np.array_equal(trees(), grown)  # the same seeded trees grow back
+    stack.undo()
+    assert np.array_equal(trees(), holed)
+    stack.undo()
+    assert snapshot(volume) == before and terrain.holes is None

@@ -4,6 +4,7 @@ that gives the heights back byte for byte."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
@@ -89,3 +90,44 @@ def test_ctrl_click_deletes_a_point_and_the_width_reshapes_the_selected_one(main
     assert heights(terrain) == wide
     stack.undo()
     assert heights(terrain) == three
+
+
+def test_the_river_kind_carves_a_bed_below_the_ground_each_change_one_exact_step(main_window, editor) -> None:
+    toolbox = editor.toolbox
+    terrain = main_window.document.scene.terrain
+    stack = main_window.document.undo_stack
+    panel = editor.tool_panel()
+    toolbox.activate("spline")
+    assert panel.form.isRowVisible(panel.road_shape) and not panel.road_depth.isEnabled()
+    assert panel.minimumSizeHint().width() <= 240  # the kind and depth fit the right column
+    start = heights(terrain)
+    ground = terrain.read_heights(slice(0, terrain.rows), slice(0, terrain.columns)).copy()
+    panel.road_kind.setCurrentIndex(panel.road_kind.findData("river"))
+    assert stack.count() == 0 and panel.road_depth.isEnabled()  # no river yet: the next one laid
+    panel.road_depth.setValue(3.0)
+    assert stack.count() == 0
+    for p in [(-30.0, 0.0), (30.0, 0.0)]:
+        toolbox.drag([p])
+    assert stack.count() == 1 and stack.text(0) == "Lay river 'road'"
+    params = terrain.edits.layer("road").params
+    assert params["type"] == "river" and params["depth"] == 3.0
+    river = terrain.read_heights(slice(0, terrain.rows), slice(0, terrain.columns)).copy()
+    centre = (terrain.rows // 2, terrain.columns // 2)  # the hill's top, on the river's path
+    assert river[centre] <= ground[centre] - 3.0
+    assert np.all(river <= ground + 1e-4)  # a river only carves
+    # deeper: one step, the bed 2 m lower where it is carved full depth
+    panel.road_depth.setValue(5.0)
+    assert stack.count() == 2 and stack.text(1) == "Set the depth of 'road' to 5 m"
+    deeper = heights(terrain)
+    assert terrain.height_at(0.0, 0.0) == pytest.approx(river[centre] - 2.0, abs=1e-3)
+    # back to a road: one step; undo gives the river back byte for byte, and the panel follows
+    panel.road_kind.setCurrentIndex(panel.road_kind.findData("road"))
+    assert stack.count() == 3 and stack.text(2) == "Make 'road' a road"
+    assert terrain.edits.layer("road").params["type"] == "road"
+    assert heights(terrain) != deeper
+    stack.undo()
+    assert heights(terrain) == deeper
+    assert panel.road_kind.currentData() == "river" and panel.road_depth.value() == 5.0
+    for _ in range(2):
+        stack.undo()
+    assert heights(terrain) == start

@@ -54,6 +54,9 @@ def test_picking_rays_fall_through_holes() -> None:
     assert ray_heightfield(t, (20.5, 10.0, 30.5), (0.0, -1.0, 0.001)) is None
     hit = ray_heightfield(t, (10.5, 10.0, 30.5), (0.0, -1.0, 0.001))
     assert hit is not None and abs(hit[1]) < 1e-9
+    # the tool that fills holes points into them: the hole's place on the surface
+    into = ray_heightfield(t, (20.5, 10.0, 30.5), (0.0, -1.0, 0.001), through_holes=True)
+    assert into is not None and abs(into[0] - 20.5) < 1e-9 and abs(into[1]) < 1e-9
 
 
 def test_exported_terrain_leaves_the_hole_faces_out() -> None:
