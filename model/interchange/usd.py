@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from model import portable_math as pmath
-from model.atomic import atomic_write, atomic_write_path, temp_folder
+from model.atomic import atomic_write, atomic_write_path, retarget, temp_folder
 from model.errors import FormatError
 from model.foliage.foliage_type import FoliageType, foliage_type_to_dict
 from model.interchange.conventions import (
@@ -192,8 +192,11 @@ def write_usd(scene: Scene, path: str | Path, options: ExportOptions = DEFAULT_O
 
         images = looks.images.images
         if suffix != ".usdz":  # the textures beside the stage, each written atomically, before it
-            for image in images:
-                atomic_write(path.parent / looks.folder / image.name, image.data)
+            try:
+                for image in images:
+                    atomic_write(path.parent / looks.folder / image.name, image.data)
+            except OSError as e:  # said of the export the user named, not of a texture in its folder
+                raise retarget(e, path) from None
 
         def export(target: Path) -> None:
             try:

@@ -37,12 +37,15 @@ def _watch(cancel_at: int | None, seen: dict) -> None:
 
     def watch() -> None:
         progress = next((w for w in QApplication.topLevelWidgets()
-                         if isinstance(w, QProgressDialog) and w.isVisible()), None)
+                         if isinstance(w, QProgressDialog) and w.isVisible()
+                         and w.labelText().startswith("Importing")), None)
         if progress is not None:
             seen["labels"].append(progress.labelText())
-            if cancel_at is not None and progress.value() >= cancel_at and "at" not in seen:
+            cancel = next((b for b in progress.findChildren(QPushButton) if b.text() == "Cancel"), None)
+            # the job runs on other threads: the first look at or past `cancel_at` presses Cancel
+            if cancel_at is not None and progress.value() >= cancel_at and "at" not in seen and cancel:
                 seen["at"] = progress.value()
-                next(b for b in progress.findChildren(QPushButton) if b.text() == "Cancel").click()
+                cancel.click()
                 return
         if seen.get("running", True):
             QTimer.singleShot(5, watch)
@@ -65,7 +68,7 @@ def test_an_import_in_memory_shows_tiles_rate_and_time_left_and_cancels(qtbot, m
     region = Region.from_bounds(-512, -512, 512, 512, 1.0)  # 1,025² poles: 3 x 3 tiles of 512²
     assert import_trn_scene(main_window, planet, region) is None
     seen["running"] = False
-    assert seen["at"] == 2
+    assert 2 <= seen["at"] < 9  # cancelled on the way, at the first look past two tiles
     found = [TILES.search(t) for t in seen["labels"]]
     assert any(m and m.group(2) == "9" for m in found), seen["labels"][:4]
     assert all(t.startswith(f"Importing {planet.name}: evaluating") for t in seen["labels"])
