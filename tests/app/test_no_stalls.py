@@ -11,6 +11,8 @@ for about half a second, once per session."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from PySide6.QtWidgets import QApplication
 
@@ -26,6 +28,17 @@ def shown(main_window):
     for _ in range(5):
         QApplication.processEvents()
     return main_window
+
+
+def settled_idle_cpu(window, timeout_s: float = 60.0) -> float:
+    """Processor use over an idle second once the scene's background work is done (its layer
+    textures decoded, their far ground's base colour baked: the editor's work, asked for by frames
+    it draws until then), not an idle loop's."""
+    deadline = time.monotonic() + timeout_s
+    while window.viewport.textures_pending() and time.monotonic() < deadline:
+        idle_cpu_seconds(0.2)
+    idle_cpu_seconds(0.5)
+    return idle_cpu_seconds(1.0)
 
 
 def settle(seconds: float = 1.0) -> None:
@@ -48,7 +61,7 @@ def test_trn_as_scene_keeps_the_window_drawn_and_then_idles(shown, tmp_path):
         settle()
     assert scene is not None and len(scene.sections["foliage"].volume.keys()) > 1000
     assert meter.longest_busy <= LONGEST_STALL_S, meter.gaps
-    assert idle_cpu_seconds(1.0) <= IDLE_CPU_S
+    assert settled_idle_cpu(shown) <= IDLE_CPU_S
 
 
 def test_growing_a_forest_keeps_the_window_drawn_and_then_idles(shown):
@@ -67,7 +80,7 @@ def test_growing_a_forest_keeps_the_window_drawn_and_then_idles(shown):
         settle()
     assert scene is not None and scene.sections["foliage"].volume.count() > 0
     assert meter.longest_busy <= LONGEST_STALL_S, meter.gaps
-    assert idle_cpu_seconds(1.0) <= IDLE_CPU_S
+    assert settled_idle_cpu(shown) <= IDLE_CPU_S
 
 
 def test_a_spawner_run_keeps_the_window_drawn_and_then_idles(shown):
@@ -89,7 +102,7 @@ def test_a_spawner_run_keeps_the_window_drawn_and_then_idles(shown):
         settle()
     assert editor.results and editor.results[0].placed > 1000
     assert meter.longest_busy <= LONGEST_STALL_S, meter.gaps
-    assert idle_cpu_seconds(1.0) <= IDLE_CPU_S
+    assert settled_idle_cpu(shown) <= IDLE_CPU_S
 
 
 def test_opening_a_big_paged_world_keeps_the_window_drawn_and_then_idles(shown, tmp_path, monkeypatch):
@@ -105,4 +118,4 @@ def test_opening_a_big_paged_world_keeps_the_window_drawn_and_then_idles(shown, 
         settle()
     assert shown.document.scene.terrain.paged_heights is not None
     assert meter.longest_busy <= LONGEST_STALL_S, meter.gaps
-    assert idle_cpu_seconds(1.0) <= IDLE_CPU_S
+    assert settled_idle_cpu(shown) <= IDLE_CPU_S

@@ -110,7 +110,8 @@ def test_a_written_import_cancels_its_workers_at_once_and_leaves_nothing(
     # (one per worker thread) may have reported before that look
     from model.batch import default_workers
 
-    assert asks_after_cancel(asks) == [], asks[-5:]
+    late = asks_after_cancel(asks)  # only the tiles computing when it was pressed may still report
+    assert all(a[0] == "step" for a in late) and len(late) <= default_workers(), asks[-5:]
     assert max(a[1] for a in asks if a[0] == "step") <= seen["at"] + default_workers(), asks[-5:]
     assert not any("starting" in t for t in seen["labels"])
     deadline = time.monotonic() + 10
