@@ -13,9 +13,8 @@ import math
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtGui import QUndoCommand
 
-from app.terrain_commands import CommandId
+from app.terrain_commands import CommandId, TerrainStrokeCommand
 from app.terrain_tools import StrokeTool
 from app.tools import stamp_points
 from model.edit_layers import EditLayer, EditStack, stack_of
@@ -109,28 +108,12 @@ class StampStroke:
             self.stroke.redo()
 
 
-class StampStrokeCommand(QUndoCommand):
-    """One stamp of a Stamp drag; the drag's stamps merge into its first command."""
-
-    def __init__(self, stroke: StampStroke, patch: Patch, text: str) -> None:
-        super().__init__(text)
-        self.stroke, self._patch = stroke, patch
+class StampStrokeCommand(TerrainStrokeCommand):
+    """One stamp of a Stamp drag; the drag's stamps merge into its first command (a merge id of its
+    own, so a Stamp drag never merges into a sculpt stroke)."""
 
     def id(self) -> int:
         return int(CommandId.STAMP_STROKE)
-
-    def redo(self) -> None:
-        if self._patch is not None:
-            self.stroke.apply(self._patch)
-            self._patch = None
-        else:
-            self.stroke.redo()
-
-    def undo(self) -> None:
-        self.stroke.undo()
-
-    def mergeWith(self, other: QUndoCommand) -> bool:
-        return isinstance(other, StampStrokeCommand) and other.stroke is self.stroke
 
 
 class StampTool(StrokeTool):
