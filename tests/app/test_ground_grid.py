@@ -10,8 +10,13 @@ from tests.gui_helpers import render, show_editor
 
 
 def grid_pixels(viewport, qtbot) -> int:
-    """Pixels the ground grid changes: the view drawn with it, less the view drawn without it."""
+    """Pixels the ground grid changes: the view drawn with it, less the view drawn without it, once
+    the terrain's textures and base colour have arrived (else the two frames differ by those)."""
     overlays = viewport.overlays
+    for _ in range(600):  # each frame asks for what is still missing
+        render(viewport, qtbot)
+        if not viewport.textures_pending():
+            break
     with_grid = render(viewport, qtbot).astype(int)
     overlays.set_toggle("show_ground_grid", False)
     without = render(viewport, qtbot).astype(int)
