@@ -788,6 +788,9 @@ class MainWindow(QMainWindow):
             return
         if self.persist_layout:
             self.save_layout()
+        spawner_editor = getattr(self, "spawner_editor", None)
+        if spawner_editor is not None:  # a re-run in the background stops before the window goes
+            spawner_editor.stop()
         self.autosave.close()  # a clean close: the recovery copy is no longer needed
         self.file_watcher.watch(None)
         event.accept()

@@ -43,6 +43,7 @@ from model.foliage.spawner import Area, Spawner, Species, spawner_from_toml, spa
 BAR_COLOUR = "#3b82c4"
 OK_CANCEL = QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
 PLACED_COLOUR = "#3f9b4a"
+RUN_STEPS = 1000
 
 
 def _spin(lo: float, hi: float, value: float, step: float = 1.0, decimals: int = 2, suffix: str = "",
@@ -247,6 +248,7 @@ class SpawnerPanel(QWidget):
     bake_requested = Signal(int)
     preview_requested = Signal(int)
     reason_clicked = Signal(int, str)  # species index, reason text
+    cancel_requested = Signal()  # stop the re-run going in the background
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -385,6 +387,30 @@ class SpawnerPanel(QWidget):
             arow.addWidget(b, i // 2, i % 2)
         outer.addLayout(arow)
 
+        # a re-run goes in the background: its progress here, the form usable meanwhile
+        self.run_box = QWidget()
+        self.run_box.setObjectName("spawner_run_box")
+        rrow = QGridLayout(self.run_box)
+        rrow.setContentsMargins(0, 0, 0, 0)
+        self.run_label = QLabel("")
+        self.run_label.setObjectName("spawner_run_label")
+        self.run_label.setWordWrap(True)
+        self.run_progress = QProgressBar()
+        self.run_progress.setObjectName("spawner_run_progress")
+        self.run_progress.setRange(0, RUN_STEPS)
+        self.run_progress.setTextVisible(False)
+        self.run_progress.setFixedHeight(10)
+        self.run_cancel = self._button("Cancel", "Stop the re-run: the recipe stays changed, the forest "
+                                       "as it was (Run brings it up to date)", self.cancel_requested.emit)
+        self.run_cancel.setObjectName("spawner_run_cancel")
+        self.run_cancel.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        rrow.addWidget(self.run_label, 0, 0, 1, 2)
+        rrow.addWidget(self.run_progress, 1, 0)
+        rrow.addWidget(self.run_cancel, 1, 1)
+        rrow.setColumnStretch(0, 1)
+        self.run_box.hide()
+        outer.addWidget(self.run_box)
+
         self.summary = QLabel("No run yet.")
         self.summary.setObjectName("spawner_summary")
         self.summary.setWordWrap(True)
@@ -428,6 +454,19 @@ class SpawnerPanel(QWidget):
 
     def current(self) -> int:
         return self.list.currentRow() if self.spawners else -1
+
+    def show_running(self, text: str, fraction: float | None) -> None:
+        """The background re-run's line and bar (`fraction` None: nothing decided yet, a busy bar)."""
+        self.run_label.setText(text)
+        if fraction is None or fraction <= 0.0:
+            self.run_progress.setRange(0, 0)
+        else:
+            self.run_progress.setRange(0, RUN_STEPS)
+            self.run_progress.setValue(round(min(fraction, 1.0) * RUN_STEPS))
+        self.run_box.show()
+
+    def hide_running(self) -> None:
+        self.run_box.hide()
 
     def _spawner(self) -> Spawner:
         return self.spawners[self.current()]
