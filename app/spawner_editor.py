@@ -242,11 +242,16 @@ class SpawnerEditor(QObject):
         if job.error is not None:
             self.panel.show_result(self.results, f"'{name}' cannot run: {job.error}")
             return
+        if self.scene is not job.scene:
+            return
+        if not self._is_top(job.command):
+            self.panel.show_result(self.results, f"Re-run of '{name}' stopped: its step was undone or "
+                                                 "another edit came after it (Run brings the forest up to "
+                                                 "date).")
+            return
         if job.cancelled or job.result is None:
             self.panel.show_result(self.results, f"Re-run of '{name}' cancelled: the recipe is changed, the "
                                                  "forest is as it was (Run brings it up to date).")
-            return
-        if not self._is_top(job.command) or self.scene is not job.scene:
             return
         if job.stale:  # the scene changed under the run: run again over what it is now
             self._start(job.command)
