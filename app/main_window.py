@@ -264,6 +264,8 @@ class MainWindow(QMainWindow):
         self.document.scene_replaced.connect(panel.set_scene)
         panel.follow_selection(lambda: toolset.selection)
         toolset.selection_changed.connect(panel.selection_changed)  # a method: gone with the panel
+        # an undo or redo shows at once what the step left, not after the coalescing timer
+        self.document.undo_stack.indexChanged.connect(panel.refresh)
 
     def set_panel(self, key: str, widget: QWidget) -> QWidget:
         """Put `widget` in fixed dock `key`, deleting the panel it replaces; returns `widget`."""
