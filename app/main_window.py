@@ -742,6 +742,9 @@ class MainWindow(QMainWindow):
             return False
         try:
             with self.busy(f"Saving {path}…"):
+                spawner_editor = getattr(self, "spawner_editor", None)
+                if spawner_editor is not None:  # the recipe is saved with the forest its re-run makes
+                    spawner_editor.finish()
                 self.document.save(path, replace_textures=bool(clash))
         except OSError as e:  # a WriteError is already the CLI's sentence, naming the file
             self.show_error("Could not save scene", file_message(e, path))

@@ -230,6 +230,15 @@ class SpawnerEditor(QObject):
             job.deleteLater()
         self.panel.hide_running()
 
+    def finish(self) -> None:
+        """Let the re-run going land now, and the one waiting after it (a save writes the forest
+        the saved recipe makes)."""
+        while self.job is not None:
+            job = self.job
+            job.finished.disconnect(self._on_finished)
+            job.join()
+            self._on_finished(job)
+
     def _on_finished(self, job: BackgroundRun) -> None:
         self.job = None
         job.deleteLater()

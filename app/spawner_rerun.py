@@ -77,6 +77,12 @@ class BackgroundRun(QObject):
         if self._thread.ident is not None:
             self._thread.join()
 
+    def join(self) -> None:
+        """Wait for the run to end, not stopping it; the caller takes the result (no `finished`)."""
+        self._timer.stop()
+        if self._thread.ident is not None:
+            self._thread.join()
+
     def _poll(self) -> None:
         if self._thread.is_alive():
             self.progressed.emit(self.fraction)

@@ -366,3 +366,18 @@ def test_closing_the_window_during_a_rerun_waits_for_it(main_window, spawners, q
     main_window.close()
     assert not spawners.running
     assert not any(t.name == "boscage-spawner-rerun" for t in threading.enumerate())
+
+
+def test_saving_during_a_rerun_saves_the_forest_the_recipe_makes(main_window, spawners, qtbot, monkeypatch,
+                                                                  tmp_path):
+    from model.formats.scene_file import load_scene
+
+    two_species_spawner(main_window, spawners)
+    scene = main_window.document.scene
+    slow_species(monkeypatch, 0.3)
+    spawners.panel.density_box.setValue(3.0)
+    assert spawners.running
+    assert main_window._save_to(tmp_path / "saved.boscage")
+    assert not spawners.running
+    assert volume_bytes(load_scene(tmp_path / "saved.boscage")) == volume_bytes(scene)
+    assert volume_bytes(scene) == clean_run_bytes(scene, spawners_of(scene).spawners[0])
