@@ -381,3 +381,18 @@ def test_saving_during_a_rerun_saves_the_forest_the_recipe_makes(main_window, sp
     assert not spawners.running
     assert volume_bytes(load_scene(tmp_path / "saved.boscage")) == volume_bytes(scene)
     assert volume_bytes(scene) == clean_run_bytes(scene, spawners_of(scene).spawners[0])
+
+
+def test_opening_another_scene_during_a_rerun_stops_it(main_window, spawners, qtbot, monkeypatch):
+    from app.document import new_scene
+
+    two_species_spawner(main_window, spawners)
+    slow_species(monkeypatch, 0.4)
+    spawners.panel.density_box.setValue(3.0)
+    assert spawners.running
+    main_window.document.undo_stack.setClean()
+    main_window.open_scene(new_scene(33))
+    assert not spawners.running and not spawners.panel.run_progress.isVisibleTo(spawners.panel)
+    assert spawners_of(main_window.document.scene).spawners == []
+    qtbot.wait(100)  # nothing of the old run arrives later
+    assert len(foliage_of(main_window.document.scene).volume) == 0
