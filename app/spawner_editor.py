@@ -18,7 +18,7 @@ from model.foliage.spawn_run import SpawnCancelled, SpawnError, SpawnResult
 from model.foliage.spawner import Spawner
 from model.foliage.spawner_section import apply_result, move_ownership, run_and_apply, run_only, spawners_of
 from widgets.progress import ModalProgress
-from widgets.spawner_panel import SpawnerPanel
+from widgets.spawner_panel import RunStrip, SpawnerPanel
 
 AREA_MARKERS = "spawner_area"
 REFUSED_MARKERS = "spawner_refused"
@@ -46,6 +46,10 @@ class SpawnerEditor(QObject):
         self._pushing = False
         self.panel.edited.connect(self.edit)
         self.panel.cancel_requested.connect(self.cancel_rerun)
+        # in the status bar too: the panel may be behind another tab or scrolled to its species
+        self.status_strip = RunStrip(compact=True)
+        self.status_strip.cancel_requested.connect(self.cancel_rerun)
+        main_window.statusBar().addPermanentWidget(self.status_strip)
         self.panel.removed.connect(self.remove)
         self.panel.run_requested.connect(self.run)
         self.panel.bake_requested.connect(self.bake)
@@ -207,12 +211,17 @@ class SpawnerEditor(QObject):
     def _show_running(self) -> None:
         job = self.job
         if job is None:
-            self.panel.hide_running()
+            self._hide_running()
             return
         waiting = self._next is not None
         name = (self._next or job.command).pending.name
         fraction = None if waiting else job.fraction
         self.panel.show_running(f"Re-running '{name}'…", fraction)
+        self.status_strip.show_running(f"Spawner '{name}' re-running", fraction)
+
+    def _hide_running(self) -> None:
+        self.panel.hide_running()
+        self.status_strip.hide()
 
     def cancel_rerun(self) -> None:
         """Stop the re-run: the recipe stays edited, the forest as it was."""
@@ -228,7 +237,7 @@ class SpawnerEditor(QObject):
             job.finished.disconnect(self._on_finished)
             job.wait()
             job.deleteLater()
-        self.panel.hide_running()
+        self._hide_running()
 
     def finish(self) -> None:
         """Let the re-run going land now, and the one waiting after it (a save writes the forest
@@ -246,7 +255,7 @@ class SpawnerEditor(QObject):
         if following is not None and self._is_top(following):
             self._start(following)
             return
-        self.panel.hide_running()
+        self._hide_running()
         name = job.spawner.name
         if job.error is not None:
             self.panel.show_result(self.results, f"'{name}' cannot run: {job.error}")

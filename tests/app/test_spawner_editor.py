@@ -271,6 +271,7 @@ def test_an_edit_reruns_in_the_background_and_a_second_edit_supersedes_it(shown,
     assert spawners.running and stack.index() == start + 1  # the recipe is changed at once, one step
     assert panel.run_progress.isVisible() and panel.run_cancel.isVisible()
     assert "Re-running 'mixed'" in panel.run_label.text()
+    assert spawners.status_strip.isVisible()  # seen also with the panel behind another tab
     assert modal_dialogs() == []
     for w in (panel, panel.species_list, panel.density_box, panel.list, panel.form_box):
         assert w.isEnabled()
@@ -281,7 +282,7 @@ def test_an_edit_reruns_in_the_background_and_a_second_edit_supersedes_it(shown,
     assert stack.index() == start + 2 and spawners.running and panel.run_progress.isVisible()
     assert modal_dialogs() == []
     settle(spawners, qtbot)
-    assert not panel.run_progress.isVisible()
+    assert not panel.run_progress.isVisible() and not spawners.status_strip.isVisible()
     final = spawners_of(scene).spawners[0]
     assert [sp.density for sp in final.species] == [3.0, 2.5]
     after = volume_bytes(scene)
