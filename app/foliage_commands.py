@@ -84,15 +84,18 @@ class DeleteInstancesCommand(QUndoCommand):
 
 class TransformInstancesCommand(QUndoCommand):
     """A gizmo drag: the originals removed and their transformed records added (possibly in
-    other cells). Built after the drag has been shown live, so the first redo does nothing."""
+    other cells). Built after the drag has been shown live, so the first redo does nothing.
+    `select(selection)` hears the instances' addresses after each undo and redo: the selection
+    follows them back and forth, as the Inspector and the gizmo show it."""
 
     def __init__(self, volume: FoliageVolume, removed: Removed, records: np.ndarray, added: Selection,
-                 text: str) -> None:
+                 text: str, select: Callable[[Selection], None] | None = None) -> None:
         super().__init__(text)
         self.volume = volume
         self.removed = removed
         self.records = records
         self.added = added
+        self.select = select
         self._applied = True
 
     def redo(self) -> None:
@@ -101,10 +104,14 @@ class TransformInstancesCommand(QUndoCommand):
             return
         self.volume.remove({key: idx for key, (idx, _) in self.removed.parts.items()})
         self.added = add_by_type(self.volume, self.removed, self.records)
+        if self.select is not None:
+            self.select(self.added)
 
     def undo(self) -> None:
         self.volume.remove(self.added)
         self.volume.restore(self.removed)
+        if self.select is not None:
+            self.select({key: idx for key, (idx, _) in self.removed.parts.items()})
 
 
 # ---- palette edits ------------------------------------------------------------------------------

@@ -412,7 +412,9 @@ class FoliageEditor(QObject):
         overlays.refusals.set(np.stack([xz[:, 0], y, xz[:, 1]], axis=-1), reasons)
 
     def _on_history_moved(self, index: int) -> None:
-        """Undo or redo away from the stroke the refusal markers explain: they go with it."""
+        """Undo or redo away from the stroke the refusal markers explain: they go with it. The
+        counts say what the step left at once (the coalescing timer would show the old ones)."""
+        self.refresh_counts()
         if self._refusal_step is not None and index != self._refusal_step:
             self._refusal_step = None
             self._clear_refusal_overlay()

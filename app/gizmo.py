@@ -202,7 +202,8 @@ class Gizmo(QObject):
             text = {"x": "Move", "z": "Move", "free": "Move", "ring": "Rotate", "uniform": "Scale"}.get(
                 self._handle, self._handle.capitalize())
             command = TransformInstancesCommand(volume, self._removed, self._records, self._added,
-                                                f"{text} {n} instance{'s' if n != 1 else ''}")
+                                                f"{text} {n} instance{'s' if n != 1 else ''}",
+                                                self.toolset.set_selection)
             self.toolset.push(command)
             selection = self._added
             pushed = True

@@ -264,6 +264,8 @@ class MainWindow(QMainWindow):
         self.document.scene_replaced.connect(panel.set_scene)
         panel.follow_selection(lambda: toolset.selection)
         toolset.selection_changed.connect(panel.selection_changed)  # a method: gone with the panel
+        # an undo or redo shows at once what the step left, not after the coalescing timer
+        self.document.undo_stack.indexChanged.connect(panel.refresh)
 
     def set_panel(self, key: str, widget: QWidget) -> QWidget:
         """Put `widget` in fixed dock `key`, deleting the panel it replaces; returns `widget`."""
@@ -740,6 +742,9 @@ class MainWindow(QMainWindow):
             return False
         try:
             with self.busy(f"Saving {path}…"):
+                spawner_editor = getattr(self, "spawner_editor", None)
+                if spawner_editor is not None:  # the recipe is saved with the forest its re-run makes
+                    spawner_editor.finish()
                 self.document.save(path, replace_textures=bool(clash))
         except OSError as e:  # a WriteError is already the CLI's sentence, naming the file
             self.show_error("Could not save scene", file_message(e, path))
@@ -788,6 +793,9 @@ class MainWindow(QMainWindow):
             return
         if self.persist_layout:
             self.save_layout()
+        spawner_editor = getattr(self, "spawner_editor", None)
+        if spawner_editor is not None:  # a re-run in the background stops before the window goes
+            spawner_editor.stop()
         self.autosave.close()  # a clean close: the recovery copy is no longer needed
         self.file_watcher.watch(None)
         event.accept()

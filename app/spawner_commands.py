@@ -1,7 +1,8 @@
 """Undo commands for spawners: edit the recipes, run, bake to painted. One class per kind of edit.
 
 A recipe edit re-runs the spawner it changed in the same step (unless the editor says not to),
-so the forest on screen always is what the recipe says, and one Undo takes both back.
+so the forest on screen always is what the recipe says, and one Undo takes both back. The re-run
+goes in the background: its change joins the step when it lands (`pending` until then).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class SetSpawnersCommand(QUndoCommand):
         self.scene, self.old, self.new = scene, list(old), list(new)
         self.changes = list(changes or [])
         self.renamed = renamed  # (old name, new name): what it owns goes with the name
+        self.pending: Spawner | None = None  # the recipe whose re-run is still to join this step
         self._first = True
 
     def redo(self) -> None:

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QObject
+from shiboken6 import isValid
 
 from app.spawner_commands import BakeSpawnerCommand, RunSpawnerCommand, SetSpawnersCommand
+from app.spawner_rerun import BackgroundRun
+from app.tools import host_of
 from model.foliage.section import foliage_of
 from model.foliage.spawn_run import SpawnCancelled, SpawnError, SpawnResult
 from model.foliage.spawner import Spawner
 from model.foliage.spawner_section import apply_result, move_ownership, run_and_apply, run_only, spawners_of
 from widgets.progress import ModalProgress
-from widgets.spawner_panel import SpawnerPanel
+from widgets.spawner_panel import RunStrip, SpawnerPanel
 
 AREA_MARKERS = "spawner_area"
 REFUSED_MARKERS = "spawner_refused"
@@ -37,33 +40,58 @@ class SpawnerEditor(QObject):
         # stack's current one the scene is as the run saw it, and an edit re-runs only the
         # species from the edited one on
         self._last_runs: dict[str, tuple[SpawnResult, int, object]] = {}
-        self._palette = self._terrain = None
+        self._palette = self._terrain = self._volume = None
+        self.job: BackgroundRun | None = None  # the edit's re-run going in the background
+        self._next: SetSpawnersCommand | None = None  # an edit's re-run waiting for the cancelled one
+        self._pushing = False
         self.panel.edited.connect(self.edit)
+        self.panel.cancel_requested.connect(self.cancel_rerun)
+        # in the status bar too: the panel may be behind another tab or scrolled to its species
+        self.status_strip = RunStrip(compact=True)
+        self.status_strip.cancel_requested.connect(self.cancel_rerun)
+        main_window.statusBar().addPermanentWidget(self.status_strip)
         self.panel.removed.connect(self.remove)
         self.panel.run_requested.connect(self.run)
         self.panel.bake_requested.connect(self.bake)
         self.panel.preview_requested.connect(self.preview)
         self.panel.reason_clicked.connect(self.highlight)
-        self.document.undo_stack.indexChanged.connect(lambda _: self.refresh())
+        self.document.undo_stack.indexChanged.connect(self._on_index_changed)
         self.document.scene_replaced.connect(self._on_scene_replaced)
         self._on_scene_replaced(self.document.scene)
+        host_of(main_window).refusals.append(self.busy_sentence)
 
     @property
     def scene(self):
         return self.document.scene
 
     def _on_scene_replaced(self, scene) -> None:
+        self.stop()
         if self._palette is not None:
             self._palette.changed.disconnect(self.refresh)
             self._terrain.layers_changed.disconnect(self.refresh)
+            for event in self._read_events():
+                event.disconnect(self._scene_edited)
         self._palette, self._terrain = foliage_of(scene).palette, scene.terrain
+        self._volume = foliage_of(scene).volume
         self._palette.changed.connect(self.refresh)
         self._terrain.layers_changed.connect(self.refresh)
+        for event in self._read_events():
+            event.connect(self._scene_edited)
         self.results = []
         self._last_runs = {}
         self.panel.show_result([])
         self._clear_markers()
         self.refresh()
+
+    def _read_events(self) -> list:
+        """What a run reads: a change to any while it goes makes its result stale."""
+        t = self._terrain
+        return [self._volume.changed, self._palette.changed, t.heights_changed, t.layer_weights_changed,
+                t.layers_changed, t.holes_changed]
+
+    def _scene_edited(self, *_) -> None:
+        if self.job is not None:
+            self.job.stale = True
 
     def refresh(self, *_) -> None:
         self.panel.set_context([layer.name for layer in self.scene.terrain.layers],
@@ -91,6 +119,7 @@ class SpawnerEditor(QObject):
         return None
 
     def run(self, index: int) -> None:
+        self.stop()
         section = spawners_of(self.scene)
         chosen = section.spawners if index < 0 else section.spawners[index:index + 1]
         if not chosen:
@@ -118,6 +147,8 @@ class SpawnerEditor(QObject):
 
     # ---- editing -----------------------------------------------------------------------------
     def edit(self, index: int, spawner: Spawner, text: str) -> None:
+        """Change the recipe at once (one undo step); its re-run goes in the background and lands in
+        that step. An edit during a re-run supersedes it: only the latest recipe is run."""
         section = spawners_of(self.scene)
         old = list(section.spawners)
         new = list(old)
@@ -132,35 +163,158 @@ class SpawnerEditor(QObject):
         section.spawners = new
         if renamed:
             move_ownership(section, *renamed)
-        changes = []
-        earlier = self._earlier(old[index].name) if index < len(old) else None
-        if self.auto_run:
-            with ModalProgress(self.window, f"Running '{spawner.name}'…", at_once=True) as progress:
-                outcome = self._run_one(spawner, progress, earlier)
-            if outcome is not None:
-                result, change = outcome
-                changes.append(change)
-                self.results = [result]
-        self.document.undo_stack.push(SetSpawnersCommand(self.scene, old, new, text, changes, renamed))
+        command = SetSpawnersCommand(self.scene, old, new, text, [], renamed)
+        command.pending = spawner if self.auto_run else None
+        self._pushing = True
+        try:
+            self.document.undo_stack.push(command)
+        finally:
+            self._pushing = False
         self.panel.set_spawners(new, select=index)
-        if changes:
-            self._remember(self.results[0])
-            self.panel.show_result(self.results)
+        if command.pending is not None:
+            self._start(command)
+
+    # ---- the background re-run ---------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        """Whether an edit's re-run is going (or waiting for a cancelled one to stop)."""
+        return self.job is not None
+
+    def busy_sentence(self) -> str | None:
+        """Why the viewport refuses edits now (a re-run reads the scene), or None."""
+        if self.job is None:
+            return None
+        name = (self._next or self.job.command).pending.name
+        return (f"The spawner '{name}' is re-running: the viewport edits again when it ends "
+                "(Cancel in the Spawners panel stops it)")
+
+    def _is_top(self, command) -> bool:
+        """Whether `command` is the step the scene is at, with nothing to redo after it."""
+        stack = self.document.undo_stack
+        i = stack.index()
+        return i == stack.count() and i > 0 and stack.command(i - 1) is command
+
+    def _start(self, command: SetSpawnersCommand) -> None:
+        if self.job is not None:  # superseded: the running one stops at its next species
+            self.job.cancel()
+            self._next = command
+            self._show_running()
+            return
+        spawner = command.pending
+        earlier = self._earlier(command.renamed[0] if command.renamed else spawner.name)
+        self.job = BackgroundRun(self.scene, spawner, command, earlier, self)
+        self.job.progressed.connect(lambda _: self._show_running())
+        self.job.finished.connect(self._on_finished)
+        self.job.start()
+        self._show_running()
+
+    def _show_running(self) -> None:
+        job = self.job
+        if job is None:
+            self._hide_running()
+            return
+        waiting = self._next is not None
+        name = (self._next or job.command).pending.name
+        fraction = None if waiting else job.fraction
+        self.panel.show_running(f"Re-running '{name}'…", fraction)
+        self.status_strip.show_running(f"Spawner '{name}' re-running", fraction)
+
+    def _hide_running(self) -> None:
+        self.panel.hide_running()
+        self.status_strip.hide()
+
+    def cancel_rerun(self) -> None:
+        """Stop the re-run: the recipe stays edited, the forest as it was."""
+        if self.job is not None:
+            self._next = None
+            self.job.cancel()
+
+    def stop(self) -> None:
+        """Cancel the re-run and wait for it (the scene or the window closes, or a run must read
+        the scene alone)."""
+        job, self.job, self._next = self.job, None, None
+        if job is not None:
+            job.finished.disconnect(self._on_finished)
+            job.wait()
+            job.deleteLater()
+        self._hide_running()
+
+    def finish(self) -> None:
+        """Let the re-run going land now, and the one waiting after it (a save writes the forest
+        the saved recipe makes)."""
+        while self.job is not None:
+            job = self.job
+            job.finished.disconnect(self._on_finished)
+            job.join()
+            self._on_finished(job)
+
+    def _on_finished(self, job: BackgroundRun) -> None:
+        self.job = None
+        job.deleteLater()
+        following, self._next = self._next, None
+        if following is not None and self._is_top(following):
+            self._start(following)
+            return
+        self._hide_running()
+        name = job.spawner.name
+        if job.error is not None:
+            self.panel.show_result(self.results, f"'{name}' cannot run: {job.error}")
+            return
+        if self.scene is not job.scene:
+            return
+        if not self._is_top(job.command):
+            self.panel.show_result(self.results, f"Re-run of '{name}' stopped: its step was undone or "
+                                                 "another edit came after it (Run brings the forest up to "
+                                                 "date).")
+            return
+        if job.cancelled or job.result is None:
+            self.panel.show_result(self.results, f"Re-run of '{name}' cancelled: the recipe is changed, the "
+                                                 "forest is as it was (Run brings it up to date).")
+            return
+        if job.stale:  # the scene changed under the run: run again over what it is now
+            self._start(job.command)
+            return
+        change = apply_result(self.scene, job.result, whole=True)
+        job.command.changes.append(change)
+        job.command.pending = None
+        self.results = [job.result]
+        self._remember(job.result)
+        self.panel.show_result(self.results)
+
+    def _on_index_changed(self, _index: int) -> None:
+        self.refresh()
+        if self._pushing or not isValid(self.document.undo_stack):  # pushing, or the stack going away
+            return
+        if self._next is not None and not self._is_top(self._next):
+            self._next = None
+        if self.job is not None and self._next is None and not self._is_top(self.job.command):
+            self.job.cancel()  # its step was undone (or another came after it): its result is not wanted
+        stack = self.document.undo_stack
+        top = stack.command(stack.index() - 1) if stack.index() > 0 else None
+        # an edit whose re-run was cancelled by an undo runs again when it is redone
+        if self.job is None and isinstance(top, SetSpawnersCommand) and self._is_top(top) \
+                and getattr(top, "pending", None) is not None and not top.changes:
+            self._start(top)
 
     def _remember(self, result: SpawnResult) -> None:
         stack = self.document.undo_stack
         self._last_runs = {result.spawner: (result, stack.index(), stack.command(stack.index() - 1))}
 
     def _earlier(self, name: str) -> SpawnResult | None:
-        """The last whole run of spawner `name`, if nothing changed the scene since (no other step,
-        no undo): its species before an edited one are decided the same way again."""
+        """The last whole run of spawner `name`, if nothing changed the scene since (no undo, and no
+        step but recipe edits whose re-runs were superseded): its species before an edited one are
+        decided the same way again."""
         found = self._last_runs.get(name)
         stack = self.document.undo_stack
-        if found is None or found[1] != stack.index() or stack.command(found[1] - 1) is not found[2]:
+        if found is None or found[1] > stack.index() or stack.command(found[1] - 1) is not found[2]:
+            return None
+        between = [stack.command(i) for i in range(found[1], stack.index())]
+        if not all(isinstance(c, SetSpawnersCommand) and not c.changes for c in between):
             return None
         return found[0]
 
     def remove(self, index: int) -> None:
+        self.stop()
         section = spawners_of(self.scene)
         if not 0 <= index < len(section.spawners):
             return
@@ -178,6 +332,7 @@ class SpawnerEditor(QObject):
         self.panel.set_spawners(new, select=max(index - 1, 0))
 
     def bake(self, index: int) -> None:
+        self.stop()
         section = spawners_of(self.scene)
         if 0 <= index < len(section.spawners):
             self.document.undo_stack.push(BakeSpawnerCommand(self.scene, section.spawners[index].name))

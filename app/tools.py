@@ -145,6 +145,8 @@ class ToolHost(QObject):
         self.screen = QPointF()  # the cursor, in viewport pixels, at the event being handled
         self.modifiers = Qt.KeyboardModifier.NoModifier
         self.hover_ground: Point | None = None  # (x, z) under the resting cursor: a new brush shows there
+        # each says why the viewport may not edit now (work in the background reads the scene), or None
+        self.refusals: list = []
         viewport.installEventFilter(self)
         viewport.setMouseTracking(True)  # hover feeds the cursor read-out and the brush cursor
 
@@ -291,11 +293,21 @@ class ToolHost(QObject):
         return np.stack([m[0] - nx0 * m[3], nx1 * m[3] - m[0], m[1] - ny0 * m[3], ny1 * m[3] - m[1],
                          m[3] + m[2]])
 
+    def refusal(self) -> str | None:
+        """The sentence saying why a stroke may not start now, or None."""
+        return next((text for text in (f() for f in self.refusals) if text), None)
+
+    def _refused(self) -> bool:
+        text = self.refusal()
+        if text:
+            self.message.emit(text)
+        return bool(text)
+
     # ---- scripted strokes (tests, macros) -------------------------------------------
     def drag(self, points: list[Point],
              modifiers: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
         """Drive the active tool through press, moves and release at world (x, z) points."""
-        if self.active is None or not points:
+        if self.active is None or not points or self._refused():
             return
         self.modifiers = modifiers
         self.active.press(points[0], modifiers)
@@ -356,6 +368,8 @@ class ToolHost(QObject):
         if kind == QEvent.Type.MouseButtonPress:
             if event.button() == Qt.MouseButton.LeftButton \
                     and not event.modifiers() & Qt.KeyboardModifier.AltModifier:
+                if self._refused():
+                    return True
                 self.dragging = True
                 self.press_screen = event.position()
                 self._press_index = self.document.undo_stack.index()

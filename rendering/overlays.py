@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from OpenGL import GL
@@ -139,6 +140,29 @@ def text_width(text: str, height: float) -> float:
         return 0.0
     pen = sum(NARROW.get(ch, GLYPH_ADVANCE) for ch in text[:-1]) + 1.0
     return pen * height / 2.0
+
+
+def label_axes(eye, target) -> tuple[np.ndarray, np.ndarray]:
+    """(up, right) of text lying on the ground, unit and horizontal: up along the view, right along
+    the camera's right, both in eighths of a turn (steady while orbiting; within 22.5° the text still
+    reads left to right). Looking straight down, up is the camera's -z, as its right is +x."""
+    d = np.asarray(target, np.float64) - np.asarray(eye, np.float64)
+    angle = float(np.arctan2(d[2], d[0])) if np.hypot(d[0], d[2]) > 1e-9 else -np.pi / 2
+    angle = round(angle / (np.pi / 4)) * (np.pi / 4)
+    up = np.array([np.cos(angle), 0.0, np.sin(angle)])
+    return up, np.array([-up[2], 0.0, up[0]])  # forward × world up: the camera's right
+
+
+@dataclass
+class GroundLabels:
+    """The ground grid's labels: each text and the corner its strokes start from, all turned alike."""
+
+    step: float
+    y: float
+    height: float
+    right: np.ndarray
+    up: np.ndarray
+    items: list[tuple[str, np.ndarray]]
 
 
 def nice_step(extent: float, lines: int = GROUND_LINES) -> float:
@@ -428,16 +452,18 @@ class Overlays:
         seg = np.concatenate(out)
         return seg[np.all(np.isfinite(seg), axis=(1, 2))]
 
-    def ground_grid(self, eye=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def ground_grid(self, eye=None, target=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(major, minor, label) segments of the flat terrain's metre grid. Labels stand along the
-        two edges nearest `eye`, turned to read from there."""
-        t = self._terrain
+        two edges nearest `eye`, turned to read left to right from a camera at `eye` looking at
+        `target`."""
         empty = np.empty((0, 2, 3))
-        if t is None or not self.flat:
+        labels = self.ground_labels(eye, target)
+        if labels is None:
             return empty, empty, empty
+        t = self._terrain
         x0, z0, x1, z1 = t.bounds()
-        y = float(t.read_heights(slice(0, 1), slice(0, 1))[0, 0]) + LIFT * 2
-        step = nice_step(max(x1 - x0, z1 - z0))
+        y = labels.y
+        step = labels.step
 
         def lines(every: float, skip: int = 0) -> np.ndarray:
             """Grid lines every `every` metres; `skip`: leave out each skip-th (the major lines)."""
@@ -450,29 +476,49 @@ class Overlays:
             return np.asarray(seg, np.float64).reshape(-1, 2, 3)
 
         major, minor = lines(step), lines(step / 5.0, skip=5)
+        parts = [text_segments(text, start, labels.right, labels.up, labels.height)
+                 for text, start in labels.items]
+        return major, minor, (np.concatenate(parts) if parts else empty)
+
+    def ground_labels(self, eye=None, target=None) -> GroundLabels | None:
+        """Where the ground grid's metre labels go and which way they face; None without a grid."""
+        t = self._terrain
+        if t is None or not self.flat:
+            return None
+        x0, z0, x1, z1 = t.bounds()
+        y = float(t.read_heights(slice(0, 1), slice(0, 1))[0, 0]) + LIFT * 2
+        step = nice_step(max(x1 - x0, z1 - z0))
         cx, cz = (x0 + x1) / 2.0, (z0 + z1) / 2.0
         eye = np.array([cx, y + 1.0, z1 + 1.0]) if eye is None else np.asarray(eye, np.float64)
-        level = np.hypot(cx - eye[0], cz - eye[2]) > 1e-9  # not straight overhead
-        angle = np.arctan2(cz - eye[2], cx - eye[0]) if level else -np.pi / 2
-        angle = np.round(angle / (np.pi / 4)) * (np.pi / 4)  # steady while orbiting
-        up = np.array([np.cos(angle), 0.0, np.sin(angle)])  # the text's top points away from the eye
-        right = np.array([-up[2], 0.0, up[0]])
+        target = np.array([cx, y, cz]) if target is None else np.asarray(target, np.float64)
+        # the text's top points along the view, its baseline along the camera's right: it reads left to
+        # right wherever the camera looks from and at (from the terrain's centre it read mirrored or
+        # upside down once the camera looked at another part of the ground)
+        up, right = label_axes(eye, target)
         height = step * LABEL_HEIGHT
         near_z, near_x = (z0 if eye[2] < cz else z1), (x0 if eye[0] < cx else x1)
         in_z, in_x = step * 0.3 * np.sign(cz - near_z), step * 0.3 * np.sign(cx - near_x)
 
-        def label(value: float, centre) -> np.ndarray:
-            text = metres(value, step)
-            start = np.asarray(centre) - right * text_width(text, height) / 2 - up * height / 2
-            return text_segments(text, start, right, up, height)
+        def start(text: str, centre) -> np.ndarray:
+            return np.asarray(centre) - right * text_width(text, height) / 2 - up * height / 2
 
         xs = np.arange(np.ceil(x0 / step), np.floor(x1 / step) + 1) * step
         zs = np.arange(np.ceil(z0 / step), np.floor(z1 / step) + 1) * step
         clear = step * 0.75  # no label where the two rows of labels meet, at the near corner
         xs, zs = xs[np.abs(xs - near_x) > clear], zs[np.abs(zs - near_z) > clear]
-        labels = [label(x, (x, y, near_z + in_z)) for x in xs] + [label(z, (near_x + in_x, y, z)) for z in zs]
-        label = np.concatenate(labels) if labels else empty
-        return major, minor, label
+        items = [(metres(x, step), (x, y, near_z + in_z)) for x in xs]
+        items += [(metres(z, step), (near_x + in_x, y, z)) for z in zs]
+        return GroundLabels(step, y, height, right, up,
+                            [(text, start(text, centre)) for text, centre in items])
+
+    def ground_grid_key(self, eye, target) -> tuple:
+        """What the ground grid's drawing depends on besides the terrain: the labels' turn (in
+        eighths) and which edges are near."""
+        t = self._terrain
+        x0, z0, x1, z1 = t.bounds() if t is not None else (0.0, 0.0, 0.0, 0.0)
+        up, _ = label_axes(np.asarray(eye, np.float64), np.asarray(target, np.float64))
+        turn = round(float(np.arctan2(up[2], up[0])) / (np.pi / 4))
+        return turn, bool(eye[0] < (x0 + x1) / 2.0), bool(eye[2] < (z0 + z1) / 2.0)
 
     def collision_segments(self, probe: np.ndarray) -> np.ndarray:
         """Wire cylinders around every stored instance that has a body near `probe`."""
@@ -499,7 +545,7 @@ class Overlays:
         on_top: list[np.ndarray] = []
         points: list[np.ndarray] = []
         if self.ground_grid_visible:
-            major, minor, label = self.ground_grid(eye)
+            major, minor, label = self.ground_grid(eye, camera_target)
             tested.append(vertices(minor.reshape(-1, 3), GROUND_MINOR, 1.0))
             tested.append(vertices(major.reshape(-1, 3), GROUND_MAJOR, 1.0))
             tested.append(vertices(label.reshape(-1, 3), GROUND_LABEL, 1.0))
@@ -602,10 +648,7 @@ class OverlayRenderer(Renderer):
         follow = (o.show_collision and o.probe is None) or o.show_grid
         target = tuple(np.round(frame.camera.target, 2)) if follow else None
         if o.ground_grid_visible:  # its labels turn to the camera in eighths of a turn
-            eye = frame.camera.eye()
-            target = (target, round(float(np.arctan2(frame.camera.target[2] - eye[2],
-                                                     frame.camera.target[0] - eye[0])) / (np.pi / 4)),
-                      bool(eye[0] < frame.camera.target[0]), bool(eye[2] < frame.camera.target[2]))
+            target = (target, o.ground_grid_key(frame.camera.eye(), frame.camera.target))
         least = self._brush_least(frame)
         if least:  # the far brush's drawn size follows the camera's distance
             target = (target, float(f"{least:.2g}"))

@@ -43,6 +43,7 @@ from model.foliage.spawner import Area, Spawner, Species, spawner_from_toml, spa
 BAR_COLOUR = "#3b82c4"
 OK_CANCEL = QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
 PLACED_COLOUR = "#3f9b4a"
+RUN_STEPS = 1000
 
 
 def _spin(lo: float, hi: float, value: float, step: float = 1.0, decimals: int = 2, suffix: str = "",
@@ -238,6 +239,55 @@ class SpeciesResult(QWidget):
         grid.setVerticalSpacing(1)
 
 
+class RunStrip(QWidget):
+    """A background re-run's line, bar and Cancel; hidden while none goes. `compact`: on one line,
+    for the status bar."""
+
+    cancel_requested = Signal()
+
+    def __init__(self, compact: bool = False, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("spawner_run_status" if compact else "spawner_run_box")
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        self.label = QLabel("")
+        self.label.setObjectName("spawner_run_label")
+        self.label.setWordWrap(not compact)
+        self.bar = QProgressBar()
+        self.bar.setObjectName("spawner_run_progress")
+        self.bar.setRange(0, RUN_STEPS)
+        self.bar.setTextVisible(False)
+        self.bar.setFixedHeight(10)
+        if compact:
+            self.bar.setFixedWidth(120)
+        self.cancel = QToolButton()
+        self.cancel.setText("Cancel")
+        self.cancel.setObjectName("spawner_run_cancel")
+        self.cancel.setToolTip("Stop the re-run: the recipe stays changed, the forest as it was (Run brings "
+                               "it up to date)")
+        self.cancel.clicked.connect(lambda _=False: self.cancel_requested.emit())
+        if compact:
+            grid.addWidget(self.label, 0, 0)
+            grid.addWidget(self.bar, 0, 1)
+            grid.addWidget(self.cancel, 0, 2)
+        else:
+            grid.addWidget(self.label, 0, 0, 1, 2)
+            grid.addWidget(self.bar, 1, 0)
+            grid.addWidget(self.cancel, 1, 1)
+            grid.setColumnStretch(0, 1)
+        self.hide()
+
+    def show_running(self, text: str, fraction: float | None) -> None:
+        """`fraction` None or 0: nothing decided yet, a busy bar."""
+        self.label.setText(text)
+        if fraction is None or fraction <= 0.0:
+            self.bar.setRange(0, 0)
+        else:
+            self.bar.setRange(0, RUN_STEPS)
+            self.bar.setValue(round(min(fraction, 1.0) * RUN_STEPS))
+        self.show()
+
+
 class SpawnerPanel(QWidget):
     """Edit the spawners; `edited(index, spawner, text)` for a changed one, `index = -1` to add."""
 
@@ -247,6 +297,7 @@ class SpawnerPanel(QWidget):
     bake_requested = Signal(int)
     preview_requested = Signal(int)
     reason_clicked = Signal(int, str)  # species index, reason text
+    cancel_requested = Signal()  # stop the re-run going in the background
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -275,6 +326,12 @@ class SpawnerPanel(QWidget):
             row.addWidget(b)
         row.addStretch(1)
         outer.addLayout(row)
+        # a re-run goes in the background: its progress here (and in the status bar), the form usable
+        self.run_strip = RunStrip()
+        self.run_strip.cancel_requested.connect(self.cancel_requested)
+        self.run_label, self.run_progress = self.run_strip.label, self.run_strip.bar
+        self.run_cancel, self.run_box = self.run_strip.cancel, self.run_strip
+        outer.addWidget(self.run_strip)
         self.empty_hint = QLabel("No spawners yet. Add makes one that fills the whole terrain with the "
                                  "first palette type; add species and conditions to shape it (big trees "
                                  "first, the understory around them).")
@@ -428,6 +485,12 @@ class SpawnerPanel(QWidget):
 
     def current(self) -> int:
         return self.list.currentRow() if self.spawners else -1
+
+    def show_running(self, text: str, fraction: float | None) -> None:
+        self.run_strip.show_running(text, fraction)
+
+    def hide_running(self) -> None:
+        self.run_strip.hide()
 
     def _spawner(self) -> Spawner:
         return self.spawners[self.current()]

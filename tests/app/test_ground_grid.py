@@ -59,3 +59,48 @@ def test_the_demo_shows_no_ground_grid(main_window, qtbot) -> None:
     viewport = opened(main_window, qtbot, load_demo())
     assert not viewport.overlays.ground_grid_visible
     assert grid_pixels(viewport, qtbot) == 0
+
+
+def test_the_metre_labels_read_left_to_right_from_any_side(main_window, qtbot) -> None:
+    """From each yaw, looking at the centre and at other parts of the ground, every label seen has
+    its baseline running right on the screen and its top above it (not mirrored, not upside down),
+    and the frame drawn holds those strokes."""
+    import math
+
+    viewport = opened(main_window, qtbot, new_scene())
+    overlays, camera = viewport.overlays, viewport.camera
+    w, h = viewport.width(), viewport.height()
+    total, all_lit = 0, []
+    for tx, tz, distance in ((0.0, 0.0, 700.0), (150.0, 120.0, 420.0), (-170.0, -60.0, 420.0)):
+        for yaw in (0, 90, 180, 270):
+            camera.target = np.array([tx, 0.0, tz])
+            camera.yaw, camera.pitch, camera.distance = math.radians(yaw), math.radians(35.0), distance
+            eye = camera.eye()
+            labels = overlays.ground_labels(eye, camera.target)
+            seen = 0
+            for text, start in labels.items:
+                corners = np.array([start, start + labels.right * labels.height,
+                                    start + labels.up * labels.height])
+                p = viewport.world_to_screen(corners)
+                if not np.isfinite(p).all() or not ((0 <= p[:, 0]) & (p[:, 0] < w)
+                                                    & (0 <= p[:, 1]) & (p[:, 1] < h)).all():
+                    continue
+                seen += 1
+                right, up = p[1] - p[0], p[2] - p[0]
+                where = f"'{text}' from yaw {yaw}° looking at ({tx:g}, {tz:g})"
+                assert right[0] > 0, f"{where} reads right to left"
+                assert up[1] < 0, f"{where} stands upside down"
+                assert right[0] * up[1] - right[1] * up[0] < 0, f"{where} is mirrored"
+            assert seen >= 1, (yaw, tx, tz)
+            total += seen
+            # the frame drawn holds these labels: their strokes' middles are lit
+            image = render(viewport, qtbot).astype(int)
+            _, _, strokes = overlays.ground_grid(eye, camera.target)
+            mid = viewport.world_to_screen((strokes[:, 0] + strokes[:, 1]) / 2.0)
+            inside = np.isfinite(mid).all(axis=1) & (mid[:, 0] >= 2) & (mid[:, 0] < w - 2) \
+                & (mid[:, 1] >= 2) & (mid[:, 1] < h - 2)
+            lit = [image[int(y) - 1:int(y) + 2, int(x) - 1:int(x) + 2].sum(axis=-1).max() > 600
+                   for x, y in mid[inside]]
+            assert len(lit) >= 5 and np.mean(lit) > 0.6, (yaw, tx, tz, np.mean(lit) if lit else None)
+            all_lit += lit
+    assert total >= 40 and np.mean(all_lit) > 0.85

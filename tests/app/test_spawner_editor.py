@@ -31,11 +31,19 @@ def volume_bytes(scene) -> bytes:
     return b"".join(vol.records(*key).tobytes() for key in keys)
 
 
-def add_pine_spawner(panel) -> None:
-    """Add a spawner with the form, and make its species the pine (as a user picks it)."""
+def settle(editor, qtbot) -> None:
+    """Wait for the edit's re-run going in the background to land."""
+    qtbot.waitUntil(lambda: not editor.running, timeout=60_000)
+
+
+def add_pine_spawner(editor, qtbot) -> None:
+    """Add a spawner with the form and make its species the pine (as a user picks it), then wait
+    for the re-run (the second edit supersedes the first's)."""
+    panel = editor.panel
     panel.add_button.click()
     panel.type_combo.setCurrentText("pine")
     panel.type_combo.activated.emit(panel.type_combo.currentIndex())
+    settle(editor, qtbot)
 
 
 def test_the_window_opens_from_the_tools_menu(main_window):
@@ -45,12 +53,12 @@ def test_the_window_opens_from_the_tools_menu(main_window):
     assert main_window.spawner_editor.panel.isVisibleTo(main_window.tool_window("spawners"))
 
 
-def test_add_a_spawner_runs_it_and_undo_takes_both_back(main_window, spawners):
+def test_add_a_spawner_runs_it_and_undo_takes_both_back(main_window, spawners, qtbot):
     scene = main_window.document.scene
     panel = spawners.panel
     stack = main_window.document.undo_stack
     before = volume_bytes(scene)
-    add_pine_spawner(panel)
+    add_pine_spawner(spawners, qtbot)
     assert len(spawners_of(scene).spawners) == 1
     placed = volume_bytes(scene)
     assert len(foliage_of(scene).volume) > 0
@@ -65,13 +73,14 @@ def test_add_a_spawner_runs_it_and_undo_takes_both_back(main_window, spawners):
     assert len(spawners_of(scene).spawners) == 1 and volume_bytes(scene) == placed
 
 
-def test_editing_density_and_conditions_in_the_form_reruns(main_window, spawners, monkeypatch):
+def test_editing_density_and_conditions_in_the_form_reruns(main_window, spawners, qtbot, monkeypatch):
     scene = main_window.document.scene
     panel = spawners.panel
-    add_pine_spawner(panel)
+    add_pine_spawner(spawners, qtbot)
     n_before = len(foliage_of(scene).volume)
     panel.density_box.setValue(4.0)
     assert spawners_of(scene).spawners[0].species[0].density == 4.0
+    settle(spawners, qtbot)
     assert len(foliage_of(scene).volume) > n_before
 
     def accept(self):  # the condition dialog, answered as a user would: slope 0–5°
@@ -81,6 +90,7 @@ def test_editing_density_and_conditions_in_the_form_reruns(main_window, spawners
 
     monkeypatch.setattr(panel_module.ConditionDialog, "exec", accept)
     panel._add_condition("slope")
+    settle(spawners, qtbot)
     assert spawners_of(scene).spawners[0].species[0].conditions == (Slope(0.0, 5.0),)
     assert panel.conditions.count() == 1 and "slope 0–5°" in panel.conditions.item(0).text()
     reasons = [b.text() for r in range(panel.results.count())
@@ -132,12 +142,12 @@ def test_a_sculpt_drag_reruns_the_spawner_in_the_same_undo_step(main_window, spa
     assert volume_bytes(scene) == after
 
 
-def test_bake_detaches_and_remove_takes_the_instances(main_window, spawners):
+def test_bake_detaches_and_remove_takes_the_instances(main_window, spawners, qtbot):
     scene = main_window.document.scene
     panel = spawners.panel
-    add_pine_spawner(panel)
+    add_pine_spawner(spawners, qtbot)
     placed = len(foliage_of(scene).volume)
-    add_pine_spawner(panel)
+    add_pine_spawner(spawners, qtbot)
     panel.list.setCurrentRow(0)
     panel.bake_button.click()
     assert spawners_of(scene).owned_count("spawner 1") == 0
@@ -165,9 +175,9 @@ def test_the_spawners_form_opens_beside_the_viewport_as_a_tab(main_window):
     assert dock in main_window.tabifiedDockWidgets(main_window.docks["inspector"])
 
 
-def test_the_form_fits_the_right_column_without_scrolling_sideways(main_window, spawners):
+def test_the_form_fits_the_right_column_without_scrolling_sideways(main_window, spawners, qtbot):
     panel = spawners.panel
-    add_pine_spawner(panel)
+    add_pine_spawner(spawners, qtbot)
     panel.run_button.click()
     assert panel.results.count() > 0
     assert panel.minimumSizeHint().width() <= 300  # the column is ~300 px; long texts are cut
@@ -198,6 +208,7 @@ def test_a_species_edit_keeps_that_species_selected_and_reruns_only_from_it(main
         panel.density_box.selectAll()
         qtbot.keyClicks(panel.density_box, value)
         qtbot.keyClick(panel.density_box, Qt.Key.Key_Return)
+        settle(spawners, qtbot)
         species = spawners_of(main_window.document.scene).spawners[0].species
         assert (species[0].density, species[1].density) == (2.0, float(value))
         assert panel.species_list.currentRow() == 1 and panel.density_box.value() == float(value)
@@ -205,39 +216,184 @@ def test_a_species_edit_keeps_that_species_selected_and_reruns_only_from_it(main
     main_window.document.undo_stack.undo()
     ran.clear()
     panel.density_box.setValue(4.0)  # after an undo the kept run no longer describes the scene
+    settle(spawners, qtbot)
     assert ran == [0, 1]
 
 
-def test_a_rerun_says_so_at_once_and_the_window_keeps_drawing(main_window, spawners, monkeypatch):
+def slow_species(monkeypatch, seconds: float = 0.6) -> None:
+    """A busy machine: each species takes a while."""
     import time
 
-    from PySide6.QtWidgets import QApplication, QProgressDialog
-
     from model.foliage import spawn_run
-    from tests.stalls import LONGEST_STALL_S, StallMeter
 
-    two_species_spawner(main_window, spawners)
     real = spawn_run._run_species
 
-    def slow(*a):  # a busy machine: each species takes a second
-        time.sleep(1.0)
+    def slow(*a):
+        time.sleep(seconds)
         return real(*a)
 
     monkeypatch.setattr(spawn_run, "_run_species", slow)
-    shown = []
 
-    def look() -> None:
-        shown.append(any(isinstance(w, QProgressDialog) and w.isVisible()
-                         for w in QApplication.topLevelWidgets()))
 
-    from PySide6.QtCore import QTimer
+def modal_dialogs() -> list:
+    from PySide6.QtWidgets import QApplication, QProgressDialog
 
-    timer = QTimer()
-    timer.timeout.connect(look)
-    timer.start(50)
-    with StallMeter() as meter:
-        spawners.panel.density_box.setValue(3.0)
-    timer.stop()
-    assert spawners_of(main_window.document.scene).spawners[0].species[0].density == 3.0
-    assert len(shown) >= 20 and all(shown[:-1])  # from the first 50 ms on, not after 5 s
-    assert meter.longest_busy <= LONGEST_STALL_S, meter.gaps
+    return [w for w in QApplication.topLevelWidgets() if isinstance(w, QProgressDialog) and w.isVisible()]
+
+
+def clean_run_bytes(scene, spawner: Spawner) -> bytes:
+    """The instances one uninterrupted run of `spawner` gives from the scene as it is (the scene is
+    left as it was)."""
+    from model.foliage.spawner_section import run_and_apply, undo_change
+
+    section = spawners_of(scene)
+    kept = list(section.spawners)
+    section.spawners = [spawner]
+    _, change = run_and_apply(scene, spawner)
+    out = volume_bytes(scene)
+    undo_change(scene, change)
+    section.spawners = kept
+    return out
+
+
+def test_an_edit_reruns_in_the_background_and_a_second_edit_supersedes_it(shown, qtbot, monkeypatch):
+    main_window = shown
+    main_window.set_tool_window_visible("spawners", True)
+    foliage_of(main_window.document.scene).palette.add(FoliageType("pine", spacing=1.5))
+    spawners = main_window.spawner_editor
+    two_species_spawner(main_window, spawners)
+    scene = main_window.document.scene
+    panel, stack = spawners.panel, main_window.document.undo_stack
+    before, start = volume_bytes(scene), stack.index()
+    slow_species(monkeypatch)
+    panel.species_list.setCurrentRow(0)
+    panel.density_box.setValue(3.0)  # the pine: both species run again
+    assert spawners.running and stack.index() == start + 1  # the recipe is changed at once, one step
+    assert panel.run_progress.isVisible() and panel.run_cancel.isVisible()
+    assert "Re-running 'mixed'" in panel.run_label.text()
+    assert spawners.status_strip.isVisible()  # seen also with the panel behind another tab
+    assert modal_dialogs() == []
+    for w in (panel, panel.species_list, panel.density_box, panel.list, panel.form_box):
+        assert w.isEnabled()
+    qtbot.wait(100)
+    panel.species_list.setCurrentRow(1)  # another species, chosen while the run goes
+    assert panel.density_box.value() == 1.0 and spawners.running
+    panel.density_box.setValue(2.5)  # a second edit before the first re-run lands
+    assert stack.index() == start + 2 and spawners.running and panel.run_progress.isVisible()
+    assert modal_dialogs() == []
+    settle(spawners, qtbot)
+    assert not panel.run_progress.isVisible() and not spawners.status_strip.isVisible()
+    final = spawners_of(scene).spawners[0]
+    assert [sp.density for sp in final.species] == [3.0, 2.5]
+    after = volume_bytes(scene)
+    assert after != before
+    stack.undo()  # the second edit, with the re-run that landed in it
+    assert spawners_of(scene).spawners[0].species[1].density == 1.0
+    stack.undo()  # the first edit: its re-run was superseded, it held the recipe only
+    assert spawners_of(scene).spawners[0].species[0].density == 2.0 and volume_bytes(scene) == before
+    assert not spawners.running  # undo to a step with a redo after it runs nothing
+    assert after == clean_run_bytes(scene, final)  # the same as one run of the final recipe
+    assert volume_bytes(scene) == before
+    stack.redo()
+    stack.redo()
+    assert not spawners.running and volume_bytes(scene) == after
+    assert spawners_of(scene).spawners[0] == final
+
+
+def test_undo_during_a_rerun_stops_it_and_redo_runs_it_again(main_window, spawners, qtbot, monkeypatch):
+    two_species_spawner(main_window, spawners)
+    scene = main_window.document.scene
+    stack = main_window.document.undo_stack
+    before = volume_bytes(scene)
+    slow_species(monkeypatch, 0.4)
+    spawners.panel.density_box.setValue(3.0)
+    assert spawners.running
+    stack.undo()
+    settle(spawners, qtbot)
+    assert spawners_of(scene).spawners[0].species[0].density == 2.0 and volume_bytes(scene) == before
+    stack.redo()
+    assert spawners.running  # the step's re-run, cancelled by the undo, goes again
+    settle(spawners, qtbot)
+    edited = spawners_of(scene).spawners[0]
+    after = volume_bytes(scene)
+    stack.undo()
+    assert volume_bytes(scene) == before
+    assert after == clean_run_bytes(scene, edited)
+
+
+def test_the_panel_cancel_stops_a_rerun_and_leaves_the_forest(main_window, spawners, qtbot, monkeypatch):
+    two_species_spawner(main_window, spawners)
+    scene = main_window.document.scene
+    before = volume_bytes(scene)
+    slow_species(monkeypatch, 0.4)
+    spawners.panel.density_box.setValue(3.0)
+    spawners.panel.run_cancel.click()
+    settle(spawners, qtbot)
+    assert volume_bytes(scene) == before and "cancelled" in spawners.panel.summary.text()
+    assert spawners_of(scene).spawners[0].species[0].density == 3.0  # the recipe edit stays
+
+
+def test_painting_during_a_rerun_is_refused_with_a_sentence(main_window, spawners, qtbot, monkeypatch):
+    from model.brush import Brush
+
+    two_species_spawner(main_window, spawners)
+    scene = main_window.document.scene
+    editor = main_window.foliage_editor.toolset
+    editor.host.set_brush(Brush(radius=8.0, strength=1.0, falloff=0.3))
+    editor.set_active_types(["pine"])
+    editor.activate("paint")
+    slow_species(monkeypatch, 0.4)
+    spawners.panel.density_box.setValue(3.0)
+    stack = main_window.document.undo_stack
+    index = stack.index()
+    editor.host.drag([(-10.0, -10.0), (-5.0, -10.0), (0.0, -10.0)])
+    assert stack.index() == index
+    assert "re-running" in main_window.statusBar().currentMessage()
+    settle(spawners, qtbot)
+    landed = volume_bytes(scene)
+    assert landed == clean_run_bytes(scene, spawners_of(scene).spawners[0])
+    editor.host.drag([(-10.0, -10.0), (-5.0, -10.0), (0.0, -10.0)])  # afterwards, painting works
+    assert stack.index() == index + 1 and volume_bytes(scene) != landed
+
+
+def test_closing_the_window_during_a_rerun_waits_for_it(main_window, spawners, qtbot, monkeypatch):
+    import threading
+
+    two_species_spawner(main_window, spawners)
+    slow_species(monkeypatch, 0.4)
+    spawners.panel.density_box.setValue(3.0)
+    assert spawners.running
+    main_window.document.undo_stack.setClean()
+    main_window.close()
+    assert not spawners.running
+    assert not any(t.name == "boscage-spawner-rerun" for t in threading.enumerate())
+
+
+def test_saving_during_a_rerun_saves_the_forest_the_recipe_makes(main_window, spawners, qtbot, monkeypatch,
+                                                                  tmp_path):
+    from model.formats.scene_file import load_scene
+
+    two_species_spawner(main_window, spawners)
+    scene = main_window.document.scene
+    slow_species(monkeypatch, 0.3)
+    spawners.panel.density_box.setValue(3.0)
+    assert spawners.running
+    assert main_window._save_to(tmp_path / "saved.boscage")
+    assert not spawners.running
+    assert volume_bytes(load_scene(tmp_path / "saved.boscage")) == volume_bytes(scene)
+    assert volume_bytes(scene) == clean_run_bytes(scene, spawners_of(scene).spawners[0])
+
+
+def test_opening_another_scene_during_a_rerun_stops_it(main_window, spawners, qtbot, monkeypatch):
+    from app.document import new_scene
+
+    two_species_spawner(main_window, spawners)
+    slow_species(monkeypatch, 0.4)
+    spawners.panel.density_box.setValue(3.0)
+    assert spawners.running
+    main_window.document.undo_stack.setClean()
+    main_window.open_scene(new_scene(33))
+    assert not spawners.running and not spawners.panel.run_progress.isVisibleTo(spawners.panel)
+    assert spawners_of(main_window.document.scene).spawners == []
+    qtbot.wait(100)  # nothing of the old run arrives later
+    assert len(foliage_of(main_window.document.scene).volume) == 0
