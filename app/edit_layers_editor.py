@@ -202,16 +202,17 @@ class EditLayersEditor(QObject):
         return self._push(lambda: RenameEditLayerCommand(self.stack, old, new))
 
     def move_layer(self, name: str, to_index: int) -> bool:
-        return self._push(lambda: MoveEditLayerCommand(self.stack, name, to_index))
+        return self._push(lambda: MoveEditLayerCommand(self.stack, name, to_index, self.document.scene))
 
     def set_visible(self, name: str, visible: bool) -> bool:
-        return self._push(lambda: EditLayerVisibilityCommand(self.stack, name, visible))
+        return self._push(lambda: EditLayerVisibilityCommand(self.stack, name, visible, self.document.scene))
 
     def set_opacity(self, name: str, opacity: float, drag: int = -1) -> bool:
-        return self._push(lambda: EditLayerOpacityCommand(self.stack, name, opacity, drag))
+        return self._push(lambda: EditLayerOpacityCommand(self.stack, name, opacity, drag,
+                                                                   self.document.scene))
 
     def delete_layer(self, name: str) -> bool:
-        ok = self._push(lambda: RemoveEditLayerCommand(self.stack, name))
+        ok = self._push(lambda: RemoveEditLayerCommand(self.stack, name, self.document.scene))
         if ok:
             self.panel.show_status(f"Deleted edit layer '{name}' (Undo brings it back).")
         return ok
@@ -351,7 +352,8 @@ class EditLayersEditor(QObject):
         return self._run(name, "terrace", params, deltas, f"Terrace into '{name}' every {step:g} m")
 
     def _run(self, name: str, kind: str, params: dict, deltas, text: str, outputs=None) -> bool:
-        ok = self._push(lambda: RunEditLayerCommand(self.terrain, name, kind, params, deltas, text, outputs))
+        ok = self._push(lambda: RunEditLayerCommand(self.terrain, name, kind, params, deltas, text, outputs,
+                                                                  self.document.scene))
         self._follow()
         if ok:
             self.panel.select(name)

@@ -182,6 +182,17 @@ def _change(t, before) -> dict:
     return {"max_rise": hi, "max_fall": -lo, "mean_change": total / (t.rows * t.columns)}
 
 
+def _followed(follow) -> dict:
+    return {"foliage_regrounded": follow.regrounded, "spawners_rerun": follow.respawned}
+
+
+def _followed_text(follow) -> list[str]:
+    if not (follow.regrounded or follow.respawned):
+        return []
+    return [f"{follow.regrounded:,} stored instances re-grounded, {follow.respawned} spawner(s) re-run "
+            "over the ground it changed"]
+
+
 def _heights_copy(t):
     import numpy as np
 
@@ -193,7 +204,7 @@ def run_erode(args: argparse.Namespace) -> int:
     from model.batch import BatchCancelled
     from model.edit_layers import EditLayerError
     from model.erosion.run import Hydraulic, Thermal, erode, parameters
-    from model.terrain_edits import mask_of, region_window, run_layer, write_outputs
+    from model.terrain_edits import mask_of, region_window, run_layer_following, write_outputs
 
     if args.workers is not None and args.scheduler is not None:
         raise UsageError("--workers and --scheduler exclude each other (a cluster has its own workers)")
@@ -231,7 +242,7 @@ def run_erode(args: argparse.Namespace) -> int:
             outputs.update(result.outputs, area=result.area)
             return result.deltas
 
-        applied = run_layer(t, name, "erosion", params, make)
+        applied, follow = run_layer_following(scene, name, "erosion", params, make)
         written = write_outputs(t, outputs, outputs["area"], args.outputs) if args.outputs else []
     except EditLayerError as e:
         raise _edit_error(args, e) from None
@@ -240,18 +251,18 @@ def run_erode(args: argparse.Namespace) -> int:
         return 130
     change = _change(t, before)
     doc = {"scene": str(args.scene), "layer": name, "created": applied.created, "method": params["method"],
-           "parameters": params, "output_layers": written, **change}
+           "parameters": params, "output_layers": written, **change, **_followed(follow)}
     human = [f"{'added' if applied.created else 'recomputed'} edit layer {name!r} ({params['method']} "
              f"erosion): ground raised up to {change['max_rise']:.2f} m, lowered up to "
              f"{change['max_fall']:.2f} m, mean change {change['mean_change']:+.4f} m"]
     if written:
         human.append(f"outputs in paint layers: {', '.join(written)}")
-    return _finish(args, scene, doc, human)
+    return _finish(args, scene, doc, human + _followed_text(follow))
 
 
 def run_stamp(args: argparse.Namespace) -> int:
     from model.edit_layers import EditLayerError
-    from model.terrain_edits import run_layer
+    from model.terrain_edits import run_layer_following
     from model.terrain_shapes import Stamp, stamp_deltas, stamp_image
 
     stamp = Stamp(args.at[0], args.at[1], args.radius, args.rotation, args.height, args.mode)
@@ -271,22 +282,22 @@ def run_stamp(args: argparse.Namespace) -> int:
     params = {"file": args.stamp.name, "x": stamp.x, "z": stamp.z, "radius": stamp.radius,
               "rotation": stamp.rotation, "height": stamp.height, "mode": stamp.mode}
     try:
-        applied = run_layer(t, args.layer, "stamp", params, lambda beneath: stamp_deltas(
-            beneath, (t.rows, t.columns), t.spacing, t.origin, image, stamp))
+        applied, follow = run_layer_following(scene, args.layer, "stamp", params, lambda beneath: (
+            stamp_deltas(beneath, (t.rows, t.columns), t.spacing, t.origin, image, stamp)))
     except EditLayerError as e:
         raise _edit_error(args, e) from None
     change = _change(t, before)
     doc = {"scene": str(args.scene), "layer": args.layer, "created": applied.created, "parameters": params,
-           **change}
+           **change, **_followed(follow)}
     human = [f"{'added' if applied.created else 'recomputed'} edit layer {args.layer!r} (stamp "
              f"{args.stamp.name}, {stamp.mode}): ground raised up to {change['max_rise']:.2f} m, "
              f"lowered up to {change['max_fall']:.2f} m"]
-    return _finish(args, scene, doc, human)
+    return _finish(args, scene, doc, human + _followed_text(follow))
 
 
 def run_terrace(args: argparse.Namespace) -> int:
     from model.edit_layers import EditLayerError
-    from model.terrain_edits import mask_of, region_window, run_layer
+    from model.terrain_edits import mask_of, region_window, run_layer_following
     from model.terrain_shapes import terrace_deltas
 
     if not args.step > 0:
@@ -301,16 +312,16 @@ def run_terrace(args: argparse.Namespace) -> int:
     try:
         area = region_window(t, args.region)
         mask = mask_of(t, args.mask)
-        applied = run_layer(t, args.layer, "terrace", params, lambda beneath: terrace_deltas(
-            beneath, (t.rows, t.columns), args.step, args.sharpness, area, mask))
+        applied, follow = run_layer_following(scene, args.layer, "terrace", params, lambda beneath: (
+            terrace_deltas(beneath, (t.rows, t.columns), args.step, args.sharpness, area, mask)))
     except EditLayerError as e:
         raise _edit_error(args, e) from None
     change = _change(t, before)
     doc = {"scene": str(args.scene), "layer": args.layer, "created": applied.created, "parameters": params,
-           **change}
+           **change, **_followed(follow)}
     human = [f"{'added' if applied.created else 'recomputed'} edit layer {args.layer!r} (terraces every "
              f"{args.step:g} m, sharpness {args.sharpness:g})"]
-    return _finish(args, scene, doc, human)
+    return _finish(args, scene, doc, human + _followed_text(follow))
 
 
 def run_edit_layers(args: argparse.Namespace) -> int:
@@ -319,13 +330,19 @@ def run_edit_layers(args: argparse.Namespace) -> int:
     both = set(args.enable) & set(args.disable)
     if both:
         raise UsageError(f"--enable and --disable both name {sorted(both)[0]!r}")
+    from model.ground_follow import GroundFollow, layer_window
+
     scene = _load(args)
     stack = scene.terrain.edits
     try:
         for name, on in [(n, True) for n in args.enable] + [(n, False) for n in args.disable]:
             if stack is None:
                 raise EditLayerError(f"no edit layer named {name!r} (the terrain has none)")
+            # the foliage follows the ground the layer shows or hides
+            window = layer_window(scene.terrain, name) if stack.layer(name).visible != on else None
+            follow = GroundFollow(scene, window)
             stack.set_visible(name, on)
+            follow.after()
     except EditLayerError as e:
         raise _edit_error(args, e) from None
     layers = [] if stack is None else stack.layers
