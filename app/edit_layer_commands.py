@@ -150,7 +150,9 @@ class EditLayerVisibilityCommand(FollowingCommand):
 
 class EditLayerOpacityCommand(FollowingCommand):
     """A layer's opacity; the changes of one drag (`drag` the same) merge into one step, and a
-    drag back to where it started leaves no step."""
+    drag back to where it started leaves no step. The foliage follows the ground once, when the
+    drag ends (`finish`; undo finishes first): re-running the spawners on every step of a slider
+    would stall it."""
 
     def __init__(self, stack: EditStack, name: str, opacity: float, drag: int = -1, scene=None) -> None:
         self.layer = stack.layer(name)
@@ -159,16 +161,29 @@ class EditLayerOpacityCommand(FollowingCommand):
         super().__init__(f"Set the opacity of edit layer '{name}'", scene)
         self.stack, self.new, self.drag = stack, float(opacity), drag
         self.old = self.layer.opacity
+        self._pending: GroundFollow | None = None  # the ground read before the drag, until it ends
 
     def id(self) -> int:
         return int(CommandId.EDIT_LAYER_OPACITY)
 
     def redo(self) -> None:
-        changes = self.layer.visible and self.layer.opacity != self.new
-        self._apply(lambda: self.stack.set_opacity(self.layer.name, self.new),
-                    lambda: layer_window(self.stack.terrain, self.layer.name) if changes else None)
+        if not self._fresh:
+            self._apply(lambda: self.stack.set_opacity(self.layer.name, self.new))
+            return
+        self._fresh = False
+        if self.scene is not None and self.layer.visible and self.layer.opacity != self.new:
+            self._pending = GroundFollow(self.scene, layer_window(self.stack.terrain, self.layer.name))
+        self.stack.set_opacity(self.layer.name, self.new)
+
+    def finish(self) -> None:
+        """The drag ended: the foliage follows the ground as it is now (once)."""
+        if self._pending is not None:
+            follow, self._pending = self._pending, None
+            if follow.window is not None:
+                self.follows.append(follow.after())
 
     def undo(self) -> None:
+        self.finish()
         self._revert(lambda: self.stack.set_opacity(self.layer.name, self.old))
 
     def mergeWith(self, other: QUndoCommand) -> bool:
@@ -176,11 +191,8 @@ class EditLayerOpacityCommand(FollowingCommand):
                 or self.drag < 0 or other.drag != self.drag):
             return False
         self.new = other.new
-        self.follows += other.follows  # each step's foliage, replayed in order
-        if self.new == self.old:  # dragged back: no step, and the foliage as it was
-            for follow in reversed(self.follows):
-                follow.undo()
-            self.follows = []
+        if self.new == self.old:  # dragged back: no step, and the ground (so the foliage) as it was
+            self._pending = None
         self.setObsolete(self.new == self.old)
         return True
 

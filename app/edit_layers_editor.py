@@ -65,6 +65,7 @@ class EditLayersEditor(QObject):
         p.move_requested.connect(self.move_layer)
         p.visibility_requested.connect(self.set_visible)
         p.opacity_requested.connect(self.set_opacity)
+        p.opacity_slider.sliderReleased.connect(self.finish_opacity)
         p.delete_requested.connect(self.delete_layer)
         p.collapse_requested.connect(self.collapse_layer)
         # bound slots of the panel: the connections go with it when the window closes
@@ -208,8 +209,17 @@ class EditLayersEditor(QObject):
         return self._push(lambda: EditLayerVisibilityCommand(self.stack, name, visible, self.document.scene))
 
     def set_opacity(self, name: str, opacity: float, drag: int = -1) -> bool:
-        return self._push(lambda: EditLayerOpacityCommand(self.stack, name, opacity, drag,
-                                                                   self.document.scene))
+        ok = self._push(lambda: EditLayerOpacityCommand(self.stack, name, opacity, drag, self.document.scene))
+        if not self.panel.opacity_slider.isSliderDown():
+            self.finish_opacity()  # a typed value or a click: the step is whole now
+        return ok
+
+    def finish_opacity(self) -> None:
+        """An opacity drag ended: the foliage follows the ground it leaves (once per drag)."""
+        stack = self.document.undo_stack
+        command = stack.command(stack.index() - 1) if stack.index() > 0 else None
+        if isinstance(command, EditLayerOpacityCommand):
+            command.finish()
 
     def delete_layer(self, name: str) -> bool:
         ok = self._push(lambda: RemoveEditLayerCommand(self.stack, name, self.document.scene))

@@ -53,6 +53,8 @@ def test_layer_changes_carry_the_foliage_and_undo_exactly(qapp) -> None:
                  lambda: RemoveEditLayerCommand(t.edits, "raise", scene=scene)):
         command = make()
         stack.push(command)
+        if isinstance(command, EditLayerOpacityCommand):
+            command.finish()  # the end of the drag
         assert command.follows, command.text()
         assert np.abs(above_ground(scene, "conifer") - offsets).max() < 1e-3, command.text()
         states.append(exact(scene))
@@ -63,3 +65,29 @@ def test_layer_changes_carry_the_foliage_and_undo_exactly(qapp) -> None:
     for k in range(1, len(states)):
         stack.redo()
         assert exact(scene) == states[k], stack.text(k - 1)
+
+
+def test_an_opacity_drag_moves_the_foliage_once_when_it_ends(qapp) -> None:
+    scene = build_demo_scene(foliage=True)
+    t = scene.terrain
+    offsets = above_ground(scene, "conifer")
+    stack = QUndoStack()
+    bump = np.full((ROWS.stop - ROWS.start, COLS.stop - COLS.start), 15.0, np.float32)
+    stack.push(RunEditLayerCommand(t, "raise", "stamp", {}, grid_from(bump, ROWS, COLS, (t.rows, t.columns)),
+                                   "Raise", scene=scene))
+    raised = exact(scene)
+    for opacity in (0.9, 0.7, 0.4):  # one drag: one step
+        stack.push(EditLayerOpacityCommand(t.edits, "raise", opacity, drag=3, scene=scene))
+    assert stack.count() == 2 and exact(scene) == raised  # not yet: the slider is still held
+    drag = stack.command(1)
+    drag.finish()
+    assert len(drag.follows) == 1 and np.abs(above_ground(scene, "conifer") - offsets).max() < 1e-3
+    faded = exact(scene)
+    stack.undo()
+    assert exact(scene) == raised
+    stack.redo()
+    assert exact(scene) == faded
+    # a drag back to where it started leaves no step and the foliage where it was
+    for opacity in (0.6, 0.4):
+        stack.push(EditLayerOpacityCommand(t.edits, "raise", opacity, drag=4, scene=scene))
+    assert stack.count() == 2 and exact(scene) == faded
