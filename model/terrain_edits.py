@@ -85,10 +85,10 @@ def run_layer(terrain: Terrain, name: str, kind: str, params: dict,
 
 
 def run_layer_following(scene, name: str, kind: str, params: dict,
-                        make: Callable[[Reader], PagedGrid]):
+                        make: Callable[[Reader], PagedGrid], then: Callable[[], object] | None = None):
     """`run_layer` on the scene's terrain with its foliage following the ground the layer changes
     (stored instances re-grounded, spawners re-run there: `model.ground_follow`); (Applied,
-    GroundFollow)."""
+    GroundFollow). `then()` runs before the spawners do (erosion's output layers, which they may read)."""
     from model.ground_follow import GroundFollow, layer_window
 
     terrain = scene.terrain
@@ -101,6 +101,8 @@ def run_layer_following(scene, name: str, kind: str, params: dict,
         return deltas
 
     applied = run_layer(terrain, name, kind, params, made)
+    if then is not None:
+        then()
     return applied, follow[0].after()
 
 

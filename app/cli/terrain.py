@@ -242,8 +242,13 @@ def run_erode(args: argparse.Namespace) -> int:
             outputs.update(result.outputs, area=result.area)
             return result.deltas
 
-        applied, follow = run_layer_following(scene, name, "erosion", params, make)
-        written = write_outputs(t, outputs, outputs["area"], args.outputs) if args.outputs else []
+        written: list[str] = []
+
+        def output_layers() -> None:
+            if args.outputs:
+                written.extend(write_outputs(t, outputs, outputs["area"], args.outputs))
+
+        applied, follow = run_layer_following(scene, name, "erosion", params, make, output_layers)
     except EditLayerError as e:
         raise _edit_error(args, e) from None
     except (KeyboardInterrupt, BatchCancelled):
