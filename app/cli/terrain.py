@@ -168,16 +168,24 @@ def _finish(args: argparse.Namespace, scene, doc: dict, human: list[str]) -> int
     return 0
 
 
-def _change(t, before) -> dict:
-    """How far the heights moved: the largest rise and fall, and the mean change, in metres."""
+def _change(t, applied) -> dict:
+    """How far the heights moved: the largest rise and fall, and the mean change, in metres. Read
+    from the layer's new and old deltas tile by tile, where either holds any: no copy of the whole
+    grid (on a 16 km world it would not fit beside the heights)."""
     import numpy as np
 
-    after = t.heights_grid()
-    lo = hi = 0.0
-    total = 0.0
-    for r in range(0, t.rows, 512):
-        rows = slice(r, min(t.rows, r + 512))
-        d = np.asarray(after[rows, slice(0, t.columns)], np.float64) - before[rows]
+    from model.formats import tiles as tiling
+
+    layer = applied.layer
+    old = None if applied.old is None else applied.old[0]
+    lo = hi = total = 0.0
+    keys = layer.held_tiles() | (set() if old is None else old.held_tiles()) if layer.shows else set()
+    for i, j in sorted(keys):
+        rows, cols = tiling.tile_slices(i, j, t.rows, t.columns, layer.deltas.tile)
+        d = layer.read(rows, cols).astype(np.float64)
+        if old is not None:
+            d -= old.read(rows, cols, 0)
+        d *= layer.opacity
         lo, hi, total = min(lo, float(d.min())), max(hi, float(d.max())), total + float(d.sum())
     return {"max_rise": hi, "max_fall": -lo, "mean_change": total / (t.rows * t.columns)}
 
@@ -191,12 +199,6 @@ def _followed_text(follow) -> list[str]:
         return []
     return [f"{follow.regrounded:,} stored instances re-grounded, {follow.respawned} spawner(s) re-run "
             "over the ground it changed"]
-
-
-def _heights_copy(t):
-    import numpy as np
-
-    return np.asarray(t.read_heights(slice(0, t.rows), slice(0, t.columns)), np.float64)
 
 
 # ---- commands ----------------------------------------------------------------------------------
@@ -226,7 +228,6 @@ def run_erode(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     name = args.layer or ("erode-thermal" if args.thermal else "erode-hydraulic")
     t = scene.terrain
-    before = _heights_copy(t)
     outputs: dict = {}
     try:
         area = region_window(t, args.region)
@@ -254,7 +255,7 @@ def run_erode(args: argparse.Namespace) -> int:
     except (KeyboardInterrupt, BatchCancelled):
         print(f"boscage: erosion cancelled; {args.scene} unchanged", file=sys.stderr)
         return 130
-    change = _change(t, before)
+    change = _change(t, applied)
     doc = {"scene": str(args.scene), "layer": name, "created": applied.created, "method": params["method"],
            "parameters": params, "output_layers": written, **change, **_followed(follow)}
     human = [f"{'added' if applied.created else 'recomputed'} edit layer {name!r} ({params['method']} "
@@ -283,7 +284,6 @@ def run_stamp(args: argparse.Namespace) -> int:
         raise UsageError(f"a stamp at {stamp.x:g},{stamp.z:g} with radius {r:g} m misses the terrain "
                          f"(which spans {x0:g},{z0:g} to {x1:g},{z1:g})")
     image = stamp_image(args.stamp)
-    before = _heights_copy(t)
     params = {"file": args.stamp.name, "x": stamp.x, "z": stamp.z, "radius": stamp.radius,
               "rotation": stamp.rotation, "height": stamp.height, "mode": stamp.mode}
     try:
@@ -291,7 +291,7 @@ def run_stamp(args: argparse.Namespace) -> int:
             stamp_deltas(beneath, (t.rows, t.columns), t.spacing, t.origin, image, stamp)))
     except EditLayerError as e:
         raise _edit_error(args, e) from None
-    change = _change(t, before)
+    change = _change(t, applied)
     doc = {"scene": str(args.scene), "layer": args.layer, "created": applied.created, "parameters": params,
            **change, **_followed(follow)}
     human = [f"{'added' if applied.created else 'recomputed'} edit layer {args.layer!r} (stamp "
@@ -311,7 +311,6 @@ def run_terrace(args: argparse.Namespace) -> int:
         raise UsageError(f"--sharpness must be from 0 to 1, got {args.sharpness:g}")
     scene = _load(args)
     t = scene.terrain
-    before = _heights_copy(t)
     params = {"step": args.step, "sharpness": args.sharpness} | (
         {"region": list(args.region)} if args.region else {}) | ({"mask": args.mask} if args.mask else {})
     try:
@@ -321,7 +320,7 @@ def run_terrace(args: argparse.Namespace) -> int:
             terrace_deltas(beneath, (t.rows, t.columns), args.step, args.sharpness, area, mask)))
     except EditLayerError as e:
         raise _edit_error(args, e) from None
-    change = _change(t, before)
+    change = _change(t, applied)
     doc = {"scene": str(args.scene), "layer": args.layer, "created": applied.created, "parameters": params,
            **change, **_followed(follow)}
     human = [f"{'added' if applied.created else 'recomputed'} edit layer {args.layer!r} (terraces every "

@@ -21,8 +21,9 @@ import numpy as np
 
 from model import portable_math as pmath
 from model.batch import Task, run_tasks
-from model.edit_layers import grid_from
+from model.edit_layers import delta_grid, grid_from
 from model.erosion import kernels
+from model.formats import tiles as tiling
 from model.paged import PagedGrid
 
 THERMAL_TILE = 512  # samples a side of a thermal task's own area (any size gives the same bits)
@@ -176,17 +177,24 @@ def _thermal(beneath, shape, spacing, how: Thermal, area, mask, workers, schedul
         core = (rs.start - wr.start, rs.stop - wr.start, cs.start - wc.start, cs.stop - wc.start)
         return beneath(wr, wc), None if mask is None else mask(wr, wc), core
 
-    out = np.zeros((area[0].stop - area[0].start, area[1].stop - area[1].start), np.float32)
+    # each tile's deltas go straight into the layer's tiles (none made where nothing moved): no array
+    # of the whole area, which on a 16 km world would not fit beside the heights
+    out = delta_grid(*shape)
 
     def keep(task: Task, arrays: dict) -> None:
         rs, cs = task.args
         delta = (arrays["eroded"] - arrays["beneath"].astype(np.float64)).astype(np.float32)
-        out[rs.start - area[0].start:rs.stop - area[0].start,
-            cs.start - area[1].start:cs.stop - area[1].start] = delta
+        for i, j in tiling.tiles_meeting(rs, cs, out.tile):
+            ts, tc = tiling.tile_slices(i, j, *shape, out.tile)
+            a = slice(max(rs.start, ts.start), min(rs.stop, ts.stop))
+            b = slice(max(cs.start, tc.start), min(cs.stop, tc.stop))
+            block = delta[a.start - rs.start:a.stop - rs.start, b.start - cs.start:b.stop - cs.start]
+            if out.holds(i, j) or np.any(block != 0):
+                out.write(a, b, block, 0)
 
     run_tasks(thermal_task, tasks, shared=(params,), workers=workers, scheduler=scheduler,
               progress=progress, prepare=prepare, on_result=keep)
-    return Eroded(grid_from(out, *area, shape), area, {})
+    return Eroded(out, area, {})
 
 
 def _hydraulic(beneath, shape, spacing, how: Hydraulic, area, mask, workers, scheduler, progress,

@@ -107,3 +107,24 @@ def test_bad_settings_are_refused_before_any_work() -> None:
         erode(reader(h), h.shape, 1.0, Thermal(10, 95.0))
     with pytest.raises(ValueError, match="rain"):
         erode(reader(h), h.shape, 1.0, Hydraulic(rain=0.0))
+
+
+def test_thermal_erosion_holds_no_array_of_the_whole_area() -> None:
+    """The deltas go into the layer's tiles as each tile is eroded: the peak is the deltas (the size
+    of the area) and a few tiles of work, not an array of the area besides them."""
+    import tracemalloc
+
+    size = 3072
+    j, i = np.mgrid[0:size, 0:size]
+    h = ((i * 7 + j * 13) % 29 * 1.5).astype(np.float32)  # a rough ground: every tile moves
+    del i, j
+    erode(reader(h[:64, :64]), (64, 64), 1.0, Thermal(2, 30.0))  # the kernels compiled first
+    tracemalloc.start()
+    try:
+        eroded = erode(reader(h), h.shape, 1.0, Thermal(2, 30.0))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(eroded.deltas.held_tiles()) > 1
+    # measured 1.28 (the deltas 1.03); with an array of the whole area besides them 2.03
+    assert peak < 1.6 * h.nbytes, peak / h.nbytes
