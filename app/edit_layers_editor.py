@@ -65,6 +65,7 @@ class EditLayersEditor(QObject):
         p.move_requested.connect(self.move_layer)
         p.visibility_requested.connect(self.set_visible)
         p.opacity_requested.connect(self.set_opacity)
+        p.opacity_slider.sliderReleased.connect(self.finish_opacity)
         p.delete_requested.connect(self.delete_layer)
         p.collapse_requested.connect(self.collapse_layer)
         # bound slots of the panel: the connections go with it when the window closes
@@ -202,16 +203,26 @@ class EditLayersEditor(QObject):
         return self._push(lambda: RenameEditLayerCommand(self.stack, old, new))
 
     def move_layer(self, name: str, to_index: int) -> bool:
-        return self._push(lambda: MoveEditLayerCommand(self.stack, name, to_index))
+        return self._push(lambda: MoveEditLayerCommand(self.stack, name, to_index, self.document.scene))
 
     def set_visible(self, name: str, visible: bool) -> bool:
-        return self._push(lambda: EditLayerVisibilityCommand(self.stack, name, visible))
+        return self._push(lambda: EditLayerVisibilityCommand(self.stack, name, visible, self.document.scene))
 
     def set_opacity(self, name: str, opacity: float, drag: int = -1) -> bool:
-        return self._push(lambda: EditLayerOpacityCommand(self.stack, name, opacity, drag))
+        ok = self._push(lambda: EditLayerOpacityCommand(self.stack, name, opacity, drag, self.document.scene))
+        if not self.panel.opacity_slider.isSliderDown():
+            self.finish_opacity()  # a typed value or a click: the step is whole now
+        return ok
+
+    def finish_opacity(self) -> None:
+        """An opacity drag ended: the foliage follows the ground it leaves (once per drag)."""
+        stack = self.document.undo_stack
+        command = stack.command(stack.index() - 1) if stack.index() > 0 else None
+        if isinstance(command, EditLayerOpacityCommand):
+            command.finish()
 
     def delete_layer(self, name: str) -> bool:
-        ok = self._push(lambda: RemoveEditLayerCommand(self.stack, name))
+        ok = self._push(lambda: RemoveEditLayerCommand(self.stack, name, self.document.scene))
         if ok:
             self.panel.show_status(f"Deleted edit layer '{name}' (Undo brings it back).")
         return ok
@@ -351,7 +362,8 @@ class EditLayersEditor(QObject):
         return self._run(name, "terrace", params, deltas, f"Terrace into '{name}' every {step:g} m")
 
     def _run(self, name: str, kind: str, params: dict, deltas, text: str, outputs=None) -> bool:
-        ok = self._push(lambda: RunEditLayerCommand(self.terrain, name, kind, params, deltas, text, outputs))
+        ok = self._push(lambda: RunEditLayerCommand(self.terrain, name, kind, params, deltas, text, outputs,
+                                                                  self.document.scene))
         self._follow()
         if ok:
             self.panel.select(name)

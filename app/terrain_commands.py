@@ -69,7 +69,7 @@ class ReplaceGridCommand(QUndoCommand):
                  volume=None) -> None:
         super().__init__(text)
         self.terrain, self.target = terrain, target
-        grid = target_grid(terrain, target)  # an array, or a paged terrain's tiles: never assembled
+        grid = self._plane()  # an array, or a paged terrain's tiles: never assembled
         if tuple(values.shape) != tuple(grid.shape):
             raise ValueError(f"the new grid is {values.shape[1]} x {values.shape[0]}, the terrain "
                              f"{grid.shape[1]} x {grid.shape[0]}")
@@ -84,8 +84,19 @@ class ReplaceGridCommand(QUndoCommand):
             self._patch: Patch | None = Patch(self.rows, self.cols, None,
                                               values.astype(grid.dtype, copy=False))
 
+    def _plane(self):
+        """The paged grid the command swaps tiles of: with edit layers, the heights' base (an
+        import replaces the ground beneath the layers, whichever layer brushes paint into)."""
+        stack = self.terrain.edits if self.target is HEIGHTS else None
+        if stack is not None and stack.active():
+            return stack.base
+        return target_grid(self.terrain, self.target)
+
     def _changed(self) -> None:
-        if self.target is HEIGHTS:
+        stack = self.terrain.edits if self.target is HEIGHTS else None
+        if stack is not None and stack.active():
+            stack.base_replaced(self.rows, self.cols)  # the composite follows the new base; announced
+        elif self.target is HEIGHTS:
             self.terrain.heights_changed.emit(self.rows, self.cols)
         else:
             self.terrain.layer_weights_changed.emit(self.terrain.layer_index(self.target),
@@ -100,7 +111,7 @@ class ReplaceGridCommand(QUndoCommand):
             else:
                 self.stroke.redo()
             return
-        plane = target_grid(self.terrain, self.target)
+        plane = self._plane()
         if self._values is None:
             self._other = plane.grid.swap_tiles(self._other)
             self._changed()
@@ -125,7 +136,7 @@ class ReplaceGridCommand(QUndoCommand):
         if self.stroke is not None:
             self.stroke.undo()
             return
-        plane = target_grid(self.terrain, self.target)
+        plane = self._plane()
         self._other = plane.grid.swap_tiles(self._other)
         self._changed()
         if self.lift:

@@ -246,6 +246,15 @@ class EditStack:
                 heights[r, c] = self.composite(r, c)
         self.terrain.heights_changed.emit(rows, cols)
 
+    def base_replaced(self, rows: slice, cols: slice) -> None:
+        """The base was written in the window (not through a brush: an import): recomposite it."""
+        self._versions["base"] = self._versions.get("base", 0) + 1
+        selected, self.selected = self.selected, None  # so `recomposite` counts the base as written
+        try:
+            self.recomposite(rows, cols)
+        finally:
+            self.selected = selected
+
     def recomposite_tiles(self, keys: Iterable[tuple[int, int]]) -> None:
         keys = set(keys)
         if not keys:

@@ -2,6 +2,11 @@
 heights beneath it, its spline in its parameters), the paint layer it names, and the stored
 foliage it clears. Shared by the command line and the editor.
 
+The foliage follows the ground the change reshapes (`model.ground_follow`): stored instances beside
+the road are re-grounded, the spawners re-run over the old and the new path together (they leave the
+new bed as their own instances, so they grow back on the old one when the road moves away), and then
+what still stands on the new bed (painted by hand) is cleared.
+
 A change recomputes only the area it reaches: the bounding box of the path's samples that differ
 (`model.splines.changed_segments`), cut along the grid's tiles, so moving one point touches the
 ground, the paint and the foliage near it. A change returns a `SplineChange` holding only the
@@ -21,6 +26,8 @@ import numpy as np
 from model import layer_ops
 from model.edit_layers import EditLayer, EditLayerError, stack_of
 from model.formats import tiles as tiling
+from model.ground_follow import GroundFollow
+from model.ground_follow import union as union_window
 from model.scene import Scene
 from model.splines import (
     CLEARANCE,
@@ -56,6 +63,7 @@ class SplineChange:
     deltas: list[tuple[slice, slice, np.ndarray, np.ndarray]] = field(default_factory=list)
     paint: list[tuple[str, slice, slice, np.ndarray, np.ndarray]] = field(default_factory=list)
     removed: object = None  # model.foliage.volume.Removed
+    follow: object = None  # model.ground_follow.GroundFollow: instances re-grounded, spawners re-run
     created: EditLayer | None = None
     created_index: int = 0
     paint_created: object = None  # model.layer_ops.RemovedLayer, once undone
@@ -146,18 +154,27 @@ def apply_spline(scene: Scene, name: str, spline: Spline, full: bool = False) ->
     change.box = box
     window = None if box is None else grid_window(terrain, box)
     extra = layer.held_tiles() if full else set()
-    _reshape(scene, stack, change, spline, old, new_path, old_path, window, extra, beneath)
-    layer.params = dict(change.new_params)
+    pieces = list(_pieces(terrain, window, extra, stack.tile))
+    span = None
+    for piece in pieces:
+        span = union_window(span, piece)
+    follow = GroundFollow(scene, span)  # reads the ground before it changes
+    _reshape(scene, stack, change, spline, old, new_path, old_path, pieces, beneath)
+    layer.params = dict(change.new_params)  # the spawners see the new path
+    # spawners first, so their own instances on the new bed leave as theirs (not as deleted by hand)
+    change.follow = follow.after()
+    if spline.clear_foliage and change.box is not None:
+        change.removed = _clear_foliage(scene, new_path, change.box)
     stack.changed.emit()
     return change
 
 
-def _reshape(scene, stack, change, spline, old, new_path, old_path, window, extra, beneath) -> None:
+def _reshape(scene, stack, change, spline, old, new_path, old_path, pieces, beneath) -> None:
     terrain = scene.terrain
     grow = core_margin(terrain.spacing)
     geometry = (terrain.spacing, terrain.origin, grow)
     paint = _paint_layer(terrain, spline, change)
-    for rows, cols in list(_pieces(terrain, window, extra, stack.tile)):
+    for rows, cols in pieces:
         near = nearest_grid(new_path, rows, cols, *geometry)
         if near is None:
             values = np.zeros((rows.stop - rows.start, cols.stop - cols.start), np.float32)
@@ -169,8 +186,6 @@ def _reshape(scene, stack, change, spline, old, new_path, old_path, window, extr
         was = (nearest_grid(old_path, rows, cols, *geometry)
                if old_path is not None and old is not None and old.paint else None)
         _repaint(terrain, change, old.paint if old is not None else None, paint, rows, cols, was, near, grow)
-    if spline.clear_foliage and change.box is not None:
-        change.removed = _clear_foliage(scene, new_path, change.box)
 
 
 def _paint_layer(terrain: Terrain, spline: Spline, change: SplineChange):
@@ -233,6 +248,8 @@ def undo_spline(scene: Scene, change: SplineChange) -> None:
     stack = terrain.edits
     if change.removed is not None:
         scene.sections["foliage"].volume.restore(change.removed)
+    if change.follow is not None:
+        change.follow.undo()
     for name, rows, cols, old, _new in reversed(change.paint):
         _write_paint(terrain, name, rows, cols, old)
     if change.paint_name is not None:
@@ -257,9 +274,11 @@ def redo_spline(scene: Scene, change: SplineChange) -> None:
         layer_ops.insert_layer(terrain, change.paint_created)
     for name, rows, cols, _old, new in change.paint:
         _write_paint(terrain, name, rows, cols, new)
+    stack.layer(change.name).params = dict(change.new_params)
+    if change.follow is not None:
+        change.follow.redo()
     if change.removed is not None:
         scene.sections["foliage"].volume.remove(change.removed.addresses())
-    stack.layer(change.name).params = dict(change.new_params)
     stack.changed.emit()
 
 
@@ -295,5 +314,6 @@ def exclusion_paths(terrain: Terrain) -> list[tuple[str, Path]]:
 
 
 def on_splines(terrain: Terrain, x: np.ndarray, z: np.ndarray) -> list[tuple[str, np.ndarray]]:
-    """Per visible spline layer: which points stand on its width."""
-    return [(name, inside(path, x, z)) for name, path in exclusion_paths(terrain)]
+    """Per visible spline layer: which points stand on its width or within the clearance beside it
+    (the ground a road clears of stored foliage: a spawner grows nothing there either)."""
+    return [(name, inside(path, x, z, CLEARANCE)) for name, path in exclusion_paths(terrain)]

@@ -84,6 +84,28 @@ def run_layer(terrain: Terrain, name: str, kind: str, params: dict,
     return Applied(layer, True, None)
 
 
+def run_layer_following(scene, name: str, kind: str, params: dict,
+                        make: Callable[[Reader], PagedGrid], then: Callable[[], object] | None = None):
+    """`run_layer` on the scene's terrain with its foliage following the ground the layer changes
+    (stored instances re-grounded, spawners re-run there: `model.ground_follow`); (Applied,
+    GroundFollow). `then()` runs before the spawners do (erosion's output layers, which they may read)."""
+    from model.ground_follow import GroundFollow, layer_window
+
+    terrain = scene.terrain
+    follow: list = []
+
+    def made(beneath: Reader) -> PagedGrid:
+        deltas = make(beneath)
+        # where the layer held deltas and where it holds them now: read before they are put in
+        follow.append(GroundFollow(scene, layer_window(terrain, name, deltas.held_tiles())))
+        return deltas
+
+    applied = run_layer(terrain, name, kind, params, made)
+    if then is not None:
+        then()
+    return applied, follow[0].after()
+
+
 def undo_run(stack: EditStack, applied: Applied) -> None:
     if applied.created:
         stack.remove(applied.layer.name)

@@ -164,14 +164,20 @@ def run_spline(args: argparse.Namespace) -> int:
     except (EditLayerError, LayerError, SplineError) as e:
         raise FormatError(args.scene, "edit_layers", str(e)) from None
     removed = 0 if change.removed is None else len(change.removed)
+    follow = change.follow
+    regrounded, respawned = (0, 0) if follow is None else (follow.regrounded, follow.respawned)
     area = sum(int(np.count_nonzero(old != new)) for _r, _c, old, new in change.deltas)
     doc = {"scene": str(args.scene), "layer": args.name, "created": not existed, "kind": args.kind,
            "points": len(points), "parameters": change.new_params, "samples_changed": area,
-           "foliage_removed": removed, "painted": args.paint,
+           "foliage_removed": removed, "foliage_regrounded": regrounded, "spawners_rerun": respawned,
+           "painted": args.paint,
            "edit_layers": describe(t.edits)}
     human = [f"{'added' if not existed else 'recomputed'} {args.kind} spline {args.name!r} through "
              f"{len(points)} points ({area:,} height samples changed"
              + (f", {removed:,} stored instances cleared" if args.clear_foliage else "") + ")"]
+    if regrounded or respawned:
+        human.append(f"{regrounded:,} stored instances re-grounded beside it, {respawned} spawner(s) re-run "
+                     "over the ground it changed")
     if args.paint:
         human.append(f"painted layer {args.paint!r}")
     _save(args, scene, human)

@@ -168,24 +168,37 @@ def _finish(args: argparse.Namespace, scene, doc: dict, human: list[str]) -> int
     return 0
 
 
-def _change(t, before) -> dict:
-    """How far the heights moved: the largest rise and fall, and the mean change, in metres."""
+def _change(t, applied) -> dict:
+    """How far the heights moved: the largest rise and fall, and the mean change, in metres. Read
+    from the layer's new and old deltas tile by tile, where either holds any: no copy of the whole
+    grid (on a 16 km world it would not fit beside the heights)."""
     import numpy as np
 
-    after = t.heights_grid()
-    lo = hi = 0.0
-    total = 0.0
-    for r in range(0, t.rows, 512):
-        rows = slice(r, min(t.rows, r + 512))
-        d = np.asarray(after[rows, slice(0, t.columns)], np.float64) - before[rows]
+    from model.formats import tiles as tiling
+
+    layer = applied.layer
+    old = None if applied.old is None else applied.old[0]
+    lo = hi = total = 0.0
+    keys = layer.held_tiles() | (set() if old is None else old.held_tiles()) if layer.shows else set()
+    for i, j in sorted(keys):
+        rows, cols = tiling.tile_slices(i, j, t.rows, t.columns, layer.deltas.tile)
+        d = layer.read(rows, cols).astype(np.float64)
+        if old is not None:
+            d -= old.read(rows, cols, 0)
+        d *= layer.opacity
         lo, hi, total = min(lo, float(d.min())), max(hi, float(d.max())), total + float(d.sum())
     return {"max_rise": hi, "max_fall": -lo, "mean_change": total / (t.rows * t.columns)}
 
 
-def _heights_copy(t):
-    import numpy as np
+def _followed(follow) -> dict:
+    return {"foliage_regrounded": follow.regrounded, "spawners_rerun": follow.respawned}
 
-    return np.asarray(t.read_heights(slice(0, t.rows), slice(0, t.columns)), np.float64)
+
+def _followed_text(follow) -> list[str]:
+    if not (follow.regrounded or follow.respawned):
+        return []
+    return [f"{follow.regrounded:,} stored instances re-grounded, {follow.respawned} spawner(s) re-run "
+            "over the ground it changed"]
 
 
 # ---- commands ----------------------------------------------------------------------------------
@@ -193,7 +206,7 @@ def run_erode(args: argparse.Namespace) -> int:
     from model.batch import BatchCancelled
     from model.edit_layers import EditLayerError
     from model.erosion.run import Hydraulic, Thermal, erode, parameters
-    from model.terrain_edits import mask_of, region_window, run_layer, write_outputs
+    from model.terrain_edits import mask_of, region_window, run_layer_following, write_outputs
 
     if args.workers is not None and args.scheduler is not None:
         raise UsageError("--workers and --scheduler exclude each other (a cluster has its own workers)")
@@ -215,7 +228,6 @@ def run_erode(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     name = args.layer or ("erode-thermal" if args.thermal else "erode-hydraulic")
     t = scene.terrain
-    before = _heights_copy(t)
     outputs: dict = {}
     try:
         area = region_window(t, args.region)
@@ -231,27 +243,32 @@ def run_erode(args: argparse.Namespace) -> int:
             outputs.update(result.outputs, area=result.area)
             return result.deltas
 
-        applied = run_layer(t, name, "erosion", params, make)
-        written = write_outputs(t, outputs, outputs["area"], args.outputs) if args.outputs else []
+        written: list[str] = []
+
+        def output_layers() -> None:
+            if args.outputs:
+                written.extend(write_outputs(t, outputs, outputs["area"], args.outputs))
+
+        applied, follow = run_layer_following(scene, name, "erosion", params, make, output_layers)
     except EditLayerError as e:
         raise _edit_error(args, e) from None
     except (KeyboardInterrupt, BatchCancelled):
         print(f"boscage: erosion cancelled; {args.scene} unchanged", file=sys.stderr)
         return 130
-    change = _change(t, before)
+    change = _change(t, applied)
     doc = {"scene": str(args.scene), "layer": name, "created": applied.created, "method": params["method"],
-           "parameters": params, "output_layers": written, **change}
+           "parameters": params, "output_layers": written, **change, **_followed(follow)}
     human = [f"{'added' if applied.created else 'recomputed'} edit layer {name!r} ({params['method']} "
              f"erosion): ground raised up to {change['max_rise']:.2f} m, lowered up to "
              f"{change['max_fall']:.2f} m, mean change {change['mean_change']:+.4f} m"]
     if written:
         human.append(f"outputs in paint layers: {', '.join(written)}")
-    return _finish(args, scene, doc, human)
+    return _finish(args, scene, doc, human + _followed_text(follow))
 
 
 def run_stamp(args: argparse.Namespace) -> int:
     from model.edit_layers import EditLayerError
-    from model.terrain_edits import run_layer
+    from model.terrain_edits import run_layer_following
     from model.terrain_shapes import Stamp, stamp_deltas, stamp_image
 
     stamp = Stamp(args.at[0], args.at[1], args.radius, args.rotation, args.height, args.mode)
@@ -267,26 +284,25 @@ def run_stamp(args: argparse.Namespace) -> int:
         raise UsageError(f"a stamp at {stamp.x:g},{stamp.z:g} with radius {r:g} m misses the terrain "
                          f"(which spans {x0:g},{z0:g} to {x1:g},{z1:g})")
     image = stamp_image(args.stamp)
-    before = _heights_copy(t)
     params = {"file": args.stamp.name, "x": stamp.x, "z": stamp.z, "radius": stamp.radius,
               "rotation": stamp.rotation, "height": stamp.height, "mode": stamp.mode}
     try:
-        applied = run_layer(t, args.layer, "stamp", params, lambda beneath: stamp_deltas(
-            beneath, (t.rows, t.columns), t.spacing, t.origin, image, stamp))
+        applied, follow = run_layer_following(scene, args.layer, "stamp", params, lambda beneath: (
+            stamp_deltas(beneath, (t.rows, t.columns), t.spacing, t.origin, image, stamp)))
     except EditLayerError as e:
         raise _edit_error(args, e) from None
-    change = _change(t, before)
+    change = _change(t, applied)
     doc = {"scene": str(args.scene), "layer": args.layer, "created": applied.created, "parameters": params,
-           **change}
+           **change, **_followed(follow)}
     human = [f"{'added' if applied.created else 'recomputed'} edit layer {args.layer!r} (stamp "
              f"{args.stamp.name}, {stamp.mode}): ground raised up to {change['max_rise']:.2f} m, "
              f"lowered up to {change['max_fall']:.2f} m"]
-    return _finish(args, scene, doc, human)
+    return _finish(args, scene, doc, human + _followed_text(follow))
 
 
 def run_terrace(args: argparse.Namespace) -> int:
     from model.edit_layers import EditLayerError
-    from model.terrain_edits import mask_of, region_window, run_layer
+    from model.terrain_edits import mask_of, region_window, run_layer_following
     from model.terrain_shapes import terrace_deltas
 
     if not args.step > 0:
@@ -295,22 +311,21 @@ def run_terrace(args: argparse.Namespace) -> int:
         raise UsageError(f"--sharpness must be from 0 to 1, got {args.sharpness:g}")
     scene = _load(args)
     t = scene.terrain
-    before = _heights_copy(t)
     params = {"step": args.step, "sharpness": args.sharpness} | (
         {"region": list(args.region)} if args.region else {}) | ({"mask": args.mask} if args.mask else {})
     try:
         area = region_window(t, args.region)
         mask = mask_of(t, args.mask)
-        applied = run_layer(t, args.layer, "terrace", params, lambda beneath: terrace_deltas(
-            beneath, (t.rows, t.columns), args.step, args.sharpness, area, mask))
+        applied, follow = run_layer_following(scene, args.layer, "terrace", params, lambda beneath: (
+            terrace_deltas(beneath, (t.rows, t.columns), args.step, args.sharpness, area, mask)))
     except EditLayerError as e:
         raise _edit_error(args, e) from None
-    change = _change(t, before)
+    change = _change(t, applied)
     doc = {"scene": str(args.scene), "layer": args.layer, "created": applied.created, "parameters": params,
-           **change}
+           **change, **_followed(follow)}
     human = [f"{'added' if applied.created else 'recomputed'} edit layer {args.layer!r} (terraces every "
              f"{args.step:g} m, sharpness {args.sharpness:g})"]
-    return _finish(args, scene, doc, human)
+    return _finish(args, scene, doc, human + _followed_text(follow))
 
 
 def run_edit_layers(args: argparse.Namespace) -> int:
@@ -319,13 +334,19 @@ def run_edit_layers(args: argparse.Namespace) -> int:
     both = set(args.enable) & set(args.disable)
     if both:
         raise UsageError(f"--enable and --disable both name {sorted(both)[0]!r}")
+    from model.ground_follow import GroundFollow, layer_window
+
     scene = _load(args)
     stack = scene.terrain.edits
     try:
         for name, on in [(n, True) for n in args.enable] + [(n, False) for n in args.disable]:
             if stack is None:
                 raise EditLayerError(f"no edit layer named {name!r} (the terrain has none)")
+            # the foliage follows the ground the layer shows or hides
+            window = layer_window(scene.terrain, name) if stack.layer(name).visible != on else None
+            follow = GroundFollow(scene, window)
             stack.set_visible(name, on)
+            follow.after()
     except EditLayerError as e:
         raise _edit_error(args, e) from None
     layers = [] if stack is None else stack.layers

@@ -21,8 +21,9 @@ import numpy as np
 
 from model import portable_math as pmath
 from model.batch import Task, run_tasks
-from model.edit_layers import grid_from
+from model.edit_layers import delta_grid
 from model.erosion import kernels
+from model.formats import tiles as tiling
 from model.paged import PagedGrid
 
 THERMAL_TILE = 512  # samples a side of a thermal task's own area (any size gives the same bits)
@@ -176,17 +177,24 @@ def _thermal(beneath, shape, spacing, how: Thermal, area, mask, workers, schedul
         core = (rs.start - wr.start, rs.stop - wr.start, cs.start - wc.start, cs.stop - wc.start)
         return beneath(wr, wc), None if mask is None else mask(wr, wc), core
 
-    out = np.zeros((area[0].stop - area[0].start, area[1].stop - area[1].start), np.float32)
+    # each tile's deltas go straight into the layer's tiles (none made where nothing moved): no array
+    # of the whole area, which on a 16 km world would not fit beside the heights
+    out = delta_grid(*shape)
 
     def keep(task: Task, arrays: dict) -> None:
         rs, cs = task.args
         delta = (arrays["eroded"] - arrays["beneath"].astype(np.float64)).astype(np.float32)
-        out[rs.start - area[0].start:rs.stop - area[0].start,
-            cs.start - area[1].start:cs.stop - area[1].start] = delta
+        for i, j in tiling.tiles_meeting(rs, cs, out.tile):
+            ts, tc = tiling.tile_slices(i, j, *shape, out.tile)
+            a = slice(max(rs.start, ts.start), min(rs.stop, ts.stop))
+            b = slice(max(cs.start, tc.start), min(cs.stop, tc.stop))
+            block = delta[a.start - rs.start:a.stop - rs.start, b.start - cs.start:b.stop - cs.start]
+            if out.holds(i, j) or np.any(block != 0):
+                out.write(a, b, block, 0)
 
     run_tasks(thermal_task, tasks, shared=(params,), workers=workers, scheduler=scheduler,
               progress=progress, prepare=prepare, on_result=keep)
-    return Eroded(grid_from(out, *area, shape), area, {})
+    return Eroded(out, area, {})
 
 
 def _hydraulic(beneath, shape, spacing, how: Hydraulic, area, mask, workers, scheduler, progress,
@@ -199,11 +207,16 @@ def _hydraulic(beneath, shape, spacing, how: Hydraulic, area, mask, workers, sch
     tiles = _tiles(area, HYDRAULIC_TILE)
     tasks = [Task(f"hydraulic_{a}_{b}", (a, b, rs, cs)) for a, b, rs, cs in tiles]
     size = (area[0].stop - area[0].start, area[1].stop - area[1].start)
-    sums = {name: np.zeros(size, np.int64) for name in ("change", "flow", "deposition", "wear")}
+    # the outputs are wanted whole (their weights are scaled by a percentile of the area)
+    sums = {name: np.zeros(size, np.int64) for name in ("flow", "deposition", "wear")} if outputs else {}
+    deltas = _TiledSums(shape, area, HYDRAULIC_TILE, mask)
 
     def window_of(task: Task) -> tuple[slice, slice]:
         _, _, rs, cs = task.args
         return _widen(rs, cs, how.margin, area)
+
+    for task in tasks:
+        deltas.expect(*window_of(task))
 
     def prepare(task: Task) -> tuple:
         a, b, rs, cs = task.args
@@ -217,16 +230,78 @@ def _hydraulic(beneath, shape, spacing, how: Hydraulic, area, mask, workers, sch
               slice(wc.start - area[1].start, wc.stop - area[1].start))
         for name, total in sums.items():
             total[at] += arrays[name]
+        deltas.add(wr, wc, arrays["change"])
 
     run_tasks(hydraulic_task, tasks, shared=(params,), workers=workers, scheduler=scheduler,
               progress=progress, prepare=prepare, on_result=keep)
-    change = sums.pop("change").astype(np.float64) / FIXED
-    if mask is not None:
-        change *= mask(*area).astype(np.float64) / 255.0
-    outputs = {"flow": sums["flow"].astype(np.float64),
-               "deposition": sums["deposition"].astype(np.float64) / FIXED,
-               "wear": sums["wear"].astype(np.float64) / FIXED}
-    return Eroded(grid_from(change.astype(np.float32), *area, shape), area, outputs)
+    found = {"flow": sums["flow"].astype(np.float64),
+             "deposition": sums["deposition"].astype(np.float64) / FIXED,
+             "wear": sums["wear"].astype(np.float64) / FIXED} if outputs else {}
+    return Eroded(deltas.grid, area, found)
+
+
+class _TiledSums:
+    """The hydraulic change summed block by block (the tasks' own tiles) as the overlapping windows
+    arrive, each block turned into deltas once every window that meets it is in, and each of the
+    layer's tiles written once all its blocks are: no array of the whole area is held, only the
+    blocks and tiles still waiting. The same values and tiles as summing the whole area first."""
+
+    def __init__(self, shape: tuple[int, int], area: tuple[slice, slice], block: int,
+                 mask: Reader | None) -> None:
+        self.shape, self.area, self.block, self.mask = shape, area, block, mask
+        self.grid = delta_grid(*shape)
+        self._pending: dict[tuple[int, int], int] = {}  # block → windows still to come
+        self._sums: dict[tuple[int, int], np.ndarray] = {}
+        self._waiting: dict[tuple[int, int], int] = {}  # layer tile → blocks still to finish
+        self._staged: dict[tuple[int, int], np.ndarray] = {}
+        for _, _, rs, cs in _tiles(area, block):
+            for key in tiling.tiles_meeting(rs, cs, self.grid.tile):
+                self._waiting[key] = self._waiting.get(key, 0) + 1
+
+    def _blocks(self, wr: slice, wc: slice):
+        (r0, c0), b = (self.area[0].start, self.area[1].start), self.block
+        for a in range((wr.start - r0) // b, (wr.stop - 1 - r0) // b + 1):
+            for k in range((wc.start - c0) // b, (wc.stop - 1 - c0) // b + 1):
+                rs = slice(r0 + a * b, min(self.area[0].stop, r0 + (a + 1) * b))
+                cs = slice(c0 + k * b, min(self.area[1].stop, c0 + (k + 1) * b))
+                yield (a, k), rs, cs
+
+    def expect(self, wr: slice, wc: slice) -> None:
+        for key, _, _ in self._blocks(wr, wc):
+            self._pending[key] = self._pending.get(key, 0) + 1
+
+    def add(self, wr: slice, wc: slice, change: np.ndarray) -> None:
+        for key, rs, cs in self._blocks(wr, wc):
+            total = self._sums.get(key)
+            if total is None:
+                total = self._sums[key] = np.zeros((rs.stop - rs.start, cs.stop - cs.start), np.int64)
+            a = slice(max(rs.start, wr.start), min(rs.stop, wr.stop))  # the window meets the block here
+            b = slice(max(cs.start, wc.start), min(cs.stop, wc.stop))
+            total[a.start - rs.start:a.stop - rs.start, b.start - cs.start:b.stop - cs.start] += \
+                change[a.start - wr.start:a.stop - wr.start, b.start - wc.start:b.stop - wc.start]
+            self._pending[key] -= 1
+            if not self._pending[key]:
+                self._finish(rs, cs, self._sums.pop(key))
+
+    def _finish(self, rs: slice, cs: slice, total: np.ndarray) -> None:
+        change = total.astype(np.float64) / FIXED
+        if self.mask is not None:
+            change *= self.mask(rs, cs).astype(np.float64) / 255.0
+        values = change.astype(np.float32)
+        for key in tiling.tiles_meeting(rs, cs, self.grid.tile):
+            ts, tc = tiling.tile_slices(*key, *self.shape, self.grid.tile)
+            staged = self._staged.get(key)
+            if staged is None:
+                staged = self._staged[key] = np.zeros((ts.stop - ts.start, tc.stop - tc.start), np.float32)
+            a = slice(max(rs.start, ts.start), min(rs.stop, ts.stop))
+            b = slice(max(cs.start, tc.start), min(cs.stop, tc.stop))
+            staged[a.start - ts.start:a.stop - ts.start, b.start - tc.start:b.stop - tc.start] = \
+                values[a.start - rs.start:a.stop - rs.start, b.start - cs.start:b.stop - cs.start]
+            self._waiting[key] -= 1
+            if not self._waiting[key]:
+                done = self._staged.pop(key)
+                if np.any(done != 0):  # as `grid_from`: a tile only where a value is not zero
+                    self.grid.write(ts, tc, done, 0)
 
 
 def parameters(how: Thermal | Hydraulic) -> dict:

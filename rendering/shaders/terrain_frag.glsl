@@ -20,8 +20,7 @@ uniform vec2 u_density_origin;  // world x, z of the cover grid's corner
 uniform vec2 u_density_extent;  // metres the grid spans along x, z
 uniform vec2 u_density_fade;    // distances where the overlay starts and is full
 uniform float u_density_on;
-// Holes: one texel per height sample (255 a hole); a cell with a hole at any corner filters above
-// 0 everywhere inside it, and is not drawn.
+// Holes: one texel per height sample (255 a hole); a cell with a hole at any corner is not drawn.
 uniform sampler2D u_holes;
 uniform vec2 u_holes_origin;     // world x, z of sample (0, 0)
 uniform float u_holes_spacing;   // metres between samples
@@ -178,8 +177,15 @@ float dither() {
 
 void main() {
     if (u_holes_on > 0.5) {
-        vec2 g = (v_world.xz - u_holes_origin) / u_holes_spacing + 0.5;
-        if (texture(u_holes, g / vec2(textureSize(u_holes, 0))).r > 0.0) discard;
+        // the fragment's cell and its four corners, read exactly: a filtered read gave a few
+        // thousandths near the corners opposite a hole sample, rounded to 0, and a sliver stayed
+        ivec2 size = textureSize(u_holes, 0);
+        ivec2 c = clamp(ivec2(floor((v_world.xz - u_holes_origin) / u_holes_spacing)), ivec2(0),
+                        max(size - 2, ivec2(0)));
+        ivec2 d = min(c + 1, size - 1);
+        float hole = texelFetch(u_holes, c, 0).r + texelFetch(u_holes, ivec2(d.x, c.y), 0).r
+                  + texelFetch(u_holes, ivec2(c.x, d.y), 0).r + texelFetch(u_holes, d, 0).r;
+        if (hole > 0.0) discard;
     }
     vec3 n = normalize(v_normal);
 #ifdef FAR_TILES

@@ -85,3 +85,27 @@ def test_bad_requests_get_one_clear_error(demo: Path, args, code: int, text: str
     assert done.returncode == code, done.stderr
     assert text in done.stderr and "Traceback" not in done.stderr
     assert files(demo) == before
+
+
+def test_erode_terrace_and_stamp_with_save_carry_the_stored_foliage_with_the_ground(demo: Path,
+                                                                                    tmp_path: Path) -> None:
+    from model.foliage.section import foliage_of
+    from model.formats.scene_file import load_scene
+
+    def offsets(scene) -> np.ndarray:
+        rec = np.concatenate([foliage_of(scene).volume.all_records(n) for n in ("conifer", "broadleaf")])
+        order = np.lexsort((rec[:, 2], rec[:, 0]))
+        rec = rec[order].astype(np.float64)
+        return rec[:, 1] - scene.terrain.height_at(rec[:, 0], rec[:, 2])
+
+    before = offsets(load_scene(demo))
+    cone = np.clip(1.0 - np.hypot(*np.mgrid[-1:1:65j, -1:1:65j]), 0.0, 1.0).astype(np.float32)
+    np.save(tmp_path / "cone.npy", cone)
+    for command in (("erode", "--thermal", "--talus", "20", "--region=-300,-300,300,300"),
+                    ("terrace", "--step", "6", "--sharpness", "1", "--region=-300,-300,300,300"),
+                    ("stamp", tmp_path / "cone.npy", "--at=-100,50", "--radius", "150", "--height", "20")):
+        done = boscage("terrain", *command[:1], demo, *command[1:], "--save", "--json")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["foliage_regrounded"] > 100
+        # each instance keeps its height above the new ground (it was left floating or buried)
+        assert np.abs(offsets(load_scene(demo)) - before).max() < 1e-3

@@ -123,3 +123,37 @@ def test_a_hole_removes_the_stored_foliage_standing_in_it(demo: Path) -> None:
     for kind in after.type_names():
         rec = after.all_records(kind)
         assert not hole_at(scene.terrain, rec[:, 0].astype(float), rec[:, 2].astype(float)).any()
+
+
+def test_a_road_moved_on_the_command_line_lets_the_spawned_forest_regrow(demo: Path, tmp_path: Path) -> None:
+    from model.foliage.section import foliage_of
+    from model.foliage.spawner import Spawner, Species
+    from model.foliage.spawner_section import run_and_apply, spawners_of
+    from model.formats.scene_file import load_scene, save_scene
+    from model.splines import Spline, centreline
+
+    scene = load_scene(demo)
+    spawner = Spawner("woods", seed=7, species=(Species("broadleaf", density=40.0),))
+    spawners_of(scene).spawners.append(spawner)
+    run_and_apply(scene, spawner)
+    save_scene(scene, demo)
+    laid = [[-200, -100], [0, -90], [200, -100]]
+    away = [[x, z + 70] for x, z in laid]
+
+    def on_bed(scene, points) -> int:
+        x, z, *_ = centreline(Spline(np.array([(a, np.nan, b) for a, b in points]), 8.0, 6.0, "road"), 0.5)
+        rec = foliage_of(scene).volume.all_records("broadleaf")
+        d = np.sqrt((rec[:, 0, None] - x[None]) ** 2 + (rec[:, 2, None] - z[None]) ** 2).min(axis=1)
+        return int(np.count_nonzero(d < 5.0))
+
+    grown = on_bed(scene, laid)
+    assert grown > 5
+    for points in (laid, away):
+        done = boscage("terrain", "spline", demo, write(tmp_path, {"points": points}), "--width", "8",
+                       "--clear-foliage", "--name", "road", "--save", "--json")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["spawners_rerun"] == 1
+        scene = load_scene(demo)
+        assert on_bed(scene, points) == 0
+        assert not any(len(k) for k in spawners_of(scene).removed.get("woods", {}).values())
+    assert on_bed(scene, laid) > 5  # the old bed grew back (the painted foliage the road cleared stays gone)

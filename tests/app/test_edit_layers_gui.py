@@ -486,3 +486,34 @@ def test_a_mask_layer_limits_the_terraces_to_where_it_is_painted(main_window, ed
     changed = terrain.heights != before
     assert changed[west].any() and not changed[~west].any()
     assert main_window.document.scene.terrain.edits.layer("terrace").params["mask"] == "red"
+
+
+def test_stored_foliage_follows_an_opacity_drag_once_the_slider_is_let_go(main_window, editor) -> None:
+    from model.foliage import foliage_of
+
+    scene = main_window.document.scene
+    t, volume = scene.terrain, foliage_of(scene).volume
+    ground = float(t.height_at(np.array([1.0]), np.array([0.5]))[0])
+    volume.add("rock", np.array([[1.0, ground + 0.5, 0.5, 0.0, 1.0, 0.0, 0.0]], np.float32))
+
+    def above() -> float:
+        rec = volume.all_records("rock")
+        return float(rec[0, 1]) - float(t.height_at(rec[:, 0].astype(float), rec[:, 2].astype(float))[0])
+
+    editor.add_layer()
+    raise_at(editor, [(0.0, 0.0), (4.0, 0.0)], times=3)
+    assert above() == pytest.approx(0.5, abs=1e-3)  # the sculpt stroke carried it
+    slider = editor.panel.opacity_slider
+    slider.setSliderDown(True)
+    for value in (80, 50, 20):
+        slider.setValue(value)
+    assert above() > 1.0  # while the slider is held, the ground moves alone
+    slider.setSliderDown(False)
+    assert above() == pytest.approx(0.5, abs=1e-3)
+    low = volume.all_records("rock").tobytes()
+    undo_stack(main_window).undo()
+    assert above() == pytest.approx(0.5, abs=1e-3)
+    undo_stack(main_window).redo()
+    assert volume.all_records("rock").tobytes() == low
+    editor.panel.opacity_spin.setValue(60)  # a typed value: followed at once
+    assert above() == pytest.approx(0.5, abs=1e-3)

@@ -153,3 +153,31 @@ def test_add_layer_on_a_paged_scene_is_zero_tiles_and_undoes_and_redoes_exactly(
     assert whole(scene) == painted
     save_scene(scene, tmp_path / "r.boscage")
     assert whole(load_scene(tmp_path / "r.boscage")) == painted
+
+
+def test_importing_heights_beneath_edit_layers_refreshes_the_composite(tmp_path: Path) -> None:
+    from model.edit_layers import grid_from, stack_of
+
+    _, scene = opened(tmp_path)
+    t = scene.terrain
+    stack = stack_of(t, create=True)
+    bump = np.full((40, 40), 5.0, np.float32)
+    layer = stack.new_layer("bump", "stamp")
+    layer.deltas = grid_from(bump, slice(300, 340), slice(500, 540), (N, N))
+    stack.insert(layer)
+    stack.selected = "bump"  # a brush paints into the layer; an import still replaces the ground beneath
+    before = whole(scene)
+    changed = []
+    t.heights_changed.connect(lambda rows, cols: changed.append((rows, cols)))
+    new = np.linspace(0, 50, N * N, dtype=np.float32).reshape(N, N)
+    command = ReplaceGridCommand(t, HEIGHTS, new, "Import heightmap")
+    command.redo()
+    want = new.copy()
+    want[300:340, 500:540] = (new[300:340, 500:540].astype(np.float64) + 5.0).astype(np.float32)
+    assert t.read_heights(slice(0, N), slice(0, N)).tobytes() == want.tobytes()  # what the view reads
+    assert changed == [(slice(0, N), slice(0, N))]  # announced once, over the whole grid
+    assert layer.read(slice(0, N), slice(0, N)).max() == 5.0  # the layer keeps its deltas
+    command.undo()
+    assert whole(scene) == before
+    command.redo()
+    assert t.read_heights(slice(0, N), slice(0, N)).tobytes() == want.tobytes()

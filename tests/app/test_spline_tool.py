@@ -131,3 +131,53 @@ def test_the_river_kind_carves_a_bed_below_the_ground_each_change_one_exact_step
     for _ in range(2):
         stack.undo()
     assert heights(terrain) == start
+
+
+def test_a_road_dragged_away_lets_the_spawned_forest_regrow_on_its_old_bed(main_window, editor) -> None:
+    from model.foliage import FoliageType, foliage_of
+    from model.foliage.spawner import Spawner, Species
+    from model.foliage.spawner_section import run_and_apply, spawners_of
+    from model.splines import Spline, centreline
+
+    scene = main_window.document.scene
+    foliage = foliage_of(scene)
+    foliage.palette.add(FoliageType(name="tree", mesh="builtin:broadleaf", spacing=0.0))  # on any ground
+    volume = foliage.volume
+    spawner = Spawner("woods", seed=7, species=(Species("tree", density=400.0),))
+    spawners_of(scene).spawners.append(spawner)
+    run_and_apply(scene, spawner)
+    section = spawners_of(scene)
+
+    def state() -> dict:
+        return {key: volume.records(*key).tobytes() for key, _ in volume.chunks()}
+
+    def on_bed(points) -> int:
+        pts = np.array([(x, np.nan, z) for x, z in points])
+        x, z, *_ = centreline(Spline(pts, 8.0, 6.0, "road"), 0.5)
+        rec = volume.all_records("tree")
+        d = np.sqrt((rec[:, 0, None] - x[None]) ** 2 + (rec[:, 2, None] - z[None]) ** 2).min(axis=1)
+        return int(np.count_nonzero(d < 5.0))
+
+    toolbox, stack = editor.toolbox, main_window.document.undo_stack
+    toolbox.activate("spline")
+    toolbox.spline_width = 8.0
+    laid, away = [(-36.0, -12.0), (36.0, -12.0)], [(-36.0, 14.0), (36.0, 14.0)]
+    start, owned = state(), section.owned_count("woods")
+    assert on_bed(laid) > 5
+    for p in laid:
+        toolbox.drag([p])
+    assert stack.count() == 1 and on_bed(laid) == 0
+    assert section.owned_count("woods") < owned and not section.removed.get("woods")
+    after_lay = state()
+    for (x, z), (x2, z2) in zip(laid, away, strict=True):
+        toolbox.drag([(x, z), (x2, (z + z2) / 2), (x2, z2)])
+    assert stack.count() == 3 and on_bed(away) == 0 and on_bed(laid) > 5
+    moved = state()
+    stack.undo()
+    stack.undo()
+    assert state() == after_lay
+    stack.undo()
+    assert state() == start
+    for _ in range(3):
+        stack.redo()
+    assert state() == moved

@@ -107,3 +107,73 @@ def test_bad_settings_are_refused_before_any_work() -> None:
         erode(reader(h), h.shape, 1.0, Thermal(10, 95.0))
     with pytest.raises(ValueError, match="rain"):
         erode(reader(h), h.shape, 1.0, Hydraulic(rain=0.0))
+
+
+def test_thermal_erosion_holds_no_array_of_the_whole_area() -> None:
+    """The deltas go into the layer's tiles as each tile is eroded: the peak is the deltas (the size
+    of the area) and a few tiles of work, not an array of the area besides them."""
+    import tracemalloc
+
+    size = 3072
+    j, i = np.mgrid[0:size, 0:size]
+    h = ((i * 7 + j * 13) % 29 * 1.5).astype(np.float32)  # a rough ground: every tile moves
+    del i, j
+    erode(reader(h[:64, :64]), (64, 64), 1.0, Thermal(2, 30.0))  # the kernels compiled first
+    tracemalloc.start()
+    try:
+        eroded = erode(reader(h), h.shape, 1.0, Thermal(2, 30.0))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(eroded.deltas.held_tiles()) > 1
+    # measured 1.28 (the deltas 1.03); with an array of the whole area besides them 2.03
+    assert peak < 1.6 * h.nbytes, peak / h.nbytes
+
+
+def test_hydraulic_summed_block_by_block_gives_the_whole_area_sum(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The change summed as the windows arrive, block by block, is the change summed over the whole
+    area first (the reference below), bit for bit: in a region, under a mask, across the layer's tiles."""
+    from model.edit_layers import grid_from
+    from model.formats import tiles
+
+    monkeypatch.setattr(tiles, "TILE", 96)  # the layer's tiles cut across the 256-sample blocks
+    h = demo_heights(size=513, spacing=4.0)[:420, :380]
+    weights = (np.arange(420 * 380).reshape(420, 380) % 256).astype(np.uint8)
+    mask = lambda rows, cols: weights[rows, cols]  # noqa: E731
+    how = Hydraulic(seed=3, iterations=1, lifetime=40)
+    area = (slice(30, 410), slice(10, 370))
+    got = erode(reader(h), h.shape, 4.0, how, area=area, mask=mask, outputs=False)
+    # the reference: every window's change summed into one array of the area, then the mask, then tiles
+    di, dj, w = erosion.kernels.brush(how.radius)
+    values = np.array([how.inertia, how.capacity, 0.01, how.deposition, how.erosion, how.evaporation,
+                       how.gravity, how.lifetime, 1.0, 1.0, 0.0], np.float64)
+    params = {"seed": how.seed, "rain": how.rain, "iterations": how.iterations, "values": values,
+              "brush": (di, dj, w), "unit": erosion.HEIGHT_UNIT * 4.0}
+    total = np.zeros((380, 360), np.int64)
+    for a, b, rs, cs in erosion._tiles(area, erosion.HYDRAULIC_TILE):
+        wr, wc = erosion._widen(rs, cs, how.margin, area)
+        core = (rs.start - wr.start, rs.stop - wr.start, cs.start - wc.start, cs.stop - wc.start)
+        out = erosion.hydraulic_task(params, h[wr, wc], (a, b), core)
+        total[wr.start - 30:wr.stop - 30, wc.start - 10:wc.stop - 10] += out["change"]
+    change = total.astype(np.float64) / erosion.FIXED * (weights[area].astype(np.float64) / 255.0)
+    want = grid_from(change.astype(np.float32), *area, h.shape)
+    everything = (slice(0, 420), slice(0, 380))
+    assert got.deltas.read(*everything, 0).tobytes() == want.read(*everything, 0).tobytes()
+    assert got.deltas.held_tiles() == want.held_tiles() and len(want.held_tiles()) > 4
+
+
+def test_hydraulic_erosion_without_outputs_holds_no_sums_of_the_whole_area() -> None:
+    import tracemalloc
+
+    h = np.tile(demo_heights(size=513, spacing=4.0)[:512, :512], (3, 3))
+    how = Hydraulic(seed=1, iterations=1, lifetime=10)
+    erode(reader(h[:64, :64]), (64, 64), 4.0, how, outputs=False)  # the kernels compiled first
+    tracemalloc.start()
+    try:
+        erode(reader(h), h.shape, 4.0, how, outputs=False)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # measured 2.25 times the heights' bytes (the deltas, and the blocks still waiting for a window);
+    # 16.1 with int64 sums and float64 outputs of the whole area
+    assert peak < 4.0 * h.nbytes, peak / h.nbytes
