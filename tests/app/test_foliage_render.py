@@ -58,5 +58,7 @@ def test_a_gizmo_move_shows_the_instances_where_they_went(shown, qtbot) -> None:
     frame = render(viewport, qtbot)
     assert grey_near(frame, new) > 0.5 and grey_near(frame, old) < 0.1
     window.document.undo_stack.undo()
+    assert editor.toolset.selection_count() == 3  # undo selects what it moved back
+    editor.toolset.set_selection({})
     frame = render(viewport, qtbot)
     assert grey_near(frame, old) > 0.5 and grey_near(frame, new) < 0.1
