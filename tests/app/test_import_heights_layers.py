@@ -1,7 +1,8 @@
 """Importing a heightmap into a terrain with edit layers, in memory or paged alike: the import replaces
 the base beneath the layers (the selected layer keeps its deltas), the composite follows, and the
 foliage follows the new ground in the same step (stored instances keep their height above it, the
-spawners re-run over it), all of it undone and redone exactly."""
+spawners re-run over it), all of it undone and redone exactly. Imported layer weights re-run the
+spawners that read the layer."""
 
 from __future__ import annotations
 
@@ -105,3 +106,31 @@ def test_in_memory_and_paged_imports_give_the_same_bytes(saved: Path) -> None:
         ReplaceGridCommand(t, HEIGHTS, new, "Import heightmap", scene=scene).redo()
         results.append((_heights(scene), _exact(scene)))
     assert results[0] == results[1]
+
+
+def test_imported_weights_re_run_the_spawners_that_read_the_layer_in_the_same_step() -> None:
+    from model.foliage.spawner import Area
+
+    scene = build_demo_scene(foliage=True)
+    meadow = Spawner("meadow", seed=2, area=Area(layer="grass"), species=(Species("bush", density=20.0),))
+    spawners_of(scene).spawners.append(meadow)
+    run_and_apply(scene, meadow)
+    t = scene.terrain
+    grown = spawners_of(scene).owned_count("meadow")
+    assert grown > 50
+    before = _exact(scene)
+    weights = np.zeros((t.rows, t.columns), np.uint8)
+    weights[:, : t.columns // 2] = 255  # grass on the west half only
+    command = ReplaceGridCommand(t, "grass", weights, "Import weights of 'grass'", scene=scene)
+    command.redo()
+    assert command.follow is not None and len(command.follow.changes) == 1
+    _, change = run_and_apply(scene, meadow)  # what the spawner grows on the new weights: no change
+    assert not change.changed
+    bushes = foliage_of(scene).volume.all_records("bush")
+    owned = spawners_of(scene).owned_count("meadow")
+    assert 0 < owned < grown
+    after = _exact(scene)
+    command.undo()
+    assert _exact(scene) == before and spawners_of(scene).owned_count("meadow") == grown
+    command.redo()
+    assert _exact(scene) == after and len(foliage_of(scene).volume.all_records("bush")) == len(bushes)
