@@ -197,24 +197,38 @@ class EditLayerOpacityCommand(FollowingCommand):
         return True
 
 
-class CollapseEditLayerCommand(QUndoCommand):
-    """Fold a layer into the base (its deltas times its opacity) and remove it."""
+class CollapseEditLayerCommand(FollowingCommand):
+    """Fold a layer into the base (its deltas times its opacity) and remove it. The ground stays but
+    for float rounding; a road or river stops keeping the spawners off its width. Given the scene,
+    the foliage follows over the layer's ground as for any other change of it: stored instances
+    re-grounded (a road's clearing of them stays), the spawners re-run (they may grow on a collapsed
+    road now, as any later re-run there would)."""
 
-    def __init__(self, stack: EditStack, name: str) -> None:
+    def __init__(self, stack: EditStack, name: str, scene=None) -> None:
         self.layer = stack.layer(name)
-        super().__init__(f"Collapse edit layer '{name}' into the base")
+        super().__init__(f"Collapse edit layer '{name}' into the base", scene)
         self.stack = stack
         self.index: int | None = None
         self.before: dict | None = None
         self.was_selected = stack.selected == name
 
     def redo(self) -> None:
-        self.index, _, self.before = self.stack.collapse(self.layer.name)
+        def collapse() -> None:
+            self.index, _, self.before = self.stack.collapse(self.layer.name)
+
+        self._apply(collapse, lambda: _shown(self.stack, self.layer))
 
     def undo(self) -> None:
-        if self.was_selected:
-            self.stack.selected = self.layer.name
-        self.stack.uncollapse(self.index, self.layer, self.before)
+        def uncollapse() -> None:
+            if self.was_selected:
+                self.stack.selected = self.layer.name
+            self.stack.uncollapse(self.index, self.layer, self.before)
+
+        self._revert(uncollapse)
+
+    @property
+    def respawned(self) -> int:
+        return sum(f.respawned for f in self.follows)
 
 
 class OutputLayers:

@@ -229,10 +229,21 @@ class EditLayersEditor(QObject):
 
     def collapse_layer(self, name: str) -> bool:
         layer = self.stack.get(name) if self.stack is not None else None
-        ok = self._push(lambda: CollapseEditLayerCommand(self.stack, name))
+        commands: list[CollapseEditLayerCommand] = []
+
+        def make() -> CollapseEditLayerCommand:
+            commands.append(CollapseEditLayerCommand(self.stack, name, self.document.scene))
+            return commands[-1]
+
+        ok = self._push(make)
         if ok and layer is not None:
-            self.panel.show_status(f"Collapsed '{name}' into the base." if layer.shows else
-                                   f"'{name}' was hidden: removed without changing the base.")
+            text = (f"Collapsed '{name}' into the base." if layer.shows else
+                    f"'{name}' was hidden: removed without changing the base.")
+            if layer.shows and layer.kind == "spline":  # its exclusion went with the layer
+                rerun = commands[-1].respawned if commands else 0
+                text += (f" Spawners no longer keep off its width ({rerun} re-ran there; "
+                         "Undo brings the layer back).")
+            self.panel.show_status(text)
         return ok
 
     # ---- procedural layers --------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """The Holes tool: a left drag cuts holes in the ground under the brush (Ctrl fills them again).
 
 A hole's cells are not drawn, picked, given foliage or exported (`model.holes`). When the drag ends the
-spawners re-run over the touched ground and the stored foliage standing in a new hole goes; the whole
-drag, mask and foliage together, is one undo step.
+spawners re-run over the touched ground and the stored foliage standing in a new hole goes
+(`model.holes_stroke`, shared with `boscage terrain holes`); the whole drag, mask and foliage together,
+is one undo step.
 """
 
 from __future__ import annotations
@@ -12,72 +13,7 @@ from PySide6.QtGui import QUndoCommand
 
 from app.terrain_commands import CommandId
 from app.terrain_tools import StrokeTool
-from model.holes import HolePatch, apply_patch, instances_in_holes, paint_holes
-from model.terrain import Terrain
-
-
-class HoleStroke:
-    """The stamps of one drag (each the mask window it changed) and, once the drag ends, what it did
-    to the foliage: the spawners re-run over the touched ground (they grow nothing in a hole and
-    grow again where one is filled), then the stored instances left standing in a hole go."""
-
-    def __init__(self, terrain: Terrain, volume=None, follow=None) -> None:
-        self.terrain, self.volume, self.follow = terrain, volume, follow
-        self.patches: list[HolePatch] = []
-        self.followed = None  # the spawners' changes (undo, redo), or None
-        self.removed = None  # the volume's Removed, or None
-        self._finished = False
-
-    def stamp(self, x: float, z: float, radius: float, erase: bool) -> bool:
-        """Cut (or fill) the holes within `radius` of (x, z); False when nothing changed."""
-        patch = paint_holes(self.terrain, x, z, radius, erase)
-        if patch is not None:
-            self.patches.append(patch)
-        return patch is not None
-
-    def window(self) -> tuple[slice, slice] | None:
-        if not self.patches:
-            return None
-        rows = slice(min(p.rows.start for p in self.patches), max(p.rows.stop for p in self.patches))
-        cols = slice(min(p.cols.start for p in self.patches), max(p.cols.stop for p in self.patches))
-        return rows, cols
-
-    def finish(self) -> None:
-        """The drag ended: the foliage follows the holes (spawners first, so their own instances in
-        a new hole leave as theirs, not as ones deleted by hand)."""
-        window = self.window()
-        if self._finished or window is None:
-            return
-        self._finished = True
-        if self.follow is not None:
-            self.followed = self.follow(None, *window)
-        if self.volume is not None and self.terrain.holes is not None:
-            t, (rows, cols) = self.terrain, window
-            x0, z0 = t.origin[0] + (cols.start - 1) * t.spacing, t.origin[1] + (rows.start - 1) * t.spacing
-            x1, z1 = t.origin[0] + cols.stop * t.spacing, t.origin[1] + rows.stop * t.spacing
-            doomed = instances_in_holes(self.volume, t, (x0, z0, x1, z1))
-            self.removed = self.volume.remove(doomed) if doomed else None
-
-    @property
-    def removed_count(self) -> int:
-        return 0 if self.removed is None else len(self.removed)
-
-    def undo(self) -> None:
-        self.finish()
-        if self.removed is not None:
-            self.volume.restore(self.removed)
-        if self.followed is not None:
-            self.followed.undo()
-        for patch in reversed(self.patches):
-            apply_patch(self.terrain, patch, undo=True)
-
-    def redo(self) -> None:
-        for patch in self.patches:
-            apply_patch(self.terrain, patch)
-        if self.followed is not None:
-            self.followed.redo()
-        if self.removed is not None:  # the same addresses: undo put the records back where they were
-            self.removed = self.volume.remove({key: idx for key, (idx, _rec) in self.removed.parts.items()})
+from model.holes_stroke import HoleStroke, scene_hole_stroke
 
 
 class HoleStrokeCommand(QUndoCommand):
@@ -119,7 +55,7 @@ class HolesTool(StrokeTool):
         return "Fill holes" if self.ctrl else "Cut holes"
 
     def new_stroke(self, target: str | None) -> HoleStroke:
-        return HoleStroke(self.toolbox.terrain, self.toolbox.foliage_volume(), self.toolbox.stroke_follower())
+        return scene_hole_stroke(self.toolbox.document.scene)
 
     def _stamp(self, x: float, z: float) -> None:
         self._last = (x, z)

@@ -14,9 +14,10 @@ from PySide6.QtGui import QUndoCommand
 
 from model import layer_ops
 from model.formats import tiles as tiling
+from model.ground_follow import GroundFollow
 from model.paged import PagedPlane, TileState
 from model.reground import FoliageLift
-from model.sculpt import HEIGHTS, Patch, TerrainStroke, target_grid
+from model.sculpt import HEIGHTS, Patch, TerrainStroke, sculpting_into, target_grid
 from model.terrain import Terrain
 
 
@@ -63,12 +64,20 @@ class ReplaceGridCommand(QUndoCommand):
     copy on write, one copy of the values), and undo and redo swap those tiles with the ones they
     replaced, copying nothing: a tile still read from its file goes back to its file. So the
     command holds no copy of either grid (`values` is not kept once written). An in-memory grid
-    goes through a stroke (the old and new values of every tile kept for undo)."""
+    goes through a stroke (the old and new values of every tile kept for undo). Either way, with
+    edit layers, imported heights replace the base beneath them, whichever layer is selected.
+
+    Given the scene, the foliage follows in the same step as after any other change of the ground
+    (`model.ground_follow`): imported heights re-ground the stored instances and re-run the spawners;
+    imported weights re-run the spawners that read that layer. Given only a `volume`, imported
+    heights re-ground its instances."""
 
     def __init__(self, terrain: Terrain, target: str | None, values: np.ndarray, text: str,
-                 volume=None) -> None:
+                 volume=None, scene=None) -> None:
         super().__init__(text)
-        self.terrain, self.target = terrain, target
+        self.terrain, self.target, self.scene = terrain, target, scene
+        if scene is not None:
+            volume = None  # the scene's foliage follows as a whole (`redo`)
         grid = self._plane()  # an array, or a paged terrain's tiles: never assembled
         if tuple(values.shape) != tuple(grid.shape):
             raise ValueError(f"the new grid is {values.shape[1]} x {values.shape[0]}, the terrain "
@@ -78,8 +87,11 @@ class ReplaceGridCommand(QUndoCommand):
         self._other: dict | None = None  # the tiles not in the grid now (paged)
         self.stroke: TerrainStroke | None = None
         self.lift = FoliageLift(terrain, volume) if volume is not None and target is HEIGHTS else None
+        self.follow = None  # GroundFollow (heights) or SpawnEdits (weights) once done, or None
+        self._done = False
         if not isinstance(grid, PagedPlane):
-            self.stroke = TerrainStroke(terrain, target, volume)
+            with sculpting_into(terrain, None):  # the base beneath the layers, as on a paged terrain
+                self.stroke = TerrainStroke(terrain, target, volume)
             # the stroke keeps the old values of the tiles it writes (its undo): no copy here
             self._patch: Patch | None = Patch(self.rows, self.cols, None,
                                               values.astype(grid.dtype, copy=False))
@@ -103,6 +115,23 @@ class ReplaceGridCommand(QUndoCommand):
                                                     self.rows, self.cols)
 
     def redo(self) -> None:
+        if self._done:  # again: the grid, then the foliage as it followed
+            self._write()
+            if self.follow is not None:
+                self.follow.redo()
+            return
+        self._done = True
+        heights = self.scene is not None and self.target is HEIGHTS
+        follow = GroundFollow(self.scene, (self.rows, self.cols)) if heights else None
+        self._write()
+        if follow is not None:
+            self.follow = follow.after()
+        elif self.scene is not None:
+            from model.foliage.spawner_section import follow_terrain_edit
+
+            self.follow = follow_terrain_edit(self.scene, self.target, self.rows, self.cols)
+
+    def _write(self) -> None:
         if self.stroke is not None:
             if self._patch is not None:
                 self.stroke.apply(self._patch)
@@ -133,6 +162,8 @@ class ReplaceGridCommand(QUndoCommand):
             self.lift.seal()
 
     def undo(self) -> None:
+        if self.follow is not None:
+            self.follow.undo()
         if self.stroke is not None:
             self.stroke.undo()
             return

@@ -270,9 +270,9 @@ class TerrainEditor(QObject):
         except FormatError as e:
             self.window.show_error("Could not import heightmap", str(e))
             return False
-        volume = getattr(self.document.scene.sections.get("foliage"), "volume", None)
         self.document.undo_stack.push(ReplaceGridCommand(t, HEIGHTS, hm.heights,
-                                                         f"Import heightmap {Path(path).name}", volume))
+                                                         f"Import heightmap {Path(path).name}",
+                                                         scene=self.document.scene))
         return True
 
     def export_heights(self, path: str | Path, offset: float | None = None, scale: float | None = None,
@@ -297,7 +297,8 @@ class TerrainEditor(QObject):
         except FormatError as e:
             self.window.show_error("Could not import layer weights", str(e))
             return False
-        self.document.undo_stack.push(ReplaceGridCommand(t, name, weights, f"Import weights of '{name}'"))
+        self.document.undo_stack.push(ReplaceGridCommand(t, name, weights, f"Import weights of '{name}'",
+                                                         scene=self.document.scene))
         return True
 
     def export_layer(self, name: str, path: str | Path) -> bool:

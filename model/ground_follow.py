@@ -85,9 +85,12 @@ def tiles_window(keys: Iterable[tuple[int, int]], shape: tuple[int, int], tile: 
 
 def layer_window(terrain, name: str, extra: Iterable[tuple[int, int]] = ()) -> Window | None:
     """The window an edit layer's deltas (and the `extra` tiles) span: where showing, hiding, fading,
-    moving or replacing it changes the composite."""
+    moving, replacing or collapsing it changes the composite; for a road or river also the ground it
+    keeps spawners off (showing, hiding or collapsing it changes where they may grow)."""
+    from model.spline_edits import clearance_window  # it builds on this module
+
     stack = terrain.edits
     layer = None if stack is None else stack.get(name)
     keys = set(extra) | (set() if layer is None else layer.held_tiles())
     tile = layer.deltas.tile if layer is not None else stack.tile if stack is not None else tiling.TILE
-    return tiles_window(keys, (terrain.rows, terrain.columns), tile)
+    return union(tiles_window(keys, (terrain.rows, terrain.columns), tile), clearance_window(terrain, name))

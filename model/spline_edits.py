@@ -313,6 +313,24 @@ def exclusion_paths(terrain: Terrain) -> list[tuple[str, Path]]:
     return out
 
 
+def clearance_window(terrain: Terrain, name: str) -> tuple[slice, slice] | None:
+    """The samples the spline layer `name` keeps spawners off when shown (its width and the clearance
+    beside it, grown by the core margin); None for another kind of layer or an unreadable spline."""
+    stack = terrain.edits
+    layer = None if stack is None else stack.get(name)
+    if layer is None or layer.kind != KIND:
+        return None
+    try:
+        spline = spline_of(layer)
+    except SplineError:
+        return None
+    x, z, _y, w, _f, segment = centreline(spline, 1.0)
+    path = Path(x, z, np.zeros_like(x), w, np.zeros_like(w), segment,
+                np.searchsorted(segment, np.arange(len(spline.points) - 1)), spline)
+    box = box_of(path, None, CLEARANCE + core_margin(terrain.spacing))
+    return None if box is None else grid_window(terrain, box)
+
+
 def on_splines(terrain: Terrain, x: np.ndarray, z: np.ndarray) -> list[tuple[str, np.ndarray]]:
     """Per visible spline layer: which points stand on its width or within the clearance beside it
     (the ground a road clears of stored foliage: a spawner grows nothing there either)."""

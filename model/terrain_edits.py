@@ -116,12 +116,11 @@ def undo_run(stack: EditStack, applied: Applied) -> None:
 OUTPUT_COLOURS = {"flow": (40, 110, 220), "deposition": (196, 170, 110), "wear": (150, 60, 40)}
 
 
-def write_outputs(terrain: Terrain, outputs: dict[str, np.ndarray], area: tuple[slice, slice],
+def write_outputs(terrain: Terrain, outputs: dict, area: tuple[slice, slice],
                   names: list[str], prefix: str = "erosion_") -> list[str]:
-    """Put erosion outputs into paint layers `<prefix><name>` (made as layers that are not
-    weight-blended, so they take no weight from the others); the layers written."""
-    from model.erosion.run import output_weights
-
+    """Put erosion outputs (`model.erosion.run.OutputPlane` by name) into paint layers `<prefix><name>`
+    (made as layers that are not weight-blended, so they take no weight from the others); the layers
+    written."""
     written = []
     for name in names:
         if name not in outputs:
@@ -132,7 +131,9 @@ def write_outputs(terrain: Terrain, outputs: dict[str, np.ndarray], area: tuple[
         if layer is None:
             layer = terrain.add_layer(layer_name, OUTPUT_COLOURS.get(name, (128, 128, 128)))
             layer.weight_blend = False
-        layer.grid()[area] = output_weights(outputs[name])
+        grid = layer.grid()
+        for rows, cols, weights in outputs[name].weights():  # block by block: no array of the area
+            grid[rows, cols] = weights
         terrain.layer_weights_changed.emit(terrain.layer_index(layer_name), *area)
         written.append(layer_name)
     return written

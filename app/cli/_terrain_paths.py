@@ -63,12 +63,16 @@ def register(t_sub: argparse._SubParsersAction) -> None:
                               "boscage terrain holes valley.boscage --paint 120,-40 --radius 6 --save",
                               "boscage terrain holes valley.boscage --paint 120,-40 --paint 126,-40 "
                               "--radius 3 --erase --save",
-                              notes="Stored foliage standing in a new hole is removed. --json prints "
-                                    "{scene, erase, changed, holes, foliage_removed, saved}."),
+                              notes="The spawners re-run over the holes' ground (they grow nothing in a "
+                                    "hole, and grow back where one is filled); stored foliage still "
+                                    "standing in a new hole is removed. --json prints {scene, erase, "
+                                    "changed, holes, foliage_removed, foliage_regrounded, spawners_rerun, "
+                                    "saved}."),
                           description="Marks the samples within --radius of each --paint point as holes "
                                       "(or clears them with --erase): their cells are not drawn, picked "
-                                      "or exported, and no foliage grows on them (stored instances in "
-                                      "them are removed).")
+                                      "or exported, and no foliage grows on them (the spawners re-run "
+                                      "there, as after the editor's Holes tool; stored instances left "
+                                      "in them are removed).")
     ho.add_argument("scene", type=Path, metavar="SCENE", help="a .boscage file")
     ho.add_argument("--paint", type=parse_xz, metavar="X,Z", action="append", required=True,
                     help="a brush dab's centre (metres); repeat for more")
@@ -187,27 +191,22 @@ def run_spline(args: argparse.Namespace) -> int:
 
 
 def run_holes(args: argparse.Namespace) -> int:
-    from model.holes import instances_in_holes, paint_holes
+    from model.holes_stroke import paint_scene_holes
 
     if not args.radius > 0:
         raise UsageError(f"--radius must be a positive number of metres, got {args.radius:g}")
     scene = _load(args)
     t = scene.terrain
-    changed = removed = 0
-    for x, z in args.paint:
-        patch = paint_holes(t, x, z, args.radius, args.erase)
-        if patch is not None:
-            changed += int((patch.old != patch.new).sum())
-    foliage = scene.sections.get("foliage")
-    if foliage is not None and not args.erase and t.holes is not None:
-        reach = args.radius + 2 * t.spacing  # the cells around the dabs' samples
-        for x, z in args.paint:
-            doomed = instances_in_holes(foliage.volume, t, (x - reach, z - reach, x + reach, z + reach))
-            removed += len(foliage.volume.remove(doomed)) if doomed else 0
+    # the dabs as one edit, as a drag of the editor's Holes tool through them: the same bytes
+    stroke = paint_scene_holes(scene, args.paint, args.radius, args.erase)
+    changed, removed, respawned = stroke.changed, stroke.removed_count, stroke.respawned
     holes = 0 if t.holes is None else t.holes.grid.nonzero(0)
     human = [f"{'cleared' if args.erase else 'made'} {changed:,} hole samples; the terrain has "
              f"{holes:,} in all" + (f"; {removed:,} stored instances in them removed" if removed else "")]
+    if respawned:
+        human.append(f"{respawned} spawner(s) re-run over the ground it changed")
     _save(args, scene, human)
     emit(args, "\n".join(human), {"scene": str(args.scene), "erase": args.erase, "changed": changed,
-                                  "holes": holes, "foliage_removed": removed, "saved": bool(args.save)})
+                                  "holes": holes, "foliage_removed": removed, "foliage_regrounded": 0,
+                                  "spawners_rerun": respawned, "saved": bool(args.save)})
     return 0

@@ -91,11 +91,11 @@ class Hydraulic:
 @dataclass
 class Eroded:
     """The deltas over the heights beneath, and per-sample outputs of the area (hydraulic:
-    'flow' visits, 'deposition' and 'wear' in metres), as float64 arrays of the area."""
+    'flow' visits, 'deposition' and 'wear' in metres), each an `OutputPlane`."""
 
     deltas: PagedGrid
     area: tuple[slice, slice]
-    outputs: dict[str, np.ndarray]
+    outputs: dict[str, OutputPlane]
 
 
 def _tiles(area: tuple[slice, slice], size: int) -> list[tuple[int, int, slice, slice]]:
@@ -206,10 +206,7 @@ def _hydraulic(beneath, shape, spacing, how: Hydraulic, area, mask, workers, sch
               "brush": (di, dj, w), "unit": HEIGHT_UNIT * spacing}
     tiles = _tiles(area, HYDRAULIC_TILE)
     tasks = [Task(f"hydraulic_{a}_{b}", (a, b, rs, cs)) for a, b, rs, cs in tiles]
-    size = (area[0].stop - area[0].start, area[1].stop - area[1].start)
-    # the outputs are wanted whole (their weights are scaled by a percentile of the area)
-    sums = {name: np.zeros(size, np.int64) for name in ("flow", "deposition", "wear")} if outputs else {}
-    deltas = _TiledSums(shape, area, HYDRAULIC_TILE, mask)
+    deltas = _TiledSums(shape, area, HYDRAULIC_TILE, mask, OUTPUTS if outputs else ())
 
     def window_of(task: Task) -> tuple[slice, slice]:
         _, _, rs, cs = task.args
@@ -225,30 +222,25 @@ def _hydraulic(beneath, shape, spacing, how: Hydraulic, area, mask, workers, sch
         return beneath(wr, wc), (a, b), core
 
     def keep(task: Task, arrays: dict) -> None:
-        wr, wc = window_of(task)
-        at = (slice(wr.start - area[0].start, wr.stop - area[0].start),
-              slice(wc.start - area[1].start, wc.stop - area[1].start))
-        for name, total in sums.items():
-            total[at] += arrays[name]
-        deltas.add(wr, wc, arrays["change"])
+        deltas.add(*window_of(task), arrays)
 
     run_tasks(hydraulic_task, tasks, shared=(params,), workers=workers, scheduler=scheduler,
               progress=progress, prepare=prepare, on_result=keep)
-    found = {"flow": sums["flow"].astype(np.float64),
-             "deposition": sums["deposition"].astype(np.float64) / FIXED,
-             "wear": sums["wear"].astype(np.float64) / FIXED} if outputs else {}
-    return Eroded(deltas.grid, area, found)
+    return Eroded(deltas.grid, area, deltas.outputs)
 
 
 class _TiledSums:
-    """The hydraulic change summed block by block (the tasks' own tiles) as the overlapping windows
-    arrive, each block turned into deltas once every window that meets it is in, and each of the
-    layer's tiles written once all its blocks are: no array of the whole area is held, only the
-    blocks and tiles still waiting. The same values and tiles as summing the whole area first."""
+    """The hydraulic change (and the outputs asked for) summed block by block (the tasks' own tiles)
+    as the overlapping windows arrive, each block turned into deltas (and output values) once every
+    window that meets it is in, and each of the layer's tiles written once all its blocks are: no
+    array of the whole area is held, only the blocks and tiles still waiting (and the outputs' finished
+    blocks). The same values and tiles as summing the whole area first."""
 
     def __init__(self, shape: tuple[int, int], area: tuple[slice, slice], block: int,
-                 mask: Reader | None) -> None:
+                 mask: Reader | None, outputs: tuple[str, ...] = ()) -> None:
         self.shape, self.area, self.block, self.mask = shape, area, block, mask
+        self.names = ("change", *outputs)
+        self.outputs = {name: OutputPlane(area, block) for name in outputs}
         self.grid = delta_grid(*shape)
         self._pending: dict[tuple[int, int], int] = {}  # block → windows still to come
         self._sums: dict[tuple[int, int], np.ndarray] = {}
@@ -270,18 +262,24 @@ class _TiledSums:
         for key, _, _ in self._blocks(wr, wc):
             self._pending[key] = self._pending.get(key, 0) + 1
 
-    def add(self, wr: slice, wc: slice, change: np.ndarray) -> None:
+    def add(self, wr: slice, wc: slice, arrays: dict[str, np.ndarray]) -> None:
+        """One window's sums (fixed point: "change", and the outputs by name) added into its blocks."""
         for key, rs, cs in self._blocks(wr, wc):
             total = self._sums.get(key)
             if total is None:
-                total = self._sums[key] = np.zeros((rs.stop - rs.start, cs.stop - cs.start), np.int64)
+                shape = (len(self.names), rs.stop - rs.start, cs.stop - cs.start)
+                total = self._sums[key] = np.zeros(shape, np.int64)
             a = slice(max(rs.start, wr.start), min(rs.stop, wr.stop))  # the window meets the block here
             b = slice(max(cs.start, wc.start), min(cs.stop, wc.stop))
-            total[a.start - rs.start:a.stop - rs.start, b.start - cs.start:b.stop - cs.start] += \
-                change[a.start - wr.start:a.stop - wr.start, b.start - wc.start:b.stop - wc.start]
+            for k, name in enumerate(self.names):
+                total[k, a.start - rs.start:a.stop - rs.start, b.start - cs.start:b.stop - cs.start] += \
+                    arrays[name][a.start - wr.start:a.stop - wr.start, b.start - wc.start:b.stop - wc.start]
             self._pending[key] -= 1
             if not self._pending[key]:
-                self._finish(rs, cs, self._sums.pop(key))
+                total = self._sums.pop(key)
+                for k, name in enumerate(self.names[1:], 1):
+                    self.outputs[name].put(key, rs, cs, total[k], 1.0 if name == "flow" else FIXED)
+                self._finish(rs, cs, total[0])
 
     def _finish(self, rs: slice, cs: slice, total: np.ndarray) -> None:
         change = total.astype(np.float64) / FIXED
@@ -309,12 +307,88 @@ def parameters(how: Thermal | Hydraulic) -> dict:
     return {"method": "thermal" if isinstance(how, Thermal) else "hydraulic", **asdict(how)}
 
 
-def output_weights(values: np.ndarray) -> np.ndarray:
-    """An output as paint weights 0..255: its 99th percentile of the non-zero values and above
-    is full weight."""
-    positive = values[values > 0]
-    if not positive.size:
-        return np.zeros(values.shape, np.uint8)
-    top = float(np.percentile(positive, 99.0))
-    top = top if top > 0 else float(positive.max())
-    return np.clip(np.rint(values / top * 255.0), 0, 255).astype(np.uint8)
+OUTPUTS = ("flow", "deposition", "wear")
+PERCENTILE = 99.0  # an output's value at this percentile of its non-zero samples and above: full weight
+
+
+class OutputPlane:
+    """One hydraulic output over the eroded area, kept block by block as float32 (blocks of zeros not
+    at all) as each block's sums are complete: a quarter of the float64 sums of the whole area it was
+    gathered in. Paint weights come from it block by block (`weights`), scaled by the 99th percentile
+    of its non-zero values, found exactly from two histograms of the values' bits built block by
+    block (the same value for any order of the blocks, so for any number of workers)."""
+
+    def __init__(self, area: tuple[slice, slice], block: int) -> None:
+        self.area, self.block = area, block
+        self._blocks: dict[tuple[int, int], np.ndarray] = {}
+        self._top: float | None = None
+
+    def put(self, key: tuple[int, int], rs: slice, cs: slice, total: np.ndarray, unit: float) -> None:
+        """A finished block's sum (`unit` of it per output unit)."""
+        if np.any(total != 0):
+            values = total.astype(np.float64)
+            if unit != 1.0:
+                values /= unit
+            self._blocks[key] = values.astype(np.float32)
+        self._top = None
+
+    def _windows(self):
+        for a, b, rs, cs in _tiles(self.area, self.block):
+            yield (a, b), rs, cs
+
+    def array(self) -> np.ndarray:
+        """The whole area as float64 (to inspect a small run; a big one's paint goes by `weights`)."""
+        (r0, c0) = (self.area[0].start, self.area[1].start)
+        out = np.zeros((self.area[0].stop - r0, self.area[1].stop - c0), np.float64)
+        for key, rs, cs in self._windows():
+            if key in self._blocks:
+                out[rs.start - r0:rs.stop - r0, cs.start - c0:cs.stop - c0] = self._blocks[key]
+        return out
+
+    def _bits(self):
+        """Each block's positive values as their float32 bit patterns (which order as the values do)."""
+        for values in self._blocks.values():
+            yield values[values > 0].view(np.uint32)
+
+    def _ranked(self, k: int, high: np.ndarray) -> float:
+        """The k-th smallest positive value (0-based), exactly: the high 16 bits from `high` (their
+        histogram), then the low 16 bits from a histogram of that bucket's values."""
+        cum = np.cumsum(high)
+        top = int(np.searchsorted(cum, k, side="right"))
+        k -= int(cum[top - 1]) if top else 0
+        low = np.zeros(1 << 16, np.int64)
+        for bits in self._bits():
+            low += np.bincount(bits[(bits >> 16) == top] & 0xFFFF, minlength=1 << 16)
+        bit = (top << 16) | int(np.searchsorted(np.cumsum(low), k, side="right"))
+        return float(np.array([bit], np.uint32).view(np.float32)[0])
+
+    def top(self) -> float:
+        """The value given full weight: np.percentile's (linear) 99th of the non-zero values (all
+        positive); their largest when that is 0; 0 when there are none."""
+        if self._top is None:
+            high = np.zeros(1 << 16, np.int64)
+            for bits in self._bits():
+                high += np.bincount(bits >> 16, minlength=1 << 16)
+            n = int(high.sum())
+            if n == 0:
+                self._top = 0.0
+                return 0.0
+            q = PERCENTILE / 100.0
+            at = (n - 1) * q  # numpy's virtual index for its linear method
+            below = min(max(int(math.floor(at)), 0), n - 1)
+            a, b = self._ranked(below, high), self._ranked(min(below + 1, n - 1), high)
+            t, d = at - below, b - a
+            top = b - d * (1.0 - t) if t >= 0.5 else a + d * t  # numpy's lerp
+            self._top = top if top > 0 else self._ranked(n - 1, high)
+        return self._top
+
+    def weights(self):
+        """(rows, cols, uint8 weights) per block of the area: the top value and above is 255."""
+        top = self.top()
+        for key, rs, cs in self._windows():
+            values = self._blocks.get(key)
+            if values is None or top <= 0:
+                yield rs, cs, np.zeros((rs.stop - rs.start, cs.stop - cs.start), np.uint8)
+                continue
+            scaled = np.rint(values.astype(np.float64) / top * 255.0)
+            yield rs, cs, np.clip(scaled, 0, 255).astype(np.uint8)

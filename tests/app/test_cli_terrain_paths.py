@@ -157,3 +157,58 @@ def test_a_road_moved_on_the_command_line_lets_the_spawned_forest_regrow(demo: P
         assert on_bed(scene, points) == 0
         assert not any(len(k) for k in spawners_of(scene).removed.get("woods", {}).values())
     assert on_bed(scene, laid) > 5  # the old bed grew back (the painted foliage the road cleared stays gone)
+
+
+def _spawned_demo(demo: Path):
+    """The demo with a seeded broadleaf wood spawned over it, saved; (scene, the wood's records sorted)."""
+    from model.foliage.spawner import Spawner, Species
+    from model.foliage.spawner_section import run_and_apply, spawners_of
+    from model.formats.scene_file import load_scene, save_scene
+
+    scene = load_scene(demo)
+    spawner = Spawner("woods", seed=7, species=(Species("broadleaf", density=40.0),))
+    spawners_of(scene).spawners.append(spawner)
+    run_and_apply(scene, spawner)
+    save_scene(scene, demo)
+    return load_scene(demo)
+
+
+def _sorted(records: np.ndarray) -> np.ndarray:
+    return records[np.lexsort(records.T[::-1])]
+
+
+def test_holes_cut_through_a_spawned_wood_and_filled_on_the_command_line_let_it_grow_back(demo: Path) -> None:
+    from model.foliage.section import foliage_of
+    from model.foliage.spawner_section import spawners_of
+    from model.formats.scene_file import load_scene
+    from model.holes import hole_at
+
+    volume = foliage_of(load_scene(demo)).volume
+    painted = np.concatenate([volume.all_records(k) for k in volume.type_names()])[:, (0, 2)].astype(float)
+    scene = _spawned_demo(demo)
+    grown = _sorted(foliage_of(scene).volume.all_records("broadleaf"))
+    owned = spawners_of(scene).owned_count("woods")
+    # in the wood, away from the painted foliage (a painted tree the hole removed would stay gone, and
+    # the wood would grow back around its empty place differently)
+    clear = np.array([np.hypot(*(painted - p).T).min() for p in grown[:, (0, 2)].astype(float)])
+    x, z = (float(v) for v in grown[int(np.argmax(clear)), (0, 2)])
+    assert clear.max() > 15.0
+    dabs = (f"--paint={x},{z}", f"--paint={x + 3},{z}")
+    cut = boscage("terrain", "holes", demo, *dabs, "--radius", "5", "--save", "--json")
+    assert cut.returncode == 0, cut.stderr
+    doc = json.loads(cut.stdout)
+    assert doc["spawners_rerun"] == 1 and doc["foliage_regrounded"] == 0 and doc["foliage_removed"] == 0
+    scene = load_scene(demo)
+    holed = foliage_of(scene).volume.all_records("broadleaf")
+    assert len(holed) < len(grown)
+    assert not hole_at(scene.terrain, holed[:, 0].astype(float), holed[:, 2].astype(float)).any()
+    # they left as the spawner's own: its count went down with them, none counted as deleted by hand
+    assert spawners_of(scene).owned_count("woods") < owned
+    assert not any(len(k) for k in spawners_of(scene).removed.get("woods", {}).values())
+    filled = boscage("terrain", "holes", demo, *dabs, "--radius", "5", "--erase", "--save", "--json")
+    assert filled.returncode == 0, filled.stderr
+    doc = json.loads(filled.stdout)
+    assert doc["holes"] == 0 and doc["spawners_rerun"] == 1 and doc["foliage_removed"] == 0
+    scene = load_scene(demo)
+    assert _sorted(foliage_of(scene).volume.all_records("broadleaf")).tobytes() == grown.tobytes()
+    assert spawners_of(scene).owned_count("woods") == owned

@@ -91,3 +91,89 @@ def test_an_opacity_drag_moves_the_foliage_once_when_it_ends(qapp) -> None:
     for opacity in (0.6, 0.4):
         stack.push(EditLayerOpacityCommand(t.edits, "raise", opacity, drag=4, scene=scene))
     assert stack.count() == 2 and exact(scene) == faded
+
+
+def _heights(scene) -> bytes:
+    t = scene.terrain
+    return t.read_heights(slice(0, t.rows), slice(0, t.columns)).tobytes()
+
+
+def _rerun_changes(scene) -> bool:
+    """Whether running the scene's spawners afresh (wholly) would change the forest; undone again."""
+    from model.foliage.spawner_section import undo_change
+
+    changed = False
+    for spawner in spawners_of(scene).spawners:
+        _, change = run_and_apply(scene, spawner)
+        changed |= change.changes_scene
+        undo_change(scene, change)
+    return changed
+
+
+def test_collapsing_a_layer_is_one_exact_step_its_foliage_what_the_spawners_grow(qapp) -> None:
+    from app.edit_layer_commands import CollapseEditLayerCommand
+
+    scene = build_demo_scene(foliage=True)
+    spawner = Spawner("woods", seed=7, species=(Species("broadleaf", density=20.0),))
+    spawners_of(scene).spawners.append(spawner)
+    run_and_apply(scene, spawner)
+    t = scene.terrain
+    rng = np.random.default_rng(3)
+    bump = rng.uniform(0.0, 9.0, (ROWS.stop - ROWS.start, COLS.stop - COLS.start)).astype(np.float32)
+    stack = QUndoStack()
+    stack.push(RunEditLayerCommand(t, "raise", "stamp", {}, grid_from(bump, ROWS, COLS, (t.rows, t.columns)),
+                                   "Raise", scene=scene))
+    stack.push(EditLayerOpacityCommand(t.edits, "raise", 0.37, scene=scene))
+    stack.command(1).finish()
+    offsets = above_ground(scene, "conifer")
+    before = (_heights(scene), exact(scene))
+    collapse = CollapseEditLayerCommand(t.edits, "raise", scene=scene)
+    stack.push(collapse)
+    assert t.edits.get("raise") is None and stack.count() == 3
+    assert collapse.follows  # the foliage followed over the layer's ground, in the same step
+    assert np.abs(above_ground(scene, "conifer") - offsets).max() < 1e-3
+    assert not _rerun_changes(scene)
+    after = (_heights(scene), exact(scene))
+    stack.undo()
+    assert (_heights(scene), exact(scene)) == before and t.edits.get("raise") is not None
+    stack.redo()
+    assert (_heights(scene), exact(scene)) == after
+
+
+def test_a_collapsed_road_stops_keeping_the_spawners_off_and_its_cleared_foliage_stays_gone(qapp) -> None:
+    from app.edit_layer_commands import CollapseEditLayerCommand
+    from model.spline_edits import apply_spline
+    from model.splines import Spline, centreline
+
+    scene = build_demo_scene(foliage=True)
+    spawner = Spawner("woods", seed=7, species=(Species("broadleaf", density=40.0),))
+    spawners_of(scene).spawners.append(spawner)
+    run_and_apply(scene, spawner)
+    road = Spline(np.array([(-200.0, np.nan, -100.0), (0.0, np.nan, -90.0), (200.0, np.nan, -100.0)]),
+                  8.0, 4.0, "road", clear_foliage=True)
+    apply_spline(scene, "road", road, full=True)
+    x, z, *_ = centreline(road, 0.5)
+
+    def on_bed() -> int:
+        rec = foliage_of(scene).volume.all_records("broadleaf").astype(np.float64)
+        d = np.sqrt((rec[:, 0, None] - x[None]) ** 2 + (rec[:, 2, None] - z[None]) ** 2).min(axis=1)
+        return int(np.count_nonzero(d < 4.0))
+
+    def painted() -> int:
+        return len(foliage_of(scene).volume) - spawners_of(scene).owned_count("woods")
+
+    assert on_bed() == 0
+    kept = painted()
+    before = (_heights(scene), exact(scene))
+    stack = QUndoStack()
+    collapse = CollapseEditLayerCommand(scene.terrain.edits, "road", scene=scene)
+    stack.push(collapse)
+    # the road is ground now: the spawner grows on it, as any later re-run there would
+    assert collapse.respawned == 1 and on_bed() > 5
+    assert not _rerun_changes(scene)
+    assert painted() == kept  # the stored foliage the road cleared does not come back
+    after = (_heights(scene), exact(scene))
+    stack.undo()
+    assert (_heights(scene), exact(scene)) == before and on_bed() == 0
+    stack.redo()
+    assert (_heights(scene), exact(scene)) == after

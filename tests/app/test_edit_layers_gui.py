@@ -517,3 +517,40 @@ def test_stored_foliage_follows_an_opacity_drag_once_the_slider_is_let_go(main_w
     assert volume.all_records("rock").tobytes() == low
     editor.panel.opacity_spin.setValue(60)  # a typed value: followed at once
     assert above() == pytest.approx(0.5, abs=1e-3)
+
+
+def test_collapsing_a_road_lets_the_spawners_grow_on_it_and_says_so(main_window, editor, qtbot) -> None:
+    from model.foliage import FoliageType, foliage_of
+    from model.foliage.spawner import Area, Spawner, Species
+    from model.foliage.spawner_section import run_and_apply, spawners_of
+    from model.spline_edits import apply_spline
+    from model.splines import Spline, inside, sample_path
+    from tests.conftest import make_small_scene
+
+    scene = make_small_scene()  # a wood spawned over it, a road through the wood: then opened
+    foliage = foliage_of(scene)
+    foliage.palette.add(FoliageType("pine", spacing=1.5))
+    spawners_of(scene).spawners = [Spawner("all", 1, Area(), (Species("pine", 6.0),))]
+    run_and_apply(scene, spawners_of(scene).spawners[0])
+    t = scene.terrain
+    road = Spline(np.array([(-30.0, np.nan, -1.0), (30.0, np.nan, 2.0)]), 6.0, 3.0, "road")
+    apply_spline(scene, "road", road, full=True)
+    path = sample_path(road, lambda rows, cols: t.heights[rows, cols], (t.rows, t.columns), t.spacing,
+                       t.origin)
+    main_window.open_scene(scene)
+
+    def on_road() -> int:
+        rec = foliage.volume.all_records("pine").astype(np.float64)
+        return int(np.count_nonzero(inside(path, rec[:, 0], rec[:, 2])))
+
+    assert on_road() == 0 and foliage.volume.count() > 20
+    panel = editor.panel
+    assert panel.row_names() == ["road", None]
+    steps = undo_stack(main_window).count()
+    panel.select("road")
+    qtbot.mouseClick(panel.buttons["collapse"], Qt.MouseButton.LeftButton)
+    assert panel.row_names() == [None] and undo_stack(main_window).count() == steps + 1
+    assert on_road() > 0  # plain ground now: the spawner grows on it at once
+    assert "Spawners no longer keep off its width (1 re-ran there" in panel.status.text()
+    undo_stack(main_window).undo()
+    assert panel.row_names() == ["road", None] and on_road() == 0

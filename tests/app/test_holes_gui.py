@@ -230,3 +230,40 @@ def test_no_sliver_of_ground_stays_drawn_in_a_hole_cell(shown, qtbot) -> None:
         assert np.abs(at(px, pz) - through).max() <= 8, (dx, dz, at(px, pz), through)
     ground = at(x + 1.5 * s, z + 0.5 * s)  # a cell with no hole corner: drawn
     assert np.abs(ground - through).max() > 8
+
+
+def test_the_editor_and_the_command_line_cut_the_same_hole_to_the_same_bytes(main_window, demo) -> None:
+    import json
+
+    from model.foliage import foliage_of
+    from model.foliage.spawner import Spawner, Species
+    from model.foliage.spawner_section import position_keys, run_and_apply, spawners_of
+    from model.formats.scene_file import load_scene, save_scene
+    from tests.app.demo_cli import boscage
+
+    scene = load_scene(demo)
+    spawner = Spawner("woods", seed=7, species=(Species("broadleaf", density=40.0),))
+    spawners_of(scene).spawners.append(spawner)
+    run_and_apply(scene, spawner)
+    save_scene(scene, demo)
+    records = foliage_of(scene).volume.all_records("broadleaf")
+    spawned = records[np.isin(position_keys(records), spawners_of(scene).owned["woods"]["broadleaf"])]
+    x, z = (float(v) for v in spawned[len(spawned) // 2, (0, 2)])  # a hole through the wood
+
+    def state(scene) -> tuple:
+        vol, section = foliage_of(scene).volume, spawners_of(scene)
+        chunks = {key: vol.records(*key).tobytes() for key, _ in vol.chunks()}
+        owned = {k: {c: np.sort(v).tobytes() for c, v in d.items()} for k, d in section.owned.items()}
+        return chunks, owned, _mask(scene.terrain)
+
+    main_window.open_scene(load_scene(demo))
+    edited = main_window.document.scene
+    toolbox = _holes_tool(main_window)  # a 6 m brush
+    toolbox.drag([(x, z)])
+    assert main_window.document.undo_stack.count() == 1
+    done = boscage("terrain", "holes", demo, f"--paint={x},{z}", "--radius", "6", "--save", "--json")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["spawners_rerun"] == 1 and doc["changed"] > 20
+    assert state(load_scene(demo)) == state(edited)
+    assert state(edited) != state(scene)

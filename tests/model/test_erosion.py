@@ -76,12 +76,12 @@ def test_hydraulic_erosion_keeps_the_volume_and_carves_metres_where_water_runs()
     volume_change = abs(out.sum(dtype=np.float64) - h.sum(dtype=np.float64)) / h.size
     assert volume_change <= 0.005 * relief
     change = np.abs(out.astype(np.float64) - h)
-    flow = eroded.outputs["flow"]
+    flow = eroded.outputs["flow"].array()
     wet = flow >= np.percentile(flow, 98)
     assert np.percentile(change[wet], 75) >= 1.0  # metres where water runs
     dry = flow <= np.percentile(flow, 50)
     assert np.median(change[wet]) > 2.0 * np.median(change[dry])
-    assert eroded.outputs["wear"].sum() > 0 and eroded.outputs["deposition"].sum() > 0
+    assert eroded.outputs["wear"].array().sum() > 0 and eroded.outputs["deposition"].array().sum() > 0
 
 
 def test_hydraulic_bytes_depend_on_the_seed_only() -> None:
@@ -97,8 +97,10 @@ def test_hydraulic_gives_the_same_bytes_on_one_or_two_workers() -> None:
     one = erode(reader(h), h.shape, 4.0, Hydraulic(seed=9, iterations=1), workers=1)
     two = erode(reader(h), h.shape, 4.0, Hydraulic(seed=9, iterations=1), workers=2)
     assert result(h, one).tobytes() == result(h, two).tobytes()
+    assert set(one.outputs) == {"flow", "deposition", "wear"}
     for name in one.outputs:
-        assert one.outputs[name].tobytes() == two.outputs[name].tobytes()
+        assert one.outputs[name].array().tobytes() == two.outputs[name].array().tobytes()
+        assert one.outputs[name].top() == two.outputs[name].top() > 0
 
 
 def test_bad_settings_are_refused_before_any_work() -> None:
@@ -177,3 +179,53 @@ def test_hydraulic_erosion_without_outputs_holds_no_sums_of_the_whole_area() -> 
     # measured 2.25 times the heights' bytes (the deltas, and the blocks still waiting for a window);
     # 16.1 with int64 sums and float64 outputs of the whole area
     assert peak < 4.0 * h.nbytes, peak / h.nbytes
+
+
+def test_hydraulic_outputs_weigh_by_the_exact_percentile_of_their_blocks() -> None:
+    """The outputs' paint weights, found block by block from histograms, are what plain numpy gives
+    over the whole area at once: its 99th percentile of the non-zero values is full weight."""
+    h = demo_heights(size=513, spacing=4.0)[:420, :380]
+    area = (slice(30, 410), slice(10, 370))
+    eroded = erode(reader(h), h.shape, 4.0, Hydraulic(seed=3, lifetime=40), area=area)
+    for name, plane in eroded.outputs.items():
+        values = plane.array()
+        positive = values[values > 0]
+        assert positive.size > 1000, name
+        top = float(np.percentile(positive, 99.0))
+        assert plane.top() == top, name
+        want = np.clip(np.rint(values / top * 255.0), 0, 255).astype(np.uint8)
+        got = np.zeros_like(want)
+        for rows, cols, weights in plane.weights():
+            got[rows.start - 30:rows.stop - 30, cols.start - 10:cols.stop - 10] = weights
+        assert got.tobytes() == want.tobytes() and 0 < np.count_nonzero(got == 255) < got.size // 50, name
+
+
+def test_hydraulic_erosion_with_outputs_holds_no_sums_of_the_whole_area() -> None:
+    """With outputs the peak is the deltas, the outputs' finished blocks as float32 and the blocks
+    still waiting for a window: no int64 or float64 arrays of the whole area, and writing them into
+    paint layers goes block by block."""
+    import tracemalloc
+
+    from model.terrain import Terrain
+    from model.terrain_edits import write_outputs
+
+    h = np.tile(demo_heights(size=513, spacing=4.0)[:512, :512], (3, 3))
+    how = Hydraulic(seed=1, iterations=1, lifetime=10)
+    erode(reader(h[:64, :64]), (64, 64), 4.0, how, outputs=True)  # the kernels compiled first
+    tracemalloc.start()
+    try:
+        eroded = erode(reader(h), h.shape, 4.0, how, outputs=True)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        terrain = Terrain(h, 4.0)
+        tracemalloc.start()
+        held, _ = tracemalloc.get_traced_memory()
+        write_outputs(terrain, eroded.outputs, eroded.area, ["flow", "deposition", "wear"])
+        _, writing = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert all(terrain.layer("erosion_" + n).weight_sum() > 0 for n in ("flow", "deposition", "wear"))
+    # measured 13.1 times the heights' bytes with int64 sums and float64 outputs of the whole area,
+    # and 6.6 more to write them (a percentile's copies and a float64 array per output)
+    assert peak < 8.0 * h.nbytes, peak / h.nbytes
+    assert writing - held < 1.5 * h.nbytes, (writing - held) / h.nbytes
