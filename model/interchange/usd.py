@@ -625,9 +625,18 @@ def _array(attr, dtype, width: int | None, prim_path: str, path: Path, n: int | 
     value = attr.Get(_when(attr))
     if value is None:
         return None
-    a = np.asarray(value, dtype=dtype)
-    if width is not None:
-        a = a.reshape(-1, width) if a.size else np.empty((0, width), dtype)
+    try:
+        a = np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError, OverflowError):  # a value type pxr does not know, text, …
+        a = None
+    shape_ok = a is not None and (a.size == 0 or (a.ndim == 1 if width is None else
+                                                  (a.ndim == 2 and a.shape[1] == width)))
+    if not shape_ok:
+        raise FormatError(path, f"{prim_path}.{attr.GetName()}",
+                          f"its value is not an array of {'numbers' if width is None else f'{width}-vectors'} "
+                          "(a misspelt type, or a value of another kind)")
+    if a.size == 0:
+        a = np.empty((0,) if width is None else (0, width), dtype)
     if n is not None and len(a) != n:
         raise FormatError(path, f"{prim_path}.{attr.GetName()}",
                           f"holds {len(a)} values, expected {n} (one per instance)")
