@@ -633,7 +633,8 @@ def _array(attr, dtype, width: int | None, prim_path: str, path: Path, n: int | 
                                                   (a.ndim == 2 and a.shape[1] == width)))
     if not shape_ok:
         raise FormatError(path, f"{prim_path}.{attr.GetName()}",
-                          f"its value is not an array of {'numbers' if width is None else f'{width}-vectors'} "
+                          f"its value is not an array of "
+                          f"{'numbers' if width is None else f'{width}-vectors'} "
                           "(a misspelt type, or a value of another kind)")
     if a.size == 0:
         a = np.empty((0,) if width is None else (0, width), dtype)
