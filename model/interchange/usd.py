@@ -87,6 +87,7 @@ from model.interchange.terrain_bake import texels_per_quad
 from model.interchange.textures import texture_folder_name
 from model.interchange.usd_material_reader import MaterialReader, mesh_looks, read_st
 from model.interchange.usd_materials import UsdLooks, write_st
+from model.interchange.usd_preflight import check_crate, is_crate
 from model.json_doc import parse_json
 from model.scene import Scene
 
@@ -568,6 +569,8 @@ def _confine_layers(path: Path) -> None:
         seen.add(layer_path)
         if len(seen) > MAX_LAYERS:
             raise FormatError(path, None, f"pulls in more than {MAX_LAYERS} layers")
+        if layer_path != path.resolve() and is_crate(layer_path):  # the main file: `_open_stage`
+            check_crate(layer_path)
         try:
             layer = Sdf.Layer.FindOrOpen(str(layer_path))
         except Tf.ErrorException as e:
@@ -597,6 +600,8 @@ def _open_stage(path: Path):
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
     if not path.is_file():
         raise FormatError(path, None, "file not found")
+    if is_crate(path):  # its counts read in a capped child first: a damaged one cannot exhaust memory here
+        check_crate(path)
     try:
         cached = Sdf.Layer.Find(str(path))
         if cached is not None:  # a layer still open in this process: read what is on disk now

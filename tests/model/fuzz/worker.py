@@ -64,7 +64,7 @@ class Guard:
             return not writing
         if writing:
             return False
-        if real.startswith(("/proc/self/", "/sys/")):
+        if real.startswith(("/proc/self/", f"/proc/{os.getpid()}/", "/sys/")):  # its own (a fork's too)
             return True
         if any(_inside(real, lib) for lib in self.libs):
             return True
