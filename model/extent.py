@@ -1,5 +1,6 @@
 """The range every terrain grid keeps, checked alike wherever one is made (imports, TRN regions,
-command-line options) and where a scene is read: what one writes, the other opens.
+command-line options) and where a scene is read: what one writes, the other opens. Heights keep
+the same range as positions (`height_problem`; a 16-bit mapping's offset and scale with it).
 
 A spacing is checked with what derives from it: the span of the grid it spaces (samples − 1
 times the spacing) and the sample count a span divided by it gives, each computed in float64
@@ -46,6 +47,28 @@ def grid_problem(columns: int, rows: int, spacing: float,
         return "spacing", f"must be at least {MIN_SPACING:g} m, got {spacing:g}"
     if not all(is_finite_number(v) and abs(v) <= MAX_EXTENT for v in origin):
         return "origin", f"must be finite and within {MAX_EXTENT:g} m, got {list(origin)!r}"
+    return None
+
+
+def height_problem(height: object) -> str | None:
+    """Why `height` cannot be a terrain height or a height option's value (None when it can):
+    heights keep the range positions keep, where float32 still resolves centimetres."""
+    if not is_finite_number(height) or not abs(height) <= MAX_EXTENT:  # type: ignore[arg-type]
+        return f"must be a finite number of metres within {MAX_EXTENT:g}, got {height!r}"
+    return None
+
+
+def height_mapping_problem(offset: float, scale: float) -> tuple[str, str] | None:
+    """(which, why) the 16-bit mapping height = offset + scale × value / 65535 gives heights a
+    terrain cannot hold ('offset' or 'scale'), or None; checked before any sample is read."""
+    problem = height_problem(offset)
+    if problem is not None:
+        return "offset", problem
+    if not is_finite_number(scale) or not 0 < scale <= 2 * MAX_EXTENT:  # type: ignore[operator]
+        return "scale", f"must be a positive number of metres up to {2 * MAX_EXTENT:g}, got {scale!r}"
+    if height_problem(offset + scale) is not None:
+        return "scale", (f"offset {offset:g} + scale {scale:g} gives heights up to {offset + scale:g} m, "
+                         f"beyond {MAX_EXTENT:g}")
     return None
 
 

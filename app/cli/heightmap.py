@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 from app.cli import UsageError, add_json_flag, emit, examples
-from app.cli._options import spacing_option
+from app.cli._options import height_option, height_scale_option, spacing_option
 from model.errors import FormatError
+from model.extent import height_mapping_problem
 from model.formats.heightmap import (
     FORMATS,
     export_heights,
@@ -70,8 +71,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _mapping_options(p: argparse.ArgumentParser, offset_help: str, scale_help: str) -> None:
-    p.add_argument("--offset", type=float, metavar="M", help=f"height of 16-bit value 0 ({offset_help})")
-    p.add_argument("--scale", type=float, metavar="M",
+    p.add_argument("--offset", type=height_option, metavar="M",
+                   help=f"height of 16-bit value 0 ({offset_help})")
+    p.add_argument("--scale", type=height_scale_option, metavar="M",
                    help=f"metres spanned by the full 16-bit range ({scale_help})")
 
 
@@ -108,6 +110,11 @@ def run_import(args: argparse.Namespace) -> int:
         raise UsageError(f"--spacing must be positive, got {args.spacing}")
     if args.scale is not None and not args.scale > 0:
         raise UsageError(f"--scale must be positive, got {args.scale}")
+    # each alone: the parser; with the file's own: the model, before it reads a sample
+    if args.offset is not None and args.scale is not None:
+        problem = height_mapping_problem(args.offset, args.scale)
+        if problem is not None:
+            raise UsageError(f"--{problem[0]}: {problem[1]}")
     from app.cli._progress import TerminalProgress
 
     # read a band and written tile by tile: a 16 km terrain needs tens of MB, not its grid's size

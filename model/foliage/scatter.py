@@ -22,7 +22,7 @@ from model.brush import Brush
 from model.foliage import hashing
 from model.foliage.foliage_type import FoliageType
 from model.foliage.hashing import Channel
-from model.foliage.neighbours import any_within, count_candidate_pairs, pairs_within
+from model.foliage.neighbours import PAIR_BLOCK, any_within, count_candidate_pairs, pairs_within
 from model.foliage.volume import FoliageVolume, Removed, Selection, points_in_polygon
 from model.formats.tiles import TILE, tiles_of
 from model.formats.tiles import tile_slices as tiles_slices
@@ -32,7 +32,6 @@ from model.terrain import Terrain
 PLACED = 0
 POLYGON_TRIES = 8  # hashed tries for a lasso candidate to land inside its polygon
 MAX_CANDIDATES = 2_000_000  # per type per stamp; beyond this the count is clamped (and says so)
-MAX_PAIRS = 20_000_000  # within-stamp neighbour pairs before the sequential fallback
 WINDOW = TILE  # a layer fill reads the layer in windows this many samples a side (a scene's tiles)
 
 
@@ -650,22 +649,51 @@ class FoliageScatter:
 def _blocked_by_earlier(xz: np.ndarray, reach: np.ndarray, spacing: float) -> np.ndarray:
     """Which candidates (in index order) have an earlier *accepted* candidate within `spacing`.
 
-    Accepted = reached by the brush and not blocked itself; decided greedily in index order,
-    in vectorised rounds: a candidate is settled once every earlier neighbour is.
+    Accepted = reached by the brush and not blocked itself; decided greedily in index order.
+    The neighbour pairs a dab examines grow with the square of its density: past PAIR_BLOCK
+    of them the candidates are decided in index-ordered chunks small enough that each chunk's
+    own pairs stay under it, each chunk first checked against the candidates accepted before it
+    (as the spawner bounds its pairs): memory linear in the candidates, the answers the same.
     """
     n = len(xz)
-    blocked = np.zeros(n, bool)
+    none = np.zeros(n, bool)
     if n < 2:
-        return blocked
-    if count_candidate_pairs(xz, xz, spacing) > MAX_PAIRS:
-        return _blocked_sequential(xz, reach, spacing)
+        return none
+    pairs = count_candidate_pairs(xz, xz, spacing)
+    if pairs <= PAIR_BLOCK:
+        return _blocked_within(xz, reach, spacing, none)
+    blocked = np.zeros(n, bool)
+    accepted: list[np.ndarray] = []
+    chunk = max(1, int(n * math.sqrt(PAIR_BLOCK / pairs)))  # pairs within a chunk: ~ (chunk / n)²
+    start = 0
+    while start < n:
+        end = min(n, start + chunk)
+        part = xz[start:end]
+        if end - start > 1 and count_candidate_pairs(part, part, spacing) > PAIR_BLOCK:
+            chunk = max(1, chunk // 2)  # a denser run of candidates than the average
+            continue
+        earlier = np.concatenate(accepted) if accepted else np.empty((0, 2))
+        pre = any_within(part, earlier, spacing)
+        blocked[start:end] = _blocked_within(part, reach[start:end], spacing, pre)
+        accepted.append(part[reach[start:end] & ~blocked[start:end]])
+        start = end
+    return blocked
+
+
+def _blocked_within(xz: np.ndarray, reach: np.ndarray, spacing: float, pre: np.ndarray) -> np.ndarray:
+    """`_blocked_by_earlier` for candidates whose pairs fit at once, those in `pre` already blocked
+    (by candidates before them): vectorised rounds, a candidate settled once every earlier
+    neighbour is."""
+    n = len(xz)
     qi, pi = pairs_within(xz, xz, spacing)
-    earlier = (pi < qi) & reach[pi]  # only reached candidates can be accepted, so only they block
+    # only reached candidates can be accepted, so only they block; a blocked one blocks nothing
+    earlier = (pi < qi) & reach[pi] & ~pre[pi] & ~pre[qi]
     qi, pi = qi[earlier], pi[earlier]
     if qi.size == 0:
-        return blocked
+        return pre.copy()
     # status: 0 undecided, 1 accepted (or, if not reached, clear), 2 blocked
     status = np.where(np.bincount(qi, minlength=n) == 0, 1, 0).astype(np.int8)
+    status[pre] = 2
     while True:
         undecided = status[qi] == 0
         if not undecided.any():
@@ -680,26 +708,3 @@ def _blocked_by_earlier(xz: np.ndarray, reach: np.ndarray, spacing: float) -> np
         status[todo & ~hit & ~wait] = 1
     # a non-reached candidate's own status only says whether something earlier blocks it
     return status == 2
-
-
-def _blocked_sequential(xz: np.ndarray, reach: np.ndarray, spacing: float) -> np.ndarray:
-    """The same rule as a loop over a grid of accepted points (for pathologically dense stamps)."""
-    grid: dict[tuple[int, int], list[int]] = {}
-    blocked = np.zeros(len(xz), bool)
-    r2 = spacing * spacing
-    for i, (x, z) in enumerate(xz):
-        cx, cz = math.floor(x / spacing), math.floor(z / spacing)
-        for dx in (-1, 0, 1):
-            for dz in (-1, 0, 1):
-                for j in grid.get((cx + dx, cz + dz), ()):
-                    ddx, ddz = x - xz[j, 0], z - xz[j, 1]
-                    if ddx * ddx + ddz * ddz < r2:
-                        blocked[i] = True
-                        break
-                if blocked[i]:
-                    break
-            if blocked[i]:
-                break
-        if not blocked[i] and reach[i]:
-            grid.setdefault((cx, cz), []).append(i)
-    return blocked

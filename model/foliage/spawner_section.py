@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import struct
+import weakref
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ import numpy as np
 
 from model.errors import FormatError, check_available
 from model.foliage.section import foliage_of
+from model.foliage.spawn_cache import Inputs, Remembered, inputs_of, revision, still_current
 from model.foliage.spawn_run import Box, SpawnResult, run_spawner
 from model.foliage.spawner import Spawner, spawner_to_toml, spawners_from_toml
 from model.foliage.volume import FoliageVolume, Removed, Selection
@@ -56,6 +58,9 @@ class SceneSpawners:
     spawners: list[Spawner] = field(default_factory=list)
     owned: dict[str, Owned] = field(default_factory=dict)  # spawner name → what it placed
     removed: dict[str, Owned] = field(default_factory=dict)  # spawner name → taken out by hand
+    # spawner name → its last whole run applied, and the one run since (`spawn_cache`; not saved)
+    last_run: dict[str, Remembered] = field(default_factory=dict, repr=False, compare=False)
+    pending: dict[str, tuple[Inputs, SpawnResult]] = field(default_factory=dict, repr=False, compare=False)
 
     def get(self, name: str) -> Spawner | None:
         return next((s for s in self.spawners if s.name == name), None)
@@ -172,6 +177,25 @@ def apply_result(scene: Scene, result: SpawnResult, whole: bool) -> SpawnChange:
     become overrides, and the result's records at those keys are left out."""
     section = spawners_of(scene)
     volume = foliage_of(scene).volume
+    last = section.last_run.get(result.spawner)
+    owned, hand_removed = section.owned.get(result.spawner), section.removed.get(result.spawner)
+    if whole and last is not None and last.result is result and last.volume() is volume \
+            and last.volume_revision == revision(volume) and last.owned is owned \
+            and last.removed is hand_removed:  # `run_only` found nothing changed: neither does this
+        return SpawnChange(result.spawner, Removed(), {}, {}, owned or {}, owned or {},
+                           hand_removed or {}, hand_removed or {})
+    change = _apply(scene, section, volume, result, whole)
+    pending = section.pending.pop(result.spawner, None)
+    section.last_run.pop(result.spawner, None)
+    if whole and pending is not None and pending[1] is result:
+        section.last_run[result.spawner] = Remembered(
+            pending[0], result, weakref.ref(scene.terrain), weakref.ref(volume), revision(volume),
+            section.owned.get(result.spawner), section.removed.get(result.spawner))
+    return change
+
+
+def _apply(scene: Scene, section: SceneSpawners, volume: FoliageVolume, result: SpawnResult,
+           whole: bool) -> SpawnChange:
     box = None if whole else result.box
     owned_before = {t: k.copy() for t, k in section.owned.get(result.spawner, {}).items()}
     overrides_before = {t: k.copy() for t, k in section.removed.get(result.spawner, {}).items()}
@@ -277,8 +301,17 @@ def run_only(scene: Scene, spawner: Spawner, region: Box | None = None,
     nothing edits the scene)."""
     section = spawners_of(scene)
     foliage = foliage_of(scene)
+    inputs = inputs_of(spawner, scene.terrain, foliage.palette) if region is None else None
+    if inputs is not None:  # a whole run: the last one stands when nothing it read has changed since
+        last = section.last_run.get(spawner.name)
+        if still_current(last, inputs, scene.terrain, foliage.volume, section.owned.get(spawner.name),
+                         section.removed.get(spawner.name)):
+            return last.result
     stored = stored_positions(foliage.volume, {spawner.name: section.owned.get(spawner.name, {})})
-    return run_spawner(spawner, scene.terrain, foliage.palette, stored, region, progress, earlier=earlier)
+    result = run_spawner(spawner, scene.terrain, foliage.palette, stored, region, progress, earlier=earlier)
+    if inputs is not None:
+        section.pending[spawner.name] = (inputs, result)
+    return result
 
 
 @dataclass

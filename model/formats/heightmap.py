@@ -25,7 +25,7 @@ import numpy as np
 
 from model.atomic import atomic_write
 from model.errors import FormatError
-from model.extent import grid_problem
+from model.extent import grid_problem, height_mapping_problem
 from model.formats.float_heightmap import (
     FLOAT_FORMATS,
     FLOAT_SUFFIXES,
@@ -44,7 +44,6 @@ NAME_FILTER = "Heightmaps (*.png *.r16 *.raw *.npy *.exr *.tif *.tiff *.r32)"
 LAYER_NAME_FILTER = "Layer weights (*.png)"
 DEFAULT_SCALE = 100.0  # metres for the full 16-bit range, when a file does not say
 _KEY = "boscage."
-_F32_MAX = float(np.finfo(np.float32).max)
 
 
 class HeightMapping(NamedTuple):
@@ -80,11 +79,15 @@ def mapping_for(heights: np.ndarray, offset: float | None = None,
                 scale: float | None = None) -> HeightMapping:
     """The mapping that spans the heights (from their minimum over their range) unless given."""
     lo, hi = float(np.min(heights)), float(np.max(heights))
+    given_offset, given_scale = offset, scale
     offset = lo if offset is None else float(offset)
     if scale is None:
         scale = hi - offset if hi > offset else 1.0
     if not (math.isfinite(offset) and math.isfinite(scale) and scale > 0):
         raise ValueError(f"height scale must be a positive number, got {scale}")
+    problem = height_mapping_problem(offset, scale)
+    if problem is not None and (given_offset is not None or given_scale is not None):
+        raise ValueError(f"height {problem[0]} {problem[1]}")  # a mapping the user asked for
     return HeightMapping(offset, float(scale))
 
 
@@ -187,11 +190,9 @@ def _mapping(text: dict[str, str] | None, offset, scale, path) -> HeightMapping:
     stored_scale = _text_float(text or {}, "height_scale", path)
     offset = offset if offset is not None else (stored_offset if stored_offset is not None else 0.0)
     scale = scale if scale is not None else (stored_scale if stored_scale is not None else DEFAULT_SCALE)
-    if not (math.isfinite(offset) and math.isfinite(scale) and scale > 0):
-        raise FormatError(path, None, f"height scale must be positive and finite, got {scale}")
-    if not (abs(offset) <= _F32_MAX and abs(offset + scale) <= _F32_MAX):
-        raise FormatError(path, None, f"height offset {offset:g} and scale {scale:g} give heights beyond "
-                          "what a 32-bit float holds")
+    problem = height_mapping_problem(offset, scale)  # the range every terrain keeps
+    if problem is not None:
+        raise FormatError(path, None, f"height {problem[0]} {problem[1]}")
     return HeightMapping(float(offset), float(scale))
 
 

@@ -87,6 +87,7 @@ from model.interchange.terrain_bake import texels_per_quad
 from model.interchange.textures import texture_folder_name
 from model.interchange.usd_material_reader import MaterialReader, mesh_looks, read_st
 from model.interchange.usd_materials import UsdLooks, write_st
+from model.interchange.usd_preflight import check_crate, is_crate
 from model.json_doc import parse_json
 from model.scene import Scene
 
@@ -514,27 +515,40 @@ LAYER_SUFFIXES = (".usd", ".usda", ".usdc", ".usdz")
 MAX_LAYERS = 1024  # layers one import may pull in through sublayers, references, payloads, clips
 
 
-def _asset_paths(layer) -> list[tuple[str, str]]:
+MAX_DEPTH = 1000  # prims nested in prims (and variants): pxr walks them recursively, on the stack
+
+
+def _asset_paths(layer, path: Path) -> list[tuple[str, str]]:
     """(asset path, where) of everything `layer` pulls in: sublayers, references, payloads (the
-    composition dependencies) and value clips' asset paths, read from the layer alone."""
-    from pxr import Sdf
-
-    found = [(a, "sublayers/references/payloads") for a in layer.GetCompositionAssetDependencies()]
-
-    def visit(spec_path) -> None:
-        if not spec_path.IsPrimPath():
-            return
-        spec = layer.GetPrimAtPath(spec_path)
-        clips = spec.GetInfo("clips") if spec is not None and spec.HasInfo("clips") else None
+    composition dependencies) and value clips' asset paths, read from the layer alone. Prims nested
+    deeper than MAX_DEPTH are refused first: pxr's own walks would overflow the stack."""
+    found: list[tuple[str, str]] = []
+    stack = [(spec, 1) for spec in layer.rootPrims]
+    while stack:  # by hand, not `layer.Traverse`: no recursion at any depth
+        spec, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise FormatError(path, f"{str(spec.path)[:60]}…", f"prims nested more than {MAX_DEPTH} deep")
+        stack += [(child, depth + 1) for child in spec.nameChildren]
+        for variant_set in spec.variantSets:
+            stack += [(v.primSpec, depth + 1) for v in variant_set.variantList if v.primSpec]
+        clips = spec.GetInfo("clips") if spec.HasInfo("clips") else None
         for name, clip_set in (dict(clips) if clips else {}).items():
             if not hasattr(clip_set, "get"):
                 continue
             manifest = clip_set.get("manifestAssetPath")
             for v in [*(clip_set.get("assetPaths") or []), *([manifest] if manifest is not None else [])]:
-                found.append((getattr(v, "path", str(v)), f"{spec_path} clips {name}"))
+                found.append((getattr(v, "path", str(v)), f"{spec.path} clips {name}"))
+    deps = [(a, "sublayers/references/payloads") for a in layer.GetCompositionAssetDependencies()]
+    return deps + found
 
-    layer.Traverse(Sdf.Path.absoluteRootPath, visit)
-    return found
+
+def _reason(e: Exception) -> str:
+    """The last line of pxr's error; its message quotes the file, which may not be UTF-8."""
+    try:
+        text = str(e).strip()
+    except UnicodeDecodeError:  # raised while pxr's message is turned into a Python string
+        return "it holds bytes that are not UTF-8 text"
+    return text.splitlines()[-1].strip() if text else "unreadable"
 
 
 def _confine_layers(path: Path) -> None:
@@ -555,14 +569,15 @@ def _confine_layers(path: Path) -> None:
         seen.add(layer_path)
         if len(seen) > MAX_LAYERS:
             raise FormatError(path, None, f"pulls in more than {MAX_LAYERS} layers")
+        if layer_path != path.resolve() and is_crate(layer_path):  # the main file: `_open_stage`
+            check_crate(layer_path)
         try:
             layer = Sdf.Layer.FindOrOpen(str(layer_path))
         except Tf.ErrorException as e:
-            reason = str(e).strip().splitlines()[-1].strip() if str(e).strip() else "unreadable"
-            raise FormatError(layer_path, None, f"not a readable USD file: {reason}") from None
+            raise FormatError(layer_path, None, f"not a readable USD file: {_reason(e)}") from None
         if layer is None:
             raise FormatError(layer_path, None, "not a readable USD file")
-        for asset, where in _asset_paths(layer):
+        for asset, where in _asset_paths(layer, layer_path):
             if not asset:
                 continue
             if "\0" in asset or "%00" in asset.lower() or "://" in asset:
@@ -585,6 +600,8 @@ def _open_stage(path: Path):
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
     if not path.is_file():
         raise FormatError(path, None, "file not found")
+    if is_crate(path):  # its counts read in a capped child first: a damaged one cannot exhaust memory here
+        check_crate(path)
     try:
         cached = Sdf.Layer.Find(str(path))
         if cached is not None:  # a layer still open in this process: read what is on disk now
@@ -592,8 +609,7 @@ def _open_stage(path: Path):
         _confine_layers(path)
         stage = Usd.Stage.Open(str(path), Usd.Stage.LoadAll)
     except Tf.ErrorException as e:
-        reason = str(e).strip().splitlines()[-1].strip() if str(e).strip() else "unreadable"
-        raise FormatError(path, None, f"not a readable USD file: {reason}") from None
+        raise FormatError(path, None, f"not a readable USD file: {_reason(e)}") from None
     if stage is None:
         raise FormatError(path, None, "not a readable USD file")
     return stage
@@ -614,9 +630,19 @@ def _array(attr, dtype, width: int | None, prim_path: str, path: Path, n: int | 
     value = attr.Get(_when(attr))
     if value is None:
         return None
-    a = np.asarray(value, dtype=dtype)
-    if width is not None:
-        a = a.reshape(-1, width) if a.size else np.empty((0, width), dtype)
+    try:
+        a = np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError, OverflowError):  # a value type pxr does not know, text, …
+        a = None
+    shape_ok = a is not None and (a.size == 0 or (a.ndim == 1 if width is None else
+                                                  (a.ndim == 2 and a.shape[1] == width)))
+    if not shape_ok:
+        raise FormatError(path, f"{prim_path}.{attr.GetName()}",
+                          f"its value is not an array of "
+                          f"{'numbers' if width is None else f'{width}-vectors'} "
+                          "(a misspelt type, or a value of another kind)")
+    if a.size == 0:
+        a = np.empty((0,) if width is None else (0, width), dtype)
     if n is not None and len(a) != n:
         raise FormatError(path, f"{prim_path}.{attr.GetName()}",
                           f"holds {len(a)} values, expected {n} (one per instance)")
@@ -624,32 +650,58 @@ def _array(attr, dtype, width: int | None, prim_path: str, path: Path, n: int | 
 
 
 def _type_name(prim, fallback: str) -> str:
+    if not prim:  # a prototype naming a prim that is not on the stage
+        return fallback
     attr = prim.GetAttribute(NS + "typeName")
     value = attr.Get() if attr and attr.HasAuthoredValue() else None
     return str(value) if value else fallback
 
 
-def _palette_keys(prim) -> dict:
+def _palette_value(attr):
+    """A palette attribute's value as the exporter writes them (text, a flag, a number, numbers,
+    tables as JSON text), else None: a key of another type is not one of ours."""
+    value = attr.Get()
+    if attr.GetCustomDataByKey(JSON_KEY) and isinstance(value, str):
+        try:
+            return parse_json(value, None)
+        except FormatError:
+            return None  # edited beyond recognition: the key is left out, as an unknown one
+    if isinstance(value, str | bool | int | float):
+        return value
+    numbers = ("DoubleArray", "FloatArray", "IntArray", "Int64Array")
+    if isinstance(value, list | tuple) or type(value).__name__ in numbers:
+        items = list(value)
+        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in items):
+            return [float(v) for v in items]
+    return None
+
+
+def _palette_keys(prim, warnings: list[str] | None = None) -> dict:
+    """The palette keys the exporter wrote as `boscage:palette:` attributes, nested at each `:`;
+    a key of a type it never writes, or both a value and a table (`a` and `a:b`), is left out."""
     out: dict = {}
+    skipped = []
     for attr in prim.GetAttributes():
         name = attr.GetName()
         if not name.startswith(PALETTE_NS):
             continue
-        value = attr.Get()
-        if value is None:
-            continue
-        if attr.GetCustomDataByKey(JSON_KEY) and isinstance(value, str):
-            try:
-                value = parse_json(value, None)
-            except FormatError:
-                continue  # edited beyond recognition: the key is left out, as an unknown one
-        elif hasattr(value, "__len__") and not isinstance(value, str):
-            value = [float(v) for v in value]
+        value = _palette_value(attr)
         keys = name[len(PALETTE_NS):].split(":")
+        if value is None or not all(keys):
+            skipped.append(name)
+            continue
         target = out
         for k in keys[:-1]:
             target = target.setdefault(k, {})
+            if not isinstance(target, dict):
+                break
+        if not isinstance(target, dict) or isinstance(target.get(keys[-1]), dict):
+            skipped.append(name)  # `a` and `a:b`: a key cannot be a value and a table
+            continue
         target[keys[-1]] = value
+    if skipped and warnings is not None:
+        warnings.append(f"{prim.GetPath()}: palette attributes left out (not of a type the exporter "
+                        f"writes, or a key both a value and a table): {', '.join(skipped[:5])}")
     return out
 
 
@@ -668,16 +720,9 @@ def _prototype_mesh(stage, proto_path, looks: MaterialReader | None = None) -> I
         counts = np.asarray(m.GetFaceVertexCountsAttr().Get() or [], np.int64)
         idx = np.asarray(m.GetFaceVertexIndicesAttr().Get() or [], np.int64)
         in_range = not len(idx) or 0 <= idx.min() <= idx.max() < len(points)
-        if not len(points) or counts.sum() != len(idx) or not in_range:
-            return None
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        tris, polygons = [], []
-        for j in range(1, int(counts.max(initial=0)) - 1):  # fan triangles: (0, j, j+1) of each polygon
-            s = starts[counts > j + 1]
-            tris.append(np.stack([idx[s], idx[s + j], idx[s + j + 1]], 1))
-            polygons.append(np.flatnonzero(counts > j + 1))
-        faces = np.concatenate(tris) if tris else np.empty((0, 3), np.int64)
-        polygon_of = np.concatenate(polygons) if polygons else np.empty(0, np.int64)
+        if not len(points) or (counts < 0).any() or counts.sum() != len(idx) or not in_range:
+            return None  # a negative count would index before its polygon
+        faces, polygon_of = _fans(counts, idx)
         uvs, materials, parts = None, (), ()
         if looks is not None:
             uvs = read_st(prim, len(points))
@@ -702,6 +747,19 @@ def _prototype_mesh(stage, proto_path, looks: MaterialReader | None = None) -> I
     return None
 
 
+def _fans(counts: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Fan triangles (0, j, j+1) of each polygon and the polygon of each, ordered by j then polygon;
+    at once, so a polygon of a million corners costs no more than a million triangles."""
+    per = np.maximum(counts - 2, 0)
+    polygon_of = np.repeat(np.arange(len(counts)), per)
+    first = np.cumsum(per) - per  # each polygon's first triangle
+    j = np.arange(len(polygon_of)) - first[polygon_of] + 1
+    order = np.lexsort((polygon_of, j))
+    polygon_of, j = polygon_of[order], j[order]
+    s = (np.cumsum(counts) - counts)[polygon_of]
+    return np.stack([idx[s], idx[s + j], idx[s + j + 1]], 1).reshape(-1, 3), polygon_of
+
+
 def _world(xform) -> tuple[np.ndarray, np.ndarray, float, bool]:
     """(3x3 column-vector rotation·scale, translation, uniform scale, is identity) of a prim's world."""
     from pxr import Usd
@@ -718,6 +776,16 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
     FormatError on a file pxr cannot read or an instancer whose arrays disagree."""
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
     path = Path(path)
+    try:
+        return _read_stage(path, progress)
+    except Tf.ErrorException as e:  # a crate value is read when asked for: a broken one fails here
+        raise FormatError(path, None, f"not a readable USD file: {_reason(e)}") from None
+    except UnicodeDecodeError:  # a text value pxr hands over as it is in the file
+        raise FormatError(path, None, "a text value in it is not UTF-8") from None
+
+
+def _read_stage(path: Path, progress: Progress | None) -> ImportedFoliage:
+    Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
     stage = _open_stage(path)
     up = str(UsdGeom.GetStageUpAxis(stage)).lower()
     meters = float(UsdGeom.GetStageMetersPerUnit(stage))
@@ -828,11 +896,15 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
             result.warnings.append(f"{where}: {changed} orientations were changed after export; their "
                                    "angles come from the orientations")
         base = _type_name(prim, prim.GetName())
-        keys = _palette_keys(prim)
+        keys = _palette_keys(prim, result.warnings)
         mesh_attr = prim.GetAttribute(NS + "mesh")
         own_mesh = mesh_attr.Get() if mesh_attr and mesh_attr.HasAuthoredValue() else None
         # prototypes group by the type they name (our variants all name the instancer's type), so
         # variants never become types of their own and our records keep their order
+        missing = [str(p) for p in protos if not stage.GetPrimAtPath(p)]
+        if missing:
+            result.warnings.append(f"{where}: prototypes name prims that are not on the stage "
+                                   f"({', '.join(missing[:3])}); their instances stand in")
         by_name: dict[str, list[int]] = {}
         for k, proto in enumerate(protos):
             by_name.setdefault(base if len(protos) <= 1 else _type_name(
@@ -867,10 +939,15 @@ def read_usd_foliage(path: str | Path, progress: Progress | None = None) -> Impo
                 if not (variant and variant.HasAuthoredValue()
                         and mesh_name and mesh_name.HasAuthoredValue()):
                     continue
+                number = variant.Get()
+                if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number < len(protos):
+                    result.warnings.append(f"{protos[j]}.{NS}variant: {str(number)[:40]} is not a variant "
+                                           f"number (0 to {len(protos) - 1}); its mesh is left out")
+                    continue
                 if not str(mesh_name.Get()).startswith("builtin:"):
                     geometry = _prototype_mesh(stage, protos[j], looks)
                     if geometry is not None:
-                        result.variant_meshes.setdefault(name, {})[int(variant.Get())] = \
+                        result.variant_meshes.setdefault(name, {})[number] = \
                             _to_scene_mesh(geometry, frame, meters)
         done += n
         check_progress(progress, done, total)
@@ -926,7 +1003,7 @@ def _read_prims(group, children: list, path: Path, frame: Conventions, meters: f
         records[agree, 3:6] = ypr[agree]
     result.records[name] = np.concatenate([result.records[name], records]) if name in result.records \
         else records
-    keys = _palette_keys(group)
+    keys = _palette_keys(group, result.warnings)
     if keys:
         result.extras.setdefault(name, keys)
     mesh_attr = group.GetAttribute(NS + "mesh")

@@ -68,6 +68,48 @@ def test_usage_errors_exit_2(scene_path: Path, tmp_path: Path) -> None:
     assert run_cli(["heightmap", "import", "x.png", "y.boscage", "--spacing", "0"]) == 2
 
 
+@pytest.mark.parametrize("options, words", [
+    (["--offset", "1e38"], "--offset: must be a finite number of metres within 1e+07"),
+    (["--offset", "nan"], "--offset: must be a finite number of metres"),
+    (["--offset=-inf"], "--offset: must be a finite number of metres"),
+    (["--scale", "1e38"], "--scale: must be a positive number of metres up to 2e+07"),
+    (["--scale=-1"], "--scale: must be a positive number of metres"),
+    (["--spacing", "1e9"], "--spacing: must be 0.001 to 1e+07"),
+    (["--offset", "9e6", "--scale", "2e6"],
+     "--scale: offset 9e+06 + scale 2e+06 gives heights up to 1.1e+07"),
+])
+def test_import_options_that_give_heights_or_sizes_out_of_range_are_refused_first(
+        scene_path: Path, tmp_path: Path, capsys, options: list[str], words: str) -> None:
+    source = tmp_path / "h.r16"
+    assert run_cli(["heightmap", "export", str(scene_path), str(source)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "n.boscage"
+    assert run_cli(["heightmap", "import", str(source), str(out), "--size", "41x33", *options]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err, err
+    assert not out.exists()
+
+
+def test_a_png_offset_past_the_terrain_range_is_refused_before_reading(tmp_path: Path, capsys) -> None:
+    from model.formats import png
+
+    png.write_png(tmp_path / "h.png", np.zeros((4, 4), np.uint16), text={"boscage.height_offset": "1e38"})
+    out = tmp_path / "n.boscage"
+    assert run_cli(["heightmap", "import", str(tmp_path / "h.png"), str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "h.png" in err and "height offset must be a finite number of metres within 1e+07" in err, err
+    assert not out.exists()
+
+
+def test_an_export_mapping_past_the_terrain_range_is_refused(scene_path: Path, tmp_path: Path,
+                                                              capsys) -> None:
+    assert run_cli(["heightmap", "export", str(scene_path), str(tmp_path / "h.png"), "--offset", "1e38"]) == 2
+    assert run_cli(["heightmap", "export", str(scene_path), str(tmp_path / "h.png"),
+                    "--offset", "9e6", "--scale", "2e6"]) == 2
+    assert "gives heights up to" in capsys.readouterr().err
+    assert not (tmp_path / "h.png").exists()
+
+
 def test_a_png_export_carries_its_settings(scene_path: Path, tmp_path: Path) -> None:
     assert run_cli(["heightmap", "export", str(scene_path), str(tmp_path / "h.png"),
                     "--offset", "-50", "--scale", "200"]) == 0

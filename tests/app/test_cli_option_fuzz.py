@@ -1,12 +1,15 @@
 """TRN bake and to-scene options, fuzzed: every command line is refused by the parser or the command's
 checks (a usage error), or accepted only where the model takes it: a region of finite poles it can
-lay out in tiles, and for a scene a grid the scene reader opens. Seeded inputs from the fuzz
-engine (tests/model/fuzz), hundreds by default, 10,000 more with --runslow; in this process, as
-the parser and the checks read and write nothing."""
+lay out in tiles, and for a scene a grid the scene reader opens; then a tiny bake, the evaluator
+run over 2 x 2 poles at each corner of the accepted region, gives finite heights there. Seeded
+inputs from the fuzz engine (tests/model/fuzz), hundreds by default, 10,000 more with --runslow;
+in this process, as the parser and the checks read and write nothing (the model's fuzz worker
+may not import the app)."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import math
@@ -21,7 +24,7 @@ from app.cli import trn as trn_cli
 from model.batch import MAX_TASKS, tiles_of
 from model.extent import grid_problem
 from model.formats.scene_writer import SceneWriter
-from model.trn.evaluator import Region
+from model.trn.evaluator import Region, evaluate
 from model.trn.to_scene import MAX_STREAM_POLES
 from tests.model.fuzz.corpora_float import _trn_option, trn_options_seeds
 from tests.model.fuzz.engine import text_mutation
@@ -59,10 +62,21 @@ def outcome(argv: object, folder) -> str:
         return "refused"
     assert region.rows >= 1 and region.cols >= 1
     assert all(math.isfinite(v) for v in region.bounds), f"accepted a region with bounds {region.bounds}"
-    corner = Region(region.ix0 + region.cols - 2, region.iz0 + region.rows - 2, 2, 2, region.spacing)
-    xs, zs = corner.coords()
-    assert np.isfinite(xs).all() and np.isfinite(zs).all(), "accepted a region whose far poles are not finite"
+    for ix, iz in ((region.ix0, region.iz0), (region.ix0 + region.cols - 2, region.iz0 + region.rows - 2)):
+        corner = Region(ix, iz, 2, 2, region.spacing)
+        xs, zs = corner.coords()
+        assert np.isfinite(xs).all() and np.isfinite(zs).all(), "accepted a region whose poles are not finite"
+        baked = evaluate(_hill(), corner)  # a tiny bake where the region starts and where it ends
+        assert baked.heights.shape == (2, 2) and np.isfinite(baked.heights).all(), \
+            f"the bake of an accepted region gives heights {baked.heights.ravel()[:4]} at its corner"
     return "accepted"
+
+
+@functools.lru_cache(maxsize=1)
+def _hill():
+    from model.trn import synthetic
+
+    return synthetic.realistic_stack(n_layers=6)
 
 
 def command_line(number: int) -> tuple[object, list[str]]:

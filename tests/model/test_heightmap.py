@@ -280,10 +280,12 @@ def test_npy_header_that_does_not_tokenize_is_one_error(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("text, message", [
-    ({"boscage.height_scale": "1e308"}, "beyond what a 32-bit float holds"),
-    ({"boscage.height_offset": "-3.5e38"}, "beyond what a 32-bit float holds"),
+    ({"boscage.height_scale": "1e308"}, "height scale must be a positive number of metres up to 2e"),
+    ({"boscage.height_offset": "-3.5e38"}, "height offset must be a finite number of metres within 1e"),
+    ({"boscage.height_offset": "1e38"}, "height offset must be a finite number of metres within 1e"),
+    ({"boscage.height_offset": "9e6", "boscage.height_scale": "2e6"}, "gives heights up to 1.1e"),
 ])
-def test_a_mapping_beyond_float32_is_refused(tmp_path, text, message) -> None:
+def test_a_mapping_beyond_the_terrain_range_is_refused(tmp_path, text, message) -> None:
     png.write_png(tmp_path / "h.png", np.zeros((4, 4), np.uint16), text=text)
     with pytest.raises(FormatError, match=message):
         read_heightmap(tmp_path / "h.png")

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from tests.model.fuzz.corpora_float import FLOAT_SEEDS
+from tests.model.fuzz.corpora_usd import USD_SEEDS, usd_deep
 from tests.model.fuzz.engine import (
     Entry,
     Seed,
@@ -51,6 +52,8 @@ FORMATS = (
     "tif",
     "exr",
     "r32",
+    "usda",
+    "usdc",
 )
 RESOURCES = Path(__file__).resolve().parents[3] / "resources"
 
@@ -1279,7 +1282,7 @@ def json_seeds() -> list[Seed]:
 
 
 # Regression cases too large to commit are built: case.json's "build" names one of these and its arguments.
-BUILDERS = {"plants_chain": plants_chain, "biome_chain": biome_chain}
+BUILDERS = {"plants_chain": plants_chain, "biome_chain": biome_chain, "usd_deep": usd_deep}
 
 SEEDS = {
     "scene": scene_seeds,
@@ -1299,6 +1302,7 @@ SEEDS = {
     "csv": csv_seeds,
     "json": json_seeds,
     **FLOAT_SEEDS,
+    **USD_SEEDS,
 }
 assert tuple(SEEDS) == FORMATS
 __all__ = ["FORMATS", "SEEDS", "ZONE_ID", "text_mutation"]

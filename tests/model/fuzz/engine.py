@@ -4,9 +4,10 @@ Written here rather than driven by Hypothesis: Hypothesis shrinks and replays fr
 database, while a fuzz input here must be rebuilt from a printed seed on any machine, and one
 child process must read hundreds of them per second.
 
-An input is a folder: files (bytes), symlinks (`Link`, pointing into the shared `outside/`
-folder beside the inputs) and FIFOs. Text may hold `OUTSIDE` (the absolute path of that folder),
-replaced when the input is written, so a saved input replays wherever it is unpacked.
+An input is a folder: files (bytes), symlinks (`Link`, pointing into the shared
+`outside/` folder beside the inputs), FIFOs and empty directories (`Folder`). Text may hold
+`OUTSIDE` (the absolute path of that folder), replaced when the input is written, so a saved
+input replays wherever it is unpacked.
 """
 
 from __future__ import annotations
@@ -34,7 +35,12 @@ class Fifo:
     """A named pipe where a file is expected: opening it for reading would block forever."""
 
 
-Entry = bytes | Link | Fifo
+@dataclass(frozen=True)
+class Folder:
+    """An empty directory where a file is expected (a layer or side file named as a file)."""
+
+
+Entry = bytes | Link | Fifo | Folder
 
 
 @dataclass(frozen=True)

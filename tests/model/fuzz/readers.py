@@ -24,6 +24,7 @@ from model.trn import document
 from model.trn.bitmaps import load_bitmaps
 from model.zones import read_zone, zone_ids
 from tests.model.fuzz.corpora import ZONE_ID
+from tests.model.fuzz.corpora_usd import SENTINEL_TYPE, SENTINEL_USDA
 
 
 def _scene(folder: Path, main: str) -> None:
@@ -110,7 +111,7 @@ def _heightmap(folder: Path, main: str) -> None:
 IMPORT_MEMORY_CAP = 16 << 20
 
 
-def _foliage(folder: Path, main: str) -> None:
+def _foliage(folder: Path, main: str):
     """An import read and added to a scene, its peak traced allocation bounded by its input's size."""
     import tracemalloc
 
@@ -128,6 +129,31 @@ def _foliage(folder: Path, main: str) -> None:
     finally:
         tracemalloc.stop()
     assert peak <= 4 * size + IMPORT_MEMORY_CAP, f"an import of {size} bytes allocated {peak} at its peak"
+    return imported
+
+
+def _load_pxr() -> None:
+    """pxr's libraries and plugins loaded before the worker caps its address space: loading them
+    under the cap fails inside C++ and kills the process."""
+    from pxr import Sdf, Usd, UsdGeom, UsdShade  # noqa: F401
+
+    layer = Sdf.Layer.CreateAnonymous(".usda")
+    layer.ImportFromString(SENTINEL_USDA)
+    stage = Usd.Stage.Open(layer)
+    for prim in stage.Traverse():
+        prim.IsA(UsdGeom.PointInstancer)
+        UsdShade.MaterialBindingAPI(prim).ComputeBoundMaterial()
+
+
+_load_pxr()
+
+
+def _usd(folder: Path, main: str) -> None:
+    """A USD import (as `boscage import-foliage` reads it). pxr opens layers from C++, past the audit
+    hook: the worker's inotify watch on `outside/` sees those opens, and a stage that composed the
+    sentinel layer there would import its type."""
+    imported = _foliage(folder, main)
+    assert SENTINEL_TYPE not in imported.records, "the import composed a layer outside its folder"
 
 
 READERS: dict[str, Callable[[Path, str], None]] = {
@@ -150,6 +176,8 @@ READERS: dict[str, Callable[[Path, str], None]] = {
     "tif": _heightmap,
     "exr": _heightmap,
     "r32": _heightmap,
+    "usda": _usd,
+    "usdc": _usd,
 }
 
 
@@ -191,6 +219,12 @@ def _selftest_die(folder: Path, main: str) -> None:
     os.kill(os.getpid(), signal.SIGSEGV)  # as a crash in C code would end the process
 
 
+def _selftest_usd_outside(folder: Path, main: str) -> None:
+    from pxr import Usd  # composed as given: no confinement, as a careless USD reader would
+
+    Usd.Stage.Open(str(folder / main))
+
+
 def _selftest_format_error_without_file(folder: Path, main: str) -> None:
     from model.errors import FormatError
 
@@ -206,5 +240,6 @@ SELF_TESTS = {
     "selftest_memory": _selftest_memory,
     "selftest_unnamed": _selftest_format_error_without_file,
     "selftest_die": _selftest_die,
+    "selftest_usd_outside": _selftest_usd_outside,
 }
 READERS.update(SELF_TESTS)

@@ -24,7 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.model.fuzz.engine import OUTSIDE, Fifo, Input, Link, mutate
+from tests.model.fuzz.corpora_usd import SENTINEL_USDA
+from tests.model.fuzz.engine import OUTSIDE, Fifo, Folder, Input, Link, mutate
 
 PROJECT = Path(__file__).resolve().parents[3]
 CPU_SECONDS = float(os.environ.get("BOSCAGE_FUZZ_CPU_S", "5"))  # per input
@@ -68,6 +69,7 @@ class Worker:
             BOSCAGE_BLOCK_GUI="1",
             OPENBLAS_NUM_THREADS="1",
             OMP_NUM_THREADS="1",
+            PXR_WORK_THREAD_LIMIT="1",  # one input at a time, on one core
             PYTHONDONTWRITEBYTECODE="1",
         )
         self.proc = subprocess.Popen(
@@ -172,6 +174,7 @@ def write_input(inp: Input, root: Path, seeds) -> Path:
     if not outside.exists():
         outside.mkdir(parents=True)
         (outside / "secret.txt").write_text("outside the input's folder\n")
+        (outside / "secret.usda").write_text(SENTINEL_USDA)  # a layer the USD inputs name
     folder = root / "inputs" / f"{inp.format}-{inp.seed}"
     if folder.exists():
         shutil.rmtree(folder)
@@ -189,6 +192,8 @@ def write_input(inp: Input, root: Path, seeds) -> Path:
             path.symlink_to(target)
         elif isinstance(entry, Fifo):
             os.mkfifo(path)
+        elif isinstance(entry, Folder):
+            path.mkdir()
         else:
             path.write_bytes(entry.replace(OUTSIDE, target_bytes))
     return folder
@@ -199,12 +204,14 @@ def save_case(inp: Input, outcome: Outcome | None, dest: Path) -> Path:
     if dest.exists():
         shutil.rmtree(dest)
     (dest / "files").mkdir(parents=True)
-    links, fifos = {}, []
+    links, fifos, folders = {}, [], []
     for name, entry in inp.files.items():
         if isinstance(entry, Link):
             links[name] = entry.target
         elif isinstance(entry, Fifo):
             fifos.append(name)
+        elif isinstance(entry, Folder):
+            folders.append(name)
         else:
             (dest / "files" / name).write_bytes(entry)
     meta = {
@@ -215,6 +222,8 @@ def save_case(inp: Input, outcome: Outcome | None, dest: Path) -> Path:
         "links": links,
         "fifos": fifos,
     }
+    if folders:
+        meta["folders"] = folders
     if outcome is not None:
         meta.update(status=outcome.status, signature=outcome.signature, detail=outcome.detail)
     (dest / "case.json").write_text(json.dumps(meta, indent=1) + "\n")
@@ -229,6 +238,7 @@ def load_case(path: Path) -> Input:
         files = {p.name: p.read_bytes() for p in sorted(stored.iterdir()) if p.is_file()}
     files.update({n: Link(t) for n, t in meta.get("links", {}).items()})
     files.update({n: Fifo() for n in meta.get("fifos", [])})
+    files.update({n: Folder() for n in meta.get("folders", [])})
     if "build" in meta:  # files too many to commit, made by a corpus builder
         from tests.model.fuzz.corpora import BUILDERS
 

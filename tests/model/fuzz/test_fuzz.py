@@ -23,7 +23,7 @@ from tests.model.fuzz.test_regressions import ELSEWHERE
 COUNT = int(os.environ.get("BOSCAGE_FUZZ_COUNT", "30"))
 SLOW_COUNT = int(os.environ.get("BOSCAGE_FUZZ_SLOW_COUNT", "2000"))
 # quick readers of files users pass in from anywhere (and options they type): many more inputs
-IMPORTS = ("gltf", "csv", "json", "tif", "exr", "r32")
+IMPORTS = ("gltf", "csv", "json", "tif", "exr", "r32", "usda", "usdc")
 COUNTS = {fmt: int(os.environ.get("BOSCAGE_FUZZ_COUNT", "300")) if fmt in IMPORTS else COUNT
           for fmt in FORMATS}
 SLOW_COUNTS = {fmt: int(os.environ.get("BOSCAGE_FUZZ_SLOW_COUNT", "10000")) if fmt in IMPORTS else SLOW_COUNT

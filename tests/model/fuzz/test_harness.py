@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.model.fuzz.corpora import FORMATS, SEEDS
-from tests.model.fuzz.engine import Fifo, Input, Link, mutate
+from tests.model.fuzz.engine import OUTSIDE, Fifo, Folder, Input, Link, mutate
 from tests.model.fuzz.runner import Worker, load_case, run_inputs, save_case
 
 
@@ -43,6 +43,19 @@ def test_a_read_outside_is_caught_even_when_the_reader_swallows_it(strict_worker
     assert outcome.status == "violation" and "secret.txt" in outcome.detail
 
 
+def test_a_read_outside_from_c_code_is_caught(fuzz_worker, tmp_path):
+    # pxr opens the sublayer from C++, past the audit hook: the watch on outside/ must see it
+    # (the default worker: pxr needs more address space than the strict one has to load at all)
+    layer = b"#usda 1.0\n(\n    subLayers = [@" + OUTSIDE + b"/secret.usda@]\n)\n"
+    careless = _one(fuzz_worker, "selftest_usd_outside", tmp_path, {"x.usda": layer}, "x.usda")
+    assert (careless.status, careless.signature) == ("violation", "opens a file outside its folder"), \
+        careless.detail
+    assert "secret.usda" in careless.detail and "inotify" in careless.detail
+    # the product's reader refuses the same input before composing it
+    product = _one(fuzz_worker, "usda", tmp_path, {"x.usda": layer}, "x.usda")
+    assert product.status == "error" and "leaves the input's folder" in product.detail, product.detail
+
+
 def test_a_reader_blocked_in_c_code_is_killed_by_the_wall_clock(strict_worker, tmp_path):
     outcome = _one(strict_worker, "vxfoliage", tmp_path, {"t.vxfoliage": Fifo()}, "t.vxfoliage")
     assert outcome.status == "timeout" and "wall time" in outcome.detail
@@ -74,5 +87,6 @@ def test_a_saved_case_replays_the_same_input(tmp_path):
     inp = mutate("scene", 4, seeds)
     inp.files["extra.link"] = Link("scene/x")
     inp.files["pipe"] = Fifo()
+    inp.files["dir.usda"] = Folder()
     back = load_case(save_case(inp, None, tmp_path / "case"))
     assert (back.format, back.seed, back.main, back.files) == (inp.format, inp.seed, inp.main, inp.files)

@@ -4,17 +4,21 @@ Limits: the address space is capped (RLIMIT_AS) once the readers are imported, a
 CPU-time budget (RLIMIT_CPU's soft limit moved forward per job; SIGXCPU raises in Python code,
 and the parent's wall-clock watchdog kills a child stuck in C code). An audit hook refuses every
 `open`, `os.listdir` and `os.scandir` outside the job's folder, apart from the interpreter's own
-files, and every open for writing.
+files, and every open for writing. Libraries that open files from C (pxr) pass the audit hook by:
+an inotify watch on the `outside/` folder beside the inputs (where every link and path trick
+points) reports any open there during a job, whoever made it.
 
 Usage (by `runner.Worker`): python -m tests.model.fuzz.worker CPU_SECONDS MEMORY_MIB
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import resource
 import signal
+import struct
 import sys
 import traceback
 from pathlib import Path
@@ -60,7 +64,7 @@ class Guard:
             return not writing
         if writing:
             return False
-        if real.startswith(("/proc/self/", "/sys/")):
+        if real.startswith(("/proc/self/", f"/proc/{os.getpid()}/", "/sys/")):  # its own (a fork's too)
             return True
         if any(_inside(real, lib) for lib in self.libs):
             return True
@@ -90,6 +94,45 @@ class Guard:
             raise OutsideRead(what)
 
 
+class OutsideWatch:
+    """inotify on `outside/` and its folders: the files opened there since `arm`, from any code."""
+
+    IN_OPEN = 0x20
+    FLAGS = 0o4000 | 0o2000000  # IN_NONBLOCK | IN_CLOEXEC
+
+    def __init__(self) -> None:
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = self.libc.inotify_init1(self.FLAGS)
+        if self.fd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1 failed: the fuzz worker cannot watch outside/")
+        self.folders: dict[int, str] = {}
+
+    def arm(self, outside: str) -> None:
+        if not os.path.isdir(outside):
+            return
+        for folder, _, _ in os.walk(outside):
+            wd = self.libc.inotify_add_watch(self.fd, os.fsencode(folder), self.IN_OPEN)
+            if wd < 0:
+                raise OSError(ctypes.get_errno(), f"cannot watch {folder}")
+            self.folders[wd] = folder
+        self.opened()  # the walk itself, and what the parent wrote there
+
+    def opened(self) -> list[str]:
+        out = []
+        while True:
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                return out
+            pos = 0
+            while pos + 16 <= len(data):
+                wd, mask, _, n = struct.unpack_from("iIII", data, pos)
+                name = data[pos + 16:pos + 16 + n].split(b"\0", 1)[0].decode(errors="replace")
+                pos += 16 + n
+                if mask & self.IN_OPEN:
+                    out.append(os.path.join(self.folders.get(wd, "?"), name))
+
+
 def _on_cpu(signum, frame) -> None:
     raise CpuTimeout("CPU time limit")
 
@@ -115,8 +158,11 @@ def _signature(e: BaseException, frames: list[str]) -> str:
     return f"{type(e).__name__} in {where}"
 
 
-def run_job(job: dict, guard: Guard, readers, format_error, cpu_s: float) -> dict:
+def run_job(job: dict, guard: Guard, readers, format_error, cpu_s: float,
+            watch: OutsideWatch | None = None) -> dict:
     folder = Path(job["folder"])
+    if watch is not None:
+        watch.arm(str(folder.parent.parent / "outside"))
     guard.folder = os.path.realpath(folder)
     guard.seen = []
     soft = int(_cpu_used() + cpu_s) + 1
@@ -162,6 +208,10 @@ def run_job(job: dict, guard: Guard, readers, format_error, cpu_s: float) -> dic
         )
     if guard.seen and result["status"] in ("ok", "error"):  # swallowed by the reader, still a read outside
         result.update(status="violation", detail=guard.seen[0], signature="reads outside its folder")
+    opened = watch.opened() if watch is not None else []
+    if opened and result["status"] in ("ok", "error"):  # opened from C code, past the audit hook
+        result.update(status="violation", detail=f"opened {opened[0]} (seen by inotify; "
+                      f"{len(opened)} opens outside in all)", signature="opens a file outside its folder")
     return result
 
 
@@ -180,11 +230,12 @@ def main() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     signal.signal(signal.SIGXCPU, _on_cpu)
     guard = Guard(project)
+    watch = OutsideWatch()
     sys.addaudithook(guard)
     out.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
         job = json.loads(line)
-        result = run_job(job, guard, READERS, FormatError, cpu_s)
+        result = run_job(job, guard, READERS, FormatError, cpu_s, watch)
         out.write(json.dumps(result) + "\n")
         if result["status"] in ("timeout", "memory"):
             return  # the state after such an interruption is not to be trusted: the parent starts another

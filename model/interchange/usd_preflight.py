@@ -1,0 +1,125 @@
+"""A crate (binary USD) layer read once in a forked child whose memory is capped, before this
+process opens it: pxr sizes its buffers from counts in the file, so a damaged count (one flipped
+byte) can make it allocate tens of gigabytes, or abort, from C++ where nothing can stop it.
+
+The child reads every value the layer holds (as the import later asks for them) under an address
+space limit of what it already maps plus 4 × the file's size and CRATE_MEMORY_CAP, with pxr's
+work run serially (a forked child has none of its parent's worker threads), and a time limit; a
+child that dies or overruns makes the layer one FormatError, and so does one pxr refuses (with
+pxr's reason: the parent never opens what the child could not).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import time
+from pathlib import Path
+
+from model.errors import FormatError
+
+CRATE_MAGIC = b"PXR-USDC"
+CRATE_MEMORY_CAP = 512 << 20  # pxr's working set reading a small crate file, beyond 4 × its size
+SECONDS_PER_MB = 2.0
+MIN_SECONDS = 30.0
+MAX_DEPTH = 1000
+
+
+def is_crate(path: Path) -> bool:
+    """Whether `path` (a regular file) starts as a crate file does (any suffix: .usd may be either)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(CRATE_MAGIC)) == CRATE_MAGIC
+    except OSError:
+        return False
+
+
+def _vm_bytes() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _read_everything(path: Path) -> None:
+    """Open the layer and ask for every value, metadatum and time sample in it."""
+    from pxr import Sdf, Work
+
+    Work.SetConcurrencyLimit(1)
+    layer = Sdf.Layer.OpenAsAnonymous(str(path))  # the file as it is now, never a cached layer
+    if layer is None:
+        raise ValueError("unreadable")
+    stack = [(layer.pseudoRoot, 0)]
+    while stack:
+        spec, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return  # the import refuses it by name
+        for key in spec.ListInfoKeys():
+            spec.GetInfo(key)
+        for prop in spec.properties:
+            for key in prop.ListInfoKeys():
+                prop.GetInfo(key)
+            for t in layer.ListTimeSamplesForPath(prop.path):
+                layer.QueryTimeSample(prop.path, t)
+        stack += [(child, depth + 1) for child in spec.nameChildren]
+        for variant_set in spec.variantSets:
+            stack += [(v.primSpec, depth + 1) for v in variant_set.variantList if v.primSpec]
+
+
+def check_crate(path: Path) -> None:
+    """FormatError when the crate layer at `path` cannot be read (pxr's reason), or reading it needs
+    more memory or time than its size allows; nothing when every value in it reads."""
+    from pxr import Sdf, Work  # noqa: F401 - loaded here: loading them under the child's cap fails
+
+    size = path.stat().st_size
+    seconds = max(MIN_SECONDS, SECONDS_PER_MB * size / 1e6)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(read_end)
+        code = 3
+        try:
+            limit = _vm_bytes() + 4 * size + CRATE_MEMORY_CAP
+            hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+            if hard != resource.RLIM_INFINITY:
+                limit = min(limit, hard)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+            _read_everything(path)
+            code = 0
+        except MemoryError:
+            code = 4
+        except BaseException as e:  # noqa: BLE001 - pxr refused it: its reason goes to the parent
+            try:
+                text = str(e).strip().splitlines()[-1] if str(e).strip() else "unreadable"
+            except BaseException:  # noqa: BLE001 - a message quoting bytes that are not UTF-8
+                text = "it holds bytes that are not UTF-8 text"
+            os.write(write_end, text.encode("utf-8", "replace")[:500])
+            code = 5
+        os._exit(code)
+    os.close(write_end)
+    try:
+        status = _wait(pid, seconds, path)
+        reason = os.read(read_end, 1000).decode("utf-8", "replace")
+    finally:
+        os.close(read_end)
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        return
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 5:
+        raise FormatError(path, None, f"not a readable USD file: {reason or 'unreadable'}")
+    raise FormatError(path, None, f"reading it needs more than {(4 * size + CRATE_MEMORY_CAP) >> 20} MiB "
+                      "(a size or count in it is damaged)")
+
+
+def _wait(pid: int, seconds: float, path: Path) -> int:
+    deadline = time.monotonic() + seconds
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise FormatError(path, None, f"reading it takes more than {seconds:g} s; damaged?")
+        time.sleep(0.005)
