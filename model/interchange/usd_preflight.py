@@ -1,20 +1,29 @@
-"""A crate (binary USD) layer read once in a forked child whose memory is capped, before this
+"""A crate (binary USD) layer read once in a child process whose memory is capped, before this
 process opens it: pxr sizes its buffers from counts in the file, so a damaged count (one flipped
 byte) can make it allocate tens of gigabytes, or abort, from C++ where nothing can stop it.
 
 The child reads every value the layer holds (as the import later asks for them) under an address
 space limit of what it already maps plus 4 × the file's size and CRATE_MEMORY_CAP, with pxr's
-work run serially (a forked child has none of its parent's worker threads), and a time limit; a
-child that dies or overruns makes the layer one FormatError, and so does one pxr refuses (with
-pxr's reason: the parent never opens what the child could not).
+work run serially, and a time limit; a child that dies or overruns makes the layer one
+FormatError, and so does one pxr refuses (with pxr's reason: the parent never opens what the
+child could not).
+
+A process with one thread (the command line, a fuzz worker) forks: the child starts at once. One
+with others (the editor: Qt's, pxr's and batch threads) starts a fresh interpreter instead
+(`python -m model.interchange.usd_preflight FILE`, about a second to load pxr), since a fork
+copies locks other threads may hold at that moment and could leave the child waiting on them.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import resource
 import signal
+import subprocess
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from model.errors import FormatError
@@ -68,48 +77,87 @@ def _read_everything(path: Path) -> None:
             stack += [(v.primSpec, depth + 1) for v in variant_set.variantList if v.primSpec]
 
 
+def _read_capped(path: Path, size: int, report: Callable[[bytes], object]) -> int:
+    """In the child: cap the address space, read the layer; the exit code (0 read, 4 out of memory,
+    5 refused by pxr with its reason sent to `report`, 3 anything else)."""
+    try:
+        limit = _vm_bytes() + 4 * size + CRATE_MEMORY_CAP
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        _read_everything(path)
+        return 0
+    except MemoryError:
+        return 4
+    except BaseException as e:  # noqa: BLE001 - pxr refused it: its reason goes to the parent
+        try:
+            text = str(e).strip().splitlines()[-1] if str(e).strip() else "unreadable"
+        except BaseException:  # noqa: BLE001 - a message quoting bytes that are not UTF-8
+            text = "it holds bytes that are not UTF-8 text"
+        report(text.encode("utf-8", "replace")[:500])
+        return 5
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 2  # unknown: take the safe way
+
+
 def check_crate(path: Path) -> None:
     """FormatError when the crate layer at `path` cannot be read (pxr's reason), or reading it needs
     more memory or time than its size allows; nothing when every value in it reads."""
-    from pxr import Sdf, Work  # noqa: F401 - loaded here: loading them under the child's cap fails
-
     size = path.stat().st_size
     seconds = max(MIN_SECONDS, SECONDS_PER_MB * size / 1e6)
+    if _threads() == 1:
+        code, reason = _forked(path, size, seconds)
+    else:
+        code, reason = _spawned(path, seconds)
+    if code == 0:
+        return
+    if code == 5:
+        raise FormatError(path, None, f"not a readable USD file: {reason or 'unreadable'}")
+    raise FormatError(path, None, f"reading it needs more than {(4 * size + CRATE_MEMORY_CAP) >> 20} MiB "
+                      "(a size or count in it is damaged)")
+
+
+def _forked(path: Path, size: int, seconds: float) -> tuple[int, str]:
+    from pxr import Sdf, Work  # noqa: F401 - loaded here: loading them under the child's cap fails
+
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read_end)
         code = 3
-        try:
-            limit = _vm_bytes() + 4 * size + CRATE_MEMORY_CAP
-            hard = resource.getrlimit(resource.RLIMIT_AS)[1]
-            if hard != resource.RLIM_INFINITY:
-                limit = min(limit, hard)
-            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-            _read_everything(path)
-            code = 0
-        except MemoryError:
-            code = 4
-        except BaseException as e:  # noqa: BLE001 - pxr refused it: its reason goes to the parent
-            try:
-                text = str(e).strip().splitlines()[-1] if str(e).strip() else "unreadable"
-            except BaseException:  # noqa: BLE001 - a message quoting bytes that are not UTF-8
-                text = "it holds bytes that are not UTF-8 text"
-            os.write(write_end, text.encode("utf-8", "replace")[:500])
-            code = 5
-        os._exit(code)
+        try:  # pxr's abort on a failed allocation, and any fault report, are not the user's to read
+            faulthandler.disable()
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 2)
+            code = _read_capped(path, size, lambda text: os.write(write_end, text))
+        finally:
+            os._exit(code)
     os.close(write_end)
     try:
         status = _wait(pid, seconds, path)
         reason = os.read(read_end, 1000).decode("utf-8", "replace")
     finally:
         os.close(read_end)
-    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
-        return
-    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 5:
-        raise FormatError(path, None, f"not a readable USD file: {reason or 'unreadable'}")
-    raise FormatError(path, None, f"reading it needs more than {(4 * size + CRATE_MEMORY_CAP) >> 20} MiB "
-                      "(a size or count in it is damaged)")
+    return (os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1), reason
+
+
+def _spawned(path: Path, seconds: float) -> tuple[int, str]:
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    try:
+        done = subprocess.run([sys.executable, "-m", "model.interchange.usd_preflight", str(path)],
+                              capture_output=True, timeout=seconds, env=env, cwd=root, check=False)
+    except subprocess.TimeoutExpired:
+        raise FormatError(path, None, f"reading it takes more than {seconds:g} s; damaged?") from None
+    except OSError as e:
+        raise FormatError(path, None, f"cannot start the reader's check: {e.strerror or e}") from None
+    return (done.returncode if done.returncode >= 0 else -1), done.stdout[-1000:].decode("utf-8", "replace")
 
 
 def _wait(pid: int, seconds: float, path: Path) -> int:
@@ -123,3 +171,18 @@ def _wait(pid: int, seconds: float, path: Path) -> int:
             os.waitpid(pid, 0)
             raise FormatError(path, None, f"reading it takes more than {seconds:g} s; damaged?")
         time.sleep(0.005)
+
+
+def main(argv: list[str]) -> int:
+    """The fresh interpreter's side of `check_crate`: read FILE under the cap, exit with its code."""
+    path = Path(argv[0])
+    from pxr import Sdf, Work  # noqa: F401 - loaded before the cap, as in a fork
+
+    return _read_capped(path, path.stat().st_size, sys.stdout.buffer.write)
+
+
+if __name__ == "__main__":
+    sys.stdout.flush()
+    code = main(sys.argv[1:])
+    sys.stdout.flush()
+    os._exit(code)  # no teardown of what the capped read left
