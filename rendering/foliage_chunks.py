@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 import numpy as np
 from OpenGL import GL
 
 from model.foliage.volume import RECORD_BYTES, ChunkKey
+from rendering.foliage_proxy_tree import records_bounds
 from rendering.meshes import VERTEX_FLOATS
 from rendering.renderer import FrameContext
 
@@ -137,7 +139,9 @@ class ChunkStreaming:
         if self._all_dirty:
             stale = {k for k, gc in self._gpu.items() if (c := self.volume.chunk(*k)) is None or
                      c.version != gc.version}
-            dirty = stale | self._dirty | {k for k in self.volume.keys() if k not in self._gpu}
+            dirty = stale | self._dirty
+            if not self.stream:  # (streaming brings every chunk that came near anyway)
+                dirty |= self.volume.key_set() - self._gpu.keys()
         else:
             dirty = self._dirty
         released = False
@@ -167,9 +171,7 @@ class ChunkStreaming:
             return
         self._order = sorted(self._gpu, key=lambda k: (k[1], k[0]))
         self._row = {k: i for i, k in enumerate(self._order)}
-        for k in self._order:  # bounds of the changed chunks only; the others are kept
-            if k not in self._boxes:
-                self._boxes[k] = self.volume.bounds(*k)
+        self._boxes.update(self._bounds_of([k for k in self._order if k not in self._boxes]))
         boxes = np.stack([self._boxes[k] for k in self._order]) if self._order else np.empty((0, 2, 3))
         self._lo, self._hi = boxes[:, 0].copy(), boxes[:, 1].copy()
         types = sorted({t for _, t in self._order})
@@ -177,6 +179,19 @@ class ChunkStreaming:
         self._order_types = types
         self._order_type = np.array([index[t] for _, t in self._order], np.int64)
         self._counts = np.array([self._gpu[k].count for k in self._order], np.int64)
+
+    def _bounds_of(self, keys: list[ChunkKey]) -> dict[ChunkKey, np.ndarray]:
+        """Grown bounds (2, 3) of chunks `keys` as `FoliageVolume.bounds` gives them, a numpy pass
+        per type (only the changed chunks are asked for; a first frame uploads thousands)."""
+        by_type: dict[str, list[ChunkKey]] = {}
+        for key in keys:
+            by_type.setdefault(key[1], []).append(key)
+        out: dict[ChunkKey, np.ndarray] = {}
+        v = self.volume
+        for type_name, group in by_type.items():
+            boxes = records_bounds([c.records for c in v.chunk_list(group)], v.extent_of(type_name))
+            out.update(zip(group, boxes, strict=True))
+        return out
 
     def _stream_chunks(self, frame: FrameContext, dirty: set[ChunkKey]) -> tuple[set[ChunkKey], bool]:
         """The dirty chunks near enough to upload, with those that came near; resident chunks that
@@ -188,14 +203,18 @@ class ChunkStreaming:
             return dirty, False  # nothing changed and the camera stood still: nothing comes or goes
         self._stream_eye = eye
         self._stream_start = self._proxy_start
-        if self._all_dirty or any(k not in self._stream_row or v.chunk(*k) is None for k in dirty):
-            self._stream_keys = v.keys()
-            self._stream_row = {k: i for i, k in enumerate(self._stream_keys)}
-            boxes = [v.cell_box(c) for c, _ in self._stream_keys]
-            self._stream_box = np.array(boxes, np.float64).reshape(-1, 4)
-            self._stream_types = sorted({t for _, t in self._stream_keys})
+        live = v.key_set()
+        gone_keys = dirty - live  # (set operations: no Python call per chunk of a big volume)
+        if self._all_dirty or gone_keys or not dirty <= self._stream_row.keys():
+            keys = self._stream_keys = v.keys()
+            self._stream_row = dict(zip(keys, range(len(keys)), strict=True))
+            cells = v.key_cells(keys).astype(np.float64)
+            s = v.cell_size  # each cell's box, as `cell_box` gives it
+            self._stream_box = np.concatenate([cells * s, (cells + 1) * s], axis=1).reshape(-1, 4)
+            names = list(map(itemgetter(1), keys))
+            self._stream_types = sorted(set(names))
             index = {t: i for i, t in enumerate(self._stream_types)}
-            self._stream_type = np.array([index[t] for _, t in self._stream_keys], np.int64)
+            self._stream_type = np.fromiter(map(index.__getitem__, names), np.int64, len(names))
         # full instances end where the proxies take over (or at the type's far end)
         ends = np.array([self.plan(t).full_end() for t in self._stream_types] + [0.0], np.float64)
         self._stream_end = ends[self._stream_type] if len(self._stream_keys) else np.empty(0)
@@ -210,8 +229,8 @@ class ChunkStreaming:
             self._delete_chunk(self._gpu.pop(key))
             self._boxes.pop(key, None)
             self.released[key] += 1
-        wanted = {k for k in dirty if k in near or k in self._gpu or v.chunk(*k) is None}
-        wanted |= {k for k in near if k not in self._gpu}
+        wanted = (dirty & near) | (dirty & self._gpu.keys()) | gone_keys
+        wanted |= near - self._gpu.keys()
         # a far chunk that changed needs nothing now: it is uploaded whole when it comes near
         return wanted, bool(gone)
 

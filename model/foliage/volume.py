@@ -7,9 +7,10 @@ compares to decide whether to re-upload it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import chain, repeat
+from operator import itemgetter
 from typing import NamedTuple
 
 import numpy as np
@@ -153,6 +154,20 @@ class FoliageVolume:
 
     def chunk(self, cell: Cell, type_name: str) -> Chunk | None:
         return self._chunks.get((tuple(cell), type_name))
+
+    def chunk_list(self, keys: Iterable[ChunkKey]) -> list[Chunk | None]:
+        """The chunks of `keys` (as `keys()` names them: cells as tuples), None where absent, in one
+        C-level pass (a call per chunk costs a quarter of a second on 216,000 chunks)."""
+        return list(map(self._chunks.get, keys))
+
+    def key_set(self) -> KeysView[ChunkKey]:
+        """The chunk keys as a live, read-only set view (set operations without a copy)."""
+        return self._chunks.keys()
+
+    def key_cells(self, keys: list[ChunkKey]) -> np.ndarray:
+        """(n, 2) int64 cells of `keys`, read without a Python call per key."""
+        flat = chain.from_iterable(map(itemgetter(0), keys))
+        return np.fromiter(flat, np.int64, 2 * len(keys)).reshape(-1, 2)
 
     def records(self, cell: Cell, type_name: str) -> np.ndarray:
         c = self._chunks.get((tuple(cell), type_name))

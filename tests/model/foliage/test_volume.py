@@ -228,3 +228,15 @@ def test_cell_counts_add_every_type_of_a_cell():
     for (cell, _), chunk in v.chunks():
         expected[cell] = expected.get(cell, 0) + len(chunk)
     assert v.cell_counts() == expected and sum(expected.values()) == 420
+
+
+def test_chunk_list_and_key_cells_read_every_chunk_as_one_by_one_calls_do():
+    v = FoliageVolume(cell_size=10.0)
+    v.add("a", random_records(300, seed=1))
+    v.add("b", random_records(50, seed=2))
+    keys = v.keys() + [((999, 999), "a")]  # one that is not there
+    found = v.chunk_list(keys)
+    assert found[:-1] == [v.chunk(*k) for k in keys[:-1]] and found[-1] is None
+    assert v.key_cells(keys).tolist() == [list(cell) for cell, _ in keys]
+    assert v.key_cells([]).shape == (0, 2)
+    assert set(v.key_set()) == set(v.keys())
