@@ -9,6 +9,7 @@ from operator import itemgetter
 
 import numpy as np
 from OpenGL import GL
+from OpenGL.raw.GL.VERSION import GL_1_5 as raw_gl
 
 from model.foliage.volume import RECORD_BYTES, ChunkKey
 from rendering.foliage_proxy_tree import records_bounds
@@ -119,6 +120,27 @@ class ChunkStreaming:
         if key in self._selection or gc.mask_vbo:
             self._selection_dirty.add(key)  # new records: the mask must match their count
 
+    def _upload_new(self, keys: list[ChunkKey]) -> set[ChunkKey]:
+        """`_upload` of chunks not on the GPU yet, in one pass: their buffers named at once, each
+        filled by one unchecked call (a first frame sends thousands; PyOpenGL's checked wrappers
+        cost more than the copies). Returns the keys uploaded (the non-empty ones)."""
+        found = [(k, c) for k, c in zip(keys, self.volume.chunk_list(keys), strict=True)
+                 if c is not None and len(c.records)]
+        if not found:
+            return set()
+        names = np.atleast_1d(GL.glGenBuffers(len(found))).tolist()
+        for (key, chunk), vbo in zip(found, names, strict=True):
+            data = np.ascontiguousarray(chunk.records, np.float32)
+            raw_gl.glBindBuffer(GL.GL_ARRAY_BUFFER, vbo)
+            raw_gl.glBufferData(GL.GL_ARRAY_BUFFER, data.nbytes, data.ctypes.data_as(ctypes.c_void_p),
+                                GL.GL_DYNAMIC_DRAW)
+            self._gpu[key] = _GpuChunk(int(vbo), data.nbytes, len(data), chunk.version)
+            self.uploads[key] += 1
+            if key in self._selection:
+                self._selection_dirty.add(key)  # the mask must match the records' count
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)  # (checked: reports any error of the pass)
+        return {k for k, _ in found}
+
     def _upload_mask(self, key: ChunkKey) -> None:
         gc = self._gpu.get(key)
         if gc is None:
@@ -150,8 +172,11 @@ class ChunkStreaming:
         if not dirty and not self._all_dirty and not released:
             return
         uploaded = 0
-        for key in sorted(dirty, key=lambda k: (k[1], k[0])):
-            self._upload(key)
+        order = sorted(dirty, key=lambda k: (k[1], k[0]))
+        fresh = self._upload_new([k for k in order if k not in self._gpu])
+        for key in order:
+            if key not in fresh:
+                self._upload(key)
             uploaded += 1
             self._boxes.pop(key, None)
         if uploaded:

@@ -128,6 +128,7 @@ class FoliageVolume:
         self._chunks: dict[ChunkKey, Chunk] = {}
         self._per_type: dict[str, int] = {}  # chunks per type name, so type_names() is cheap
         self._clock = 0  # versions come from one counter, so a re-created chunk never repeats one
+        self._counts: dict[str, int] | None = None  # instances per type, until the next change
         self.changed = Event()  # (list of chunk keys whose records changed)
         self.mesh_folder = None  # where mesh file paths of the palette resolve (the scene's folder)
 
@@ -191,22 +192,27 @@ class FoliageVolume:
         return sorted(self._per_type)
 
     def _new_chunk(self, key: ChunkKey, records: np.ndarray) -> Chunk:
+        self._counts = None
         chunk = self._chunks[key] = Chunk(records)
         self._per_type[key[1]] = self._per_type.get(key[1], 0) + 1
         return chunk
 
     def _drop_chunk(self, key: ChunkKey) -> None:
+        self._counts = None
         del self._chunks[key]
         self._per_type[key[1]] -= 1
         if not self._per_type[key[1]]:
             del self._per_type[key[1]]
 
     def counts(self) -> dict[str, int]:
-        """Instances per type name."""
-        out: dict[str, int] = {}
-        for (_, t), c in self._chunks.items():
-            out[t] = out.get(t, 0) + c.records.shape[0]
-        return out
+        """Instances per type name (summed once per change: panels ask for them several times as a
+        scene opens, and on 216,000 chunks each sum is a Python pass)."""
+        if self._counts is None:
+            out: dict[str, int] = {}
+            for (_, t), c in self._chunks.items():
+                out[t] = out.get(t, 0) + c.records.shape[0]
+            self._counts = out
+        return dict(self._counts)
 
     def count(self, type_name: str | None = None) -> int:
         if type_name is None:
@@ -374,6 +380,7 @@ class FoliageVolume:
 
     # ---- editing ----------------------------------------------------------------------------
     def _touch(self, chunk: Chunk) -> None:
+        self._counts = None  # (every change of a chunk's records touches it)
         self._clock += 1
         chunk.version = self._clock
 
@@ -513,6 +520,7 @@ class FoliageVolume:
             versions = range(clock + 1, clock + 1 + len(views))
             new = dict(zip(run_keys, map(Chunk, views, versions), strict=True))
             if len(new) == len(run_keys) and chunks.keys().isdisjoint(new):
+                self._counts = None
                 chunks.update(new)
                 self._per_type[type_name] = self._per_type.get(type_name, 0) + len(new)
                 self._clock = clock + len(new)
@@ -543,11 +551,13 @@ class FoliageVolume:
                 mine.records = np.concatenate([mine.records, theirs.records])
             self._touch(mine)
         other._per_type.clear()
+        other._counts = None
         if keys:
             self.changed.emit(keys)
 
     def clear(self) -> None:
         keys = list(self._chunks)
+        self._counts = None
         self._chunks.clear()
         self._per_type.clear()
         if keys:
