@@ -51,40 +51,48 @@ def ray_heightfield(terrain: Terrain, origin, direction, max_t: float = math.inf
 
 
 def rays_heightfield(terrain: Terrain, origins, directions, max_t: float = math.inf,
-                     through_holes: bool = False) -> list[np.ndarray | None]:
+                     through_holes: bool = False, block: int | None = None) -> list[np.ndarray | None]:
     """`ray_heightfield` of each ray (origin, direction), their cells' heights gathered at once
-    (a gather per ray is most of the cost of a few hundred short rays); the same points."""
+    (a gather per ray is most of the cost of a few hundred short rays); the same points.
+
+    `block`: the rays' first `block` cells first, then four times as many of those still without
+    a hit, and so on (sight lines mostly meet the ground early); None: every cell in one pass."""
     rays = []
     for origin, direction in zip(origins, directions, strict=True):
         o = np.asarray(origin, np.float64).reshape(3)
         d = np.asarray(direction, np.float64).reshape(3)
         rays.append((o, d, _segments(terrain, o, d, max_t)))
-    spans = [seg for _, _, seg in rays if seg is not None]
-    if not spans:
-        return [None] * len(rays)
-    sizes = [len(ta) for ta, _ in spans]
-    each = np.repeat(np.arange(len(spans)), sizes)
-    o = np.stack([o for o, _, seg in rays if seg is not None])[each]
-    d = np.stack([d for _, d, seg in rays if seg is not None])[each]
-    ta = np.concatenate([ta for ta, _ in spans])
-    tb = np.concatenate([tb for _, tb in spans])
-    ci, cj, hit_u = _segment_hits(terrain, o, d, ta, tb)
-    out: list[np.ndarray | None] = []
-    first = 0
-    for ray_o, ray_d, seg in rays:
-        if seg is None:
-            out.append(None)
-            continue
-        n = len(seg[0])
-        found = np.flatnonzero(np.isfinite(hit_u[first:first + n]))
-        k = first + int(found[0]) if found.size else -1
-        first += n
-        # a ray that meets the surface in a hole's cell falls through it: under the ground, no hit
-        if k < 0 or (not through_holes and terrain.holes is not None
-                     and cells_are_holes(terrain, ci[k:k + 1], cj[k:k + 1])[0]):
-            out.append(None)
-            continue
-        out.append(ray_o + (ta[k] + hit_u[k]) * ray_d)
+    out: list[np.ndarray | None] = [None] * len(rays)
+    live = [i for i, (_, _, seg) in enumerate(rays) if seg is not None]
+    done = dict.fromkeys(live, 0)  # segments of each ray looked at so far
+    while live:
+        parts = [(i, done[i], len(rays[i][2][0]) if block is None else
+                  min(done[i] + block, len(rays[i][2][0]))) for i in live]
+        sizes = [b - a for _, a, b in parts]
+        each = np.repeat(np.arange(len(parts)), sizes)
+        o = np.stack([rays[i][0] for i in live])[each]
+        d = np.stack([rays[i][1] for i in live])[each]
+        ta = np.concatenate([rays[i][2][0][a:b] for i, a, b in parts])
+        tb = np.concatenate([rays[i][2][1][a:b] for i, a, b in parts])
+        ci, cj, hit_u = _segment_hits(terrain, o, d, ta, tb)
+        hit = np.isfinite(hit_u)
+        live, first = [], 0
+        for (i, _, b), n in zip(parts, sizes, strict=True):
+            found = np.flatnonzero(hit[first:first + n])
+            k = first + int(found[0]) if found.size else -1
+            first += n
+            if k < 0:
+                if b < len(rays[i][2][0]):
+                    done[i] = b
+                    live.append(i)
+                continue
+            # a ray that meets the surface in a hole's cell falls through it: under the ground, no hit
+            if not through_holes and terrain.holes is not None \
+                    and cells_are_holes(terrain, ci[k:k + 1], cj[k:k + 1])[0]:
+                continue
+            out[i] = rays[i][0] + (ta[k] + hit_u[k]) * rays[i][1]
+        if block is not None:
+            block *= 4
     return out
 
 

@@ -698,7 +698,7 @@ def opening_viewpoint(terrain, volume, candidates: int = 16, yaws: int = 8) -> t
                 a = yaw + side
                 flat = math.cos(down)
                 dirs.append(np.array([-math.sin(a) * flat, -math.sin(down), -math.cos(a) * flat]))
-        hits = rays_heightfield(terrain, [eye] * len(dirs), dirs, max_t=OPENING_SIGHT)  # one gather a cell
+        hits = rays_heightfield(terrain, [eye] * len(dirs), dirs, max_t=OPENING_SIGHT, block=32)
         for k in range(yaws):
             score = 0.0
             for j in range(k * len(sight), (k + 1) * len(sight)):

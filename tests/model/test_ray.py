@@ -145,8 +145,9 @@ def test_many_rays_at_once_give_each_ray_its_own_point_to_the_bit() -> None:
     origins += [(0.0, 0.0, 0.0), (3.3, 80.0, 4.4), (-200.0, 40.0, 0.0), (5.0, 60.0, 5.0)]
     dirs += [(1.0, 0.1, 0.0), (0.0, -1.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 0.0, 0.0)]
     alone = [ray_heightfield(t, o, d, max_t=90.0) for o, d in zip(origins, dirs, strict=True)]
-    together = rays_heightfield(t, origins, dirs, max_t=90.0)
     assert sum(p is not None for p in alone) > 20 and sum(p is None for p in alone) >= 2
-    for a, b in zip(alone, together, strict=True):
-        assert (a is None and b is None) or (a is not None and b is not None and a.tobytes() == b.tobytes())
+    for block in (None, 1, 3, 16):  # every cell at once, or a few first and more of those left
+        together = rays_heightfield(t, origins, dirs, max_t=90.0, block=block)
+        for a, b in zip(alone, together, strict=True):
+            assert (a is None) == (b is None) and (a is None or a.tobytes() == b.tobytes())
     assert rays_heightfield(t, [], []) == []
