@@ -9,9 +9,9 @@ from operator import itemgetter
 
 import numpy as np
 from OpenGL import GL
-from OpenGL.raw.GL.VERSION import GL_1_5 as raw_gl
 
 from model.foliage.volume import RECORD_BYTES, ChunkKey
+from rendering import gl_unchecked as gl
 from rendering.foliage_proxy_tree import records_bounds
 from rendering.meshes import VERTEX_FLOATS
 from rendering.renderer import FrameContext
@@ -36,16 +36,18 @@ class _GpuChunk:
 class ChunkStreaming:
     """The chunk half of `FoliageRenderer`: uploads, streaming and vertex arrays (its state lives there)."""
 
+    # (vertex arrays are set up by unchecked calls: a first frame makes thousands; the draw loop's
+    # closing checked call reports any error)
     def _impostor_vao(self, key: ChunkKey, gc: _GpuChunk) -> int:
         if IMPOSTOR_VAO in gc.vaos:
             return gc.vaos[IMPOSTOR_VAO]
         vao = gc.vaos[IMPOSTOR_VAO] = int(GL.glGenVertexArrays(1))
-        GL.glBindVertexArray(vao)
-        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._quad_vbo)
-        GL.glEnableVertexAttribArray(0)
-        GL.glVertexAttribPointer(0, 2, GL.GL_FLOAT, GL.GL_FALSE, 8, ctypes.c_void_p(0))
+        gl.bind_vertex_array(vao)
+        gl.bind_buffer(GL.GL_ARRAY_BUFFER, self._quad_vbo)
+        gl.enable_attribute(0)
+        gl.float_attribute(0, 2, 8, 0)
         self._instance_attributes(key, gc)
-        GL.glBindVertexArray(0)
+        gl.bind_vertex_array(0)
         return vao
 
     def _points_vao(self, key: ChunkKey, gc: _GpuChunk) -> int:
@@ -54,9 +56,9 @@ class ChunkStreaming:
         if POINTS_VAO in gc.vaos:
             return gc.vaos[POINTS_VAO]
         vao = gc.vaos[POINTS_VAO] = int(GL.glGenVertexArrays(1))
-        GL.glBindVertexArray(vao)
+        gl.bind_vertex_array(vao)
         self._instance_attributes(key, gc, divisor=0)
-        GL.glBindVertexArray(0)
+        gl.bind_vertex_array(0)
         return vao
 
     def _vao(self, key: ChunkKey, gc: _GpuChunk, name: str) -> int:
@@ -65,33 +67,32 @@ class ChunkStreaming:
             return gc.vaos[name]
         mesh = self._gpu_mesh(name)
         vao = gc.vaos[name] = int(GL.glGenVertexArrays(1))
-        GL.glBindVertexArray(vao)
-        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, mesh.vbo)
+        gl.bind_vertex_array(vao)
+        gl.bind_buffer(GL.GL_ARRAY_BUFFER, mesh.vbo)
         stride = VERTEX_FLOATS * 4
         for loc, size, offset in ((0, 3, 0), (1, 3, 12), (2, 3, 24), (UV_LOCATION, 2, 36)):
-            GL.glEnableVertexAttribArray(loc)
-            GL.glVertexAttribPointer(loc, size, GL.GL_FLOAT, GL.GL_FALSE, stride, ctypes.c_void_p(offset))
+            gl.enable_attribute(loc)
+            gl.float_attribute(loc, size, stride, offset)
         self._instance_attributes(key, gc)
-        GL.glBindVertexArray(0)
+        gl.bind_vertex_array(0)
         return vao
 
     def _instance_attributes(self, key: ChunkKey, gc: _GpuChunk, divisor: int = 1) -> None:
         """Records at locations 3 and 4, the mask at 5, per instance (divisor 0: per vertex, for
         one point per record), into the bound vertex array."""
-        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, gc.vbo)
+        gl.bind_buffer(GL.GL_ARRAY_BUFFER, gc.vbo)
         for loc, size, offset in ((3, 3, 0), (4, 4, 12)):
-            GL.glEnableVertexAttribArray(loc)
-            GL.glVertexAttribPointer(loc, size, GL.GL_FLOAT, GL.GL_FALSE, RECORD_BYTES,
-                                     ctypes.c_void_p(offset))
-            GL.glVertexAttribDivisor(loc, divisor)
+            gl.enable_attribute(loc)
+            gl.float_attribute(loc, size, RECORD_BYTES, offset)
+            gl.attribute_divisor(loc, divisor)
         if gc.mask_vbo and key in self._selection:
-            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, gc.mask_vbo)
-            GL.glEnableVertexAttribArray(SELECTED_LOCATION)
-            GL.glVertexAttribPointer(SELECTED_LOCATION, 1, GL.GL_FLOAT, GL.GL_FALSE, 4, ctypes.c_void_p(0))
-            GL.glVertexAttribDivisor(SELECTED_LOCATION, divisor)
+            gl.bind_buffer(GL.GL_ARRAY_BUFFER, gc.mask_vbo)
+            gl.enable_attribute(SELECTED_LOCATION)
+            gl.float_attribute(SELECTED_LOCATION, 1, 4, 0)
+            gl.attribute_divisor(SELECTED_LOCATION, divisor)
         else:
-            GL.glDisableVertexAttribArray(SELECTED_LOCATION)  # reads the constant 0: not selected
-        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
+            gl.disable_attribute(SELECTED_LOCATION)  # reads the constant 0: not selected
+        gl.bind_buffer(GL.GL_ARRAY_BUFFER, 0)
 
     def _drop_vaos(self, gc: _GpuChunk) -> None:
         if gc.vaos:
@@ -131,9 +132,9 @@ class ChunkStreaming:
         names = np.atleast_1d(GL.glGenBuffers(len(found))).tolist()
         for (key, chunk), vbo in zip(found, names, strict=True):
             data = np.ascontiguousarray(chunk.records, np.float32)
-            raw_gl.glBindBuffer(GL.GL_ARRAY_BUFFER, vbo)
-            raw_gl.glBufferData(GL.GL_ARRAY_BUFFER, data.nbytes, data.ctypes.data_as(ctypes.c_void_p),
-                                GL.GL_DYNAMIC_DRAW)
+            gl.bind_buffer(GL.GL_ARRAY_BUFFER, vbo)
+            gl.buffer_data(GL.GL_ARRAY_BUFFER, data.nbytes, data.ctypes.data_as(ctypes.c_void_p),
+                           GL.GL_DYNAMIC_DRAW)
             self._gpu[key] = _GpuChunk(int(vbo), data.nbytes, len(data), chunk.version)
             self.uploads[key] += 1
             if key in self._selection:

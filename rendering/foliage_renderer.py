@@ -45,6 +45,7 @@ from model.foliage.palette import changed_types
 from model.foliage.variants import variant_thresholds
 from model.foliage.volume import RECORD_BYTES, ChunkKey
 from model.scene import Scene
+from rendering import gl_unchecked as gl
 from rendering.culling import box_distance, box_far_distance, boxes_in_frustum, frustum_planes
 from rendering.foliage_chunks import (  # noqa: F401 (RELEASE_FACTOR: tests)
     RELEASE_FACTOR,
@@ -456,11 +457,12 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
                             blended += [(float(near[i]), plan, level, v, name, gmat, i) for i in rows]
                             continue
                         bind_material(p, gmat)
-                        for i in rows:
+                        for i in rows:  # unchecked: thousands of chunks; checked once after
                             key = keys[i]
                             gc = self._gpu[key]
-                            GL.glBindVertexArray(self._vao(key, gc, name))
-                            GL.glDrawArraysInstanced(GL.GL_TRIANGLES, gmat.first, gmat.count, gc.count)
+                            gl.bind_vertex_array(self._vao(key, gc, name))
+                            gl.draw_arrays_instanced(GL.GL_TRIANGLES, gmat.first, gmat.count, gc.count)
+                        GL.glBindVertexArray(0)
         if blended:
             self._draw_blended(p, keys, blended)
         unbind_materials()
@@ -484,15 +486,16 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
                     if not len(chunk_rows):
                         continue
                     p.set_uniform("u_points", points)
-                    for i in chunk_rows:
+                    for i in chunk_rows:  # unchecked: thousands of chunks; checked once after
                         key = keys[i]
                         gc = self._gpu[key]
                         if points:
-                            GL.glBindVertexArray(self._points_vao(key, gc))
-                            GL.glDrawArrays(GL.GL_POINTS, 0, gc.count)
+                            gl.bind_vertex_array(self._points_vao(key, gc))
+                            gl.draw_arrays(GL.GL_POINTS, 0, gc.count)
                         else:
-                            GL.glBindVertexArray(self._impostor_vao(key, gc))
-                            GL.glDrawArraysInstanced(GL.GL_TRIANGLE_STRIP, 0, 4, gc.count)
+                            gl.bind_vertex_array(self._impostor_vao(key, gc))
+                            gl.draw_arrays_instanced(GL.GL_TRIANGLE_STRIP, 0, 4, gc.count)
+                    GL.glBindVertexArray(0)
         unbind_cards()
         GL.glBindVertexArray(0)
 

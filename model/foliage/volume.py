@@ -223,13 +223,14 @@ class FoliageVolume:
 
     def records_by_type(self) -> dict[str, list[np.ndarray]]:
         """Every type's chunk records, chunks in sorted cell order (one pass, for saving)."""
-        cells: dict[str, list[Cell]] = {}
-        for cell, type_name in self._chunks:
-            cells.setdefault(type_name, []).append(cell)
-        chunks = self._chunks
+        per_type: dict[str, list[tuple[Cell, np.ndarray]]] = {}
+        for (cell, type_name), chunk in self._chunks.items():
+            per_type.setdefault(type_name, []).append((cell, chunk.records))
         out = {}
-        for type_name in sorted(cells):
-            out[type_name] = [chunks[(cell, type_name)].records for cell in sorted(cells[type_name])]
+        for type_name in sorted(per_type):
+            runs = per_type[type_name]
+            runs.sort(key=itemgetter(0))  # by cell (each once): no second lookup per chunk
+            out[type_name] = [rec for _, rec in runs]
         return out
 
     def all_records(self, type_name: str) -> np.ndarray:
