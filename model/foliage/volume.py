@@ -185,8 +185,9 @@ class FoliageVolume:
     def cell_counts(self) -> dict[Cell, int]:
         """Instances per cell, all types together (no order: nothing sorted, for big volumes)."""
         counts: dict[Cell, int] = {}
+        get = counts.get  # (a Python pass over every chunk: kept lean)
         for (cell, _), chunk in self._chunks.items():
-            counts[cell] = counts.get(cell, 0) + chunk.records.shape[0]
+            counts[cell] = get(cell, 0) + len(chunk.records)
         return counts
 
     def type_names(self) -> list[str]:
