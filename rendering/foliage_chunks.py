@@ -36,8 +36,8 @@ class _GpuChunk:
 class ChunkStreaming:
     """The chunk half of `FoliageRenderer`: uploads, streaming and vertex arrays (its state lives there)."""
 
-    # (vertex arrays are set up by unchecked calls: a first frame makes thousands; the draw loop's
-    # closing checked call reports any error)
+    # (vertex arrays are set up by unchecked calls: a first frame makes thousands; the draw's checked
+    # bind of the array that follows reports any error)
     def _impostor_vao(self, key: ChunkKey, gc: _GpuChunk) -> int:
         if IMPOSTOR_VAO in gc.vaos:
             return gc.vaos[IMPOSTOR_VAO]

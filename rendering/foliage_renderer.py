@@ -45,7 +45,6 @@ from model.foliage.palette import changed_types
 from model.foliage.variants import variant_thresholds
 from model.foliage.volume import RECORD_BYTES, ChunkKey
 from model.scene import Scene
-from rendering import gl_unchecked as gl
 from rendering.culling import box_distance, box_far_distance, boxes_in_frustum, frustum_planes
 from rendering.foliage_chunks import (  # noqa: F401 (RELEASE_FACTOR: tests)
     RELEASE_FACTOR,
@@ -457,12 +456,11 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
                             blended += [(float(near[i]), plan, level, v, name, gmat, i) for i in rows]
                             continue
                         bind_material(p, gmat)
-                        for i in rows:  # unchecked: thousands of chunks; checked once after
+                        for i in rows:
                             key = keys[i]
                             gc = self._gpu[key]
-                            gl.bind_vertex_array(self._vao(key, gc, name))
-                            gl.draw_arrays_instanced(GL.GL_TRIANGLES, gmat.first, gmat.count, gc.count)
-                        GL.glBindVertexArray(0)
+                            GL.glBindVertexArray(self._vao(key, gc, name))
+                            GL.glDrawArraysInstanced(GL.GL_TRIANGLES, gmat.first, gmat.count, gc.count)
         if blended:
             self._draw_blended(p, keys, blended)
         unbind_materials()
@@ -486,16 +484,15 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
                     if not len(chunk_rows):
                         continue
                     p.set_uniform("u_points", points)
-                    for i in chunk_rows:  # unchecked: thousands of chunks; checked once after
+                    for i in chunk_rows:
                         key = keys[i]
                         gc = self._gpu[key]
                         if points:
-                            gl.bind_vertex_array(self._points_vao(key, gc))
-                            gl.draw_arrays(GL.GL_POINTS, 0, gc.count)
+                            GL.glBindVertexArray(self._points_vao(key, gc))
+                            GL.glDrawArrays(GL.GL_POINTS, 0, gc.count)
                         else:
-                            gl.bind_vertex_array(self._impostor_vao(key, gc))
-                            gl.draw_arrays_instanced(GL.GL_TRIANGLE_STRIP, 0, 4, gc.count)
-                    GL.glBindVertexArray(0)
+                            GL.glBindVertexArray(self._impostor_vao(key, gc))
+                            GL.glDrawArraysInstanced(GL.GL_TRIANGLE_STRIP, 0, 4, gc.count)
         unbind_cards()
         GL.glBindVertexArray(0)
 
