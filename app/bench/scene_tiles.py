@@ -218,8 +218,8 @@ CASES = [
                           "quick) to its PNG: open, first frame, save (best of two)"),
     # The same world with 300,000 stored instances (75,000 quick): the far-foliage cover (2,048²
     # texels) is summed per occupied texel, and chunks stream by distance. Its first frame reads the
-    # 216,000 chunks in numpy passes (proxy tables, streaming table, bounds, cover), sends and draws
-    # them by unchecked GL calls, and casts the opening view's sight lines a cell at a time; on the
+    # 216,000 chunks in numpy passes (proxy tables, streaming table, bounds, cover), sends and sets
+    # them up by unchecked GL calls, and casts the opening view's sight lines a cell at a time; on the
     # 2-core machine it went from 7.4 s (quiet) to 4.45 s with the machine's load at 3-4 (2.2 s
     # without foliage in that run); the old and new code one after the other, both loaded: 8.6 s
     # and 6.6 s.
