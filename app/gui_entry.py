@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -149,6 +150,7 @@ def run_gui(argv: list[str]) -> int:
     set_process_command("Boscage editor")  # how a CLI refused by the editor's save names it
     from PySide6.QtWidgets import QApplication
 
+    own_process = QApplication.instance() is None  # the command itself, not a caller's application
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setOrganizationName("Boscage")
     app.setApplicationName("Boscage")
@@ -168,14 +170,28 @@ def run_gui(argv: list[str]) -> int:
         # no one to close a dialog: a warning goes to the terminal and the shot goes on
         window.warning_hook = lambda _p, _t, text: print(f"boscage: warning: {text}", file=sys.stderr)
         window.viewport.use_terrain_cache(not args.no_terrain_cache)
-        return take_screenshot(app, window, args.screenshot, (width, height), frame_all=args.frame_all,
+        code = take_screenshot(app, window, args.screenshot, (width, height), frame_all=args.frame_all,
                                stats_path=args.stats, camera=camera)
+        if own_process:
+            exit_now(code, window)
+        return code
 
     window = start_window(args.scene)
     from PySide6.QtCore import QTimer
 
     QTimer.singleShot(0, window.offer_recovery)  # once the window is up: a crashed session's work
     return app.exec()
+
+
+def exit_now(code: int, window) -> None:
+    """End the screenshot command once its PNG is written and its window closed, without tearing
+    down the interpreter: freeing a big scene's hundreds of thousands of objects, then Qt's, cost
+    half a second after the picture was done. What outlives the process is flushed first (the
+    settings, the terminal's output); file locks end with the process."""
+    window.settings.qsettings.sync()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def start_window(path: Path | None, restore_layout: bool = True):

@@ -47,8 +47,59 @@ def ray_heightfield(terrain: Terrain, origin, direction, max_t: float = math.inf
     `direction` need not be unit length; a hit beyond `max_t` (in its units) is None. With
     `through_holes` a hole's cells count as ground (the tool that fills holes points into them).
     """
-    o = np.asarray(origin, np.float64).reshape(3)
-    d = np.asarray(direction, np.float64).reshape(3)
+    return rays_heightfield(terrain, [origin], [direction], max_t, through_holes)[0]
+
+
+def rays_heightfield(terrain: Terrain, origins, directions, max_t: float = math.inf,
+                     through_holes: bool = False, block: int | None = None) -> list[np.ndarray | None]:
+    """`ray_heightfield` of each ray (origin, direction), their cells' heights gathered at once
+    (a gather per ray is most of the cost of a few hundred short rays); the same points.
+
+    `block`: the rays' first `block` cells first, then four times as many of those still without
+    a hit, and so on (sight lines mostly meet the ground early); None: every cell in one pass."""
+    rays = []
+    for origin, direction in zip(origins, directions, strict=True):
+        o = np.asarray(origin, np.float64).reshape(3)
+        d = np.asarray(direction, np.float64).reshape(3)
+        rays.append((o, d, _segments(terrain, o, d, max_t)))
+    out: list[np.ndarray | None] = [None] * len(rays)
+    live = [i for i, (_, _, seg) in enumerate(rays) if seg is not None]
+    done = dict.fromkeys(live, 0)  # segments of each ray looked at so far
+    while live:
+        parts = [(i, done[i], len(rays[i][2][0]) if block is None else
+                  min(done[i] + block, len(rays[i][2][0]))) for i in live]
+        sizes = [b - a for _, a, b in parts]
+        each = np.repeat(np.arange(len(parts)), sizes)
+        o = np.stack([rays[i][0] for i in live])[each]
+        d = np.stack([rays[i][1] for i in live])[each]
+        ta = np.concatenate([rays[i][2][0][a:b] for i, a, b in parts])
+        tb = np.concatenate([rays[i][2][1][a:b] for i, a, b in parts])
+        ci, cj, hit_u = _segment_hits(terrain, o, d, ta, tb)
+        hit = np.isfinite(hit_u)
+        live, first = [], 0
+        for (i, _, b), n in zip(parts, sizes, strict=True):
+            found = np.flatnonzero(hit[first:first + n])
+            k = first + int(found[0]) if found.size else -1
+            first += n
+            if k < 0:
+                if b < len(rays[i][2][0]):
+                    done[i] = b
+                    live.append(i)
+                continue
+            # a ray that meets the surface in a hole's cell falls through it: under the ground, no hit
+            if not through_holes and terrain.holes is not None \
+                    and cells_are_holes(terrain, ci[k:k + 1], cj[k:k + 1])[0]:
+                continue
+            out[i] = rays[i][0] + (ta[k] + hit_u[k]) * rays[i][1]
+        if block is not None:
+            block *= 4
+    return out
+
+
+def _segments(terrain: Terrain, o: np.ndarray, d: np.ndarray,
+              max_t: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ray's pieces over the terrain's cells up to `max_t`: parameters (start, end) of each,
+    cut at every grid line; None where the ray misses the ground plan."""
     if not (np.all(np.isfinite(o)) and np.all(np.isfinite(d))) or not np.any(d):
         return None
     x0, z0, x1, z1 = terrain.bounds()
@@ -78,34 +129,32 @@ def ray_heightfield(terrain: Terrain, origin, direction, max_t: float = math.inf
     ts = np.unique(ts)
     if len(ts) == 1:
         ts = np.array([t0, t0])
-    ta, tb = ts[:-1], ts[1:]
+    return ts[:-1], ts[1:]
+
+
+def _segment_hits(terrain: Terrain, o: np.ndarray, d: np.ndarray, ta: np.ndarray,
+                  tb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per segment [ta, tb] of its ray (origin o, direction d: (n, 3), a row per segment): its cell
+    (column, row) and where in it the ray first meets the bilinear surface (u = t - ta; NaN: not)."""
+    x0, z0 = terrain.origin
+    s = terrain.spacing
+    ox, oy, oz = o[:, 0], o[:, 1], o[:, 2]
+    dx, dy, dz = d[:, 0], d[:, 1], d[:, 2]
     mid = (ta + tb) / 2.0
     # The cell of each segment, from its midpoint (never on a grid line unless it has no length).
-    ci = np.clip(np.floor((o[0] + mid * d[0] - x0) / s), 0, terrain.columns - 2).astype(np.int64)
-    cj = np.clip(np.floor((o[2] + mid * d[2] - z0) / s), 0, terrain.rows - 2).astype(np.int64)
+    ci = np.clip(np.floor((ox + mid * dx - x0) / s), 0, terrain.columns - 2).astype(np.int64)
+    cj = np.clip(np.floor((oz + mid * dz - z0) / s), 0, terrain.rows - 2).astype(np.int64)
     h00, h10, h01, h11 = terrain.height_corners(ci, cj)  # paged: gathered tile by tile
     # Local cell coordinates along the segment, in the segment's own parameter u = t - ta.
-    fu0 = (o[0] + ta * d[0] - x0) / s - ci
-    fv0 = (o[2] + ta * d[2] - z0) / s - cj
-    du, dv = d[0] / s, d[2] / s
+    fu0 = (ox + ta * dx - x0) / s - ci
+    fv0 = (oz + ta * dz - z0) / s - cj
+    du, dv = dx / s, dz / s
     hx, hz, hxz = h10 - h00, h01 - h00, h00 - h10 - h01 + h11
     # f(u) = bilinear height − ray height = A u² + B u + C; the ray is below ground where f ≥ 0.
     A = hxz * du * dv
-    B = hx * du + hz * dv + hxz * (fu0 * dv + fv0 * du) - d[1]
-    C = h00 + hx * fu0 + hz * fv0 + hxz * fu0 * fv0 - (o[1] + ta * d[1])
-    length = tb - ta
-    hit_u = _first_root(A, B, C, length)
-    found = np.flatnonzero(np.isfinite(hit_u))
-    if found.size == 0:
-        return None
-    k = int(found[0])
-    # a ray that meets the surface in a hole's cell falls through it: under the ground, no hit
-    if not through_holes and terrain.holes is not None \
-            and cells_are_holes(terrain, ci[k:k + 1], cj[k:k + 1])[0]:
-        return None
-    t = ta[k] + hit_u[k]
-    p = o + t * d
-    return p
+    B = hx * du + hz * dv + hxz * (fu0 * dv + fv0 * du) - dy
+    C = h00 + hx * fu0 + hz * fv0 + hxz * fu0 * fv0 - (oy + ta * dy)
+    return ci, cj, _first_root(A, B, C, tb - ta)
 
 
 def _first_root(A: np.ndarray, B: np.ndarray, C: np.ndarray, length: np.ndarray) -> np.ndarray:

@@ -130,14 +130,14 @@ class FoliageDensity:
         ox, oz = self.scene.terrain.origin
         s = self.texel
         whole = (r0, r1, c0, c1) == (0, self.shape[0], 0, self.shape[1])
+        per_type: dict[str, list[np.ndarray]]  # a type's records in chunk order, taken at once
         if whole:  # every chunk, in the order a box query gives them (type, then cell)
-            parts = ((key, c.records) for key, c in v.chunks())
+            per_type = v.records_by_type()
         else:
             lo, hi = (ox + c0 * s, oz + r0 * s), (ox + c1 * s, oz + r1 * s)
-            parts = ((key, v.chunk(*key).records[idx]) for key, idx in v.query_box(lo, hi).items())
-        per_type: dict[str, list[np.ndarray]] = {}  # a type's records in chunk order, taken at once
-        for key, rec in parts:
-            per_type.setdefault(key[1], []).append(rec)
+            per_type = {}
+            for key, idx in v.query_box(lo, hi).items():
+                per_type.setdefault(key[1], []).append(v.chunk(*key).records[idx])
         flats, areas, colours = [], [], []
         for name, chunks in per_type.items():
             ftype = v.palette.get(name) if v.palette is not None else None

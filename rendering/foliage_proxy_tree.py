@@ -68,12 +68,17 @@ def cells_of(codes: np.ndarray) -> np.ndarray:
 def chunk_bounds(volume, type_name: str, keys: list) -> np.ndarray:
     """(n, 2, 3) grown boxes of chunks `keys` (non-empty) of one type, as `FoliageVolume.bounds`
     makes them, in one numpy pass (a Python call per chunk costs seconds on 262,144 chunks)."""
-    if not keys:
+    return records_bounds([c.records for c in volume.chunk_list(keys)], volume.extent_of(type_name))
+
+
+def records_bounds(recs: list[np.ndarray], extent: tuple[float, float]) -> np.ndarray:
+    """(n, 2, 3) grown boxes of non-empty record arrays of one type of `extent` (radius, height)."""
+    if not recs:
         return np.empty((0, 2, 3))
-    recs = [volume.chunk(*k).records for k in keys]
-    first = np.r_[0, np.cumsum([len(r) for r in recs])[:-1]]
+    lengths = np.fromiter(map(len, recs), np.int64, len(recs))
+    first = np.r_[0, np.cumsum(lengths)[:-1]]
     rec = np.concatenate(recs).astype(np.float64)
-    r, h = volume.extent_of(type_name)
+    r, h = extent
     s = np.abs(rec[:, 6])
     lo = np.stack([rec[:, 0] - r * s, rec[:, 1], rec[:, 2] - r * s], axis=1)
     hi = np.stack([rec[:, 0] + r * s, rec[:, 1] + h * s, rec[:, 2] + r * s], axis=1)
@@ -234,29 +239,31 @@ class ProxyTree:
         the levels' tables redone from level 0 (numpy), and the proxies on their paths dropped."""
         if not keys:
             return
-        cells = np.array([k[0] for k in keys], np.int64).reshape(-1, 2)
+        keys = list(keys)
+        cells = volume.key_cells(keys)
         codes = morton(cells[:, 0], cells[:, 1])
         if self.cache or any(e.at for e in self.gpu):  # (nothing to drop on the first build)
             for level in range(len(self.levels) or 1):
                 for c in np.unique(codes >> np.uint64(2 * level)):
                     self._drop((level, int(c)))
-        live = [(k, c) for k, c in zip(keys, codes, strict=True)
-                if (ch := volume.chunk(*k)) is not None and len(ch)]
-        boxes = chunk_bounds(volume, self.type_name, [k for k, _ in live])
+        # one pass over the chunks, no call per chunk (a first build reads 100,000s of them)
+        found = volume.chunk_list(keys)
+        sizes = np.fromiter((0 if c is None else c.records.shape[0] for c in found), np.int64, len(found))
+        live = np.flatnonzero(sizes > 0)
+        boxes = records_bounds([found[i].records for i in live.tolist()], volume.extent_of(self.type_name))
         at = np.searchsorted(self.codes, codes) if len(self.codes) else np.zeros(len(codes), np.int64)
         known = (at < len(self.codes)) & (self.codes[np.minimum(at, len(self.codes) - 1)] == codes) \
             if len(self.codes) else np.zeros(len(codes), bool)
         if len(live) == len(keys) and known.all():  # the same chunks, changed: their rows and paths
-            self._refresh(at, boxes, np.array([len(volume.chunk(*k)) for k, _ in live], np.int64))
+            self._refresh(at, boxes, sizes)
             return
         keep = ~np.isin(self.codes, codes) if len(self.codes) else np.zeros(0, bool)
-        all_codes = np.concatenate([self.codes[keep], np.array([c for _, c in live], np.uint64)])
+        all_codes = np.concatenate([self.codes[keep], codes[live]])
         order = np.argsort(all_codes, kind="stable")
         self.codes = all_codes[order]
         self.lo = np.concatenate([self.lo[keep], boxes[:, 0]])[order]
         self.hi = np.concatenate([self.hi[keep], boxes[:, 1]])[order]
-        self.count = np.concatenate([self.count[keep], [len(volume.chunk(*k)) for k, _ in live]]
-                                    ).astype(np.int64)[order]
+        self.count = np.concatenate([self.count[keep], sizes[live]]).astype(np.int64)[order]
         self._tables()
 
     def _refresh(self, rows: np.ndarray, boxes: np.ndarray, counts: np.ndarray) -> None:

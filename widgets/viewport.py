@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import time
 import weakref
+from itertools import chain
 
 import numpy as np
 from OpenGL import GL
@@ -20,7 +21,7 @@ from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QLabel
 
 from model.foliage.volume import FoliageAddress
-from model.ray import ray_heightfield
+from model.ray import ray_heightfield, rays_heightfield
 from model.scene import Scene
 from rendering.camera import OrbitCamera
 from rendering.foliage_density import FoliageDensity
@@ -676,7 +677,12 @@ def opening_viewpoint(terrain, volume, candidates: int = 16, yaws: int = 8) -> t
     of eight headings from each, the one whose sight lines run furthest before meeting the ground
     (a hillside close in front, or the terrain's edge, scores low)."""
     counts = volume.cell_counts()
-    cells = sorted(counts, key=lambda c: (-counts[c], c))[:candidates]
+    # the densest cells first, then by cell: a numpy sort (a key call per cell costs 0.1 s at 16 km)
+    grid = np.fromiter(chain.from_iterable(counts), np.int64, 2 * len(counts)).reshape(-1, 2)
+    n = np.fromiter(counts.values(), np.int64, len(counts))
+    cells = [tuple(c) for c in grid[np.lexsort((grid[:, 1], grid[:, 0], -n))[:candidates]].tolist()]
+    # sight lines per heading: to the sides, and radians below the horizon
+    sight = [(side, down) for side in (-0.3, 0.0, 0.3) for down in (0.03, 0.08, 0.16)]
     best = (-1.0, np.zeros(3), 0.0)
     for cell in cells:
         x0, z0, x1, z1 = volume.cell_box(cell)
@@ -685,22 +691,25 @@ def opening_viewpoint(terrain, volume, candidates: int = 16, yaws: int = 8) -> t
         if not math.isfinite(ground):
             continue
         eye = np.array([x, ground + OPENING_HEIGHT, z])
+        dirs = []
         for k in range(yaws):
             yaw = 2.0 * math.pi * k / yaws
+            for side, down in sight:
+                a = yaw + side
+                flat = math.cos(down)
+                dirs.append(np.array([-math.sin(a) * flat, -math.sin(down), -math.cos(a) * flat]))
+        hits = rays_heightfield(terrain, [eye] * len(dirs), dirs, max_t=OPENING_SIGHT, block=32)
+        for k in range(yaws):
             score = 0.0
-            for side in (-0.3, 0.0, 0.3):
-                for down in (0.03, 0.08, 0.16):  # radians below the horizon
-                    a = yaw + side
-                    flat = math.cos(down)
-                    d = np.array([-math.sin(a) * flat, -math.sin(down), -math.cos(a) * flat])
-                    hit = ray_heightfield(terrain, eye, d, max_t=OPENING_SIGHT)
-                    if hit is not None:
-                        score += float(np.linalg.norm(hit - eye))
-                    elif terrain.contains(*(eye + d * OPENING_SIGHT)[[0, 2]]):
-                        score += OPENING_SIGHT  # still over the ground that far: open
-                    # else it left the terrain first: the edge scores nothing
+            for j in range(k * len(sight), (k + 1) * len(sight)):
+                hit, d = hits[j], dirs[j]
+                if hit is not None:
+                    score += float(np.linalg.norm(hit - eye))
+                elif terrain.contains(*(eye + d * OPENING_SIGHT)[[0, 2]]):
+                    score += OPENING_SIGHT  # still over the ground that far: open
+                # else it left the terrain first: the edge scores nothing
             if score > best[0]:
-                best = (score, eye, yaw)
+                best = (score, eye, 2.0 * math.pi * k / yaws)
     return best[1], best[2]
 
 

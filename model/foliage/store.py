@@ -46,7 +46,7 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 from model.atomic import atomic_write
 from model.errors import FormatError, check_available
-from model.foliage.volume import RECORD_BYTES, RECORD_SIZE, Cell, FoliageVolume
+from model.foliage.volume import RECORD_BYTES, RECORD_SIZE, Cell, FoliageVolume, collector_paused
 
 MAGIC = b"BSCGFOL\0"
 VERSION = 1
@@ -464,6 +464,11 @@ def _sorted_runs(records: np.ndarray, cell_size: float) -> tuple[np.ndarray, np.
 
 def _decode(buf: memoryview, volume: FoliageVolume, path) -> dict[str, int]:
     """Check, checksum and re-cell; the volume is touched only once everything passed."""
+    with collector_paused():  # a cell per run, a chunk per cell: 100,000s of small objects
+        return _decode_runs(buf, volume, path)
+
+
+def _decode_runs(buf: memoryview, volume: FoliageVolume, path) -> dict[str, int]:
     parts = _parse(buf, path)
     end = len(buf) - _CRC.size
     runs = []

@@ -60,8 +60,8 @@ def test_a_16_km_scene_with_300_000_stored_instances_opens_within_the_memory_bud
     """The same screenshot of a 16 km world with 300,000 stored instances (225,000 chunks): peak
     resident memory at most 1.5 times the side files (tiles and foliage) over an empty scene's.
     Its first frame is measured too (`scene_tiles.screenshot_16km_foliage_first_frame_s`, budget
-    5 s, not met yet: 14-17 s, the far proxies and the opening viewpoint's ray casts); held here
-    below the 40-51 s it took while the far cover looped over every chunk into a working grid."""
+    5 s, met: 3.4-4.1 s on a quiet 2-core machine); held here only below the 40-51 s it took while the
+    far cover looped over every chunk into a working grid (a test asserts no tight wall time)."""
     from app.bench.scene_tiles import measure_screenshot
 
     figures = measure_screenshot(8193, runs=2, foliage=300_000)

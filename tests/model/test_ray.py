@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from model.ray import ray_heightfield
+from model.ray import ray_heightfield, rays_heightfield
 from model.terrain import Terrain
 
 
@@ -133,3 +133,21 @@ def test_a_ray_across_a_huge_terrain_is_one_vectorised_pass_over_its_cells(monke
     hit = ray_heightfield(t, (0.0, 10.0, 1.0), (1.0, -10.0 / 15000.0, 0.0))
     assert hit is not None and hit[0] == pytest.approx(15000.0, abs=0.01)
     assert gathered == solved == [n - 1]  # every cell of the row once, in one call each
+
+
+def test_many_rays_at_once_give_each_ray_its_own_point_to_the_bit() -> None:
+    # One gather for them all (the opening view casts ~1,000 sight lines), the same points as one
+    # ray at a time: hits, misses, a ray from under the ground, one straight down, one cut short.
+    t = bumpy()
+    rng = np.random.default_rng(5)
+    origins = [(rng.uniform(-60, 60), rng.uniform(35, 70), rng.uniform(-40, 80)) for _ in range(40)]
+    dirs = [(rng.uniform(-1, 1), rng.uniform(-0.6, 0.05), rng.uniform(-1, 1)) for _ in range(40)]
+    origins += [(0.0, 0.0, 0.0), (3.3, 80.0, 4.4), (-200.0, 40.0, 0.0), (5.0, 60.0, 5.0)]
+    dirs += [(1.0, 0.1, 0.0), (0.0, -1.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 0.0, 0.0)]
+    alone = [ray_heightfield(t, o, d, max_t=90.0) for o, d in zip(origins, dirs, strict=True)]
+    assert sum(p is not None for p in alone) > 20 and sum(p is None for p in alone) >= 2
+    for block in (None, 1, 3, 16):  # every cell at once, or a few first and more of those left
+        together = rays_heightfield(t, origins, dirs, max_t=90.0, block=block)
+        for a, b in zip(alone, together, strict=True):
+            assert (a is None) == (b is None) and (a is None or a.tobytes() == b.tobytes())
+    assert rays_heightfield(t, [], []) == []

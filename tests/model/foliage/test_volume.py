@@ -228,3 +228,45 @@ def test_cell_counts_add_every_type_of_a_cell():
     for (cell, _), chunk in v.chunks():
         expected[cell] = expected.get(cell, 0) + len(chunk)
     assert v.cell_counts() == expected and sum(expected.values()) == 420
+
+
+def test_chunk_list_and_key_cells_read_every_chunk_as_one_by_one_calls_do():
+    v = FoliageVolume(cell_size=10.0)
+    v.add("a", random_records(300, seed=1))
+    v.add("b", random_records(50, seed=2))
+    keys = v.keys() + [((999, 999), "a")]  # one that is not there
+    found = v.chunk_list(keys)
+    assert found[:-1] == [v.chunk(*k) for k in keys[:-1]] and found[-1] is None
+    assert v.key_cells(keys).tolist() == [list(cell) for cell, _ in keys]
+    assert v.key_cells([]).shape == (0, 2)
+    assert set(v.key_set()) == set(v.keys())
+
+
+def test_counts_follow_every_kind_of_edit():
+    def summed(v):  # the plain loop: instances per type straight from the chunks
+        out = {}
+        for (_, t), c in v.chunks():
+            out[t] = out.get(t, 0) + len(c)
+        return out
+
+    v = FoliageVolume(cell_size=10.0)
+    assert v.counts() == {}
+    v.add("a", random_records(200, seed=1))
+    v.add("b", random_records(30, seed=2))
+    assert v.counts() == summed(v) == {"a": 200, "b": 30}
+    v.counts()["a"] = 0  # a caller's copy: the volume's own stays
+    removed = v.remove(v.query_radius(0.0, 0.0, 40.0))
+    assert v.counts() == summed(v) and v.count("a") < 200
+    v.restore(removed)
+    assert v.counts() == {"a": 200, "b": 30}
+    other = FoliageVolume(cell_size=10.0)
+    other.add("c", random_records(5, seed=3))
+    assert other.counts() == {"c": 5}
+    v.absorb(other)
+    assert v.counts() == {"a": 200, "b": 30, "c": 5} and other.counts() == {}
+    bounds, cells = np.array([0, 2, 3]), [(500, 500), (501, 500)]
+    runs = np.concatenate([rec(5005.0, 5005.0), rec(5006.0, 5005.0), rec(5015.0, 5005.0)])
+    v.add_runs([("d", runs, bounds, cells)])
+    assert v.counts() == summed(v) and v.count("d") == 3
+    v.clear()
+    assert v.counts() == {}
