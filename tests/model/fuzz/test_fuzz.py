@@ -2,7 +2,8 @@
 
 Default run: BOSCAGE_FUZZ_COUNT inputs per format (30; 300 for the foliage imports, which read in
 a few milliseconds). `--runslow` adds BOSCAGE_FUZZ_SLOW_COUNT more per format (2,000; 10,000 for
-the foliage imports). BOSCAGE_FUZZ_SEED moves the first input number (0), so CI may vary it.
+the foliage imports and every heightmap format). BOSCAGE_FUZZ_SEED moves the first input number
+(0), so CI may vary it.
 A failure prints each input's seed and steps, saves it (BOSCAGE_FUZZ_FAILURES, else
 $TMPDIR/boscage-fuzz-failures/<format>/<seed>/) and the command that replays it.
 
@@ -22,12 +23,13 @@ from tests.model.fuzz.test_regressions import ELSEWHERE
 
 COUNT = int(os.environ.get("BOSCAGE_FUZZ_COUNT", "30"))
 SLOW_COUNT = int(os.environ.get("BOSCAGE_FUZZ_SLOW_COUNT", "2000"))
-# quick readers of files users pass in from anywhere (and options they type): many more inputs
+# quick readers of files users pass in from anywhere (foliage, heightmaps): many more inputs
 IMPORTS = ("gltf", "csv", "json", "tif", "exr", "r32", "usda", "usdc")
+HEIGHTMAPS = ("png16", "r16", "npy")  # slower to make; as many as the imports with --runslow
 COUNTS = {fmt: int(os.environ.get("BOSCAGE_FUZZ_COUNT", "300")) if fmt in IMPORTS else COUNT
           for fmt in FORMATS}
-SLOW_COUNTS = {fmt: int(os.environ.get("BOSCAGE_FUZZ_SLOW_COUNT", "10000")) if fmt in IMPORTS else SLOW_COUNT
-               for fmt in FORMATS}
+SLOW_COUNTS = {fmt: int(os.environ.get("BOSCAGE_FUZZ_SLOW_COUNT", "10000")) if fmt in IMPORTS + HEIGHTMAPS
+               else SLOW_COUNT for fmt in FORMATS}
 FIRST = int(os.environ.get("BOSCAGE_FUZZ_SEED", "0"))
 
 # "<format>: <signature>" → the regression case that pins it
