@@ -425,9 +425,11 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         near = np.zeros(n) if near is None else near
         far = np.full(n, np.inf) if far is None else far
         runs = self._runs(keys)
-        for type_name, _, _ in runs:  # bake before any program is in use: baking switches programs
-            level = self.plan(type_name).drawn_impostor
-            for name in (level.meshes if level is not None else ()):
+        cards = list(self._impostor_groups(runs, near, far))
+        # bake before any program is in use (baking switches programs), and only the atlases this
+        # frame draws: an opening view near the ground needs few or none of them yet
+        for _, level, _ in cards:
+            for name in level.meshes:
                 self.impostor(name)
         for p in (self.program, self.impostor_program):
             p.use()
@@ -468,7 +470,7 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         p.use()
         p.set_uniform("u_proxy", False)
         focal = set_card_uniforms(p, frame, self.point_pixels)
-        for type_name, level, rows in self._impostor_groups(runs, near, far):
+        for type_name, level, rows in cards:
             plan = self.plan(type_name)
             self._set_type_uniforms(p.id, plan)
             p.set_uniform("u_varied", bool(plan.hue != (0.0, 0.0) or plan.value != (0.0, 0.0)))
