@@ -42,6 +42,7 @@ from app.settings import Settings
 from app.wind_preview import install_wind_actions
 from model.errors import FormatError
 from model.formats.scene_file import NAME_FILTER, LoadCancelled
+from model.interchange.usd_preflight import use_fresh_interpreter
 from model.scene import Scene
 from widgets.error_dialog import error_box, error_details, file_message, unexpected_message
 from widgets.inspector_panel import InspectorPanel
@@ -141,6 +142,7 @@ class MainWindow(QMainWindow):
                  restore_layout: bool = True) -> None:
         super().__init__()
         install_wheel_guard()  # every form's numbers change by wheel only once clicked into
+        use_fresh_interpreter()  # this process's threads may hold locks: a crate check never forks it
         self.setObjectName("main_window")
         self.settings = settings if settings is not None else Settings()
         self.persist_layout = restore_layout

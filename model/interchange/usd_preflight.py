@@ -8,10 +8,10 @@ work run serially, and a time limit; a child that dies or overruns makes the lay
 FormatError, and so does one pxr refuses (with pxr's reason: the parent never opens what the
 child could not).
 
-A process with one thread (the command line, a fuzz worker) forks: the child starts at once. One
-with others (the editor: Qt's, pxr's and batch threads) starts a fresh interpreter instead
-(`python -m model.interchange.usd_preflight FILE`, about a second to load pxr), since a fork
-copies locks other threads may hold at that moment and could leave the child waiting on them.
+The command line and the fuzz workers fork: the child starts at once. The editor (Qt's, pxr's and
+its batch threads, any of which may hold a lock at the moment of a fork, leaving the child waiting
+on it) calls `use_fresh_interpreter()` at start: its checks run in a fresh interpreter instead
+(`python -m model.interchange.usd_preflight FILE`, about a second to load pxr).
 """
 
 from __future__ import annotations
@@ -99,11 +99,14 @@ def _read_capped(path: Path, size: int, report: Callable[[bytes], object]) -> in
         return 5
 
 
-def _threads() -> int:
-    try:
-        return len(os.listdir("/proc/self/task"))
-    except OSError:
-        return 2  # unknown: take the safe way
+_fresh_interpreter = False
+
+
+def use_fresh_interpreter() -> None:
+    """Run the checks of this process in a fresh interpreter, never a fork (a process whose other
+    threads may hold locks: the editor)."""
+    global _fresh_interpreter
+    _fresh_interpreter = True
 
 
 def check_crate(path: Path) -> None:
@@ -111,10 +114,10 @@ def check_crate(path: Path) -> None:
     more memory or time than its size allows; nothing when every value in it reads."""
     size = path.stat().st_size
     seconds = max(MIN_SECONDS, SECONDS_PER_MB * size / 1e6)
-    if _threads() == 1:
-        code, reason = _forked(path, size, seconds)
-    else:
+    if _fresh_interpreter:
         code, reason = _spawned(path, seconds)
+    else:
+        code, reason = _forked(path, size, seconds)
     if code == 0:
         return
     if code == 5:
@@ -127,24 +130,34 @@ def _forked(path: Path, size: int, seconds: float) -> tuple[int, str]:
     from pxr import Sdf, Work  # noqa: F401 - loaded here: loading them under the child's cap fails
 
     read_end, write_end = os.pipe()
+    unread, sink = os.pipe()  # not os.devnull: opening a file may be refused (an audit hook)
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read_end)
+        os.close(unread)
         code = 3
-        try:  # pxr's abort on a failed allocation, and any fault report, are not the user's to read
-            faulthandler.disable()
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 2)
+        try:
+            _quiet(sink)
             code = _read_capped(path, size, lambda text: os.write(write_end, text))
         finally:
             os._exit(code)
     os.close(write_end)
+    os.close(sink)
     try:
         status = _wait(pid, seconds, path)
         reason = os.read(read_end, 1000).decode("utf-8", "replace")
     finally:
         os.close(read_end)
+        os.close(unread)
     return (os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1), reason
+
+
+def _quiet(sink: int) -> None:
+    """In a forked child: pxr's abort on a refused allocation, and a fault report, go to `sink` (a
+    pipe nobody reads, non-blocking: past its buffer writes are dropped), not to the user."""
+    faulthandler.disable()
+    os.set_blocking(sink, False)
+    os.dup2(sink, 2)
 
 
 def _spawned(path: Path, seconds: float) -> tuple[int, str]:
@@ -176,7 +189,9 @@ def _wait(pid: int, seconds: float, path: Path) -> int:
 def main(argv: list[str]) -> int:
     """The fresh interpreter's side of `check_crate`: read FILE under the cap, exit with its code."""
     path = Path(argv[0])
-    from pxr import Sdf, Work  # noqa: F401 - loaded before the cap, as in a fork
+    from pxr import Sdf, Usd, Work  # noqa: F401 - loaded before the cap, as in a fork of an importer
+
+    Sdf.Layer.CreateAnonymous("preflight.usdc")  # the crate format's plug-in, loaded before the cap too
 
     return _read_capped(path, path.stat().st_size, sys.stdout.buffer.write)
 
