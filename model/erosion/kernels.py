@@ -19,7 +19,7 @@ import numpy as np
 
 from model.trn.jit import compile_kernels, kernel
 
-_KERNELS = ("_thermal_step", "thermal_run", "_hash", "_bilinear", "_height", "_roll", "droplets")
+_KERNELS = ("_thermal_step", "thermal_run", "_hash", "_height", "_roll", "droplets")
 
 
 @kernel()
@@ -82,23 +82,6 @@ def _hash(seed, a, b, c):
         x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         x ^= x >> np.uint64(31)
     return x
-
-
-@kernel(inline=True)
-def _bilinear(h, x, y):
-    """(height, d/dx, d/dy) of the bilinear surface at (x, y): x along columns, y along rows."""
-    j = int(x)
-    i = int(y)
-    u = x - j
-    v = y - i
-    a = h[i, j]
-    b = h[i, j + 1]
-    c = h[i + 1, j]
-    d = h[i + 1, j + 1]
-    gx = (b - a) * (1.0 - v) + (d - c) * v
-    gy = (c - a) * (1.0 - u) + (d - b) * u
-    height = a * (1.0 - u) * (1.0 - v) + b * u * (1.0 - v) + c * (1.0 - u) * v + d * u * v
-    return height, gx, gy
 
 
 @kernel(inline=True)
