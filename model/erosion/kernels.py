@@ -119,6 +119,14 @@ def _roll(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, brus
     offsets = np.empty(size, np.uint64)
     for k in range(size):
         offsets[k] = np.uint64((brush_di[k] + reach) * cols + brush_dj[k] + reach)
+    # a droplet that stops clear of the edges settles over the whole brush: its weights summed in
+    # the settling's order, and each one's share of that sum, once (the same bits as per droplet)
+    whole = 0.0
+    for k in range(size):
+        whole += brush_w[k]
+    shares = np.empty(size)
+    for k in range(size):
+        shares[k] = brush_w[k] / whole
     right, below, across = np.uint64(1), np.uint64(cols), np.uint64(cols + 1)
     scale = 1.0 / 9007199254740992.0  # 2**-53
     steps = 0
@@ -203,13 +211,21 @@ def _roll(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, brus
                         if record:
                             wear[a, b] += part
             s2 = speed * speed - dh * gravity
-            speed = np.sqrt(s2) if s2 > 0.0 else 0.0
+            speed = np.sqrt(s2 if s2 > 0.0 else 0.0)  # a select, not a branch
             water *= 1.0 - evaporate
             x = nx
             y = ny
         # what it still carries settles over the disc where it stopped: the volume is kept
         j = int(x)
         i = int(y)
+        if whole > 0.0 and i >= reach and j >= reach and i + reach < rows and j + reach < cols:
+            corner = np.uint64((i - reach) * cols + j - reach)
+            for k in range(size):
+                part = sediment * shares[k]
+                hf[corner + offsets[k]] += part
+                if record:
+                    df[corner + offsets[k]] += part
+            continue
         kept = 0.0
         for k in range(size):
             a = i + brush_di[k]
