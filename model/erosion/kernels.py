@@ -19,7 +19,7 @@ import numpy as np
 
 from model.trn.jit import compile_kernels, kernel
 
-_KERNELS = ("_thermal_step", "thermal_run", "_hash", "_bilinear", "droplets")
+_KERNELS = ("_thermal_step", "thermal_run", "_hash", "_height", "_roll", "droplets")
 
 
 @kernel()
@@ -85,37 +85,49 @@ def _hash(seed, a, b, c):
 
 
 @kernel(inline=True)
-def _bilinear(h, x, y):
-    """(height, d/dx, d/dy) of the bilinear surface at (x, y): x along columns, y along rows."""
+def _height(h, x, y, cols):
+    """The height of the bilinear surface at (x, y) of the flat row-major grid `h`."""
     j = int(x)
     i = int(y)
     u = x - j
     v = y - i
-    a = h[i, j]
-    b = h[i, j + 1]
-    c = h[i + 1, j]
-    d = h[i + 1, j + 1]
-    gx = (b - a) * (1.0 - v) + (d - c) * v
-    gy = (c - a) * (1.0 - u) + (d - b) * u
-    height = a * (1.0 - u) * (1.0 - v) + b * u * (1.0 - v) + c * (1.0 - u) * v + d * u * v
-    return height, gx, gy
+    k = np.uint64(i * cols + j)  # unsigned: no negative-index wraparound in the compiled code
+    a = h[k]
+    b = h[k + np.uint64(1)]
+    c = h[k + np.uint64(cols)]
+    d = h[k + np.uint64(cols + 1)]
+    return a * (1.0 - u) * (1.0 - v) + b * u * (1.0 - v) + c * (1.0 - u) * v + d * u * v
 
 
-@kernel()
-def droplets(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, brush_dj, brush_w,
-             flow, deposit, wear):
-    """Roll `count` droplets that start in rows r0..r1, columns c0..c1 of the float64 grid `h`
-    (changed in place; a droplet stops at its edge). `params`: inertia, capacity, minimum
-    capacity, deposition, erosion, evaporation, gravity, lifetime, initial speed, initial water.
-    `flow`, `deposit` and `wear` gather each cell's visits, deposited and eroded metres."""
+@kernel(inline=True)
+def _roll(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, brush_dj, brush_w,
+          flow, deposit, wear, record):
+    """`droplets`, with `record` a constant where it is inlined: one specialisation for each."""
     inertia, capacity_k, min_capacity = params[0], params[1], params[2]
     deposit_k, erode_k, evaporate = params[3], params[4], params[5]
     gravity, lifetime = params[6], int(params[7])
-    record = params[10] != 0.0  # gather flow, deposition and wear
     rows, cols = h.shape
+    hf = h.reshape(rows * cols)  # flat views (the grids are contiguous): one index per sample
+    ff = flow.reshape(flow.size)
+    df = deposit.reshape(deposit.size)
+    wf = wear.reshape(wear.size)
     reach = 0
-    for k in range(brush_w.size):
+    size = brush_w.size
+    for k in range(size):
         reach = max(reach, abs(brush_di[k]), abs(brush_dj[k]))
+    # the brush's samples from its bounding square's first corner: never negative
+    offsets = np.empty(size, np.uint64)
+    for k in range(size):
+        offsets[k] = np.uint64((brush_di[k] + reach) * cols + brush_dj[k] + reach)
+    # a droplet that stops clear of the edges settles over the whole brush: its weights summed in
+    # the settling's order, and each one's share of that sum, once (the same bits as per droplet)
+    whole = 0.0
+    for k in range(size):
+        whole += brush_w[k]
+    shares = np.empty(size)
+    for k in range(size):
+        shares[k] = brush_w[k] / whole
+    right, below, across = np.uint64(1), np.uint64(cols), np.uint64(cols + 1)
     scale = 1.0 / 9007199254740992.0  # 2**-53
     steps = 0
     for n in range(count):
@@ -137,7 +149,13 @@ def droplets(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, b
             i = int(y)
             u = x - j
             v = y - i
-            height, gx, gy = _bilinear(h, x, y)
+            at = np.uint64(i * cols + j)
+            a = hf[at]
+            b = hf[at + right]
+            c = hf[at + below]
+            d = hf[at + across]
+            gx = (b - a) * (1.0 - v) + (d - c) * v
+            gy = (c - a) * (1.0 - u) + (d - b) * u
             dx = dx * inertia - gx * (1.0 - inertia)
             dy = dy * inertia - gy * (1.0 - inertia)
             length = np.sqrt(dx * dx + dy * dy)
@@ -147,13 +165,13 @@ def droplets(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, b
             dy /= length
             steps += 1
             if record:
-                flow[i, j] += 1.0
+                ff[at] += 1.0
             nx = x + dx
             ny = y + dy
             if nx < 0.0 or ny < 0.0 or nx >= cols - 1 or ny >= rows - 1:
                 break
-            new_height = _bilinear(h, nx, ny)[0]
-            dh = new_height - height
+            height = a * (1.0 - u) * (1.0 - v) + b * u * (1.0 - v) + c * (1.0 - u) * v + d * u * v
+            dh = _height(hf, nx, ny, cols) - height
             capacity = -dh * speed * water * capacity_k
             if capacity < min_capacity:
                 capacity = min_capacity
@@ -163,43 +181,59 @@ def droplets(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, b
                 else:
                     drop = (sediment - capacity) * deposit_k
                 sediment -= drop
-                h[i, j] += drop * (1.0 - u) * (1.0 - v)
-                h[i, j + 1] += drop * u * (1.0 - v)
-                h[i + 1, j] += drop * (1.0 - u) * v
-                h[i + 1, j + 1] += drop * u * v
+                hf[at] += drop * (1.0 - u) * (1.0 - v)
+                hf[at + right] += drop * u * (1.0 - v)
+                hf[at + below] += drop * (1.0 - u) * v
+                hf[at + across] += drop * u * v
                 if record:
-                    deposit[i, j] += drop
+                    df[at] += drop
             else:
                 take = (capacity - sediment) * erode_k
                 if take > -dh:
                     take = -dh
-                inside = i >= reach and j >= reach and i + reach < rows and j + reach < cols
-                for k in range(brush_w.size):
-                    a = i + brush_di[k]
-                    b = j + brush_dj[k]
-                    if not inside and (a < 0 or a >= rows or b < 0 or b >= cols):
-                        continue
-                    part = take * brush_w[k]
-                    h[a, b] -= part
-                    sediment += part
-                    if record:
-                        wear[a, b] += part
+                if i >= reach and j >= reach and i + reach < rows and j + reach < cols:
+                    corner = np.uint64((i - reach) * cols + j - reach)
+                    for k in range(size):
+                        part = take * brush_w[k]
+                        hf[corner + offsets[k]] -= part
+                        sediment += part
+                        if record:
+                            wf[corner + offsets[k]] += part
+                else:
+                    for k in range(size):
+                        a = i + brush_di[k]
+                        b = j + brush_dj[k]
+                        if a < 0 or a >= rows or b < 0 or b >= cols:
+                            continue
+                        part = take * brush_w[k]
+                        h[a, b] -= part
+                        sediment += part
+                        if record:
+                            wear[a, b] += part
             s2 = speed * speed - dh * gravity
-            speed = np.sqrt(s2) if s2 > 0.0 else 0.0
+            speed = np.sqrt(s2 if s2 > 0.0 else 0.0)  # a select, not a branch
             water *= 1.0 - evaporate
             x = nx
             y = ny
         # what it still carries settles over the disc where it stopped: the volume is kept
         j = int(x)
         i = int(y)
+        if whole > 0.0 and i >= reach and j >= reach and i + reach < rows and j + reach < cols:
+            corner = np.uint64((i - reach) * cols + j - reach)
+            for k in range(size):
+                part = sediment * shares[k]
+                hf[corner + offsets[k]] += part
+                if record:
+                    df[corner + offsets[k]] += part
+            continue
         kept = 0.0
-        for k in range(brush_w.size):
+        for k in range(size):
             a = i + brush_di[k]
             b = j + brush_dj[k]
             if a >= 0 and a < rows and b >= 0 and b < cols:
                 kept += brush_w[k]
         if kept > 0.0:
-            for k in range(brush_w.size):
+            for k in range(size):
                 a = i + brush_di[k]
                 b = j + brush_dj[k]
                 if a >= 0 and a < rows and b >= 0 and b < cols:
@@ -208,6 +242,21 @@ def droplets(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, b
                     if record:
                         deposit[a, b] += part
     return steps
+
+
+@kernel()
+def droplets(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, brush_dj, brush_w,
+             flow, deposit, wear):
+    """Roll `count` droplets that start in rows r0..r1, columns c0..c1 of the float64 grid `h`
+    (C-contiguous, changed in place; a droplet stops at its edge). `params`: inertia, capacity,
+    minimum capacity, deposition, erosion, evaporation, gravity, lifetime, initial speed, initial
+    water, and whether to record. `flow`, `deposit` and `wear` (contiguous, `h`'s shape, where
+    recorded) gather each cell's visits, deposited and eroded metres."""
+    if params[10] != 0.0:
+        return _roll(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, brush_dj,
+                     brush_w, flow, deposit, wear, True)
+    return _roll(h, seed, tile_i, tile_j, r0, r1, c0, c1, count, params, brush_di, brush_dj, brush_w,
+                 flow, deposit, wear, False)
 
 
 def ready() -> None:
