@@ -240,7 +240,9 @@ def _npy_header(path: Path) -> tuple[tuple[int, int], bool, np.dtype, int]:
             data_offset = f.tell()
     except (ValueError, OSError, SyntaxError, tokenize.TokenError, RecursionError, MemoryError) as e:
         # numpy parses the header dictionary with tokenize and ast.literal_eval: any of their errors
-        raise FormatError(path, 0, f"not a NumPy .npy file: {type(e).__name__}: {e}") from None
+        text = str(e).splitlines()[0] if str(e) else ""
+        text = text if len(text) <= 120 else text[:117] + "…"  # numpy quotes the whole header
+        raise FormatError(path, 0, f"not a NumPy .npy file: {type(e).__name__}: {text}") from None
     if len(shape) != 2 or min(shape) < 2:
         raise FormatError(path, data_offset, f"expected a 2-D grid of at least 2 x 2, got shape {shape}")
     if dtype.kind not in "fiu" or dtype.hasobject:

@@ -279,6 +279,15 @@ def test_npy_header_that_does_not_tokenize_is_one_error(tmp_path) -> None:
         read_heightmap(tmp_path / "h.npy")
 
 
+def test_an_unparsable_npy_header_is_named_without_quoting_all_of_it(tmp_path) -> None:
+    header = b"{'descr': '<U4', 'fortran_order': True, 'shape': None, }" + b" " * 3000 + b"\n"
+    (tmp_path / "h.npy").write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header
+                                     + bytes(64))
+    with pytest.raises(FormatError, match="not a NumPy .npy file") as caught:
+        read_heightmap(tmp_path / "h.npy")
+    assert len(str(caught.value)) < len(str(tmp_path)) + 250
+
+
 @pytest.mark.parametrize("text, message", [
     ({"boscage.height_scale": "1e308"}, "height scale must be a positive number of metres up to 2e"),
     ({"boscage.height_offset": "-3.5e38"}, "height offset must be a finite number of metres within 1e"),
