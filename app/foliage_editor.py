@@ -150,6 +150,9 @@ class FoliageEditor(QObject):
         self.viewport.add_renderer(self.gizmo_renderer)
 
         self.palette_panel = main_window.set_panel("palette", PalettePanel())
+        if main_window.first_frame_first and not self.viewport.frames_rendered:
+            self.palette_panel.hold_thumbnails()
+            self.viewport.frame_rendered.connect(self._after_first_frame)
         self.refusal_panel = RefusalPanel()
         main_window.set_panel("refusals", scrolling(self.refusal_panel))
         self.settings_panel = self._build_settings_panel()
@@ -171,6 +174,10 @@ class FoliageEditor(QObject):
         # a save into another folder moves where mesh paths resolve: the form must follow
         self.document.saved.connect(lambda _path: self._on_palette_changed())
         self._on_scene_replaced(self.document.scene)
+
+    def _after_first_frame(self) -> None:
+        self.viewport.frame_rendered.disconnect(self._after_first_frame)
+        QTimer.singleShot(0, self.palette_panel.release_thumbnails)  # once the frame is on screen
 
     # ---- scene ------------------------------------------------------------------------
     def _seed(self, scene) -> None:

@@ -207,7 +207,7 @@ def start_window(path: Path | None, restore_layout: bool = True):
     from widgets.progress import in_background
     from widgets.viewport import prepare_opening
 
-    window = MainWindow(new_scene(), restore_layout=restore_layout)
+    window = MainWindow(new_scene(), restore_layout=restore_layout, first_frame_first=True)
     window.viewport.hold(f"Opening {path.name if path is not None else 'the demo scene'}…")
     window.show()
     QApplication.processEvents()
