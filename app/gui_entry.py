@@ -103,16 +103,18 @@ def load_demo():
 
 
 def _opened_demo():
-    """The demo scene ready to show (on a helper thread): read, its opening view found and the
-    built-in meshes its types draw generated."""
+    """The demo scene ready to show (on a helper thread): read, its opening view found, and the
+    built-in meshes its types draw generated with their images' mip levels."""
     from model.foliage.meshes import generate_builtin_meshes
+    from rendering.foliage_materials import prepare_textures
     from widgets.viewport import prepare_opening
 
     scene = load_demo()
     prepare_opening(scene)
     foliage = scene.sections.get("foliage")
     if foliage is not None and foliage.palette is not None:
-        generate_builtin_meshes(foliage.palette)
+        for mesh in generate_builtin_meshes(foliage.palette):
+            prepare_textures(mesh)
     return scene
 
 

@@ -372,11 +372,12 @@ def builtin_mesh(name: str) -> Mesh:
     return Mesh(f"builtin:{name}", BUILTIN[name](), builtin_materials(name))
 
 
-def generate_builtin_meshes(palette) -> None:
+def generate_builtin_meshes(palette) -> list[Mesh]:
     """Generate now the built-in meshes (and their generated levels) the palette's stored types
     draw, so a first frame finds them made (a helper thread calls this while the window is built)."""
     from model.foliage.lods import mesh_levels
 
+    made: dict[str, Mesh] = {}
     for ftype in palette:
         if not ftype.stored:
             continue
@@ -384,9 +385,10 @@ def generate_builtin_meshes(palette) -> None:
             for name in level.meshes:
                 if name.startswith("builtin:"):
                     try:
-                        builtin_mesh(name.removeprefix("builtin:"))
+                        made[name] = builtin_mesh(name.removeprefix("builtin:"))
                     except KeyError:  # an unknown name: the renderer reports it
                         pass
+    return list(made.values())
 
 
 MAX_FILE_TRIANGLES = 200_000
