@@ -218,12 +218,14 @@ def start_window(path: Path | None, restore_layout: bool = True):
     thread, the window drawn meanwhile."""
     from PySide6.QtWidgets import QApplication
 
-    from app.document import new_scene
-    from app.main_window import MainWindow
     from widgets.progress import Background, in_background
 
-    # the demo is read while the window is built (the helper thread touches no widget)
+    # the demo is read while the window's modules load and the window is built (the helper thread
+    # touches no widget)
     demo = Background(_opened_demo) if path is None else None
+    from app.document import new_scene
+    from app.main_window import MainWindow
+
     window = MainWindow(new_scene(), restore_layout=restore_layout, first_frame_first=True)
     window.viewport.hold(f"Opening {path.name if path is not None else 'the demo scene'}…")
     window.show()
