@@ -70,3 +70,21 @@ def test_the_window_comes_up_with_its_panels_before_the_demo_opens(qtbot, settin
         window.document.undo_stack.setClean()
         window.close()
         window.deleteLater()
+
+
+def test_a_window_that_draws_no_frame_still_gets_its_palette_thumbnails(qtbot, settings_folder, small_scene,
+                                                                        monkeypatch) -> None:
+    from app import foliage_editor
+    from app.main_window import MainWindow
+
+    monkeypatch.setattr(foliage_editor, "THUMBNAILS_WAIT_MS", 200)
+    window = MainWindow(small_scene, restore_layout=False, first_frame_first=True)  # never shown: no frame
+    try:
+        panel = window.foliage_editor.palette_panel
+        assert panel.thumbnails_pending() and window.viewport.frames_rendered == 0
+        qtbot.waitUntil(lambda: not panel.thumbnails_pending(), timeout=20000)
+        assert window.viewport.frames_rendered == 0
+    finally:
+        window.document.undo_stack.setClean()
+        window.close()
+        window.deleteLater()
