@@ -53,6 +53,7 @@ from widgets.status_readout import StatusReadout
 GIZMO_SHORTCUTS = {"move": "M", "rotate": "O", "scale": "U"}
 SELECTION_COLOUR = (1.0, 0.85, 0.1, 1.0)
 NO_STROKE = "No stroke yet: paint, fill or place one to see what the brush decided."
+THUMBNAILS_WAIT_MS = 5000  # the palette's thumbnails wait at most this long for the first frame
 MAX_SELECTION_MARKERS = 20_000  # beyond this the markers would cost more than they tell
 
 
@@ -150,6 +151,11 @@ class FoliageEditor(QObject):
         self.viewport.add_renderer(self.gizmo_renderer)
 
         self.palette_panel = main_window.set_panel("palette", PalettePanel())
+        if main_window.first_frame_first and not self.viewport.frames_rendered:
+            self.palette_panel.hold_thumbnails()
+            self.viewport.frame_rendered.connect(self._after_first_frame)
+            # a viewport that draws no frame (no OpenGL 3.3) holds them no longer than this
+            QTimer.singleShot(THUMBNAILS_WAIT_MS, self.palette_panel, self.palette_panel.release_thumbnails)
         self.refusal_panel = RefusalPanel()
         main_window.set_panel("refusals", scrolling(self.refusal_panel))
         self.settings_panel = self._build_settings_panel()
@@ -171,6 +177,11 @@ class FoliageEditor(QObject):
         # a save into another folder moves where mesh paths resolve: the form must follow
         self.document.saved.connect(lambda _path: self._on_palette_changed())
         self._on_scene_replaced(self.document.scene)
+
+    def _after_first_frame(self) -> None:
+        self.viewport.frame_rendered.disconnect(self._after_first_frame)
+        # once the frame is on screen
+        QTimer.singleShot(0, self.palette_panel, self.palette_panel.release_thumbnails)
 
     # ---- scene ------------------------------------------------------------------------
     def _seed(self, scene) -> None:

@@ -102,6 +102,22 @@ def load_demo():
     return scene
 
 
+def _opened_demo():
+    """The demo scene ready to show (on a helper thread): read, its opening view found, and the
+    built-in meshes its types draw generated with their images' mip levels."""
+    from model.foliage.meshes import generate_builtin_meshes
+    from rendering.foliage_materials import prepare_textures
+    from widgets.viewport import prepare_opening
+
+    scene = load_demo()
+    prepare_opening(scene)
+    foliage = scene.sections.get("foliage")
+    if foliage is not None and foliage.palette is not None:
+        for mesh in generate_builtin_meshes(foliage.palette):
+            prepare_textures(mesh)
+    return scene
+
+
 def run_gui(argv: list[str]) -> int:
     parser = build_parser()
     try:
@@ -202,20 +218,21 @@ def start_window(path: Path | None, restore_layout: bool = True):
     thread, the window drawn meanwhile."""
     from PySide6.QtWidgets import QApplication
 
+    from widgets.progress import Background, in_background
+
+    # the demo is read while the window's modules load and the window is built (the helper thread
+    # touches no widget)
+    demo = Background(_opened_demo) if path is None else None
     from app.document import new_scene
     from app.main_window import MainWindow
-    from widgets.progress import in_background
-    from widgets.viewport import prepare_opening
 
-    window = MainWindow(new_scene(), restore_layout=restore_layout)
+    window = MainWindow(new_scene(), restore_layout=restore_layout, first_frame_first=True)
     window.viewport.hold(f"Opening {path.name if path is not None else 'the demo scene'}…")
     window.show()
     QApplication.processEvents()
     try:
         if path is None or not window.open_file(path):
-            demo = in_background(load_demo)
-            in_background(lambda: prepare_opening(demo))
-            window.open_scene(demo)
+            window.open_scene(demo.result() if demo is not None else in_background(_opened_demo))
     finally:
         window.viewport.release()
     return window

@@ -139,8 +139,11 @@ class MainWindow(QMainWindow):
     interface for later work."""
 
     def __init__(self, scene: Scene | None = None, settings: Settings | None = None,
-                 restore_layout: bool = True) -> None:
+                 restore_layout: bool = True, first_frame_first: bool = False) -> None:
+        """`first_frame_first` (the editor's start): what the viewport's first frame does not need
+        (the palette's rendered thumbnails) waits until it is drawn."""
         super().__init__()
+        self.first_frame_first = first_frame_first
         install_wheel_guard()  # every form's numbers change by wheel only once clicked into
         use_fresh_interpreter()  # this process's threads may hold locks: a crate check never forks it
         self.setObjectName("main_window")

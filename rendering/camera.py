@@ -166,11 +166,18 @@ class OrbitCamera:
         return clip[:, :2] / clip[:, 3:4]
 
     def _fit_distance(self, corners: np.ndarray, aspect: float, margin: float, far_enough: float) -> float:
-        near_d, far_d = 0.0, far_enough * 2.0
-        for _ in range(40):  # bisect: the box shrinks on screen as the camera backs off
-            self.distance = (near_d + far_d) / 2.0
-            clip = corners @ self.view_projection(aspect).astype(np.float64).T
-            w = clip[:, 3]
-            fits = bool(np.all(w > 0) and np.all(np.abs(clip[:, :2]) <= margin * w[:, None]))
-            near_d, far_d = (near_d, self.distance) if fits else (self.distance, far_d)
-        return max(self.min_distance, far_d)
+        """The nearest distance (at most twice `far_enough`) where every corner projects within
+        `margin` of the frame's edges. Backing off moves the eye along the view direction only, so
+        a corner's view x and y stay as they are and its depth grows by the distance: each corner
+        gives its least distance in closed form (a bisection drew 40 matrices, a tenth of a second
+        per Frame All in the software driver)."""
+        f = self.forward()
+        side = np.cross(f, (0.0, 1.0, 0.0))
+        side /= np.linalg.norm(side)
+        up = np.cross(side, f)
+        rel = corners[:, :3] - self.target
+        focal = 1.0 / math.tan(math.radians(self.fov_y) / 2.0)
+        reach = np.maximum(np.abs(rel @ side) * focal / max(aspect, 1e-6), np.abs(rel @ up) * focal)
+        ahead = rel @ f  # a corner's depth is this plus the distance
+        least = max(float(np.max(reach / margin - ahead)), float(np.max(-ahead)) + 1e-9, 0.0)
+        return max(self.min_distance, min(least, far_enough * 2.0))

@@ -10,6 +10,7 @@ framebuffer, and the viewport renders without MSAA (see `app/gl_format.py`).
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,6 +100,33 @@ def coverage_mips(rgba: np.ndarray, cutoff: float | None) -> list[np.ndarray]:
     return levels
 
 
+# the built-in images' levels, per image and cutoff: made once (ahead, by `prepare_textures`)
+_BUILTIN_MIPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def mips_of(tex: Texture, cutoff: float | None) -> list[np.ndarray]:
+    """`coverage_mips` of an image; a built-in image's are made once and kept."""
+    if not tex.source.startswith("builtin:"):
+        return coverage_mips(tex.pixels, cutoff)
+    per = _BUILTIN_MIPS.get(tex)
+    if per is None:
+        per = _BUILTIN_MIPS.setdefault(tex, {})
+    if cutoff not in per:
+        per[cutoff] = coverage_mips(tex.pixels, cutoff)
+    return per[cutoff]
+
+
+def prepare_textures(mesh: Mesh) -> None:
+    """Make the levels of the mesh's built-in images that `MaterialTextures.materials_of` uploads,
+    ahead of a first frame (no GL: a helper thread may call this)."""
+    for index, _, _ in mesh.material_ranges():
+        m = mesh.material(index)
+        for tex, cutoff in ((m.base_texture, m.alpha_cutoff if m.alpha_tested else None),
+                            (m.normal_texture, None), (m.occlusion_texture, None)):
+            if tex is not None and tex.source.startswith("builtin:"):
+                mips_of(tex, cutoff)
+
+
 class MaterialTextures:
     """The GL textures of the drawn meshes' materials, one per image (and cutoff), uploaded once
     with mipmaps; `uploads` counts the images sent (tests)."""
@@ -112,7 +140,7 @@ class MaterialTextures:
             return 0
         key = (tex.source, cutoff, tuple(wrap))
         if key not in self._textures:
-            self._textures[key] = self._upload(coverage_mips(tex.pixels, cutoff), wrap)
+            self._textures[key] = self._upload(mips_of(tex, cutoff), wrap)
             self.uploads += 1
         return self._textures[key]
 

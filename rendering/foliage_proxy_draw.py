@@ -205,10 +205,12 @@ class ProxyDrawing:
         return rows[boxes_in_frustum(ps.lo[rows], ps.hi[rows], planes) & (far >= levels[0].fade_in[0])]
 
     def _draw_proxy_jobs(self, frame: FrameContext, jobs) -> None:
+        # bake before the program is in use (baking switches programs); a type whose atlas waits
+        # for a later frame is left out of this one
+        jobs = [job for job in jobs if self._atlases_ready((*job[0].proxy.meshes, *job[2].meshes))]
+        if not jobs:
+            return
         p = self.impostor_program
-        for plan, *_ in jobs:  # bake before the program is in use: baking switches programs
-            for name in plan.proxy.meshes:
-                self.impostor(name)
         p.use()
         set_lit_uniforms(p, frame, foliage_fog(frame))
         set_card_uniforms(p, frame, self.point_pixels)

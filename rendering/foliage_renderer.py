@@ -138,6 +138,13 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         self.impostors: dict[str, Impostor] = {}  # per mesh name, baked on first need
         self._baked: dict[str, Impostor] = {}  # per mesh content hash: one atlas per distinct mesh
         self.bakes = 0  # atlases baked (cumulative)
+        # False: a frame bakes every atlas it draws. True (the editor's viewport): its first frame
+        # bakes none and each later one at most one, the cards of a type waiting for their atlas
+        # (four atlases cost the opening view half a second in software)
+        self.defer_bakes = False
+        self.bakes_waiting = False  # the last frame left out cards whose atlas was not baked yet
+        self._bake_allowance = math.inf
+        self._draws = 0
         self.volume = None
         self.palette = None
         self._gpu: dict[ChunkKey, _GpuChunk] = {}
@@ -320,6 +327,20 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
             self.impostors[name] = self._baked[key]
         return self.impostors[name]
 
+    def _atlases_ready(self, names) -> bool:
+        """Whether every atlas of `names` is in, baking those this frame may (see `defer_bakes`)."""
+        ready = True
+        for name in names:
+            if name in self.impostors:
+                continue
+            if self._bake_allowance < 1:
+                self.bakes_waiting, ready = True, False
+                continue
+            before = self.bakes
+            self.impostor(name)
+            self._bake_allowance -= self.bakes - before
+        return ready
+
     def _drop_unused_impostors(self) -> None:
         """Free the atlases no type of the palette draws any more (a context current)."""
         used = {PLACEHOLDER_MESH} | {m for t in (self.palette or []) for m in t.meshes}
@@ -389,6 +410,9 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         if self.program is None:
             self.initialize()
         self._bind()
+        self._bake_allowance = math.inf if not self.defer_bakes else (1 if self._draws else 0)
+        self._draws += 1
+        self.bakes_waiting = False
         self.set_proxy_start(frame)
         self._sync(frame)
         eye = frame.camera.eye()
@@ -406,6 +430,8 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
             self._count_levels(frame, near, far, eye)
             self._draw_chunks(frame, self.visible, near, far)
         self._draw_proxies(frame, eye)
+        if self.bakes_waiting:
+            self.request_update()  # the next frame bakes another atlas
 
     def _set_type_uniforms(self, program: int, plan: TypePlan) -> None:
         GL.glUniform1ui(GL.glGetUniformLocation(program, "u_type_salt"), plan.salt)
@@ -425,12 +451,9 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         near = np.zeros(n) if near is None else near
         far = np.full(n, np.inf) if far is None else far
         runs = self._runs(keys)
-        cards = list(self._impostor_groups(runs, near, far))
         # bake before any program is in use (baking switches programs), and only the atlases this
         # frame draws: an opening view near the ground needs few or none of them yet
-        for _, level, _ in cards:
-            for name in level.meshes:
-                self.impostor(name)
+        cards = [c for c in self._impostor_groups(runs, near, far) if self._atlases_ready(c[1].meshes)]
         for p in (self.program, self.impostor_program):
             p.use()
             set_lit_uniforms(p, frame, foliage_fog(frame))

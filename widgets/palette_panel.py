@@ -7,11 +7,12 @@ The panel only asks: requests are signals, so every change becomes an undoable c
 from __future__ import annotations
 
 import os
+import time
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QItemSelectionModel, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QIcon, QImage, QPainter, QPixmap, QPolygonF, QTransform
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -35,6 +36,7 @@ from widgets.foliage_type_form import FoliageTypeForm
 from widgets.form_fields import DeleteKey
 
 THUMB = 48
+RENDER_SLICE_S = 0.05  # held thumbnails rendered per pass of the event loop, at most this long (about two)
 NAME_ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -365,6 +367,11 @@ class PalettePanel(QWidget):
         self.counts: dict[str, int] = {}
         self.layer_names: list[str] = []
         self.mesh_folder = None  # where mesh file paths resolve (the scene's folder)
+        self._thumbnails_held = False  # `hold_thumbnails`: drawn placeholders for now
+        self._unrendered: list[str] = []  # types whose item shows a placeholder, rendered one a tick
+        self._render_timer = QTimer(self)
+        self._render_timer.setInterval(0)
+        self._render_timer.timeout.connect(self._render_next)
         self.list.itemSelectionChanged.connect(self._on_selection)
         self.list.currentItemChanged.connect(lambda *_: self._show_current())
         self.form.edited.connect(self._on_form_edit)
@@ -383,19 +390,13 @@ class PalettePanel(QWidget):
             current = next((n for n in active if n in [t.name for t in self.types]), None)
         self.list.blockSignals(True)
         self.list.clear()
+        self._unrendered = []
         for ftype in self.types:
-            missing = self.missing_layer(ftype)
-            pm, unreadable = thumbnail_pixmap(ftype, THUMB, self.mesh_folder)
-            icon = QIcon(pm if missing is None else _warning_badge(pm))
-            item = QListWidgetItem(icon, self._label(ftype))
+            item = QListWidgetItem(self._label(ftype))
             item.setData(NAME_ROLE, ftype.name)
-            tip = f"{ftype.name}: {ftype.mesh}, {ftype.storage}, density {ftype.density:g}/100 m²"
-            if unreadable is not None:
-                tip += f"\n⚠ the mesh file cannot be read ({unreadable}): a placeholder is drawn"
-            if missing is not None:
-                tip += (f"\n⚠ filters on terrain layer '{missing}', which this terrain does not have: "
-                        "it places nothing until a layer of that name exists or the filter changes")
-            item.setToolTip(tip)
+            self._decorate(item, ftype, rendered=not self._thumbnails_held)
+            if self._thumbnails_held:
+                self._unrendered.append(ftype.name)
             self.list.addItem(item)
             if ftype.name in active:
                 item.setSelected(True)
@@ -404,6 +405,53 @@ class PalettePanel(QWidget):
         self.list.blockSignals(False)
         self._show_layer_note()
         self._show_current()
+
+    def _decorate(self, item: QListWidgetItem, ftype: FoliageType, rendered: bool = True) -> None:
+        """The item's thumbnail (rendered from the mesh, or for now its drawn placeholder) and tooltip."""
+        missing = self.missing_layer(ftype)
+        if rendered:
+            pm, unreadable = thumbnail_pixmap(ftype, THUMB, self.mesh_folder)
+        else:
+            pm, unreadable = _silhouette(ftype.mesh, THUMB), None
+        item.setIcon(QIcon(pm if missing is None else _warning_badge(pm)))
+        tip = f"{ftype.name}: {ftype.mesh}, {ftype.storage}, density {ftype.density:g}/100 m²"
+        if unreadable is not None:
+            tip += f"\n⚠ the mesh file cannot be read ({unreadable}): a placeholder is drawn"
+        if missing is not None:
+            tip += (f"\n⚠ filters on terrain layer '{missing}', which this terrain does not have: "
+                    "it places nothing until a layer of that name exists or the filter changes")
+        item.setToolTip(tip)
+
+    def hold_thumbnails(self) -> None:
+        """Show drawn placeholders instead of rendering the meshes until `release_thumbnails` (the
+        editor's start: the viewport's first frame comes first)."""
+        self._thumbnails_held = True
+
+    def release_thumbnails(self) -> None:
+        """Render the placeholders' thumbnails, a slice of time per pass of the event loop (the window
+        stays live)."""
+        self._thumbnails_held = False
+        if self._unrendered:
+            self._render_timer.start()
+
+    def thumbnails_pending(self) -> bool:
+        """Whether some items still show a placeholder for a thumbnail not rendered yet."""
+        return bool(self._unrendered)
+
+    def _render_next(self) -> None:
+        if self._thumbnails_held or not self._unrendered:
+            self._render_timer.stop()
+            return
+        started = time.perf_counter()
+        while self._unrendered and time.perf_counter() - started < RENDER_SLICE_S:
+            name = self._unrendered.pop(0)
+            ftype = next((t for t in self.types if t.name == name), None)
+            item = next((self.list.item(i) for i in range(self.list.count())
+                         if self.list.item(i).data(NAME_ROLE) == name), None)
+            if ftype is not None and item is not None:
+                self._decorate(item, ftype)
+        if not self._unrendered:
+            self._render_timer.stop()
 
     def _show_layer_note(self) -> None:
         stranded = [t.name for t in self.types if t.stored and self.missing_layer(t) is not None]

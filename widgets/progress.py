@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QProgressDialog, QWidget
@@ -13,27 +13,36 @@ T = TypeVar("T")
 PUMP_S = 0.02  # how often the event loop is served while a helper thread works
 
 
+class Background(Generic[T]):
+    """`work()` started now on a helper thread; `result()` waits for it, this (GUI) thread drawing
+    and handling events meanwhile (timers, repaints, a progress dialog's Cancel), and returns its
+    result or raises its exception. `work` must not touch widgets, and nothing may edit what it
+    reads meanwhile: callers show a window-modal progress dialog, which keeps the user's edits out."""
+
+    def __init__(self, work: Callable[[], T]) -> None:
+        self._box: dict = {}
+
+        def run() -> None:
+            try:
+                self._box["value"] = work()
+            except BaseException as e:  # handed to the caller's thread
+                self._box["error"] = e
+
+        self._thread = threading.Thread(target=run, name="boscage-background", daemon=True)
+        self._thread.start()
+
+    def result(self) -> T:
+        while self._thread.is_alive():
+            QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, round(PUMP_S * 1000))
+            self._thread.join(PUMP_S)
+        if "error" in self._box:
+            raise self._box["error"]
+        return self._box["value"]
+
+
 def in_background(work: Callable[[], T]) -> T:
-    """`work()` on a helper thread while this (GUI) thread keeps drawing and handling events
-    (timers, repaints, a progress dialog's Cancel); its result, or its exception raised here.
-    `work` must not touch widgets, and nothing may edit what it reads meanwhile: callers show a
-    window-modal progress dialog, which keeps the user's edits out."""
-    box: dict = {}
-
-    def run() -> None:
-        try:
-            box["value"] = work()
-        except BaseException as e:  # handed to the caller's thread
-            box["error"] = e
-
-    thread = threading.Thread(target=run, name="boscage-background", daemon=True)
-    thread.start()
-    while thread.is_alive():
-        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, round(PUMP_S * 1000))
-        thread.join(PUMP_S)
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    """`work()` on a helper thread, waited for as `Background.result` does."""
+    return Background(work).result()
 
 
 class Relay:

@@ -203,6 +203,7 @@ class Viewport(QOpenGLWidget):
         """Stored foliage and derived grass, right after the terrain."""
         self.foliage_renderer = FoliageRenderer(scene, on_error=self._report_mesh_later,
                                                 request_update=self.update)
+        self.foliage_renderer.defer_bakes = True  # the first frame without far cards, then one atlas a frame
         self.add_renderer(self.foliage_renderer, 1)
         self.grass_renderer = GrassRenderer(scene, request_update=self.update)
         self.add_renderer(self.grass_renderer, 2)
@@ -264,7 +265,10 @@ class Viewport(QOpenGLWidget):
 
     def textures_pending(self) -> bool:
         """Whether the terrain's layer textures are still loading (they arrive over a few frames),
-        or tiles in view still wait for their base colour to bake."""
+        tiles in view still wait for their base colour to bake, or far cards for their atlas."""
+        fr = self.foliage_renderer
+        if fr is not None and fr.bakes_waiting:
+            return True
         r = self.terrain_renderer
         return r is not None and r.textures is not None and (r.textures.pending or r.base_cache.pending)
 
@@ -452,7 +456,14 @@ class Viewport(QOpenGLWidget):
 
     def grabFramebuffer(self):  # noqa: N802 - Qt's name
         self._placeholder = self._held = False  # a grab wants the scene, however early
-        return super().grabFramebuffer()
+        fr = self.foliage_renderer
+        if fr is None:
+            return super().grabFramebuffer()
+        fr.defer_bakes = False  # and every far card: the atlases a frame would leave for later
+        try:
+            return super().grabFramebuffer()
+        finally:
+            fr.defer_bakes = True
 
     def _initialize(self, renderer: Renderer) -> bool:
         try:

@@ -372,6 +372,25 @@ def builtin_mesh(name: str) -> Mesh:
     return Mesh(f"builtin:{name}", BUILTIN[name](), builtin_materials(name))
 
 
+def generate_builtin_meshes(palette) -> list[Mesh]:
+    """Generate now the built-in meshes (and their generated levels) the palette's stored types
+    draw, so a first frame finds them made (a helper thread calls this while the window is built)."""
+    from model.foliage.lods import mesh_levels
+
+    made: dict[str, Mesh] = {}
+    for ftype in palette:
+        if not ftype.stored:
+            continue
+        for level in mesh_levels(ftype):
+            for name in level.meshes:
+                if name.startswith("builtin:"):
+                    try:
+                        made[name] = builtin_mesh(name.removeprefix("builtin:"))
+                    except KeyError:  # an unknown name: the renderer reports it
+                        pass
+    return list(made.values())
+
+
 MAX_FILE_TRIANGLES = 200_000
 
 

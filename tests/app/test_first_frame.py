@@ -47,16 +47,43 @@ def test_the_window_comes_up_with_its_panels_before_the_demo_opens(qtbot, settin
 
     def opening(self, scene):  # the moment the demo is handed to the window
         label = self.viewport.findChild(QLabel, "viewport_waiting")
-        seen.append((self.isVisible(), self.docks["palette"].isVisible(), label.text(), label.isVisible()))
+        seen.append((self.isVisible(), self.docks["palette"].isVisible(), label.text(), label.isVisible(),
+                     self.foliage_editor.palette_panel.thumbnails_pending()))
         real(self, scene)
 
     monkeypatch.setattr(MainWindow, "open_scene", opening)
     window = gui_entry.start_window(None, restore_layout=False)
     try:
-        assert seen == [(True, True, "Opening the demo scene…", True)]
+        assert seen == [(True, True, "Opening the demo scene…", True, True)]  # thumbnails: placeholders
         assert window.document.scene.name == gui_entry.load_demo().name
         qtbot.waitUntil(lambda: window.viewport.frames_rendered > 0, timeout=60000)
         assert not window.viewport.findChild(QLabel, "viewport_waiting").isVisible()
+        # the palette's thumbnails waited for the first frame and are rendered after it
+        panel = window.foliage_editor.palette_panel
+        qtbot.waitUntil(lambda: not panel.thumbnails_pending(), timeout=60000)
+        from widgets.palette_panel import thumbnail
+
+        for i, ftype in enumerate(panel.types):
+            shown = panel.list.item(i).icon().pixmap(48, 48).toImage()
+            assert shown == thumbnail(ftype, 48, panel.mesh_folder).pixmap(48, 48).toImage(), ftype.name
+    finally:
+        window.document.undo_stack.setClean()
+        window.close()
+        window.deleteLater()
+
+
+def test_a_window_that_draws_no_frame_still_gets_its_palette_thumbnails(qtbot, settings_folder, small_scene,
+                                                                        monkeypatch) -> None:
+    from app import foliage_editor
+    from app.main_window import MainWindow
+
+    monkeypatch.setattr(foliage_editor, "THUMBNAILS_WAIT_MS", 200)
+    window = MainWindow(small_scene, restore_layout=False, first_frame_first=True)  # never shown: no frame
+    try:
+        panel = window.foliage_editor.palette_panel
+        assert panel.thumbnails_pending() and window.viewport.frames_rendered == 0
+        qtbot.waitUntil(lambda: not panel.thumbnails_pending(), timeout=20000)
+        assert window.viewport.frames_rendered == 0
     finally:
         window.document.undo_stack.setClean()
         window.close()

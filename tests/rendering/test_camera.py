@@ -104,3 +104,29 @@ def test_look_from_refuses_one_point_and_keeps_a_vertical_view_near_vertical() -
     assert cam.pitch == math.radians(89.0)
     centre = project(cam, np.array([[5.0, 0.0, 5.0]]), 1.0)[0]
     assert np.abs(centre[:2]).max() < 0.05
+
+
+def _bisected_distance(cam: OrbitCamera, corners: np.ndarray, aspect: float, margin: float,
+                       far_enough: float) -> float:
+    """The reference: bisect the distance, projecting the corners with the camera's matrices."""
+    near_d, far_d = 0.0, far_enough * 2.0
+    for _ in range(40):
+        cam.distance = (near_d + far_d) / 2.0
+        clip = corners @ cam.view_projection(aspect).astype(np.float64).T
+        w = clip[:, 3]
+        fits = bool(np.all(w > 0) and np.all(np.abs(clip[:, :2]) <= margin * w[:, None]))
+        near_d, far_d = (near_d, cam.distance) if fits else (cam.distance, far_d)
+    return max(cam.min_distance, far_d)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.floats(0, 2 * math.pi), st.floats(-1.4, 1.4), st.floats(0.4, 2.5), st.floats(1, 2000),
+       st.floats(0, 300), st.floats(-500, 500), st.floats(0.5, 1.0))
+def test_the_fitted_distance_is_the_bisected_one(yaw, pitch, aspect, size, height, off, margin) -> None:
+    cam = OrbitCamera(yaw=yaw, pitch=pitch, target=np.array([off, 0.0, -off / 2]))
+    lo, hi = np.array([-size / 2, 0.0, -size / 3]), np.array([size / 2, height, size / 3])
+    corners = np.c_[box_corners(lo, hi), np.ones(8)]
+    far_enough = float(np.linalg.norm(hi - lo)) / math.sin(math.radians(cam.fov_y) / 2.0)
+    fitted = cam._fit_distance(corners, aspect, margin, far_enough)
+    reference = _bisected_distance(cam, corners, aspect, margin, far_enough)
+    assert math.isclose(fitted, reference, rel_tol=2e-5, abs_tol=1e-6), (fitted, reference)

@@ -45,3 +45,22 @@ def test_cut_texels_take_their_neighbours_colour() -> None:
     t[1:3, 1:3] = (200, 40, 40, 255)
     out = bleed(t, 0.5)
     assert np.all(out[..., :3] == (200, 40, 40)) and np.array_equal(out[..., 3], t[..., 3])
+
+
+def test_a_built_in_images_levels_are_made_once_ahead_and_a_files_each_time() -> None:
+    from model.foliage.materials import Texture
+    from model.foliage.meshes import builtin_mesh
+    from rendering.foliage_materials import mips_of, prepare_textures
+
+    mesh = builtin_mesh("conifer")
+    prepare_textures(mesh)
+    cut = [m for m in mesh.materials if m.base_texture is not None and m.alpha_tested]
+    assert cut  # the branch cards' cut-out image
+    tex, cutoff = cut[0].base_texture, cut[0].alpha_cutoff
+    ahead = mips_of(tex, cutoff)
+    assert mips_of(tex, cutoff) is ahead  # made once, when prepared
+    for made, fresh in zip(ahead, coverage_mips(tex.pixels, cutoff), strict=True):
+        np.testing.assert_array_equal(made, fresh)
+    assert mips_of(tex, None) is not ahead  # per cutoff
+    file = Texture(_needles(), "leaves.png")
+    assert mips_of(file, 0.5) is not mips_of(file, 0.5)  # a file's image may change on disk: not kept

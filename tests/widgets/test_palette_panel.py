@@ -289,3 +289,33 @@ def test_a_textured_card_thumbnail_shows_its_texture_and_not_its_cut_texels(qtbo
     blue = (img[..., 2] > img[..., 0] + 60) & (img[..., 2] > img[..., 1] + 60)
     green = (img[..., 1] > img[..., 0] + 50) & (img[..., 1] > img[..., 2] + 50)
     assert red.sum() > 30 and blue.sum() > 30 and green.sum() == 0
+
+
+def test_held_thumbnails_are_placeholders_until_released_then_rendered_in_the_loop(qtbot, tmp_path) -> None:
+    from widgets.palette_panel import _silhouette
+
+    write_rock(tmp_path, "rock.obj")
+    types = [FoliageType("spruce", mesh="builtin:conifer"), FoliageType("rock", mesh="meshes/rock.obj"),
+             FoliageType("gone", mesh="gone.obj")]
+    panel = PalettePanel()
+    qtbot.addWidget(panel)
+    panel.hold_thumbnails()
+    panel.set_types(types, {}, [], [], tmp_path)
+    assert panel.thumbnails_pending()
+    for i, t in enumerate(types):
+        item = panel.list.item(i)
+        np.testing.assert_array_equal(rgb(item.icon().pixmap(48, 48)), rgb(_silhouette(t.mesh, 48)))
+        assert "cannot be read" not in item.toolTip()  # not read yet: nothing to say
+    panel.set_types(types, {}, [], [], tmp_path)  # a refresh while held: still placeholders
+    qtbot.wait(20)
+    assert panel.thumbnails_pending()
+    panel.release_thumbnails()
+    assert panel.thumbnails_pending()  # rendered by the event loop, not in the call
+    qtbot.waitUntil(lambda: not panel.thumbnails_pending(), timeout=60000)
+    for i, t in enumerate(types):
+        item = panel.list.item(i)
+        np.testing.assert_array_equal(rgb(item.icon().pixmap(48, 48)),
+                                      rgb(thumbnail(t, 48, tmp_path).pixmap(48, 48)))
+    assert (rgb(panel.list.item(0).icon().pixmap(48, 48)) != rgb(_silhouette("builtin:conifer", 48))).any()
+    tips = [panel.list.item(i).toolTip() for i in range(3)]
+    assert "cannot be read" in tips[2] and "cannot be read" not in tips[1]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
@@ -9,7 +11,7 @@ from PySide6.QtTest import QTest
 
 from model.foliage import FoliageType, foliage_of
 from rendering.foliage_renderer import FoliageRenderer
-from tests.gui_helpers import render
+from tests.gui_helpers import pixels, render
 from tests.widgets.test_viewport_foliage import flat_scene, records
 from tests.widgets.test_viewport_overview import _samples
 
@@ -237,3 +239,59 @@ def test_the_atlas_holds_the_top_in_its_middle_frames_and_the_sides_round_its_ed
         assert not any(GL.glIsTexture(t) for t in freed) and GL.glIsTexture(imp.albedo)
     finally:
         viewport.doneCurrent()
+
+
+def _two_forests():
+    """Broadleaves over the west half, spruces over the east half, both far past their cull."""
+    scene = flat_scene()
+    foliage = foliage_of(scene)
+    rng = np.random.default_rng(5)
+    for name, mesh, (x0, x1) in (("tree", "builtin:broadleaf", (-124, -8)),
+                                 ("spruce", "builtin:conifer", (8, 124))):
+        foliage.palette.add(FoliageType(name, mesh=mesh, cull=(40.0, 60.0)))
+        xz = np.stack([rng.uniform(x0, x1, 600), rng.uniform(-124, 124, 600)], axis=1)
+        foliage.volume.add(name, records(xz, 1.0))
+    return scene
+
+
+def test_the_first_frame_leaves_far_cards_for_later_frames_and_a_grab_draws_them_all(viewport, qtbot) -> None:
+    from OpenGL import GL
+
+    viewport.resize(480, 360)
+    viewport.show_foliage_cover(False)  # the cards alone, without the ground tint
+    frames: list[tuple[int, bool, np.ndarray]] = []  # (atlases baked, still pending, the frame's pixels)
+
+    def read_frame() -> None:  # inside paintGL: the viewport's framebuffer is bound
+        w, h = viewport.width(), viewport.height()
+        raw = GL.glReadPixels(0, 0, w, h, GL.GL_RGB, GL.GL_UNSIGNED_BYTE)
+        rgb = np.frombuffer(raw, np.uint8).reshape(h, w, 3)[::-1].astype(int)
+        frames.append((viewport.foliage_renderer.bakes, viewport.textures_pending(), rgb))
+
+    viewport.set_scene(_two_forests())
+    viewport.camera.yaw, viewport.camera.pitch = 0.0, math.radians(80.0)  # from above: the halves apart
+    viewport.frame_all()
+    viewport.frame_rendered.connect(read_frame)
+    viewport.update()
+    # the frames after the first ask for themselves while atlases wait
+    qtbot.waitUntil(lambda: bool(frames) and not frames[-1][1], timeout=30000)
+    viewport.frame_rendered.disconnect(read_frame)
+    assert [(b, p) for b, p, _ in frames] == [(0, True), (1, True), (2, False)]  # one atlas a frame
+    west, east = _samples(viewport, -110, -25), _samples(viewport, 25, 110)
+
+    def trees(rgb, samples) -> float:  # share of the sample points with a card round them
+        diff = np.abs(rgb - frames[0][2]).sum(axis=-1)
+        return float(np.mean([diff[max(0, y - 4):y + 5, max(0, x - 4):x + 5].max() > 30 for x, y in samples]))
+
+    assert trees(frames[-1][2], west) > 0.8 and trees(frames[-1][2], east) > 0.8  # both forests in the end
+    assert trees(frames[0][2], west) == trees(frames[0][2], east) == 0.0  # the first: no cards at all
+    halfway = sorted([trees(frames[1][2], west), trees(frames[1][2], east)])
+    assert halfway[0] == 0.0 and halfway[1] > 0.8  # one forest after the first bake
+    assert viewport.stats.levels and sum(viewport.stats.levels.values()) == 1200
+    cam = viewport.camera
+    pose = (cam.target.copy(), cam.yaw, cam.pitch, cam.distance)
+    viewport.set_scene(_two_forests(), frame=False)
+    cam.target, cam.yaw, cam.pitch, cam.distance = pose
+    viewport.orbit_by_degrees(0.0, 0.0)
+    grabbed = pixels(viewport.grabFramebuffer()).astype(int)  # a grab wants every card at once
+    assert viewport.foliage_renderer.bakes == 2 and not viewport.textures_pending()
+    assert np.abs(grabbed - frames[-1][2]).mean() < 1.0

@@ -6,7 +6,7 @@ import numpy as np
 
 from model.foliage.foliage_type import FoliageType, Lod, Variant
 from model.foliage.lods import far_end, impostor_level, mesh_levels
-from model.foliage.meshes import BUILTIN, builtin_mesh, simplified, triangles
+from model.foliage.meshes import BUILTIN, builtin_mesh, generate_builtin_meshes, simplified, triangles
 
 
 def test_generated_levels_have_fewer_triangles_and_keep_the_size():
@@ -51,3 +51,19 @@ def test_named_levels_variants_and_no_impostor():
     assert mesh_levels(mixed)[1].meshes == ("builtin:rock#lod1", "trunk.obj")
     assert far_end(mixed) == 900.0
     assert mesh_levels(FoliageType("plain", lods=()))[0].fade_out == (150.0, 200.0)
+
+
+def test_the_palettes_built_in_meshes_are_generated_ahead_with_their_levels_stored_types_only() -> None:
+    types = [FoliageType("spruce", mesh="builtin:conifer"), FoliageType("boulder", mesh="builtin:rock"),
+             FoliageType("lawn", mesh="builtin:grass", storage="derived"),
+             FoliageType("statue", mesh="meshes/statue.obj"), FoliageType("odd", mesh="builtin:nothing")]
+    builtin_mesh.cache_clear()
+    generate_builtin_meshes(types)  # a file mesh and an unknown name are left to the renderer
+    wanted = {m.removeprefix("builtin:") for t in types[:2] for level in mesh_levels(t) for m in level.meshes}
+    assert {"conifer", "rock", "conifer#lod1", "rock#lod1"} <= wanted
+    made = builtin_mesh.cache_info().currsize
+    for name in wanted:  # each already made: no new entry
+        builtin_mesh(name)
+    assert builtin_mesh.cache_info().currsize == made
+    builtin_mesh("grass")
+    assert builtin_mesh.cache_info().currsize == made + 1  # the derived type's was not made
