@@ -8,6 +8,9 @@ work run serially, and a time limit; a child that dies or overruns makes the lay
 FormatError, and so does one pxr refuses (with pxr's reason: the parent never opens what the
 child could not).
 
+A `.usdz` package (`usdz_package` checks its zip structure first) is read the same way, each
+layer in it (`pkg.usdz[inner.usdc]`) in one child capped by the package's size.
+
 A process with one thread (the command line, a fuzz worker) forks: the child starts at once. One
 with others (the editor: Qt's, pxr's and batch threads) starts a fresh interpreter instead
 (`python -m model.interchange.usd_preflight FILE`, about a second to load pxr), since a fork
@@ -23,7 +26,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from model.errors import FormatError
@@ -52,12 +55,32 @@ def _vm_bytes() -> int:
     return 0
 
 
-def _read_everything(path: Path) -> None:
-    """Open the layer and ask for every value, metadatum and time sample in it."""
-    from pxr import Sdf, Work
+def _read_everything(path: Path, entries: tuple[str, ...] = ()) -> None:
+    """Open the layer (each of a package's `entries`) and ask for every value, metadatum and time
+    sample in it."""
+    from pxr import Work
 
     Work.SetConcurrencyLimit(1)
-    layer = Sdf.Layer.OpenAsAnonymous(str(path))  # the file as it is now, never a cached layer
+    for entry in entries:
+        try:
+            _read_layer(f"{path}[{entry}]")
+        except MemoryError:
+            raise
+        except Exception as e:  # noqa: BLE001 - pxr's reason, said of the entry
+            raise ValueError(f"{entry}: {_last_line(e)}") from None
+    if not entries:
+        _read_layer(str(path))
+
+
+def _last_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[-1] if text else "unreadable"
+
+
+def _read_layer(identifier: str) -> None:
+    from pxr import Sdf
+
+    layer = Sdf.Layer.OpenAsAnonymous(identifier)  # the file as it is now, never a cached layer
     if layer is None:
         raise ValueError("unreadable")
     stack = [(layer.pseudoRoot, 0)]
@@ -77,7 +100,8 @@ def _read_everything(path: Path) -> None:
             stack += [(v.primSpec, depth + 1) for v in variant_set.variantList if v.primSpec]
 
 
-def _read_capped(path: Path, size: int, report: Callable[[bytes], object]) -> int:
+def _read_capped(path: Path, size: int, report: Callable[[bytes], object],
+                 entries: tuple[str, ...] = ()) -> int:
     """In the child: cap the address space, read the layer; the exit code (0 read, 4 out of memory,
     5 refused by pxr with its reason sent to `report`, 3 anything else)."""
     try:
@@ -86,13 +110,13 @@ def _read_capped(path: Path, size: int, report: Callable[[bytes], object]) -> in
         if hard != resource.RLIM_INFINITY:
             limit = min(limit, hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-        _read_everything(path)
+        _read_everything(path, entries)
         return 0
     except MemoryError:
         return 4
     except BaseException as e:  # noqa: BLE001 - pxr refused it: its reason goes to the parent
         try:
-            text = str(e).strip().splitlines()[-1] if str(e).strip() else "unreadable"
+            text = _last_line(e)
         except BaseException:  # noqa: BLE001 - a message quoting bytes that are not UTF-8
             text = "it holds bytes that are not UTF-8 text"
         report(text.encode("utf-8", "replace")[:500])
@@ -106,15 +130,17 @@ def _threads() -> int:
         return 2  # unknown: take the safe way
 
 
-def check_crate(path: Path) -> None:
-    """FormatError when the crate layer at `path` cannot be read (pxr's reason), or reading it needs
-    more memory or time than its size allows; nothing when every value in it reads."""
+def check_crate(path: Path, entries: Sequence[str] = ()) -> None:
+    """FormatError when the crate layer at `path` (with `entries`, those layers of the package at
+    `path`) cannot be read (pxr's reason), or reading it needs more memory or time than its size
+    allows; nothing when every value in it reads."""
     size = path.stat().st_size
     seconds = max(MIN_SECONDS, SECONDS_PER_MB * size / 1e6)
+    entries = tuple(entries)
     if _threads() == 1:
-        code, reason = _forked(path, size, seconds)
+        code, reason = _forked(path, size, seconds, entries)
     else:
-        code, reason = _spawned(path, seconds)
+        code, reason = _spawned(path, seconds, entries)
     if code == 0:
         return
     if code == 5:
@@ -123,7 +149,7 @@ def check_crate(path: Path) -> None:
                       "(a size or count in it is damaged)")
 
 
-def _forked(path: Path, size: int, seconds: float) -> tuple[int, str]:
+def _forked(path: Path, size: int, seconds: float, entries: tuple[str, ...] = ()) -> tuple[int, str]:
     from pxr import Sdf, Work  # noqa: F401 - loaded here: loading them under the child's cap fails
 
     read_end, write_end = os.pipe()
@@ -135,7 +161,7 @@ def _forked(path: Path, size: int, seconds: float) -> tuple[int, str]:
             faulthandler.disable()
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 2)
-            code = _read_capped(path, size, lambda text: os.write(write_end, text))
+            code = _read_capped(path, size, lambda text: os.write(write_end, text), entries)
         finally:
             os._exit(code)
     os.close(write_end)
@@ -147,11 +173,12 @@ def _forked(path: Path, size: int, seconds: float) -> tuple[int, str]:
     return (os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1), reason
 
 
-def _spawned(path: Path, seconds: float) -> tuple[int, str]:
+def _spawned(path: Path, seconds: float, entries: tuple[str, ...] = ()) -> tuple[int, str]:
     root = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
     try:
-        done = subprocess.run([sys.executable, "-m", "model.interchange.usd_preflight", str(path)],
+        done = subprocess.run([sys.executable, "-m", "model.interchange.usd_preflight", str(path),
+                               *entries],
                               capture_output=True, timeout=seconds, env=env, cwd=root, check=False)
     except subprocess.TimeoutExpired:
         raise FormatError(path, None, f"reading it takes more than {seconds:g} s; damaged?") from None
@@ -174,11 +201,12 @@ def _wait(pid: int, seconds: float, path: Path) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """The fresh interpreter's side of `check_crate`: read FILE under the cap, exit with its code."""
+    """The fresh interpreter's side of `check_crate`: read FILE (its package ENTRY... when given)
+    under the cap, exit with its code."""
     path = Path(argv[0])
     from pxr import Sdf, Work  # noqa: F401 - loaded before the cap, as in a fork
 
-    return _read_capped(path, path.stat().st_size, sys.stdout.buffer.write)
+    return _read_capped(path, path.stat().st_size, sys.stdout.buffer.write, tuple(argv[1:]))
 
 
 if __name__ == "__main__":
