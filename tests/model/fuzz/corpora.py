@@ -54,6 +54,7 @@ FORMATS = (
     "r32",
     "usda",
     "usdc",
+    "usdz",
 )
 RESOURCES = Path(__file__).resolve().parents[3] / "resources"
 
