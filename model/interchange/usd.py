@@ -607,8 +607,9 @@ def _preflight(path: Path) -> list[Path]:
     """A crate layer, or every layer of a package, read in a capped child first: a damaged count
     cannot exhaust memory here. The package's layers after its first (for `_confine_layers`)."""
     if is_package(path):
-        check_crate(path, package_layers(path))  # the zip's structure first: sizes before bytes
-        return _inner_layers(path)
+        layers = package_layers(path)  # the zip's structure first: sizes before bytes
+        check_crate(path, layers)
+        return [Path(f"{path}[{name}]") for name in layers[1:]]
     if is_crate(path):
         check_crate(path)
     return []

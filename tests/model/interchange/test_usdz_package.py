@@ -141,3 +141,19 @@ def test_a_package_named_by_a_layer_is_checked_whole(tmp_path: Path) -> None:
     main.write_text('#usda 1.0\n(\n    subLayers = [@p.usdz[scene.usdc]@]\n)\n')
     with pytest.raises(FormatError, match="MiB"):
         read_foliage(main)
+
+
+def test_a_layer_deeper_in_the_package_cannot_name_a_file_outside_the_folder(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.usda").write_text(
+        '#usda 1.0\ndef PointInstancer "Secret"\n{\n    point3f[] positions = [(1, 2, 3)]\n'
+        '    int[] protoIndices = [0]\n    rel prototypes = </Secret/P>\n    def Xform "P" {}\n}\n')
+    inside = tmp_path / "in"
+    inside.mkdir()
+    root = b"#usda 1.0\n(\n    subLayers = [@more.usda@]\n)\n"
+    more = f"#usda 1.0\n(\n    subLayers = [@{outside / 'secret.usda'}@]\n)\n".encode()
+    path = _zip(inside / "p.usdz", [("root.usda", root), ("more.usda", more)])
+    with pytest.raises(FormatError) as caught:
+        read_foliage(path)
+    assert "leaves the input's folder" in caught.value.reason and "more.usda" in str(caught.value)
