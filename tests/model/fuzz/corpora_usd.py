@@ -492,6 +492,8 @@ def _usdz_hostile(rng: random.Random, files: dict[str, Entry], seed: Seed) -> st
             return ""
         j = rng.choice(layers)
         crate = bytearray(entries[j][1])
+        if not crate:  # an earlier step emptied it
+            return ""
         fields, _ = crate_layout(bytes(crate))
         if fields and rng.random() < 0.6:
             f = rng.choice(fields)
