@@ -54,17 +54,30 @@ def test_our_package_reads(package: Path) -> None:
     assert [e.name for e in package_entries(package)][0] == "scene.usdc"
 
 
-def test_a_damaged_crate_inside_is_refused_by_the_capped_child(tmp_path: Path) -> None:
+@pytest.fixture(params=["fork", "fresh"])
+def way(request, monkeypatch):
+    """The child forked (the command line) or a fresh interpreter given the entries (the editor)."""
+    from model.interchange import usd_preflight
+
+    monkeypatch.setattr(usd_preflight, "_threads", lambda: 1 if request.param == "fork" else 3)
+    return request.param
+
+
+def test_a_damaged_crate_inside_is_refused_by_the_capped_child(way, tmp_path: Path) -> None:
     reason = _error(_zip(tmp_path / "bomb.usdz", [("scene.usdc", BOMB.read_bytes())]))
     assert "MiB" in reason and "damaged" in reason
 
 
-def test_a_damaged_crate_after_the_first_layer_is_read_too(package: Path, tmp_path: Path) -> None:
+def test_a_damaged_crate_after_the_first_layer_is_read_too(way, package: Path, tmp_path: Path) -> None:
     path = _zip(tmp_path / "two.usdz", [("scene.usdc", _inner(package)), ("more.usdc", BOMB.read_bytes())])
     assert "MiB" in _error(path)
 
 
-def test_a_crate_pxr_refuses_names_its_entry(package: Path, tmp_path: Path) -> None:
+def test_our_package_reads_either_way(way, package: Path) -> None:
+    assert {name: len(r) for name, r in read_foliage(package).records.items()} == {"conifer": 12, "rock": 7}
+
+
+def test_a_crate_pxr_refuses_names_its_entry(way, package: Path, tmp_path: Path) -> None:
     broken = b"PXR-USDC" + b"\0" * 40
     path = _zip(tmp_path / "bad.usdz", [("scene.usdc", _inner(package)), ("more.usdc", broken)])
     assert "more.usdc" in _error(path)
