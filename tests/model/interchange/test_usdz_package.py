@@ -170,3 +170,21 @@ def test_a_layer_deeper_in_the_package_cannot_name_a_file_outside_the_folder(tmp
     with pytest.raises(FormatError) as caught:
         read_foliage(path)
     assert "leaves the input's folder" in caught.value.reason and "more.usda" in str(caught.value)
+
+
+def test_a_texture_damaged_inside_the_package_is_a_warning(tmp_path: Path) -> None:
+    from tests.model.interchange.test_materials_export import textured_scene
+
+    package = tmp_path / "out" / "cards.usdz"  # a file mesh: its material and texture come back
+    package.parent.mkdir()
+    export_scene(textured_scene(tmp_path), package, ExportOptions(terrain=False))
+    assert not read_foliage(package).warnings
+    # the card's texture: pxr never checks its CRC-32, zipfile does
+    entry = next(e for e in package_entries(package) if e.name.endswith("card_material_0_basecolor.png"))
+    data = bytearray(package.read_bytes())
+    data[entry.data + entry.size // 2] ^= 0x55
+    path = tmp_path / "tex.usdz"
+    path.write_bytes(bytes(data))
+    imported = read_foliage(path)
+    assert sum(map(len, imported.records.values())) == sum(map(len, read_foliage(package).records.values()))
+    assert any(entry.name in w and "damaged in the package" in w for w in imported.warnings)
