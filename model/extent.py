@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from model.errors import is_finite_number
 
 MAX_EXTENT = 1.0e7  # metres: no terrain (nor its origin) reaches 10,000 km; beyond it float32 breaks down
@@ -56,6 +58,28 @@ def height_problem(height: object) -> str | None:
     if not is_finite_number(height) or not abs(height) <= MAX_EXTENT:  # type: ignore[arg-type]
         return f"must be a finite number of metres within {MAX_EXTENT:g}, got {height!r}"
     return None
+
+
+def height_grid_faults(heights: np.ndarray) -> tuple[tuple[int, int] | None, int, int]:
+    """((row, column) of the first sample `height_problem` refuses, how many are NaN or infinite,
+    how many finite but beyond MAX_EXTENT) of a grid of heights; (None, 0, 0) when every one holds."""
+    if heights.size == 0:
+        return None, 0, 0
+    low, high = float(heights.min()), float(heights.max())  # NaN wins both; nothing allocated
+    if -MAX_EXTENT <= low and high <= MAX_EXTENT:
+        return None, 0, 0
+    bad = ~(np.abs(heights) <= MAX_EXTENT)  # NaN compares false
+    row, column = np.unravel_index(int(np.argmax(bad)), bad.shape)
+    not_finite = int(np.count_nonzero(~np.isfinite(heights)))
+    return (int(row), int(column)), not_finite, int(np.count_nonzero(bad)) - not_finite
+
+
+def height_grid_reason(value: float, not_finite: int, beyond: int) -> str:
+    """One sentence on a grid's first refused height `value` and how many there are of each kind."""
+    counts = [f"{not_finite} NaN or infinite samples"] if not_finite else []
+    counts += [f"{beyond} beyond ±{MAX_EXTENT / 1000:,.0f} km"] if beyond else []
+    advice = " and ".join((["fill the holes"] if not_finite else []) + (["rescale it"] if beyond else []))
+    return f"height is {value:.9g} ({', '.join(counts)}); {advice} in the tool that wrote the file"
 
 
 def height_mapping_problem(offset: float, scale: float) -> tuple[str, str] | None:

@@ -10,7 +10,9 @@ exactly) and a float16/32/64 TIFF (the first sample of each pixel; float64 round
 strips or tiles, uncompressed or LZW/Deflate/Zstd with any predictor, through `imagecodecs`).
 Integer EXR/TIFF data, a truncated or unreadable file and a RAW file of the wrong size are one
 `FormatError`. A NaN or infinite height is refused too, naming the first such sample and the
-count: a terrain needs a height everywhere, and filling holes silently would invent ground.
+count: a terrain needs a height everywhere, and filling holes silently would invent ground. So is
+a height beyond ±10,000 km (`extent.height_problem`: where float32 positions still hold
+centimetres), never clamped: a clamped cliff would be ground nobody made.
 
 `float_heightmap_bands` reads the same heights a band of rows at a time (RAW R32 by reads, TIFF
 by strips or tile rows, EXR by scanline ranges, scanline or tiled), for importers that write a
@@ -32,6 +34,7 @@ import numpy as np
 
 from model.atomic import atomic_write
 from model.errors import FormatError
+from model.extent import height_grid_faults, height_grid_reason
 from model.formats.raw_grid import MAX_CELLS, file_size, raw_grid_shape
 from model.json_doc import parse_json
 
@@ -73,19 +76,18 @@ def read_float_heightmap(path: str | Path, fmt: str,
         heights, spacing = _read_tif(path)
     else:
         raise ValueError(f"not a float heightmap format: {fmt!r}")
-    check_finite(path, heights)
+    check_heights(path, heights)
     return heights, spacing
 
 
-def check_finite(path: str | Path, heights: np.ndarray) -> None:
-    """Refuse NaN and infinite heights, naming the first one (row, column) and how many there are."""
-    finite = np.isfinite(heights)
-    if not finite.all():
-        bad = np.argwhere(~finite)
-        row, column = (int(v) for v in bad[0])
+def check_heights(path: str | Path, heights: np.ndarray) -> None:
+    """Refuse NaN, infinite and out-of-range heights (`extent.height_problem`), naming the first one
+    (row, column) and how many there are."""
+    first, not_finite, beyond = height_grid_faults(heights)
+    if first is not None:
+        row, column = first
         raise FormatError(path, f"row {row}, column {column}",
-                          f"height is {heights[row, column]} ({len(bad)} NaN or infinite samples); "
-                          "fill the holes in the tool that wrote the file")
+                          height_grid_reason(float(heights[row, column]), not_finite, beyond))
 
 
 # ---- RAW R32 -------------------------------------------------------------------------------
@@ -281,8 +283,8 @@ def float_heightmap_bands(path: str | Path, fmt: str, size: tuple[int, int] | No
     """(rows, columns, spacing, bands) where `bands()` yields (first row, float32 rows) top to
     bottom, the heights `read_float_heightmap` gives, never the whole grid at once: RAW R32 by
     plain reads, TIFF strip by strip or tile row by tile row (a file stored as one strip is one
-    band), EXR by scanline ranges (OpenEXR's `InputFile.channel`). A NaN or infinite height is the
-    same refusal as `read_float_heightmap`'s, raised once every band has been looked at."""
+    band), EXR by scanline ranges (OpenEXR's `InputFile.channel`). A NaN, infinite or out-of-range
+    height is the same refusal as `read_float_heightmap`'s, raised once every band has been looked at."""
     path = Path(path)
     if fmt == "r32":
         columns, rows = raw_grid_shape(path, size, 4, "32-bit float")
@@ -293,25 +295,24 @@ def float_heightmap_bands(path: str | Path, fmt: str, size: tuple[int, int] | No
         rows, columns, spacing, raw = _tif_source(path)
     else:
         raise ValueError(f"not a float heightmap format: {fmt!r}")
-    return rows, columns, spacing, lambda: _finite_bands(path, raw())
+    return rows, columns, spacing, lambda: checked_bands(path, raw())
 
 
-def _finite_bands(path: Path, bands):
-    first, count = None, 0
+def checked_bands(path: Path, bands):
+    """The bands as they come, until one holds a height `check_heights` refuses: then the rest are
+    counted, not yielded, and the refusal names the first such sample."""
+    first, not_finite, beyond = None, 0, 0
     for r0, heights in bands:
-        bad = ~np.isfinite(heights)
-        if bad.any():
+        at, n, m = height_grid_faults(heights)
+        if at is not None:
             if first is None:
-                r, c = (int(v) for v in np.argwhere(bad)[0])
-                first = (r0 + r, c, heights[r, c])
-            count += int(bad.sum())  # the refusal counts them all, as the whole-file check does
+                first = (r0 + at[0], at[1], float(heights[at]))
+            not_finite, beyond = not_finite + n, beyond + m  # all counted, as the whole-file check does
         elif first is None:
             yield r0, heights
     if first is not None:
         row, column, value = first
-        raise FormatError(path, f"row {row}, column {column}",
-                          f"height is {value} ({count} NaN or infinite samples); "
-                          "fill the holes in the tool that wrote the file")
+        raise FormatError(path, f"row {row}, column {column}", height_grid_reason(value, not_finite, beyond))
 
 
 BAND_ROWS = 512  # rows read at a time where the file leaves the choice to us

@@ -29,6 +29,8 @@ from model.extent import grid_problem, height_mapping_problem
 from model.formats.float_heightmap import (
     FLOAT_FORMATS,
     FLOAT_SUFFIXES,
+    check_heights,
+    checked_bands,
     float_heightmap_bands,
     read_float_heightmap,
     write_float_heightmap,
@@ -263,9 +265,7 @@ def _read_npy(path: Path) -> Heightmap:
     except (ValueError, OSError) as e:
         raise FormatError(path, data_offset, f"cannot read the array: {e}") from None
     heights = np.ascontiguousarray(array, dtype=np.float32)
-    if not np.isfinite(heights).all():
-        bad = np.argwhere(~np.isfinite(heights))[0]
-        raise FormatError(path, f"row {bad[0]}, column {bad[1]}", "height is NaN or infinite")
+    check_heights(path, heights)
     return Heightmap(heights, None, None)
 
 
@@ -337,7 +337,8 @@ def open_heightmap(path: str | Path, fmt: str | None = None, size: tuple[int, in
     if fmt == "npy":
         (rows, columns), fortran, dtype, data_offset = _npy_header(path)
         return HeightmapBands(rows, columns, None, None,
-                              lambda: _npy_bands(path, rows, columns, fortran, dtype, data_offset))
+                              lambda: checked_bands(path, _npy_bands(path, rows, columns, fortran, dtype,
+                                                                     data_offset)))
     if fmt in FLOAT_FORMATS:
         rows, columns, spacing, bands = float_heightmap_bands(path, fmt, size)
         return HeightmapBands(rows, columns, None, spacing, bands)
@@ -390,10 +391,6 @@ def _npy_bands(path: Path, rows: int, columns: int, fortran: bool, dtype: np.dty
             del view
         except (ValueError, OSError) as e:
             raise FormatError(path, offset, f"cannot read the array: {e}") from None
-        finite = np.isfinite(heights)
-        if not finite.all():
-            bad = np.argwhere(~finite)[0]
-            raise FormatError(path, f"row {r0 + bad[0]}, column {bad[1]}", "height is NaN or infinite")
         yield r0, heights
 
 

@@ -88,6 +88,7 @@ from model.interchange.textures import texture_folder_name
 from model.interchange.usd_material_reader import MaterialReader, mesh_looks, read_st
 from model.interchange.usd_materials import UsdLooks, write_st
 from model.interchange.usd_preflight import check_crate, is_crate
+from model.interchange.usdz_package import is_package, package_layers
 from model.json_doc import parse_json
 from model.scene import Scene
 
@@ -561,7 +562,7 @@ def _confine_layers(path: Path) -> None:
     from model.formats.scene_file import side_file_size
 
     folder = path.parent.resolve()
-    queue, seen = [path.resolve()], set()
+    queue, seen, inner = [path.resolve()], set(), set()
     while queue:
         layer_path = queue.pop()
         if layer_path in seen:
@@ -569,8 +570,14 @@ def _confine_layers(path: Path) -> None:
         seen.add(layer_path)
         if len(seen) > MAX_LAYERS:
             raise FormatError(path, None, f"pulls in more than {MAX_LAYERS} layers")
-        if layer_path != path.resolve() and is_crate(layer_path):  # the main file: `_open_stage`
-            check_crate(layer_path)
+        if layer_path in inner:  # a layer inside a package: read with the whole package
+            pass
+        elif layer_path != path.resolve():  # the main file: `_open_stage`
+            inner.update(more := _preflight(layer_path))
+            queue += more
+        elif is_package(layer_path):
+            inner.update(more := _inner_layers(layer_path))
+            queue += more
         try:
             layer = Sdf.Layer.FindOrOpen(str(layer_path))
         except Tf.ErrorException as e:
@@ -592,16 +599,32 @@ def _confine_layers(path: Path) -> None:
                                   f"folder ({folder}); refused")
             refuse_link_outside(folder, target, f"USD asset {asset[:80]!r}", "USD file")
             side_file_size(path, target, "USD layer")  # a regular file: a FIFO is never opened
-            if target.suffix.lower() in LAYER_SUFFIXES and "[" not in resolved:
-                queue.append(target.resolve())
+            if (target.suffix.lower() in LAYER_SUFFIXES and "[" not in resolved) or is_package(target):
+                queue.append(target.resolve())  # a package named with an entry: the whole package
+
+
+def _preflight(path: Path) -> list[Path]:
+    """A crate layer, or every layer of a package, read in a capped child first: a damaged count
+    cannot exhaust memory here. The package's layers after its first (for `_confine_layers`)."""
+    if is_package(path):
+        layers = package_layers(path)  # the zip's structure first: sizes before bytes
+        check_crate(path, layers)
+        return [Path(f"{path}[{name}]") for name in layers[1:]]
+    if is_crate(path):
+        check_crate(path)
+    return []
+
+
+def _inner_layers(package: Path) -> list[Path]:
+    """A checked package's layers after its first (the root layer, opened as the package)."""
+    return [Path(f"{package}[{name}]") for name in package_layers(package)[1:]]
 
 
 def _open_stage(path: Path):
     Gf, Sdf, Tf, Usd, UsdGeom, UsdUtils, Vt = _pxr()
     if not path.is_file():
         raise FormatError(path, None, "file not found")
-    if is_crate(path):  # its counts read in a capped child first: a damaged one cannot exhaust memory here
-        check_crate(path)
+    _preflight(path)
     try:
         cached = Sdf.Layer.Find(str(path))
         if cached is not None:  # a layer still open in this process: read what is on disk now

@@ -158,7 +158,10 @@ class MaterialReader:
                     raise ImageError("not in the package") from None
                 if info.file_size > MAX_TEXTURE_BYTES:
                     raise ImageError(f"{info.file_size} bytes; at most {MAX_TEXTURE_BYTES}")
-                return z.read(info)
+                try:
+                    return z.read(info)
+                except zipfile.BadZipFile:  # its bytes changed since it was packed (pxr never checks)
+                    raise ImageError("damaged in the package (its checksum does not match)") from None
         target = Path(resolved)
         if not (target.resolve().is_relative_to(self.folder)
                 and Path(os.path.normpath(resolved)).is_relative_to(self.folder)):

@@ -8,6 +8,9 @@ work run serially, and a time limit; a child that dies or overruns makes the lay
 FormatError, and so does one pxr refuses (with pxr's reason: the parent never opens what the
 child could not).
 
+A `.usdz` package (`usdz_package` checks its zip structure first) is read the same way, each
+layer in it (`pkg.usdz[inner.usdc]`) in one child capped by the package's size.
+
 The command line and the fuzz workers fork: the child starts at once. The editor (Qt's, pxr's and
 its batch threads, any of which may hold a lock at the moment of a fork, leaving the child waiting
 on it) calls `use_fresh_interpreter()` at start: its checks run in a fresh interpreter instead
@@ -23,7 +26,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from model.errors import FormatError
@@ -52,12 +55,41 @@ def _vm_bytes() -> int:
     return 0
 
 
-def _read_everything(path: Path) -> None:
-    """Open the layer and ask for every value, metadatum and time sample in it."""
-    from pxr import Sdf, Work
+def _read_everything(path: Path, entries: tuple[str, ...] = ()) -> None:
+    """Open the layer (each of a package's `entries`) and ask for every value, metadatum and time
+    sample in it."""
+    from pxr import Work
 
     Work.SetConcurrencyLimit(1)
-    layer = Sdf.Layer.OpenAsAnonymous(str(path))  # the file as it is now, never a cached layer
+    for entry in entries:
+        try:
+            _read_layer(f"{path}[{entry}]")
+        except MemoryError:
+            raise
+        except Exception as e:  # noqa: BLE001 - pxr's reason, said of the entry
+            raise ValueError(f"{entry}: {_last_line(e)}") from None
+    if not entries:
+        _read_layer(str(path))
+
+
+def _last_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[-1] if text else "unreadable"
+
+
+def _info(spec, key: str) -> None:
+    """Read one metadatum; a value pxr reads but cannot hand to Python (sublayer offsets) is read."""
+    try:
+        spec.GetInfo(key)
+    except TypeError as e:
+        if "converter" not in str(e):
+            raise
+
+
+def _read_layer(identifier: str) -> None:
+    from pxr import Sdf
+
+    layer = Sdf.Layer.OpenAsAnonymous(identifier)  # the file as it is now, never a cached layer
     if layer is None:
         raise ValueError("unreadable")
     stack = [(layer.pseudoRoot, 0)]
@@ -66,10 +98,10 @@ def _read_everything(path: Path) -> None:
         if depth > MAX_DEPTH:
             return  # the import refuses it by name
         for key in spec.ListInfoKeys():
-            spec.GetInfo(key)
+            _info(spec, key)
         for prop in spec.properties:
             for key in prop.ListInfoKeys():
-                prop.GetInfo(key)
+                _info(prop, key)
             for t in layer.ListTimeSamplesForPath(prop.path):
                 layer.QueryTimeSample(prop.path, t)
         stack += [(child, depth + 1) for child in spec.nameChildren]
@@ -77,7 +109,8 @@ def _read_everything(path: Path) -> None:
             stack += [(v.primSpec, depth + 1) for v in variant_set.variantList if v.primSpec]
 
 
-def _read_capped(path: Path, size: int, report: Callable[[bytes], object]) -> int:
+def _read_capped(path: Path, size: int, report: Callable[[bytes], object],
+                 entries: tuple[str, ...] = ()) -> int:
     """In the child: cap the address space, read the layer; the exit code (0 read, 4 out of memory,
     5 refused by pxr with its reason sent to `report`, 3 anything else)."""
     try:
@@ -86,13 +119,13 @@ def _read_capped(path: Path, size: int, report: Callable[[bytes], object]) -> in
         if hard != resource.RLIM_INFINITY:
             limit = min(limit, hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-        _read_everything(path)
+        _read_everything(path, entries)
         return 0
     except MemoryError:
         return 4
     except BaseException as e:  # noqa: BLE001 - pxr refused it: its reason goes to the parent
         try:
-            text = str(e).strip().splitlines()[-1] if str(e).strip() else "unreadable"
+            text = _last_line(e)
         except BaseException:  # noqa: BLE001 - a message quoting bytes that are not UTF-8
             text = "it holds bytes that are not UTF-8 text"
         report(text.encode("utf-8", "replace")[:500])
@@ -109,15 +142,17 @@ def use_fresh_interpreter() -> None:
     _fresh_interpreter = True
 
 
-def check_crate(path: Path) -> None:
-    """FormatError when the crate layer at `path` cannot be read (pxr's reason), or reading it needs
-    more memory or time than its size allows; nothing when every value in it reads."""
+def check_crate(path: Path, entries: Sequence[str] = ()) -> None:
+    """FormatError when the crate layer at `path` (with `entries`, those layers of the package at
+    `path`) cannot be read (pxr's reason), or reading it needs more memory or time than its size
+    allows; nothing when every value in it reads."""
     size = path.stat().st_size
     seconds = max(MIN_SECONDS, SECONDS_PER_MB * size / 1e6)
+    entries = tuple(entries)
     if _fresh_interpreter:
-        code, reason = _spawned(path, seconds)
+        code, reason = _spawned(path, seconds, entries)
     else:
-        code, reason = _forked(path, size, seconds)
+        code, reason = _forked(path, size, seconds, entries)
     if code == 0:
         return
     if code == 5:
@@ -126,7 +161,7 @@ def check_crate(path: Path) -> None:
                       "(a size or count in it is damaged)")
 
 
-def _forked(path: Path, size: int, seconds: float) -> tuple[int, str]:
+def _forked(path: Path, size: int, seconds: float, entries: tuple[str, ...] = ()) -> tuple[int, str]:
     from pxr import Sdf, Work  # noqa: F401 - loaded here: loading them under the child's cap fails
 
     read_end, write_end = os.pipe()
@@ -138,7 +173,7 @@ def _forked(path: Path, size: int, seconds: float) -> tuple[int, str]:
         code = 3
         try:
             _quiet(sink)
-            code = _read_capped(path, size, lambda text: os.write(write_end, text))
+            code = _read_capped(path, size, lambda text: os.write(write_end, text), entries)
         finally:
             os._exit(code)
     os.close(write_end)
@@ -160,11 +195,12 @@ def _quiet(sink: int) -> None:
     os.dup2(sink, 2)
 
 
-def _spawned(path: Path, seconds: float) -> tuple[int, str]:
+def _spawned(path: Path, seconds: float, entries: tuple[str, ...] = ()) -> tuple[int, str]:
     root = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
     try:
-        done = subprocess.run([sys.executable, "-m", "model.interchange.usd_preflight", str(path)],
+        done = subprocess.run([sys.executable, "-m", "model.interchange.usd_preflight", str(path),
+                               *entries],
                               capture_output=True, timeout=seconds, env=env, cwd=root, check=False)
     except subprocess.TimeoutExpired:
         raise FormatError(path, None, f"reading it takes more than {seconds:g} s; damaged?") from None
@@ -187,13 +223,14 @@ def _wait(pid: int, seconds: float, path: Path) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """The fresh interpreter's side of `check_crate`: read FILE under the cap, exit with its code."""
+    """The fresh interpreter's side of `check_crate`: read FILE (its package ENTRY... when given)
+    under the cap, exit with its code."""
     path = Path(argv[0])
     from pxr import Sdf, Usd, Work  # noqa: F401 - loaded before the cap, as in a fork of an importer
 
     Sdf.Layer.CreateAnonymous("preflight.usdc")  # the crate format's plug-in, loaded before the cap too
 
-    return _read_capped(path, path.stat().st_size, sys.stdout.buffer.write)
+    return _read_capped(path, path.stat().st_size, sys.stdout.buffer.write, tuple(argv[1:]))
 
 
 if __name__ == "__main__":

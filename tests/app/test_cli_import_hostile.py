@@ -65,3 +65,20 @@ def test_an_accepted_import_saves_a_scene_that_opens(scene_path, tmp_path, capsy
     volume = foliage_of(load_scene(scene_path)).volume
     for name in names:
         assert len(volume.all_records(name)) == 1
+
+
+def test_a_package_holding_a_damaged_crate_is_one_sentence(scene_path, tmp_path, capsys) -> None:
+    import zipfile
+    from pathlib import Path
+
+    bomb = (Path(__file__).resolve().parents[1] / "model" / "fuzz" / "regressions" / "usdc"
+            / "crate_count_allocates_gigabytes" / "files" / "s.usdc")
+    source = tmp_path / "trees.usdz"
+    with zipfile.ZipFile(source, "w", zipfile.ZIP_STORED) as z:  # pxr aborted reading it in-process
+        z.writestr("scene.usdc", bomb.read_bytes())
+    before = folder_bytes(scene_path.parent)
+    assert run_cli(["import-foliage", str(scene_path), str(source), "--save"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (f"boscage: error: {source}: reading it needs more than 512 MiB (a size or count in it "
+                   "is damaged)")
+    assert folder_bytes(scene_path.parent) == before

@@ -15,6 +15,7 @@ import pytest
 import tifffile
 
 from model.errors import FormatError
+from model.extent import MAX_EXTENT
 from model.formats import float_heightmap, heightmap, png, tiles
 from model.formats.heightmap import (
     ImportCancelled,
@@ -150,6 +151,45 @@ def test_a_bad_sample_late_in_the_file_is_the_same_refusal_and_leaves_nothing(tm
             write_scene_from_heightmap(tmp_path / name, tmp_path / "out" / "s.boscage", size=(COLS, ROWS))
         assert (streamed.value.place, streamed.value.reason) == (whole.value.place, whole.value.reason)
         assert list((tmp_path / "out").iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["h.r32", "h.tif", "h.exr", "h.npy"])
+def test_heights_beyond_the_terrain_range_are_refused_like_holes(tmp_path, name: str) -> None:
+    grid = GRID.copy()
+    grid[0, :] = MAX_EXTENT  # the edge of the range is a height
+    grid[1, :] = -MAX_EXTENT
+    grid[41, 6] = np.float32(2.5e7)  # 25,000 km: past what float32 positions resolve
+    grid[44, 2] = -np.finfo(np.float32).max
+    grid[43, 1] = np.nan
+    if name.endswith(".npy"):
+        np.save(tmp_path / name, grid)
+    else:
+        float_heightmap.write_float_heightmap(tmp_path / name, grid, name.split(".")[1])
+    with pytest.raises(FormatError) as whole:
+        read_heightmap(tmp_path / name, size=(COLS, ROWS))
+    assert whole.value.path == str(tmp_path / name)
+    assert whole.value.place == "row 41, column 6"
+    assert whole.value.reason == ("height is 25000000 (1 NaN or infinite samples, 2 beyond ±10,000 km); "
+                                  "fill the holes and rescale it in the tool that wrote the file")
+    with pytest.raises(FormatError) as streamed:
+        write_scene_from_heightmap(tmp_path / name, tmp_path / "out" / "s.boscage", size=(COLS, ROWS))
+    assert (streamed.value.place, streamed.value.reason) == (whole.value.place, whole.value.reason)
+    assert list((tmp_path / "out").iterdir()) == []
+    grid[40:, :] = 7.0  # the same file within range reads, edges included
+    if name.endswith(".npy"):
+        np.save(tmp_path / name, grid)
+    else:
+        float_heightmap.write_float_heightmap(tmp_path / name, grid, name.split(".")[1])
+    heights = read_heightmap(tmp_path / name, size=(COLS, ROWS)).heights
+    assert heights[0].max() == MAX_EXTENT and heights[1].min() == -MAX_EXTENT
+
+
+def test_a_float64_npy_past_the_range_is_refused(tmp_path) -> None:
+    grid = GRID.astype(np.float64)
+    grid[3, 4] = 1e20
+    np.save(tmp_path / "h.npy", grid)
+    with pytest.raises(FormatError, match=r"row 3, column 4: height is 1.00000002e\+20 \(1 beyond"):
+        read_heightmap(tmp_path / "h.npy")
 
 
 def _png_bytes(folder: Path) -> bytes:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.model.fuzz.corpora_float import FLOAT_SEEDS
+from tests.model.fuzz.corpora_float import FLOAT_SEEDS, heights_edge
 from tests.model.fuzz.corpora_usd import USD_SEEDS, usd_deep
 from tests.model.fuzz.engine import (
     Entry,
@@ -54,6 +54,7 @@ FORMATS = (
     "r32",
     "usda",
     "usdc",
+    "usdz",
 )
 RESOURCES = Path(__file__).resolve().parents[3] / "resources"
 
@@ -1061,7 +1062,7 @@ def npy_seeds() -> list[Seed]:
                 "h.npy",
                 size_fields=fields,
                 boundaries={"h.npy": [0, 6, 8, 10, 12, header_end, len(data)]},
-                special=[_npy_header],
+                special=[_npy_header] + ([heights_edge("h.npy", dtype, header_end)] if "f" in dtype else []),
             )
         )
     return seeds

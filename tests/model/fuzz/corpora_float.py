@@ -123,6 +123,30 @@ def tif_seeds() -> list[Seed]:
 
 
 # ---- EXR and RAW R32 ----------------------------------------------------------------------------
+# samples at and past the edges of the terrain's height range (±1e7 m), and no heights at all
+EDGE_HEIGHTS = (1.0e7, -1.0e7, 10000001.0, -10000001.0, 2.5e7, 1e20, 3.4028234663852886e38, -1e30,
+                float("nan"), float("inf"), float("-inf"), 1e-45, -0.0)
+
+
+def heights_edge(name: str, dtype: str, start: int):
+    """A special writing edge heights over samples of `name` (raw samples of `dtype` from `start`)."""
+    def mutate(rng: random.Random, files: dict[str, Entry], seed: Seed) -> str:
+        data = bytearray(files[name]) if isinstance(files.get(name), bytes) else None
+        width = np.dtype(dtype).itemsize
+        if data is None or len(data) < start + width:
+            return ""
+        placed = []
+        for _ in range(rng.choice((1, 1, 3, 20))):
+            at = start + width * rng.randrange((len(data) - start) // width)
+            value = rng.choice(EDGE_HEIGHTS)
+            with np.errstate(all="ignore"):  # 1e20 as float32 is inf, on purpose
+                data[at:at + width] = np.array([value], dtype).tobytes()
+            placed.append(f"{value:g}@{at}")
+        files[name] = bytes(data)
+        return f"heights {', '.join(placed[:4])}"
+    return mutate
+
+
 @functools.lru_cache(maxsize=1)
 def exr_seeds() -> list[Seed]:
     from model.formats.heightmap import write_heightmap
@@ -142,7 +166,8 @@ def r32_seeds() -> list[Seed]:
     with tempfile.TemporaryDirectory() as tmp:
         write_heightmap(Path(tmp) / "h.r32", _heights(16, 16))
         data = (Path(tmp) / "h.r32").read_bytes()
-    return [Seed("square", {"h.r32": data}, "h.r32", boundaries={"h.r32": [0, 4, len(data) - 4, len(data)]})]
+    return [Seed("square", {"h.r32": data}, "h.r32", boundaries={"h.r32": [0, 4, len(data) - 4, len(data)]},
+                 special=[heights_edge("h.r32", "<f4", 0)])]
 
 
 # ---- TRN command-line options -----------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Seed inputs for the USD foliage import: instancer scenes as the exporter writes them, as text
 (`.usda`, mutated in its own language and with the hostile cases below) and as crate (`.usdc`,
-mutated byte by byte).
+mutated byte by byte) and as a package (`.usdz`: its zip headers, the crate inside, entry names
+with `..`, compressed entries, huge sizes).
 
 Hostile cases: invalid UTF-8 in a string, prototypes naming missing prims, odd `boscage:variant`
 values, palette attributes of types the exporter never writes, palette keys `a` and `a:b`, face
@@ -291,6 +292,8 @@ def _exports() -> dict[str, dict[str, Entry]]:
             ("variants", variant_scene(), "s.usda", ExportOptions(terrain=False)),
             ("crate", _interchange_scene(), "s.usdc", ExportOptions(terrain_step=4)),
             ("crate-variants", variant_scene(), "s.usdc", ExportOptions(terrain=False)),
+            ("package", _interchange_scene(), "s.usdz", ExportOptions(terrain_step=4)),
+            ("package-variants", variant_scene(), "s.usdz", ExportOptions(terrain=False)),
         ):
             folder = Path(tmp) / label
             folder.mkdir()
@@ -365,9 +368,175 @@ def usdc_seeds() -> list[Seed]:
     return seeds
 
 
+# ---- .usdz: a zip of the crate layer and its textures, stored --------------------------------------
+ENTRY_TRICKS = (
+    "../scene.usdc", "../../outside/secret.usda", "/etc/passwd", "a/../../b.usdc", "sub/../scene.usdc",
+    "x[1].usdc", "inner.usdz", "scene.usdc", "", "a\\b.usdc", ".", "scene.usdc/", "\u00e9.usdc",
+    "side.usda", "a" * 3000 + ".usdc",
+)
+
+
+# (offset, width) of the sizes, lengths, counts and offsets in a directory record and the end record
+CENTRAL_SIZES = ((20, 4), (24, 4), (28, 2), (30, 2), (32, 2), (42, 4))
+END_SIZES = ((8, 2), (10, 2), (12, 4), (16, 4), (20, 2))
+
+
+def _local_entries(data: bytes) -> list[tuple[int, int, int, str]]:
+    """(header offset, data offset, size, name) of each local entry, as pxr walks them."""
+    import struct
+
+    found, at = [], 0
+    while data[at:at + 4] == b"PK\x03\x04" and at + 30 <= len(data):
+        size, _, name_len, extra_len = struct.unpack_from("<IIHH", data, at + 18)
+        start = at + 30 + name_len + extra_len
+        found.append((at, start, size, data[at + 30:at + 30 + name_len].decode("utf-8", "replace")))
+        at = start + size
+    return found
+
+
+def usdz_layout(data: bytes) -> tuple[list, list[int]]:
+    """A package's size fields (each local and directory header's sizes, name and extra lengths,
+    the directory's offsets and counts) and the inner crate's own, moved to where it lies."""
+    import struct
+
+    from tests.model.fuzz.engine import SizeField
+
+    fields, edges = [], [0, len(data)]
+    for at, start, size, name in _local_entries(data):
+        fields += [SizeField("s.usdz", at + 18, 4), SizeField("s.usdz", at + 22, 4),
+                   SizeField("s.usdz", at + 26, 2), SizeField("s.usdz", at + 28, 2)]
+        edges += [at, at + 30, start, start + size]
+        if name.endswith(".usdc"):
+            inner, inner_edges = crate_layout(data[start:start + size])
+            fields += [SizeField("s.usdz", start + f.offset, f.width) for f in inner]
+            edges += [start + e for e in inner_edges]
+    at = data.find(b"PK\x01\x02")
+    while 0 <= at and data[at:at + 4] == b"PK\x01\x02" and at + 46 <= len(data):
+        fields += [SizeField("s.usdz", at + off, w) for off, w in CENTRAL_SIZES]
+        edges.append(at)
+        name_len, extra_len, comment_len = struct.unpack_from("<HHH", data, at + 28)
+        at += 46 + name_len + extra_len + comment_len
+    end = data.rfind(b"PK\x05\x06")
+    if end >= 0:
+        fields += [SizeField("s.usdz", end + off, w) for off, w in END_SIZES]
+        edges.append(end)
+    return fields, sorted(e for e in edges if 0 <= e <= len(data))
+
+
+def _entries(data: bytes) -> list[tuple[str, bytes]]:
+    return [(name, data[start:start + size]) for _, start, size, name in _local_entries(data)]
+
+
+def _package(entries: list[tuple[str, bytes]], deflate: set[int] = frozenset()) -> bytes:
+    """A zip of `entries` (stored, but those whose index is in `deflate`), any names allowed."""
+    import io
+    import warnings
+    import zipfile
+
+    out = io.BytesIO()
+    with warnings.catch_warnings(), zipfile.ZipFile(out, "w") as z:
+        warnings.simplefilter("ignore")  # a name given twice, on purpose
+        for k, (name, blob) in enumerate(entries):
+            info = zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED if k in deflate else zipfile.ZIP_STORED
+            z.writestr(info, blob)
+    return out.getvalue()
+
+
+def _usdz_hostile(rng: random.Random, files: dict[str, Entry], seed: Seed) -> str:
+    """A package rebuilt around one hostile change: an entry renamed to a trick (`..`, absolute,
+    a package, a twin), compressed, a huge stated size, a root layer naming paths out of the
+    package and folder, or the inner crate's bytes changed and its sizes kept true."""
+    import struct
+
+    data = files.get(seed.main)
+    if not isinstance(data, bytes):
+        return ""
+    entries = _entries(data)
+    if not entries:
+        return ""
+    case = rng.randrange(6)
+    k = rng.randrange(len(entries))
+    if case == 0:
+        trick = rng.choice(ENTRY_TRICKS)
+        entries[k] = (trick, entries[k][1])
+        files[seed.main] = _package(entries)
+        return f"entry {k} named {trick[:40]!r}"
+    if case == 1:
+        files[seed.main] = _package(entries, {k})
+        return f"entry {k} deflated"
+    if case == 2:  # sizes that lie alike (the local header, the directory, or both)
+        buf = bytearray(data)
+        at = _local_entries(data)[k][0]
+        value = rng.choice((0xFFFFFFFF, 0x7FFFFFFF, 1 << 30, len(data), len(data) - at, 0))
+        where = rng.choice(("local", "directory", "both"))
+        if where != "directory":
+            struct.pack_into("<II", buf, at + 18, value, value)
+        central = [m.start() for m in re.finditer(b"PK\x01\x02", data)]
+        if where != "local" and k < len(central):
+            struct.pack_into("<II", buf, central[k] + 20, value, value)
+        files[seed.main] = bytes(buf)
+        return f"entry {k} sizes {value} in the {where} header"
+    if case == 3:  # a text root layer first, naming the crate and a path trick
+        # no `@OUTSIDE@` here: filled in as the input is written, it would change the entry's size
+        asset = rng.choice([t for t in ASSET_TRICKS if "@OUTSIDE@" not in t])
+        root = ('#usda 1.0\n(\n    subLayers = [@' + asset + '@, @scene.usdc@]\n)\n').encode()
+        entries.insert(0, ("root.usda", root))
+        if rng.random() < 0.3:
+            entries.append(("side.usda", SIDE_LAYER))
+        files[seed.main] = _package(entries)
+        return f"root.usda first, subLayers @{asset[:60]}@"
+    if case == 4:  # the crate's bytes changed, its sizes in the zip kept true
+        layers = [j for j, (n, _) in enumerate(entries) if n.endswith(".usdc")]
+        if not layers:
+            return ""
+        j = rng.choice(layers)
+        crate = bytearray(entries[j][1])
+        if not crate:  # an earlier step emptied it
+            return ""
+        fields, _ = crate_layout(bytes(crate))
+        if fields and rng.random() < 0.6:
+            f = rng.choice(fields)
+            value = rng.choice((0, 1, 0xFF, 1 << 31, 1 << 40, (1 << 64) - 1, len(crate), len(crate) * 4))
+            crate[f.offset:f.offset + 8] = (value & ((1 << 64) - 1)).to_bytes(8, "little")
+            step = f"crate field @{f.offset} -> {value}"
+        else:
+            i = rng.randrange(len(crate))
+            del crate[i:i + rng.choice((1, 8, 64))]
+            step = f"crate cut at {i}"
+        entries[j] = (entries[j][0], bytes(crate))
+        files[seed.main] = _package(entries)
+        return step
+    # a second layer entry: another crate (a twin of the first, damaged), or the entries reordered
+    if rng.random() < 0.5:
+        name, crate = entries[0]
+        crate = bytearray(crate)
+        for _ in range(rng.choice((1, 4, 16))):
+            if crate:
+                crate[rng.randrange(len(crate))] ^= 1 << rng.randrange(8)
+        entries.append(("more.usdc", bytes(crate)))
+        files[seed.main] = _package(entries)
+        return "a damaged twin crate added"
+    rng.shuffle(entries)
+    files[seed.main] = _package(entries)
+    return f"entries reordered: {[n for n, _ in entries][:3]}"
+
+
+@functools.lru_cache(maxsize=1)
+def usdz_seeds() -> list[Seed]:
+    made = _exports()
+    seeds = []
+    for label in ("package", "package-variants"):
+        files = dict(made[label])
+        fields, edges = usdz_layout(files["s.usdz"])
+        seeds.append(Seed(label, files, "s.usdz", kind={n: "binary" for n in files}, size_fields=fields,
+                          boundaries={"s.usdz": edges}, special=[_usdz_hostile]))
+    return seeds
+
+
 def usd_deep(files: dict[str, Entry], depth: int) -> None:
     """A layer of prims nested `depth` deep (a regression case too large to commit)."""
     files["s.usda"] = b"#usda 1.0\n" + b'def Xform "a" {\n' * depth + b"}\n" * depth
 
 
-USD_SEEDS = {"usda": usda_seeds, "usdc": usdc_seeds}
+USD_SEEDS = {"usda": usda_seeds, "usdc": usdc_seeds, "usdz": usdz_seeds}

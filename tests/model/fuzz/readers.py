@@ -178,6 +178,7 @@ READERS: dict[str, Callable[[Path, str], None]] = {
     "r32": _heightmap,
     "usda": _usd,
     "usdc": _usd,
+    "usdz": _usd,
 }
 
 

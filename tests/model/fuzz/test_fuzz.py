@@ -24,7 +24,7 @@ from tests.model.fuzz.test_regressions import ELSEWHERE
 COUNT = int(os.environ.get("BOSCAGE_FUZZ_COUNT", "30"))
 SLOW_COUNT = int(os.environ.get("BOSCAGE_FUZZ_SLOW_COUNT", "2000"))
 # quick readers of files users pass in from anywhere (foliage, heightmaps): many more inputs
-IMPORTS = ("gltf", "csv", "json", "tif", "exr", "r32", "usda", "usdc")
+IMPORTS = ("gltf", "csv", "json", "tif", "exr", "r32", "usda", "usdc", "usdz")
 HEIGHTMAPS = ("png16", "r16", "npy")  # slower to make; as many as the imports with --runslow
 COUNTS = {fmt: int(os.environ.get("BOSCAGE_FUZZ_COUNT", "300")) if fmt in IMPORTS else COUNT
           for fmt in FORMATS}

@@ -70,3 +70,46 @@ def test_an_exported_forest_passes(way, tmp_path) -> None:
         for name, data in seed.files.items():
             (folder / name).write_bytes(data if isinstance(data, bytes) else bytes(data))
         usd_preflight.check_crate(folder / seed.main)
+
+
+AUDITED = """
+import os, sys
+from pathlib import Path
+
+def refuse_writes(event, args):  # as the fuzz worker's guard: no file opened for writing
+    if event == "open" and args and not isinstance(args[0], int):
+        mode, flags = args[1], args[2]
+        if (mode and any(c in mode for c in "wax+")) or (flags and flags & (os.O_WRONLY | os.O_RDWR)):
+            raise PermissionError(f"refused: {args[0]}")
+
+from model.interchange import usd_preflight
+sys.addaudithook(refuse_writes)
+usd_preflight.check_crate(Path(sys.argv[1]))
+print("read")
+"""
+
+
+def test_the_forked_child_opens_no_file_for_writing(tmp_path) -> None:
+    # the child once sent its stderr to /dev/null: a process refusing write opens saw every crate
+    # refused as too big, so the fuzz run never reached pxr's reading
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", AUDITED, str(good_crate(tmp_path))], capture_output=True,
+                          text=True, cwd=root, env=dict(os.environ, PYTHONPATH=str(root)), timeout=120,
+                          check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "read", done.stderr[-2000:]
+
+
+def test_a_layer_with_sublayer_offsets_passes(way, tmp_path) -> None:
+    # pxr reads sublayer offsets but has no Python form for them: the read must not refuse the layer
+    from pxr import Sdf
+
+    good_crate(tmp_path)
+    layer = Sdf.Layer.CreateNew(str(tmp_path / "root.usdc"))
+    layer.subLayerPaths.append("good.usdc")
+    layer.subLayerOffsets[0] = Sdf.LayerOffset(2.0, 1.0)
+    layer.Save()
+    usd_preflight.check_crate(tmp_path / "root.usdc")
