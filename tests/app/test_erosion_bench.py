@@ -24,7 +24,8 @@ def test_the_plain_python_droplets_roll_as_the_compiled_kernel(size: int, radius
     kernels.ready()
     unused = np.zeros((1, 1))
     compiled = h.copy()
-    steps = kernels.droplets(compiled, 4, 1, 2, 0, rows, 0, cols, count, values, di, dj, w, unused, unused, unused)
+    steps = kernels.droplets(compiled, 4, 1, 2, 0, rows, 0, cols, count, values, di, dj, w,
+                             unused, unused, unused)
     cells = h.ravel().tolist()
     brush = list(zip(di.tolist(), dj.tolist(), w.tolist(), strict=True))
     plain = python_droplets(cells, rows, cols, 4, 1, 2, 0, rows, 0, cols, count, values.tolist(), brush)
