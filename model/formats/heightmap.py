@@ -14,6 +14,7 @@ needs no settings; RAW files carry nothing, and their size must be given (or be 
 
 from __future__ import annotations
 
+import ast
 import math
 import struct
 import tokenize
@@ -234,6 +235,14 @@ def _npy_header(path: Path) -> tuple[tuple[int, int], bool, np.dtype, int]:
             if header_bytes > min(_NPY_MAX_HEADER, actual - 8 - length.size):
                 raise FormatError(path, 8, f"header claims {header_bytes} bytes but the file holds "
                                   f"{actual} (at most {_NPY_MAX_HEADER} are read)")
+            # numpy retries a header that is no Python literal through tokenize, whose regex takes
+            # seconds on a few kilobytes of odd whitespace: only a literal goes on to numpy
+            header = f.read(header_bytes).decode("latin-1")
+            try:
+                ast.literal_eval(header)
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                raise FormatError(path, 8 + length.size, "not a NumPy .npy file: its header is not a "
+                                  "Python dictionary literal") from None
             f.seek(8)
             if version == (1, 0):
                 shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
