@@ -47,7 +47,8 @@ def is_crate(path: Path) -> bool:
         return False
 
 
-def _vm_bytes() -> int:
+def mapped_bytes() -> int:
+    """This process's address space (VmSize): what an RLIMIT_AS cap is measured against."""
     with open("/proc/self/status") as f:
         for line in f:
             if line.startswith("VmSize:"):
@@ -114,7 +115,7 @@ def _read_capped(path: Path, size: int, report: Callable[[bytes], object],
     """In the child: cap the address space, read the layer; the exit code (0 read, 4 out of memory,
     5 refused by pxr with its reason sent to `report`, 3 anything else)."""
     try:
-        limit = _vm_bytes() + 4 * size + CRATE_MEMORY_CAP
+        limit = mapped_bytes() + 4 * size + CRATE_MEMORY_CAP
         hard = resource.getrlimit(resource.RLIMIT_AS)[1]
         if hard != resource.RLIM_INFINITY:
             limit = min(limit, hard)

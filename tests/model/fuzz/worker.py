@@ -34,14 +34,6 @@ class CpuTimeout(BaseException):
     """The job ran past its CPU budget."""
 
 
-def _vm_bytes() -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
@@ -226,7 +218,9 @@ def main() -> None:
     from tests.model.fuzz.readers import READERS
 
     project = str(Path(__file__).resolve().parents[3])
-    limit = _vm_bytes() + (memory_mib << 20)
+    from model.interchange.usd_preflight import mapped_bytes
+
+    limit = mapped_bytes() + (memory_mib << 20)
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     signal.signal(signal.SIGXCPU, _on_cpu)
     guard = Guard(project)
