@@ -59,6 +59,10 @@ class SpawnerEditor(QObject):
         self.document.scene_replaced.connect(self._on_scene_replaced)
         self._on_scene_replaced(self.document.scene)
         host_of(main_window).refusals.append(self.busy_sentence)
+        autosave = getattr(main_window, "autosave", None)
+        if autosave is not None:  # a recovery copy waits for the re-run: its recipe with its forest
+            busy = autosave.is_busy
+            autosave.is_busy = lambda: busy() or self.running
 
     @property
     def scene(self):

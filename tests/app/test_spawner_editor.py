@@ -397,3 +397,24 @@ def test_opening_another_scene_during_a_rerun_stops_it(main_window, spawners, qt
     assert spawners_of(main_window.document.scene).spawners == []
     qtbot.wait(100)  # nothing of the old run arrives later
     assert len(foliage_of(main_window.document.scene).volume) == 0
+
+
+def test_an_autosave_waits_for_a_rerun(main_window, spawners, qtbot, monkeypatch, tmp_path):
+    """A recovery copy taken mid-run would hold the new recipe with the old forest."""
+    from model.formats.scene_file import load_scene
+
+    two_species_spawner(main_window, spawners)
+    scene = main_window.document.scene
+    autosave = main_window.autosave
+    written = []
+    real_save = autosave.save_now
+    monkeypatch.setattr(autosave, "save_now", lambda: written.append(volume_bytes(scene)) or real_save())
+    slow_species(monkeypatch, 0.4)
+    spawners.panel.density_box.setValue(3.0)
+    assert spawners.running and main_window.document.modified
+    autosave._due()
+    assert written == []  # postponed, not written with the old forest
+    settle(spawners, qtbot)
+    autosave._due()
+    assert written == [clean_run_bytes(scene, spawners_of(scene).spawners[0])]
+    assert volume_bytes(load_scene(autosave.manifest)) == written[0]
