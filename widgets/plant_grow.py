@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from model.errors import FormatError
 from model.scene import Scene
-from widgets.progress import BatchProgress, Relay
+from widgets.progress import BatchProgress, Relay, in_background
 
 ONE_ZONE, ALL_ZONES, LISTED_ZONES = "one", "all", "ids"
 # What the Grow dialog was last given (this session): offered again, after an error too.
@@ -329,7 +329,8 @@ def grow_forest_on_scene(main_window: Any, rules_folder: str | Path | None = Non
     try:
         if not Path(rules_folder).is_dir():
             raise FormatError(rules_folder, None, "plant rules folder not found")
-        growable = load_growable_rules(rules_folder)
+        # a rules folder is hundreds of files: read on a helper thread, the window kept drawn
+        growable = in_background(lambda: load_growable_rules(rules_folder))
         rules = growable.rules
         broken = growable.broken_text({i: r.name or r.type_name for i, r in rules.items()})
         if broken is not None and not confirm_missing_rules_of_zones(parent, {}, rules_folder, False, broken):
