@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from model.edit_layers import EditLayer, EditStack
 from model.terrain import Terrain
+from widgets.rename_question import ask_new_name
 
 NAME_ROLE = Qt.ItemDataRole.UserRole  # the layer's name; None on the base row
 BASE_LABEL = "Base heights"
@@ -346,11 +347,9 @@ class EditLayersPanel(QWidget):
     # ---- requests ---------------------------------------------------------------------
     def ask_rename(self) -> None:
         old = self.current_name()
-        if old is None:
-            return
-        new, ok = self.get_text(self, "Rename Edit Layer", f"New name for '{old}':", text=old)
-        if ok and new.strip() and new.strip() != old:
-            self.rename_requested.emit(old, new.strip())
+        new = None if old is None else ask_new_name(self, "Rename Edit Layer", old, self.get_text)
+        if new is not None:
+            self.rename_requested.emit(old, new)
 
     def request_delete(self) -> None:
         name = self.current_name()

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from model.errors import FormatError
 from model.layer_material import MAP_KINDS, MAX_TILING, MIN_TILING, LayerMaterial, resolve
 from model.terrain import Terrain
+from widgets.rename_question import ask_new_name
 
 COVERAGE_DELAY_MS = 250  # coverage sums the whole layer: recount once a stroke settles
 THUMB = 16  # pixels a side of a texture's preview
@@ -371,11 +372,9 @@ class LayersPanel(QWidget):
 
     def ask_rename(self) -> None:
         old = self.current_name()
-        if old is None:
-            return
-        new, ok = QInputDialog.getText(self, "Rename Layer", f"New name for '{old}':", text=old)
-        if ok and new.strip() and new.strip() != old:
-            self.rename_requested.emit(old, new.strip())
+        new = None if old is None else ask_new_name(self, "Rename Layer", old)
+        if new is not None:
+            self.rename_requested.emit(old, new)
 
     def ask_colour(self) -> None:
         name = self.current_name()
