@@ -25,25 +25,44 @@ class LevelCounting:
 
     def _count_levels(self, frame: FrameContext, near: np.ndarray, far: np.ndarray, eye) -> None:
         """Instances drawn per level: a chunk wholly inside one level's share counts whole; one
-        that straddles an edge counts its instances by their own distance."""
+        that straddles an edge counts its instances by their own distance. Cards whose atlas a
+        later frame bakes (the editor's first frames) are not drawn, so not counted: called after
+        the frame's draws, which bake what they may."""
         eye = np.asarray(eye, np.float64)
         counts = np.array([self._gpu[k].count for k in self.visible], np.int64)
         for type_name, a, b in self._runs(self.visible):
             plan = self.plan(type_name)
-            self._count_rows(frame, np.arange(a, b), plan.owner_edges(), plan.names(), near, far, counts, eye)
+            names: list[str | None] = list(plan.names())
+            cards = plan.drawn_impostor
+            if cards is not None and not all(name in self.impostors for name in cards.meshes):
+                names[-1] = None
+            edges, rows = plan.owner_edges(), np.arange(a, b)
+            drawn, left_out = self._count_rows(frame, rows, edges, names, near, far, counts, eye)
+            if type_name in self._proxies:  # counted with its proxies
+                self.chunk_counted[type_name] = drawn
+            else:
+                frame.stats.instances -= left_out
 
-    def _count_rows(self, frame: FrameContext, rows, edges, names, near, far, counts, eye) -> None:
-        """Instances per level of visible chunks `rows`, with these owner edges."""
+    def _count_rows(self, frame: FrameContext, rows, edges, names, near, far, counts,
+                    eye) -> tuple[int, int]:
+        """Instances per level of visible chunks `rows`, with these owner edges; a level named None
+        is not drawn this frame. (instances counted, instances in levels named None)."""
+        drawn = left_out = 0
         lo = np.searchsorted(edges, near[rows], side="right") - 1
         hi = np.searchsorted(edges, far[rows], side="right") - 1
         whole = lo == hi
         inside = whole & (lo >= 0) & (lo < len(names))
-        for level, n in enumerate(np.bincount(lo[inside], counts[rows][inside], minlength=len(names))):
-            frame.stats.count_level(names[level], int(n))
+        per_level = np.bincount(lo[inside], counts[rows][inside], minlength=len(names))
         for i in rows[~whole]:
             rec = self.volume.chunk(*self.visible[i]).records
             d = np.sqrt(((rec[:, :3].astype(np.float64) - eye) ** 2).sum(axis=1))
             which = np.searchsorted(edges, d, side="right") - 1
-            per = np.bincount(which[(which >= 0) & (which < len(names))], minlength=len(names))
-            for name, n in zip(names, per, strict=False):
+            per_level[:len(names)] += np.bincount(which[(which >= 0) & (which < len(names))],
+                                                  minlength=len(names))[:len(names)]
+        for name, n in zip(names, per_level, strict=False):
+            if name is None:
+                left_out += int(n)
+            else:
                 frame.stats.count_level(name, int(n))
+                drawn += int(n)
+        return drawn, left_out

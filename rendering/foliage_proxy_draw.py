@@ -109,14 +109,19 @@ class ProxyDrawing:
             before = ps.builds
             full = np.unique(ps.rows_of(full_cells.get(type_name, [])))
             chunks_drawn, instances = len(full), int(ps.count[full].sum())
+            # its cards need their atlases (baked here, as many as this frame may): a type whose
+            # atlas waits for a later frame draws no proxies in this one, nor counts them
+            meshes = dict.fromkeys(m for lv in levels for m in (*plan.proxy.meshes, *lv.meshes))
+            ready = not levels or self._atlases_ready(meshes)
             if levels:
                 walk = self._walk(ps, levels, planes, eye)
                 rows0, near0, far0 = walk["chunks"]
                 far_chunks = rows0[(far0 >= levels[0].fade_in[0]) & (near0 <= levels[-1].fade_out[1])]
                 extra = np.setdiff1d(far_chunks, full)
-                chunks_drawn += len(extra) + walk["settled_chunks"]
-                instances += int(ps.count[extra].sum()) + walk["settled_instances"]
-                self._count_proxy(frame, ps, levels, walk, eye)
+                if ready:
+                    chunks_drawn += len(extra) + walk["settled_chunks"]
+                    instances += int(ps.count[extra].sum()) + walk["settled_instances"]
+                    self._count_proxy(frame, ps, levels, walk, eye)
                 selected = self._far_selected(ps, levels, planes, eye)
                 for lv, level in enumerate(levels):
                     rows, n_near = walk["drawn"][lv]
@@ -136,10 +141,12 @@ class ProxyDrawing:
                         sel_near = box_distance(ps.lo[selected], ps.hi[selected], eye)
                         placed.append((0, whole, selected, sel_near, reps[len(rows):], True))
                         self.proxy_selected += ps.keys(selected)
+            if not ready:  # only what its chunks drew
+                instances = self.chunk_counted.get(type_name, 0)
             ps.end_frame(codes)
             if ps.builds > before:
                 frame.stats.count_upload("foliage proxies", ps.builds - before)
-            for lv, level, rows, n_near, reps, amber in placed:
+            for lv, level, rows, n_near, reps, amber in (placed if ready else []):
                 start = level.fade_in[0] if not amber else levels[0].fade_in[0]
                 n = np.array([len(r) for r in reps], np.int64)
                 counts = np.minimum(n, np.floor(n * kept_share(n_near, start)).astype(np.int64) + 1)

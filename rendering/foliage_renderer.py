@@ -423,12 +423,13 @@ class FoliageRenderer(ChunkStreaming, ProxyDrawing, LevelCounting, Renderer):
         frame.stats.chunks_drawn += int(own.sum())
         frame.stats.chunks_culled += int((~shown & ~proxied).sum())
         frame.stats.instances += int(self._counts[own].sum())
+        self.chunk_counted: dict[str, int] = {}  # per proxied type: instances its chunks drew (counting)
         if self.visible:
             rows = np.flatnonzero(shown)
             near = box_distance(self._lo[rows], self._hi[rows], eye)
             far = box_far_distance(self._lo[rows], self._hi[rows], eye)
-            self._count_levels(frame, near, far, eye)
             self._draw_chunks(frame, self.visible, near, far)
+            self._count_levels(frame, near, far, eye)  # after the draws: cards left for later are not counted
         self._draw_proxies(frame, eye)
         if self.bakes_waiting:
             self.request_update()  # the next frame bakes another atlas

@@ -72,11 +72,11 @@ def _measure_apart(case, quick: bool) -> float:
     if quick:
         command.insert(4, "--quick")
     child = subprocess.run(command, capture_output=True, text=True)
+    sys.stderr.write(child.stderr)  # what the case says of its figures, as when run here
     try:
         (row,) = [r for r in json.loads(child.stdout) if r["name"] == case.name]
         return float(row["ratio"])
     except (ValueError, KeyError, TypeError):
-        sys.stderr.write(child.stderr)
         print(f"boscage bench: {case.name} did not run (exit {child.returncode})", file=sys.stderr)
         return float("nan")
 

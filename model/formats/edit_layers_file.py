@@ -18,7 +18,6 @@ edit layers. Registered into `model.formats.scene_file` when imported.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from pathlib import Path
@@ -133,9 +132,8 @@ def _read_tiles(manifest: Path, names: object, kind: str, where: str, shape: tup
             raise FormatError(side, None, f"cannot read the edit layer tile: {e.strerror or e}") from None
         if len(data) != expected or crc32(data) != int(m.group(3), 16):
             raise FormatError(side, None, "edit layer tile checksum mismatch (file damaged)")
-        values = np.frombuffer(data, "<f4")
-        if not (math.isfinite(float(values.min())) and math.isfinite(float(values.max()))):
-            raise FormatError(side, None, "edit layer tile holds NaN or infinity")
+        values = np.frombuffer(data, "<f4").reshape(rs.stop - rs.start, cs.stop - cs.start)
+        scene_file.check_heights(side, values, rs.start, cs.start)
         files[key], identities[key] = side, identity
     return files, identities
 

@@ -121,3 +121,11 @@ def test_bench_runs_a_case_in_its_own_process(capsys) -> None:
     assert run_cli(["bench", "--quick", "--json", name]) == 0
     (row,) = json.loads(capsys.readouterr().out)
     assert row["name"] == name and row["ratio"] == 1.0 and row["ok"]
+
+
+def test_a_case_run_in_its_own_process_shows_what_it_says_of_its_figures(capsys) -> None:
+    assert run_cli(["bench", "--quick", "--json", "erosion.droplet_steps_vs_python"]) == 0  # pending: not failed
+    out, err = capsys.readouterr()
+    (row,) = json.loads(out)
+    assert row["name"] == "erosion.droplet_steps_vs_python" and row["ratio"] > 1
+    assert "droplets: compiled" in err and "hand-written Python" in err

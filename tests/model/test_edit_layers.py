@@ -4,6 +4,7 @@ gives back exactly the heights without it; changes touch only their area; scenes
 from __future__ import annotations
 
 import tomllib
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -268,6 +269,16 @@ def test_a_bad_edit_layer_table_is_one_clear_error(tmp_path: Path) -> None:
     tile.write_bytes(tile.read_bytes()[:-4] + b"\0\0\0\0")
     with pytest.raises(FormatError, match="checksum"):
         load_scene(path)
+    values = np.frombuffer(tile.read_bytes(), "<f4").copy()
+    values[0] = np.float32(1.5e7)  # a delta no tool makes: 15,000 km
+    data = values.tobytes()
+    renamed = tile.with_name(tile.name.rsplit(".", 2)[0] + f".{zlib.crc32(data):08x}.bin")
+    renamed.write_bytes(data)
+    text = path.read_text().replace(tile.name, renamed.name)
+    path.write_text(text)
+    with pytest.raises(FormatError, match="beyond ±10,000 km") as info:
+        load_scene(path)
+    assert info.value.path == str(renamed) and info.value.place.startswith("row ")
 
 
 def test_brushes_over_many_layers_keep_the_composite_exact() -> None:

@@ -257,6 +257,16 @@ def corrupt_nan_heights(path, doc):
     return f, "NaN"
 
 
+def corrupt_heights_past_the_range(path, doc):
+    f = side(path, doc, "heights")
+    heights = np.frombuffer(f.read_bytes(), "<f4").copy()
+    heights[[3, 7]] = 2.0e7  # 20,000 km: no import lets such a height in, so no scene holds one
+    f.write_bytes(heights.tobytes())
+    doc["terrain"].pop("heights_crc32")
+    rewrite(path, doc)
+    return f, "2 beyond ±10,000 km"
+
+
 def corrupt_duplicate_layer(path, doc):
     doc["layers"][1]["name"] = doc["layers"][0]["name"]
     rewrite(path, doc)
@@ -316,7 +326,8 @@ BAD_FILES = [corrupt_empty_manifest, corrupt_infinite_spacing, corrupt_nan_origi
              corrupt_wrong_size,
              corrupt_unknown_version, corrupt_missing_side_file, corrupt_checksum,
              corrupt_escaping_side_name, corrupt_not_a_scene, corrupt_binary_garbage,
-             corrupt_huge_grid, corrupt_nan_heights, corrupt_duplicate_layer, corrupt_bad_colour,
+             corrupt_huge_grid, corrupt_nan_heights, corrupt_heights_past_the_range, corrupt_duplicate_layer,
+             corrupt_bad_colour,
              corrupt_missing_file]
 
 

@@ -229,13 +229,26 @@ def corrupt_nan_in_a_tile(path, doc):
     named.write_bytes(data)
     doc["terrain"]["heights"][1][2] = named.name
     rewrite(path, doc)
-    return named, "NaN or infinity"
+    return named, "1 NaN or infinite samples"
+
+
+def corrupt_height_past_the_range_in_a_tile(path, doc):
+    f = tile(path, doc, "heights", 1, 2)
+    h = np.frombuffer(f.read_bytes(), "<f4").copy()
+    h[TILE + 3] = -3.0e7  # row 1, column 3 of tile (1, 2): 30,000 km down
+    data = h.tobytes()
+    named = f.with_name(f"t.heights_1_2.{zlib.crc32(data):08x}.bin")
+    named.write_bytes(data)
+    doc["terrain"]["heights"][1][2] = named.name
+    rewrite(path, doc)
+    return named, "1 beyond ±10,000 km"
 
 
 BAD_TILES = [corrupt_missing_tile, corrupt_wrong_crc, corrupt_wrong_size, corrupt_edge_tile_at_full_size,
              corrupt_too_few_tile_rows, corrupt_a_short_tile_row, corrupt_grid_grown_past_its_tiles,
              corrupt_tile_list_not_a_list, corrupt_tile_name_without_crc, corrupt_tile_name_escaping,
-             corrupt_tile_size_absurd, corrupt_nan_in_a_tile]
+             corrupt_tile_size_absurd, corrupt_nan_in_a_tile,
+             corrupt_height_past_the_range_in_a_tile]
 
 
 @pytest.mark.parametrize("corrupt", BAD_TILES, ids=lambda f: f.__name__.removeprefix("corrupt_"))
@@ -266,3 +279,12 @@ def test_a_save_interrupted_between_tiles_leaves_the_previous_scene_loadable(tmp
     save_scene(new, path)
     assert load_scene(path).terrain.heights.tobytes() == new.terrain.heights.tobytes()
     assert len(files_of(tmp_path)) == 25  # the orphans of the failed save went with this one
+
+
+def test_a_refused_tile_height_names_its_row_and_column_in_the_whole_grid(tmp_path: Path) -> None:
+    path, doc = saved(tmp_path)
+    corrupt_height_past_the_range_in_a_tile(path, doc)
+    with pytest.raises(FormatError) as info:
+        load_scene(path)
+    assert info.value.place == f"row {TILE + 1}, column {2 * TILE + 3}"
+    assert "-30000000" in info.value.reason and "rescale it" in info.value.reason

@@ -260,12 +260,14 @@ def test_the_first_frame_leaves_far_cards_for_later_frames_and_a_grab_draws_them
     viewport.resize(480, 360)
     viewport.show_foliage_cover(False)  # the cards alone, without the ground tint
     frames: list[tuple[int, bool, np.ndarray]] = []  # (atlases baked, still pending, the frame's pixels)
+    counted: list[tuple[int, int]] = []  # (instances per level, instances) in each frame's statistics
 
     def read_frame() -> None:  # inside paintGL: the viewport's framebuffer is bound
         w, h = viewport.width(), viewport.height()
         raw = GL.glReadPixels(0, 0, w, h, GL.GL_RGB, GL.GL_UNSIGNED_BYTE)
         rgb = np.frombuffer(raw, np.uint8).reshape(h, w, 3)[::-1].astype(int)
         frames.append((viewport.foliage_renderer.bakes, viewport.textures_pending(), rgb))
+        counted.append((sum(viewport.stats.levels.values()), viewport.stats.instances))
 
     viewport.set_scene(_two_forests())
     viewport.camera.yaw, viewport.camera.pitch = 0.0, math.radians(80.0)  # from above: the halves apart
@@ -287,6 +289,7 @@ def test_the_first_frame_leaves_far_cards_for_later_frames_and_a_grab_draws_them
     halfway = sorted([trees(frames[1][2], west), trees(frames[1][2], east)])
     assert halfway[0] == 0.0 and halfway[1] > 0.8  # one forest after the first bake
     assert viewport.stats.levels and sum(viewport.stats.levels.values()) == 1200
+    assert counted == [(0, 0), (600, 600), (1200, 1200)]  # cards still waiting are not counted as drawn
     cam = viewport.camera
     pose = (cam.target.copy(), cam.yaw, cam.pitch, cam.distance)
     viewport.set_scene(_two_forests(), frame=False)

@@ -344,3 +344,27 @@ def test_the_proxy_budget_is_shared_by_the_types_and_what_it_drops_changes_no_pi
         assert sum(len(e.at) for e in t.gpu) <= len(t._protected)  # the GPU: the nodes drawn
     assert sum(t.evicted for t in trees) > 0
     assert np.array_equal(roomy, tight)  # dropped proxies are remade the same: the same picture
+
+
+def test_the_statistics_count_no_proxies_whose_atlas_a_later_frame_bakes(viewport, qtbot) -> None:
+    """The editor's first frames leave far cards for later (one atlas a frame): until a type's
+    atlas is in, its proxies are neither drawn nor counted."""
+    viewport.resize(640, 480)
+    scene = load_scene(demo_resource_path())
+    volume = foliage_of(scene).volume
+    counted: list[tuple[int, int, int, bool]] = []  # (per level, instances, by proxy, still pending)
+
+    def read_frame() -> None:
+        s = viewport.stats
+        counted.append((sum(s.levels.values()), s.instances, _by_proxy(s), viewport.textures_pending()))
+
+    viewport.set_scene(scene)
+    viewport.camera.pitch = np.radians(50.0)
+    QTest.keyClick(viewport, Qt.Key.Key_F)
+    viewport.frame_rendered.connect(read_frame)
+    viewport.update()
+    qtbot.waitUntil(lambda: bool(counted) and not counted[-1][3], timeout=60000)
+    viewport.frame_rendered.disconnect(read_frame)
+    assert all(levels == instances for levels, instances, _, _ in counted)
+    assert counted[0][2] == 0 and counted[0][0] < len(volume)  # the first frame: no atlas, no proxy
+    assert counted[-1][0] == len(volume) and counted[-1][2] > len(volume) // 2
