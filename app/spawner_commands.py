@@ -24,23 +24,31 @@ from model.foliage.spawner_section import (
 from model.scene import Scene
 
 
-class RunSpawnerCommand(QUndoCommand):
-    """A run that already happened (`change`); redo re-applies it, undo takes it back."""
+class RunSpawnersCommand(QUndoCommand):
+    """Runs that happened, in order (Run, Run All): pushed when the first lands, the later ones
+    joining it while it is the step the scene is at; redo re-applies them, undo takes them back."""
 
-    def __init__(self, scene: Scene, result: SpawnResult, change: SpawnChange,
-                 text: str | None = None) -> None:
-        super().__init__(text or f"Run spawner '{change.spawner}'")
-        self.scene, self.result, self.change = scene, result, change
+    def __init__(self, scene: Scene, text: str, result: SpawnResult, change: SpawnChange) -> None:
+        super().__init__(text)
+        self.scene = scene
+        self.results, self.changes = [result], [change]
         self._done = True  # pushed after the run: the first redo has nothing to do
+
+    def add(self, result: SpawnResult, change: SpawnChange) -> None:
+        """A later spawner's run, already applied."""
+        self.results.append(result)
+        self.changes.append(change)
 
     def redo(self) -> None:
         if self._done:
             self._done = False
             return
-        redo_change(self.scene, self.change)
+        for change in self.changes:
+            redo_change(self.scene, change)
 
     def undo(self) -> None:
-        undo_change(self.scene, self.change)
+        for change in reversed(self.changes):
+            undo_change(self.scene, change)
 
 
 class SetSpawnersCommand(QUndoCommand):

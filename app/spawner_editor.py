@@ -6,18 +6,19 @@ viewport previews of the area and of refused candidates, and re-runs after terra
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 from PySide6.QtCore import QObject
 from shiboken6 import isValid
 
-from app.spawner_commands import BakeSpawnerCommand, RunSpawnerCommand, SetSpawnersCommand
+from app.spawner_commands import BakeSpawnerCommand, RunSpawnersCommand, SetSpawnersCommand
 from app.spawner_rerun import BackgroundRun
 from app.tools import host_of
 from model.foliage.section import foliage_of
-from model.foliage.spawn_run import SpawnCancelled, SpawnError, SpawnResult
+from model.foliage.spawn_run import SpawnResult
 from model.foliage.spawner import Spawner
-from model.foliage.spawner_section import apply_result, move_ownership, run_and_apply, run_only, spawners_of
-from widgets.progress import ModalProgress
+from model.foliage.spawner_section import apply_result, move_ownership, run_and_apply, spawners_of
 from widgets.spawner_panel import RunStrip, SpawnerPanel
 
 AREA_MARKERS = "spawner_area"
@@ -103,51 +104,78 @@ class SpawnerEditor(QObject):
         self.panel.set_spawners(spawners_of(self.scene).spawners)
 
     # ---- running ------------------------------------------------------------------------------
-    def _run_one(self, spawner: Spawner, progress: ModalProgress | None, earlier: SpawnResult | None = None):
-        """(result, change) of a full run, or None with the reason shown (cancelled or impossible).
-        The run itself is on a helper thread, the window drawn and Cancel heard meanwhile."""
-        scene = self.scene
-        try:
-            if progress is None:
-                result = run_only(scene, spawner, earlier=earlier)
-            else:
-                result = progress.run(lambda report: run_only(
-                    scene, spawner, None, lambda done, total: report(done / max(total, 1)), earlier))
-            if self.scene is not scene:  # replaced meanwhile (a reload from disk): not this run's scene
-                raise SpawnCancelled("the scene was replaced")
-            return result, apply_result(scene, result, whole=True)
-        except SpawnCancelled:
-            self.panel.show_result(self.results, f"Run of '{spawner.name}' cancelled: nothing changed.")
-        except SpawnError as e:
-            self.panel.show_result(self.results, f"'{spawner.name}' cannot run: {e}")
-        return None
-
     def run(self, index: int) -> None:
+        """Run spawner `index` (-1: every one, in order) on a helper thread, the editor usable
+        meanwhile (progress and Cancel in the panel and the status bar). Each run is applied as it
+        lands; together they are one undo step. A run (or an edit's re-run) going is stopped first."""
         self.stop()
         section = spawners_of(self.scene)
-        chosen = section.spawners if index < 0 else section.spawners[index:index + 1]
+        chosen = list(section.spawners if index < 0 else section.spawners[index:index + 1])
         if not chosen:
             return
-        done = []
-        with ModalProgress(self.window, "Running spawners…", at_once=True) as progress:
-            for spawner in chosen:
-                outcome = self._run_one(spawner, progress)
-                if outcome is None:
-                    break
-                done.append(outcome)
-        if not done:
-            return
+        text = "Run all spawners" if index < 0 else f"Run spawner '{chosen[0].name}'"
         stack = self.document.undo_stack
-        if len(done) > 1:
-            stack.beginMacro("Run all spawners")
-        for result, change in done:
-            stack.push(RunSpawnerCommand(self.scene, result, change))
-        if len(done) > 1:
-            stack.endMacro()
+        self._start_queued(_RunQueue(chosen, text, stack.index(), stack.count(), self._top()))
+
+    def _top(self):
+        stack = self.document.undo_stack
+        return stack.command(stack.index() - 1) if stack.index() > 0 else None
+
+    def _queue_current(self, queue: _RunQueue) -> bool:
+        """Whether the scene is still at the step the queue's runs were applied on (no undo, redo
+        or other step since), so the next run may land in that step."""
+        stack = self.document.undo_stack
+        return stack.index() == queue.index and stack.count() == queue.count and self._top() is queue.top
+
+    def _start_queued(self, queue: _RunQueue) -> None:
+        spawner = queue.spawners[len(queue.results)]
+        self.job = BackgroundRun(self.scene, spawner, queue, None, self)
+        self.job.progressed.connect(lambda _: self._show_running())
+        self.job.finished.connect(self._on_finished)
+        self.job.start()
+        self._show_running()
+
+    def _run_landed(self, job: BackgroundRun) -> None:
+        """A Run's spawner finished: apply it, then run the next one (or say why it stopped)."""
+        queue: _RunQueue = job.command
+        name = job.spawner.name
+        kept = (f" The {len(queue.results)} spawner{'s' if len(queue.results) != 1 else ''} run before it "
+                "stay run (one undo step).") if queue.results else " Nothing changed."
+        if job.error is not None:
+            self._end_queue(queue, f"'{name}' cannot run: {job.error}.{kept}")
+            return
+        if job.cancelled or job.result is None or not self._queue_current(queue):
+            why = "cancelled" if self._queue_current(queue) else "stopped: the history moved meanwhile"
+            self._end_queue(queue, f"Run of '{name}' {why}.{kept}")
+            return
+        if job.stale:  # the scene changed under the run: run again over what it is now
+            self._start_queued(queue)
+            return
+        change = apply_result(self.scene, job.result, whole=True)
+        queue.results.append(job.result)
+        if queue.command is None:
+            queue.command = RunSpawnersCommand(self.scene, queue.text, job.result, change)
+            self._pushing = True
+            try:
+                self.document.undo_stack.push(queue.command)
+            finally:
+                self._pushing = False
+            stack = self.document.undo_stack
+            queue.index, queue.count, queue.top = stack.index(), stack.count(), queue.command
         else:
-            self._remember(done[0][0])
-        self.results = [r for r, _ in done]
-        self.panel.show_result(self.results)
+            queue.command.add(job.result, change)
+        if len(queue.results) < len(queue.spawners):
+            self._start_queued(queue)
+            return
+        if len(queue.spawners) == 1:
+            self._remember(job.result)
+        self._end_queue(queue, "")
+
+    def _end_queue(self, queue: _RunQueue, note: str) -> None:
+        if queue.results:
+            self.results = list(queue.results)
+        self.panel.show_result(self.results, note)
+        self._hide_running()
 
     # ---- editing -----------------------------------------------------------------------------
     def edit(self, index: int, spawner: Spawner, text: str) -> None:
@@ -185,9 +213,12 @@ class SpawnerEditor(QObject):
         return self.job is not None
 
     def busy_sentence(self) -> str | None:
-        """Why the viewport refuses edits now (a re-run reads the scene), or None."""
+        """Why the viewport refuses edits now (a run or re-run reads the scene), or None."""
         if self.job is None:
             return None
+        if self._next is None and isinstance(self.job.command, _RunQueue):
+            return (f"The spawner '{self.job.spawner.name}' is running: the viewport edits again when it "
+                    "ends (Cancel in the Spawners panel stops it)")
         name = (self._next or self.job.command).pending.name
         return (f"The spawner '{name}' is re-running: the viewport edits again when it ends "
                 "(Cancel in the Spawners panel stops it)")
@@ -218,6 +249,14 @@ class SpawnerEditor(QObject):
             self._hide_running()
             return
         waiting = self._next is not None
+        if not waiting and isinstance(job.command, _RunQueue):
+            queue, name = job.command, job.spawner.name
+            done, total = len(queue.results), len(queue.spawners)
+            of = f" ({done + 1} of {total})" if total > 1 else ""
+            fraction = (done + job.fraction) / total
+            self.panel.show_running(f"Running '{name}'{of}…", fraction)
+            self.status_strip.show_running(f"Spawner '{name}' running{of}", fraction)
+            return
         name = (self._next or job.command).pending.name
         fraction = None if waiting else job.fraction
         self.panel.show_running(f"Re-running '{name}'…", fraction)
@@ -256,6 +295,11 @@ class SpawnerEditor(QObject):
         self.job = None
         job.deleteLater()
         following, self._next = self._next, None
+        if isinstance(job.command, _RunQueue):
+            if following is None:
+                self._run_landed(job)
+                return
+            self._end_queue(job.command, f"Run of '{job.spawner.name}' stopped by a recipe edit.")
         if following is not None and self._is_top(following):
             self._start(following)
             return
@@ -291,8 +335,11 @@ class SpawnerEditor(QObject):
             return
         if self._next is not None and not self._is_top(self._next):
             self._next = None
-        if self.job is not None and self._next is None and not self._is_top(self.job.command):
-            self.job.cancel()  # its step was undone (or another came after it): its result is not wanted
+        if self.job is not None and self._next is None:
+            command = self.job.command
+            queued = isinstance(command, _RunQueue)
+            if not (self._queue_current(command) if queued else self._is_top(command)):
+                self.job.cancel()  # its step was undone (or another came after it): its result is not wanted
         stack = self.document.undo_stack
         top = stack.command(stack.index() - 1) if stack.index() > 0 else None
         # an edit whose re-run was cancelled by an undo runs again when it is redone
@@ -399,6 +446,19 @@ class SpawnerEditor(QObject):
         if overlays is not None:
             overlays.points.remove(AREA_MARKERS)
             overlays.points.remove(REFUSED_MARKERS)
+
+
+@dataclass
+class _RunQueue:
+    """A Run's spawners, those run so far and the undo step they went into."""
+
+    spawners: list[Spawner]
+    text: str
+    index: int  # the undo stack's index and count the runs land at
+    count: int
+    top: object  # the command at that index (None at the bottom)
+    results: list[SpawnResult] = field(default_factory=list)
+    command: RunSpawnersCommand | None = None
 
 
 def install(main_window) -> SpawnerEditor:

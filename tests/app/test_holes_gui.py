@@ -160,7 +160,8 @@ def test_a_change_of_the_mask_alone_draws_a_new_frame(shown, qtbot) -> None:
     qtbot.waitUntil(lambda: viewport.frames_rendered > before, timeout=5000)
 
 
-def test_spawners_drop_their_trees_in_a_hole_and_grow_them_again_where_it_is_filled(main_window) -> None:
+def test_spawners_drop_their_trees_in_a_hole_and_grow_them_again_where_it_is_filled(main_window,
+                                                                                     qtbot) -> None:
     from model.foliage import FoliageType, foliage_of
     from model.foliage.spawner import Area, Spawner, Species
     from model.foliage.spawner_section import spawners_of
@@ -173,6 +174,7 @@ def test_spawners_drop_their_trees_in_a_hole_and_grow_them_again_where_it_is_fil
     spawners_of(scene).spawners = [Spawner("all", 1, Area(), (Species("pine", 6.0),))]
     main_window.spawner_editor.refresh()
     main_window.spawner_editor.panel.run_button.click()
+    qtbot.waitUntil(lambda: not main_window.spawner_editor.running, timeout=60_000)
     volume = foliage.volume
 
     def trees() -> np.ndarray:  # every pine's record, in a fixed order

@@ -102,12 +102,13 @@ def test_editing_density_and_conditions_in_the_form_reruns(main_window, spawners
     assert len(foliage_of(scene).volume) > n_steep
 
 
-def test_clicking_a_reason_marks_those_candidates(main_window, spawners):
+def test_clicking_a_reason_marks_those_candidates(main_window, spawners, qtbot):
     scene = main_window.document.scene
     spawners_of(scene).spawners = [Spawner("hill", 3, Area(layer="red", min_weight=0.5),
                                            (Species("pine", 3.0),))]
     spawners.refresh()
     spawners.panel.run_button.click()
+    settle(spawners, qtbot)
     overlays = main_window.viewport.overlays
     widget = spawners.panel.results.itemAt(0).widget()
     outside = next(b for b in widget.buttons if b.text() == "outside the area")
@@ -120,12 +121,13 @@ def test_clicking_a_reason_marks_those_candidates(main_window, spawners):
     assert area is not None and (area[:, 0] < 1.0).all()
 
 
-def test_a_sculpt_drag_reruns_the_spawner_in_the_same_undo_step(main_window, spawners):
+def test_a_sculpt_drag_reruns_the_spawner_in_the_same_undo_step(main_window, spawners, qtbot):
     scene = main_window.document.scene
     flat = Species("pine", 6.0, conditions=(Slope(0, 12),))
     spawners_of(scene).spawners = [Spawner("flat", 1, Area(), (flat,))]
     spawners.refresh()
     spawners.panel.run_button.click()
+    settle(spawners, qtbot)
     before = volume_bytes(scene)
     heights = scene.terrain.heights.copy()
     terrain = install_terrain(main_window)
@@ -179,16 +181,18 @@ def test_the_form_fits_the_right_column_without_scrolling_sideways(main_window, 
     panel = spawners.panel
     add_pine_spawner(spawners, qtbot)
     panel.run_button.click()
+    settle(spawners, qtbot)
     assert panel.results.count() > 0
     assert panel.minimumSizeHint().width() <= 300  # the column is ~300 px; long texts are cut
 
 
-def two_species_spawner(main_window, spawners):
+def two_species_spawner(main_window, spawners, qtbot):
     foliage_of(main_window.document.scene).palette.add(FoliageType("fir", spacing=2.0))
     spawners_of(main_window.document.scene).spawners = [
         Spawner("mixed", 4, Area(), (Species("pine", 2.0), Species("fir", 1.0, 1)))]
     spawners.refresh()
     spawners.panel.run_button.click()
+    settle(spawners, qtbot)
 
 
 def test_a_species_edit_keeps_that_species_selected_and_reruns_only_from_it(main_window, spawners, qtbot,
@@ -197,7 +201,7 @@ def test_a_species_edit_keeps_that_species_selected_and_reruns_only_from_it(main
 
     from model.foliage import spawn_run
 
-    two_species_spawner(main_window, spawners)
+    two_species_spawner(main_window, spawners, qtbot)
     panel = spawners.panel
     panel.species_list.setCurrentRow(1)
     ran = []
@@ -261,7 +265,7 @@ def test_an_edit_reruns_in_the_background_and_a_second_edit_supersedes_it(shown,
     main_window.set_tool_window_visible("spawners", True)
     foliage_of(main_window.document.scene).palette.add(FoliageType("pine", spacing=1.5))
     spawners = main_window.spawner_editor
-    two_species_spawner(main_window, spawners)
+    two_species_spawner(main_window, spawners, qtbot)
     scene = main_window.document.scene
     panel, stack = spawners.panel, main_window.document.undo_stack
     before, start = volume_bytes(scene), stack.index()
@@ -301,7 +305,7 @@ def test_an_edit_reruns_in_the_background_and_a_second_edit_supersedes_it(shown,
 
 
 def test_undo_during_a_rerun_stops_it_and_redo_runs_it_again(main_window, spawners, qtbot, monkeypatch):
-    two_species_spawner(main_window, spawners)
+    two_species_spawner(main_window, spawners, qtbot)
     scene = main_window.document.scene
     stack = main_window.document.undo_stack
     before = volume_bytes(scene)
@@ -322,7 +326,7 @@ def test_undo_during_a_rerun_stops_it_and_redo_runs_it_again(main_window, spawne
 
 
 def test_the_panel_cancel_stops_a_rerun_and_leaves_the_forest(main_window, spawners, qtbot, monkeypatch):
-    two_species_spawner(main_window, spawners)
+    two_species_spawner(main_window, spawners, qtbot)
     scene = main_window.document.scene
     before = volume_bytes(scene)
     slow_species(monkeypatch, 0.4)
@@ -336,7 +340,7 @@ def test_the_panel_cancel_stops_a_rerun_and_leaves_the_forest(main_window, spawn
 def test_painting_during_a_rerun_is_refused_with_a_sentence(main_window, spawners, qtbot, monkeypatch):
     from model.brush import Brush
 
-    two_species_spawner(main_window, spawners)
+    two_species_spawner(main_window, spawners, qtbot)
     scene = main_window.document.scene
     editor = main_window.foliage_editor.toolset
     editor.host.set_brush(Brush(radius=8.0, strength=1.0, falloff=0.3))
@@ -359,7 +363,7 @@ def test_painting_during_a_rerun_is_refused_with_a_sentence(main_window, spawner
 def test_closing_the_window_during_a_rerun_waits_for_it(main_window, spawners, qtbot, monkeypatch):
     import threading
 
-    two_species_spawner(main_window, spawners)
+    two_species_spawner(main_window, spawners, qtbot)
     slow_species(monkeypatch, 0.4)
     spawners.panel.density_box.setValue(3.0)
     assert spawners.running
@@ -373,7 +377,7 @@ def test_saving_during_a_rerun_saves_the_forest_the_recipe_makes(main_window, sp
                                                                   tmp_path):
     from model.formats.scene_file import load_scene
 
-    two_species_spawner(main_window, spawners)
+    two_species_spawner(main_window, spawners, qtbot)
     scene = main_window.document.scene
     slow_species(monkeypatch, 0.3)
     spawners.panel.density_box.setValue(3.0)
@@ -387,7 +391,7 @@ def test_saving_during_a_rerun_saves_the_forest_the_recipe_makes(main_window, sp
 def test_opening_another_scene_during_a_rerun_stops_it(main_window, spawners, qtbot, monkeypatch):
     from app.document import new_scene
 
-    two_species_spawner(main_window, spawners)
+    two_species_spawner(main_window, spawners, qtbot)
     slow_species(monkeypatch, 0.4)
     spawners.panel.density_box.setValue(3.0)
     assert spawners.running
@@ -403,7 +407,7 @@ def test_an_autosave_waits_for_a_rerun(main_window, spawners, qtbot, monkeypatch
     """A recovery copy taken mid-run would hold the new recipe with the old forest."""
     from model.formats.scene_file import load_scene
 
-    two_species_spawner(main_window, spawners)
+    two_species_spawner(main_window, spawners, qtbot)
     scene = main_window.document.scene
     autosave = main_window.autosave
     written = []
@@ -418,3 +422,92 @@ def test_an_autosave_waits_for_a_rerun(main_window, spawners, qtbot, monkeypatch
     autosave._due()
     assert written == [clean_run_bytes(scene, spawners_of(scene).spawners[0])]
     assert volume_bytes(load_scene(autosave.manifest)) == written[0]
+
+
+def two_spawners(main_window, spawners) -> list[Spawner]:
+    foliage_of(main_window.document.scene).palette.add(FoliageType("fir", spacing=2.0))
+    recipes = [Spawner("pines", 4, Area(), (Species("pine", 2.0),)),
+               Spawner("firs", 5, Area(), (Species("fir", 1.0),))]
+    spawners_of(main_window.document.scene).spawners = list(recipes)
+    spawners.refresh()
+    return recipes
+
+
+def sequential_run_bytes(scene, recipes: list[Spawner]) -> bytes:
+    """The instances running each recipe in turn gives from the scene as it is (left as it was)."""
+    from model.foliage.spawner_section import run_and_apply, undo_change
+
+    changes = [run_and_apply(scene, sp)[1] for sp in recipes]
+    out = volume_bytes(scene)
+    for change in reversed(changes):
+        undo_change(scene, change)
+    return out
+
+
+def test_run_all_goes_in_the_background_and_lands_as_one_undo_step(main_window, spawners, qtbot, monkeypatch):
+    recipes = two_spawners(main_window, spawners)
+    scene = main_window.document.scene
+    panel, stack = spawners.panel, main_window.document.undo_stack
+    before, start = volume_bytes(scene), stack.index()
+    expected = sequential_run_bytes(scene, recipes)
+    assert volume_bytes(scene) == before
+    slow_species(monkeypatch, 0.3)
+    panel.run_all_button.click()
+    assert spawners.running and modal_dialogs() == []
+    assert "Running 'pines' (1 of 2)" in panel.run_label.text() and not spawners.status_strip.isHidden()
+    assert "is running" in spawners.busy_sentence()
+    for w in (panel, panel.list, panel.form_box, panel.run_all_button):
+        assert w.isEnabled()
+    qtbot.waitUntil(lambda: "(2 of 2)" in panel.run_label.text(), timeout=30_000)
+    assert stack.index() == start + 1  # the first run landed: its step is there, the second joins it
+    settle(spawners, qtbot)
+    assert panel.run_strip.isHidden() and spawners.status_strip.isHidden()
+    assert stack.index() == start + 1 and stack.text(start) == "Run all spawners"
+    assert volume_bytes(scene) == expected != before
+    assert [r.spawner for r in spawners.results] == ["pines", "firs"]
+    stack.undo()
+    assert volume_bytes(scene) == before
+    stack.redo()
+    assert volume_bytes(scene) == expected
+
+
+def test_cancel_during_run_all_keeps_the_spawners_run_before_it(main_window, spawners, qtbot, monkeypatch):
+    recipes = two_spawners(main_window, spawners)
+    scene = main_window.document.scene
+    panel, stack = spawners.panel, main_window.document.undo_stack
+    before, start = volume_bytes(scene), stack.index()
+    first_only = sequential_run_bytes(scene, recipes[:1])
+    slow_species(monkeypatch, 0.4)
+    panel.run_all_button.click()
+    qtbot.waitUntil(lambda: "(2 of 2)" in panel.run_label.text(), timeout=30_000)
+    spawners.status_strip.cancel_requested.emit()  # the status bar's Cancel
+    settle(spawners, qtbot)
+    assert volume_bytes(scene) == first_only
+    assert "Run of 'firs' cancelled" in panel.summary.text() and "stay run" in panel.summary.text()
+    assert stack.index() == start + 1
+    stack.undo()
+    assert volume_bytes(scene) == before
+
+
+def test_undo_during_a_run_stops_it_and_a_cancelled_first_run_leaves_no_step(main_window, spawners, qtbot,
+                                                                             monkeypatch):
+    two_spawners(main_window, spawners)
+    scene = main_window.document.scene
+    panel, stack = spawners.panel, main_window.document.undo_stack
+    panel.density_box.setValue(2.5)  # an edit to undo, with its re-run
+    settle(spawners, qtbot)
+    edited, start = volume_bytes(scene), stack.index()
+    slow_species(monkeypatch, 0.4)
+    panel.run_button.click()
+    assert spawners.running
+    stack.undo()  # the history moves under the run: it stops, its result is not wanted
+    settle(spawners, qtbot)
+    assert stack.index() == start - 1 and stack.count() == start  # no step of the run
+    assert "stopped" in panel.summary.text()
+    stack.redo()
+    assert volume_bytes(scene) == edited
+    panel.run_button.click()
+    panel.run_cancel.click()
+    settle(spawners, qtbot)
+    assert stack.count() == start and volume_bytes(scene) == edited  # nothing ran: no step
+    assert "Nothing changed" in panel.summary.text()
