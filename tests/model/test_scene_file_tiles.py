@@ -220,28 +220,26 @@ def corrupt_tile_size_absurd(path, doc):
     return path, "tiles must be"
 
 
-def corrupt_nan_in_a_tile(path, doc):
+def _set_height_in_tile_1_2(path, doc, index: int, value: float) -> Path:
+    """Write one height of tile (1, 2) (flat `index` into it) under a name with its new CRC."""
     f = tile(path, doc, "heights", 1, 2)
     h = np.frombuffer(f.read_bytes(), "<f4").copy()
-    h[9] = np.inf
+    h[index] = value
     data = h.tobytes()
     named = f.with_name(f"t.heights_1_2.{zlib.crc32(data):08x}.bin")
     named.write_bytes(data)
     doc["terrain"]["heights"][1][2] = named.name
     rewrite(path, doc)
-    return named, "1 NaN or infinite samples"
+    return named
+
+
+def corrupt_nan_in_a_tile(path, doc):
+    return _set_height_in_tile_1_2(path, doc, 9, np.inf), "1 NaN or infinite samples"
 
 
 def corrupt_height_past_the_range_in_a_tile(path, doc):
-    f = tile(path, doc, "heights", 1, 2)
-    h = np.frombuffer(f.read_bytes(), "<f4").copy()
-    h[TILE + 3] = -3.0e7  # row 1, column 3 of tile (1, 2): 30,000 km down
-    data = h.tobytes()
-    named = f.with_name(f"t.heights_1_2.{zlib.crc32(data):08x}.bin")
-    named.write_bytes(data)
-    doc["terrain"]["heights"][1][2] = named.name
-    rewrite(path, doc)
-    return named, "1 beyond ±10,000 km"
+    # row 1, column 3 of tile (1, 2): 30,000 km down
+    return _set_height_in_tile_1_2(path, doc, TILE + 3, -3.0e7), "1 beyond ±10,000 km"
 
 
 BAD_TILES = [corrupt_missing_tile, corrupt_wrong_crc, corrupt_wrong_size, corrupt_edge_tile_at_full_size,
