@@ -14,8 +14,10 @@ The result is float32 deltas over the heights beneath (`model.edit_layers`): an 
 from __future__ import annotations
 
 import math
+import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import BinaryIO
 
 import numpy as np
 
@@ -314,13 +316,20 @@ PERCENTILE = 99.0  # an output's value at this percentile of its non-zero sample
 class OutputPlane:
     """One hydraulic output over the eroded area, kept block by block as float32 (blocks of zeros not
     at all) as each block's sums are complete: a quarter of the float64 sums of the whole area it was
-    gathered in. Paint weights come from it block by block (`weights`), scaled by the 99th percentile
-    of its non-zero values, found exactly from two histograms of the values' bits built block by
-    block (the same value for any order of the blocks, so for any number of workers)."""
+    gathered in. Past `HELD_BYTES` of them the further blocks go to an unnamed temporary file (gone
+    with the plane), so a big area's outputs cost disk, not memory, until they are painted. Paint
+    weights come from it block by block (`weights`), scaled by the 99th percentile of its non-zero
+    values, found exactly from two histograms of the values' bits built block by block (the same
+    value for any order of the blocks, so for any number of workers)."""
+
+    HELD_BYTES = 64 << 20  # per plane: a 4,096² area's blocks stay in memory
 
     def __init__(self, area: tuple[slice, slice], block: int) -> None:
         self.area, self.block = area, block
-        self._blocks: dict[tuple[int, int], np.ndarray] = {}
+        self._blocks: dict[tuple[int, int], np.ndarray | tuple[int, tuple[int, int]]] = {}
+        self._held = 0
+        self._spill: BinaryIO | None = None
+        self._spilled = 0
         self._top: float | None = None
 
     def put(self, key: tuple[int, int], rs: slice, cs: slice, total: np.ndarray, unit: float) -> None:
@@ -329,8 +338,30 @@ class OutputPlane:
             values = total.astype(np.float64)
             if unit != 1.0:
                 values /= unit
-            self._blocks[key] = values.astype(np.float32)
+            block = values.astype(np.float32)
+            if self._held + block.nbytes <= self.HELD_BYTES:
+                self._blocks[key] = block
+                self._held += block.nbytes
+            else:
+                if self._spill is None:
+                    self._spill = tempfile.TemporaryFile(prefix="boscage-erosion-")
+                self._spill.seek(self._spilled)
+                self._spill.write(memoryview(block).cast("B"))
+                self._blocks[key] = (self._spilled, block.shape)
+                self._spilled += block.nbytes
         self._top = None
+
+    def _block(self, key: tuple[int, int]) -> np.ndarray | None:
+        """A block's values (read back from the temporary file where it went), or None (all zero)."""
+        found = self._blocks.get(key)
+        if found is None or isinstance(found, np.ndarray):
+            return found
+        offset, shape = found
+        values = np.empty(shape, np.float32)
+        self._spill.seek(offset)
+        if self._spill.readinto(memoryview(values).cast("B")) != values.nbytes:
+            raise OSError("the erosion outputs' temporary file came back short")
+        return values
 
     def _windows(self):
         for a, b, rs, cs in _tiles(self.area, self.block):
@@ -341,13 +372,15 @@ class OutputPlane:
         (r0, c0) = (self.area[0].start, self.area[1].start)
         out = np.zeros((self.area[0].stop - r0, self.area[1].stop - c0), np.float64)
         for key, rs, cs in self._windows():
-            if key in self._blocks:
-                out[rs.start - r0:rs.stop - r0, cs.start - c0:cs.stop - c0] = self._blocks[key]
+            values = self._block(key)
+            if values is not None:
+                out[rs.start - r0:rs.stop - r0, cs.start - c0:cs.stop - c0] = values
         return out
 
     def _bits(self):
         """Each block's positive values as their float32 bit patterns (which order as the values do)."""
-        for values in self._blocks.values():
+        for key in self._blocks:
+            values = self._block(key)
             yield values[values > 0].view(np.uint32)
 
     def _ranked(self, k: int, high: np.ndarray) -> float:
@@ -386,7 +419,7 @@ class OutputPlane:
         """(rows, cols, uint8 weights) per block of the area: the top value and above is 255."""
         top = self.top()
         for key, rs, cs in self._windows():
-            values = self._blocks.get(key)
+            values = self._block(key)
             if values is None or top <= 0:
                 yield rs, cs, np.zeros((rs.stop - rs.start, cs.stop - cs.start), np.uint8)
                 continue
