@@ -51,6 +51,9 @@ class RunSpawnersCommand(QUndoCommand):
             undo_change(self.scene, change)
 
 
+SET_SPAWNERS_ID = 0x53505731  # QUndoStack merges commands of one id: recipe edits of one spawner
+
+
 class SetSpawnersCommand(QUndoCommand):
     """Replace the scene's spawner list; with `changes`, the re-runs that edit caused (already done)."""
 
@@ -62,6 +65,23 @@ class SetSpawnersCommand(QUndoCommand):
         self.renamed = renamed  # (old name, new name): what it owns goes with the name
         self.pending: Spawner | None = None  # the recipe whose re-run is still to join this step
         self._first = True
+
+    def id(self) -> int:
+        return SET_SPAWNERS_ID
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        """An edit of the same spawner made while this one's re-run had not landed joins this step:
+        a step that never had its own forest would show its recipe with the forest before it."""
+        if not isinstance(other, SetSpawnersCommand) or self.changes or other.changes \
+                or self.pending is None or other.pending is None:
+            return False
+        before = other.renamed[0] if other.renamed else other.pending.name
+        if before != self.pending.name:
+            return False
+        first = self.renamed[0] if self.renamed else before
+        self.renamed = (first, other.pending.name) if first != other.pending.name else None
+        self.new, self.pending = list(other.new), other.pending  # the text stays the first edit's
+        return True
 
     def redo(self) -> None:
         if self._first:  # pushed after the editor applied the edit and ran it

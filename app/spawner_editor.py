@@ -197,11 +197,14 @@ class SpawnerEditor(QObject):
             move_ownership(section, *renamed)
         command = SetSpawnersCommand(self.scene, old, new, text, [], renamed)
         command.pending = spawner if self.auto_run else None
+        stack = self.document.undo_stack
         self._pushing = True
         try:
-            self.document.undo_stack.push(command)
+            stack.push(command)
         finally:
             self._pushing = False
+        # an edit of the spawner whose re-run has not landed joins that step (`mergeWith`)
+        command = stack.command(stack.index() - 1)
         self.panel.set_spawners(new, select=index)
         if command.pending is not None:
             self._start(command)

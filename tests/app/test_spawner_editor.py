@@ -62,13 +62,11 @@ def test_add_a_spawner_runs_it_and_undo_takes_both_back(main_window, spawners, q
     assert len(spawners_of(scene).spawners) == 1
     placed = volume_bytes(scene)
     assert len(foliage_of(scene).volume) > 0
-    assert stack.text(stack.index() - 2).startswith("Add spawner")
-    assert stack.text(stack.index() - 1) == "Change spawner 'spawner 1' species pine"
+    # the species picked before the new spawner's first run landed: one step with it
+    assert stack.text(stack.index() - 1).startswith("Add spawner") and stack.index() == stack.count() == 1
     assert "candidates" in panel.summary.text() and "placed" in panel.summary.text()
     stack.undo()
-    stack.undo()
     assert spawners_of(scene).spawners == [] and volume_bytes(scene) == before
-    stack.redo()
     stack.redo()
     assert len(spawners_of(scene).spawners) == 1 and volume_bytes(scene) == placed
 
@@ -282,8 +280,8 @@ def test_an_edit_reruns_in_the_background_and_a_second_edit_supersedes_it(shown,
     qtbot.wait(100)
     panel.species_list.setCurrentRow(1)  # another species, chosen while the run goes
     assert panel.density_box.value() == 1.0 and spawners.running
-    panel.density_box.setValue(2.5)  # a second edit before the first re-run lands
-    assert stack.index() == start + 2 and spawners.running and panel.run_progress.isVisible()
+    panel.density_box.setValue(2.5)  # a second edit before the first re-run lands: it joins that step
+    assert stack.index() == stack.count() == start + 1 and spawners.running and panel.run_progress.isVisible()
     assert modal_dialogs() == []
     settle(spawners, qtbot)
     assert not panel.run_progress.isVisible() and not spawners.status_strip.isVisible()
@@ -291,17 +289,20 @@ def test_an_edit_reruns_in_the_background_and_a_second_edit_supersedes_it(shown,
     assert [sp.density for sp in final.species] == [3.0, 2.5]
     after = volume_bytes(scene)
     assert after != before
-    stack.undo()  # the second edit, with the re-run that landed in it
-    assert spawners_of(scene).spawners[0].species[1].density == 1.0
-    stack.undo()  # the first edit: its re-run was superseded, it held the recipe only
-    assert spawners_of(scene).spawners[0].species[0].density == 2.0 and volume_bytes(scene) == before
+    stack.undo()  # both edits and the re-run that landed in their step: no step shows a recipe with
+    original = spawners_of(scene).spawners[0]  # a forest it did not grow
+    assert [sp.density for sp in original.species] == [2.0, 1.0] and volume_bytes(scene) == before
     assert not spawners.running  # undo to a step with a redo after it runs nothing
     assert after == clean_run_bytes(scene, final)  # the same as one run of the final recipe
     assert volume_bytes(scene) == before
     stack.redo()
-    stack.redo()
     assert not spawners.running and volume_bytes(scene) == after
     assert spawners_of(scene).spawners[0] == final
+    panel.density_box.setValue(2.0)  # its re-run lands before the next edit: a step of its own
+    settle(spawners, qtbot)
+    panel.density_box.setValue(1.5)
+    settle(spawners, qtbot)
+    assert stack.index() == start + 3
 
 
 def test_undo_during_a_rerun_stops_it_and_redo_runs_it_again(main_window, spawners, qtbot, monkeypatch):
