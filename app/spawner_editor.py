@@ -233,7 +233,7 @@ class SpawnerEditor(QObject):
         return i == stack.count() and i > 0 and stack.command(i - 1) is command
 
     def _start(self, command: SetSpawnersCommand) -> None:
-        if self.job is not None:  # superseded: the running one stops at its next species
+        if self.job is not None:  # superseded: the running one stops at its next check
             self.job.cancel()
             self._next = command
             self._show_running()

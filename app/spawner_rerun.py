@@ -66,7 +66,7 @@ class BackgroundRun(QObject):
         return self._thread.is_alive()
 
     def cancel(self) -> None:
-        """Ask the run to stop at its next species; `finished` still comes."""
+        """Ask the run to stop at its next check (between the rules of a species); `finished` still comes."""
         self._stop = True
         self.cancelled = True
 

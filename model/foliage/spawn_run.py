@@ -179,7 +179,8 @@ def run_spawner(spawner: Spawner, terrain: Terrain, palette: Palette,
 
     `stored(types, box)` gives (m, 2) positions of stored foliage that is not this spawner's own
     (`types=None`: every stored type), which the run reads for spacing and `near`/`far`.
-    `progress(done, total)` hears after each species; returning False stops with SpawnCancelled.
+    `progress(done, total)` hears after each species (and again between the rules of one);
+    returning False stops with SpawnCancelled.
     `tile` instead gives exactly the part of a full run inside that box, lower edges included and
     upper ones not (so tiles that share edges count every candidate once): a batch job's piece.
     `earlier`: a whole run of this spawner before an edit, over the same ground and foliage; the
@@ -204,13 +205,19 @@ def run_spawner(spawner: Spawner, terrain: Terrain, palette: Palette,
     ordered = spawner.ordered_species()
     kept = earlier.species[:shared_species(earlier.spawn_of, spawner)] \
         if earlier is not None and earlier.spawn_of is not None and region is None and tile is None else []
-    for done, (index, species) in enumerate(ordered):
+    done = 0
+
+    def check() -> None:  # between species, and between the rules of one: a Cancel is heard soon
         if progress is not None and progress(done, len(ordered)) is False:
             raise SpawnCancelled(f"spawner '{spawner.name}' cancelled")
+
+    for done, (index, species) in enumerate(ordered):  # `check` reads `done`
+        check()
         if done < len(kept):  # decided before the edit, exactly as now: its placements feed the rest
             outcome = kept[done]
         else:
-            outcome = _run_species(spawner, index, species, terrain, palette, stored, work, placed, zones)
+            outcome = _run_species(spawner, index, species, terrain, palette, stored, work, placed, zones,
+                                   check)
         xz = outcome.records[:, (0, 2)].astype(np.float64)
         if len(xz):
             placed.setdefault(species.type, []).append(xz)
@@ -249,7 +256,7 @@ class _Context:
 
 
 def _run_species(spawner: Spawner, index: int, species: Species, terrain: Terrain, palette: Palette,
-                 stored, work: Box, placed, zones) -> SpeciesOutcome:
+                 stored, work: Box, placed, zones, check: Callable[[], None] | None = None) -> SpeciesOutcome:
     ftype = palette[species.type]
     hashes, xz = candidates(spawner, index, species, work)
     n = len(hashes)
@@ -259,6 +266,8 @@ def _run_species(spawner: Spawner, index: int, species: Species, terrain: Terrai
     def rule(label: str, bad: np.ndarray) -> None:
         labels.append(label)
         refusal[(refusal == PLACED) & bad] = len(labels) - 1
+        if check is not None:
+            check()
 
     ctx = _Context(terrain, stored, work, placed)
     x, z = xz[:, 0], xz[:, 1]

@@ -430,3 +430,33 @@ def test_an_edit_reruns_only_the_species_from_the_edited_one_on_to_the_same_byte
     ran.clear()
     run_and_apply(scene, reseeded, earlier=again)
     assert ran == [0, 1, 2]
+
+
+def test_a_cancel_is_heard_between_the_rules_of_a_species_and_changes_nothing():
+    from model.foliage.spawn_run import SpawnCancelled
+    from model.foliage.spawner_section import run_only
+
+    scene = hilly_scene()
+    spawner = spawners_of(scene).spawners[0]
+    heard: list[tuple[int, int]] = []
+
+    def listen(done: int, total: int) -> bool:
+        heard.append((done, total))
+        return True
+
+    whole = run_only(scene, spawner, None, listen)
+    first_species = [h for h in heard if h[0] == 0]
+    assert len(first_species) > 5 and heard[-1][0] == 2  # asked within each species, not only before it
+    before = volume_bytes(scene)
+
+    heard_again: list[int] = []
+
+    def counting(done: int, total: int) -> bool:
+        heard_again.append(done)
+        return len(heard_again) < 3  # the third question: inside the first species
+
+    with pytest.raises(SpawnCancelled):
+        run_only(scene, spawner, None, counting)
+    assert heard_again == [0, 0, 0] and volume_bytes(scene) == before
+    assert run_only(scene, spawner, None, listen).species[0].records.tobytes() == \
+        whole.species[0].records.tobytes()
