@@ -28,17 +28,30 @@ class GroundFollow:
         self.lift = FoliageLift(scene.terrain, volume) if volume is not None and window is not None else None
         self._pending = self.lift.before(*window) if self.lift is not None else None
         self.followed = None  # the spawners' re-runs (SpawnEdits), or None when nothing changed
-        self._done = False
+        self._grounded = self._done = False
 
     def after(self) -> GroundFollow:
         """The ground has changed: move the stored instances with it, then re-run the spawners."""
-        if self._done or self.window is None:
+        self.reground()
+        return self.respawn()
+
+    def reground(self) -> GroundFollow:
+        """The first half of `after`: the stored instances keep their height above the new ground
+        (an edit that removes some of them does so between the halves: the lift goes by index)."""
+        if self._grounded or self.window is None:
             return self
-        self._done = True
+        self._grounded = True
         if self.lift is not None:
             self.lift.after(self._pending)
             self.lift.seal()
             self._pending = None
+        return self
+
+    def respawn(self) -> GroundFollow:
+        """The second half of `after`: the spawners re-run over the window."""
+        if self._done or self.window is None:
+            return self
+        self._done = True
         from model.foliage.spawner_section import terrain_follower  # spawners read the splines' layers
 
         follow = terrain_follower(self.scene)
@@ -56,14 +69,26 @@ class GroundFollow:
         return 0 if self.followed is None else len(self.followed.changes)
 
     def undo(self) -> None:
+        self.undo_respawn()
+        self.undo_reground()
+
+    def redo(self) -> None:
+        self.redo_reground()
+        self.redo_respawn()
+
+    def undo_respawn(self) -> None:
         if self.followed is not None:
             self.followed.undo()
+
+    def undo_reground(self) -> None:
         if self.lift is not None:
             self.lift.undo()
 
-    def redo(self) -> None:
+    def redo_reground(self) -> None:
         if self.lift is not None:
             self.lift.redo()
+
+    def redo_respawn(self) -> None:
         if self.followed is not None:
             self.followed.redo()
 

@@ -161,10 +161,12 @@ def apply_spline(scene: Scene, name: str, spline: Spline, full: bool = False) ->
     follow = GroundFollow(scene, span)  # reads the ground before it changes
     _reshape(scene, stack, change, spline, old, new_path, old_path, pieces, beneath)
     layer.params = dict(change.new_params)  # the spawners see the new path
-    # spawners first, so their own instances on the new bed leave as theirs (not as deleted by hand)
-    change.follow = follow.after()
+    change.follow = follow.reground()
+    # the hand-placed foliage on the new bed goes before the spawners re-run, so they decide as
+    # where the road came first; their own instances there leave as theirs (not as deleted by hand)
     if spline.clear_foliage and change.box is not None:
         change.removed = _clear_foliage(scene, new_path, change.box)
+    follow.respawn()
     stack.changed.emit()
     return change
 
@@ -229,15 +231,25 @@ def _write_paint(terrain: Terrain, name: str, rows: slice, cols: slice, values: 
 
 
 def _clear_foliage(scene: Scene, path: Path, box: Box):
+    """Remove the stored instances within the path's clearance that no spawner owns (the spawners'
+    re-run takes theirs)."""
     foliage = scene.sections.get("foliage")
     if foliage is None:
         return None
+    from model.foliage.spawner_section import KEY, member, position_keys
+
+    spawners = scene.sections.get(KEY)
+    owners = list(spawners.owned.values()) if spawners is not None else []
     volume = foliage.volume
     selection = volume.query_box((box[0], box[1]), (box[2], box[3]))
     doomed = {}
     for key, idx in selection.items():
         rec = volume.records(*key)[idx]
         hit = inside(path, rec[:, 0].astype(np.float64), rec[:, 2].astype(np.float64), CLEARANCE)
+        for owned in owners:
+            keys = owned.get(key[1])
+            if hit.any() and keys is not None and len(keys):
+                hit &= ~member(position_keys(rec), keys)
         if hit.any():
             doomed[key] = idx[hit]
     return volume.remove(doomed) if doomed else None
@@ -246,10 +258,12 @@ def _clear_foliage(scene: Scene, path: Path, box: Box):
 def undo_spline(scene: Scene, change: SplineChange) -> None:
     terrain = scene.terrain
     stack = terrain.edits
+    if change.follow is not None:
+        change.follow.undo_respawn()
     if change.removed is not None:
         scene.sections["foliage"].volume.restore(change.removed)
     if change.follow is not None:
-        change.follow.undo()
+        change.follow.undo_reground()
     for name, rows, cols, old, _new in reversed(change.paint):
         _write_paint(terrain, name, rows, cols, old)
     if change.paint_name is not None:
@@ -276,9 +290,11 @@ def redo_spline(scene: Scene, change: SplineChange) -> None:
         _write_paint(terrain, name, rows, cols, new)
     stack.layer(change.name).params = dict(change.new_params)
     if change.follow is not None:
-        change.follow.redo()
+        change.follow.redo_reground()
     if change.removed is not None:
         scene.sections["foliage"].volume.remove(change.removed.addresses())
+    if change.follow is not None:
+        change.follow.redo_respawn()
     stack.changed.emit()
 
 
