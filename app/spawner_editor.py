@@ -43,7 +43,8 @@ class SpawnerEditor(QObject):
         self._last_runs: dict[str, tuple[SpawnResult, int, object]] = {}
         self._palette = self._terrain = self._volume = None
         self.job: BackgroundRun | None = None  # the edit's re-run going in the background
-        self._next: SetSpawnersCommand | None = None  # an edit's re-run waiting for the cancelled one
+        # edits whose re-runs come after the job going, in order (one superseding it comes first)
+        self._waiting: list[SetSpawnersCommand] = []
         self._pushing = False
         self.panel.edited.connect(self.edit)
         self.panel.cancel_requested.connect(self.cancel_rerun)
@@ -219,25 +220,52 @@ class SpawnerEditor(QObject):
         """Why the viewport refuses edits now (a run or re-run reads the scene), or None."""
         if self.job is None:
             return None
-        if self._next is None and isinstance(self.job.command, _RunQueue):
-            return (f"The spawner '{self.job.spawner.name}' is running: the viewport edits again when it "
-                    "ends (Cancel in the Spawners panel stops it)")
-        name = (self._next or self.job.command).pending.name
-        return (f"The spawner '{name}' is re-running: the viewport edits again when it ends "
+        name, _, _ = self._running_now()
+        doing = "running" if isinstance(self.job.command, _RunQueue) and not self._waiting else "re-running"
+        return (f"The spawner '{name}' is {doing}: the viewport edits again when it ends "
                 "(Cancel in the Spawners panel stops it)")
 
-    def _is_top(self, command) -> bool:
-        """Whether `command` is the step the scene is at, with nothing to redo after it."""
+    def _running_now(self) -> tuple[str, float | None, int]:
+        """(the spawner the work is on, its fraction or None, how many edits wait after it)."""
+        job = self.job
+        if job.cancelled and self._waiting:  # superseded: what runs next is what the artist waits for
+            return self._waiting[0].pending.name, None, len(self._waiting) - 1
+        return job.spawner.name, job.fraction, len(self._waiting)
+
+    def _landable(self, command) -> bool:
+        """Whether a re-run may still land in `command`'s step: the step is done (not undone), and
+        every step after it, done or undone, is a recipe edit whose own re-run has not landed (so
+        nothing after it has read the forest the re-run changes)."""
         stack = self.document.undo_stack
-        i = stack.index()
-        return i == stack.count() and i > 0 and stack.command(i - 1) is command
+        at = next((i for i in range(stack.index() - 1, -1, -1) if stack.command(i) is command), None)
+        if at is None:
+            return False
+        return all(isinstance(c, SetSpawnersCommand) and not c.changes
+                   for c in (stack.command(i) for i in range(at + 1, stack.count())))
+
+    @staticmethod
+    def _same_spawner(running: str, command: SetSpawnersCommand) -> bool:
+        """Whether `command` edits the spawner named `running` (under that name before the edit)."""
+        return (command.renamed[0] if command.renamed else command.pending.name) == running
 
     def _start(self, command: SetSpawnersCommand) -> None:
-        if self.job is not None:  # superseded: the running one stops at its next check
-            self.job.cancel()
-            self._next = command
-            self._show_running()
+        """Re-run an edit's spawner in the background, or after the work going: an edit of the same
+        spawner supersedes its re-run (and a Run), another spawner's waits for it to land."""
+        if self.job is None:
+            self._launch(command)
             return
+        if command not in self._waiting and self.job.command is not command:
+            running = self.job.command
+            if isinstance(running, _RunQueue) or self._same_spawner(self.job.spawner.name, command):
+                self.job.cancel()  # the running one stops at its next check
+            self._waiting = [c for c in self._waiting if not self._same_spawner(c.pending.name, command)]
+            self._waiting.append(command)
+        elif self.job.command is command:  # an edit joined the running one's step: run it again
+            self.job.cancel()
+            self._waiting.insert(0, command)
+        self._show_running()
+
+    def _launch(self, command: SetSpawnersCommand) -> None:
         spawner = command.pending
         earlier = self._earlier(command.renamed[0] if command.renamed else spawner.name)
         self.job = BackgroundRun(self.scene, spawner, command, earlier, self)
@@ -251,8 +279,7 @@ class SpawnerEditor(QObject):
         if job is None:
             self._hide_running()
             return
-        waiting = self._next is not None
-        if not waiting and isinstance(job.command, _RunQueue):
+        if not self._waiting and isinstance(job.command, _RunQueue):
             queue, name = job.command, job.spawner.name
             done, total = len(queue.results), len(queue.spawners)
             of = f" ({done + 1} of {total})" if total > 1 else ""
@@ -260,25 +287,25 @@ class SpawnerEditor(QObject):
             self.panel.show_running(f"Running '{name}'{of}…", fraction)
             self.status_strip.show_running(f"Spawner '{name}' running{of}", fraction)
             return
-        name = (self._next or job.command).pending.name
-        fraction = None if waiting else job.fraction
-        self.panel.show_running(f"Re-running '{name}'…", fraction)
-        self.status_strip.show_running(f"Spawner '{name}' re-running", fraction)
+        name, fraction, more = self._running_now()
+        then = f", {more} more waiting" if more else ""
+        self.panel.show_running(f"Re-running '{name}'{then}…", fraction)
+        self.status_strip.show_running(f"Spawner '{name}' re-running{then}", fraction)
 
     def _hide_running(self) -> None:
         self.panel.hide_running()
         self.status_strip.hide()
 
     def cancel_rerun(self) -> None:
-        """Stop the re-run: the recipe stays edited, the forest as it was."""
+        """Stop the re-run (and those waiting): the recipes stay edited, the forest as it was."""
         if self.job is not None:
-            self._next = None
+            self._waiting = []
             self.job.cancel()
 
     def stop(self) -> None:
         """Cancel the re-run and wait for it (the scene or the window closes, or a run must read
         the scene alone)."""
-        job, self.job, self._next = self.job, None, None
+        job, self.job, self._waiting = self.job, None, []
         if job is not None:
             job.finished.disconnect(self._on_finished)
             job.wait()
@@ -286,8 +313,8 @@ class SpawnerEditor(QObject):
         self._hide_running()
 
     def finish(self) -> None:
-        """Let the re-run going land now, and the one waiting after it (a save writes the forest
-        the saved recipe makes)."""
+        """Let the re-run going land now, and those waiting after it (a save writes the forest the
+        saved recipes make)."""
         while self.job is not None:
             job = self.job
             job.finished.disconnect(self._on_finished)
@@ -297,23 +324,31 @@ class SpawnerEditor(QObject):
     def _on_finished(self, job: BackgroundRun) -> None:
         self.job = None
         job.deleteLater()
-        following, self._next = self._next, None
         if isinstance(job.command, _RunQueue):
-            if following is None:
+            if not self._waiting:
                 self._run_landed(job)
                 return
             self._end_queue(job.command, f"Run of '{job.spawner.name}' stopped by a recipe edit.")
-        if following is not None and self._is_top(following):
-            self._start(following)
-            return
-        self._hide_running()
+        else:
+            self._land(job)
+        while self.job is None and self._waiting:
+            command = self._waiting.pop(0)
+            if self._landable(command):
+                self._launch(command)
+        if self.job is None:
+            self._hide_running()
+
+    def _land(self, job: BackgroundRun) -> None:
+        """An edit's re-run ended: its change joins the edit's step, or the panel says why not."""
         name = job.spawner.name
         if job.error is not None:
             self.panel.show_result(self.results, f"'{name}' cannot run: {job.error}")
             return
         if self.scene is not job.scene:
             return
-        if not self._is_top(job.command):
+        if job.cancelled and any(self._same_spawner(name, c) or c is job.command for c in self._waiting):
+            return  # superseded: the edit after it runs
+        if not self._landable(job.command):
             self.panel.show_result(self.results, f"Re-run of '{name}' stopped: its step was undone or "
                                                  "another edit came after it (Run brings the forest up to "
                                                  "date).")
@@ -323,7 +358,7 @@ class SpawnerEditor(QObject):
                                                  "forest is as it was (Run brings it up to date).")
             return
         if job.stale:  # the scene changed under the run: run again over what it is now
-            self._start(job.command)
+            self._waiting.insert(0, job.command)
             return
         change = apply_result(self.scene, job.result, whole=True)
         job.command.changes.append(change)
@@ -336,19 +371,20 @@ class SpawnerEditor(QObject):
         self.refresh()
         if self._pushing or not isValid(self.document.undo_stack):  # pushing, or the stack going away
             return
-        if self._next is not None and not self._is_top(self._next):
-            self._next = None
-        if self.job is not None and self._next is None:
+        self._waiting = [c for c in self._waiting if self._landable(c)]
+        if self.job is not None:
             command = self.job.command
             queued = isinstance(command, _RunQueue)
-            if not (self._queue_current(command) if queued else self._is_top(command)):
+            if not (self._queue_current(command) if queued else self._landable(command)):
                 self.job.cancel()  # its step was undone (or another came after it): its result is not wanted
         stack = self.document.undo_stack
         top = stack.command(stack.index() - 1) if stack.index() > 0 else None
         # an edit whose re-run was cancelled by an undo runs again when it is redone
-        if self.job is None and isinstance(top, SetSpawnersCommand) and self._is_top(top) \
-                and getattr(top, "pending", None) is not None and not top.changes:
+        if isinstance(top, SetSpawnersCommand) and getattr(top, "pending", None) is not None \
+                and not top.changes and self._landable(top) and top not in self._waiting \
+                and (self.job is None or self.job.command is not top or self.job.cancelled):
             self._start(top)
+        self._show_running()
 
     def _remember(self, result: SpawnResult) -> None:
         stack = self.document.undo_stack

@@ -512,3 +512,63 @@ def test_undo_during_a_run_stops_it_and_a_cancelled_first_run_leaves_no_step(mai
     settle(spawners, qtbot)
     assert stack.count() == start and volume_bytes(scene) == edited  # nothing ran: no step
     assert "Nothing changed" in panel.summary.text()
+
+
+def test_an_edit_of_another_spawner_waits_for_the_rerun_going_and_both_land(main_window, spawners, qtbot,
+                                                                            monkeypatch):
+    recipes = two_spawners(main_window, spawners)
+    scene = main_window.document.scene
+    panel, stack = spawners.panel, main_window.document.undo_stack
+    panel.run_all_button.click()
+    settle(spawners, qtbot)
+    before, start = volume_bytes(scene), stack.index()
+    slow_species(monkeypatch, 0.4)
+    panel.list.setCurrentRow(0)
+    panel.density_box.setValue(3.0)  # the pines re-run…
+    panel.list.setCurrentRow(1)
+    panel.density_box.setValue(2.0)  # …and the firs' edit waits for it: both forests follow
+    assert stack.index() == start + 2 and spawners.running
+    assert "Re-running 'pines', 1 more waiting" in panel.run_label.text()
+    settle(spawners, qtbot)
+    final = list(spawners_of(scene).spawners)
+    assert [sp.species[0].density for sp in final] == [3.0, 2.0]
+    after = volume_bytes(scene)
+    edited = [Spawner("pines", 4, Area(), (Species("pine", 3.0),)),
+              Spawner("firs", 5, Area(), (Species("fir", 2.0),))]
+    assert final == edited and recipes != edited
+    stack.undo()
+    stack.undo()
+    assert volume_bytes(scene) == before
+    assert after == sequential_run_bytes(scene, edited)  # as running both edited recipes in turn
+    stack.redo()  # the pines' step, with its forest
+    assert spawners_of(scene).spawners[0].species[0].density == 3.0 and not spawners.running
+    stack.redo()
+    assert volume_bytes(scene) == after and spawners_of(scene).spawners == edited
+
+
+def test_undoing_the_waiting_edit_lets_the_rerun_going_land_and_redo_runs_it(main_window, spawners, qtbot,
+                                                                             monkeypatch):
+    two_spawners(main_window, spawners)
+    scene = main_window.document.scene
+    panel, stack = spawners.panel, main_window.document.undo_stack
+    panel.run_all_button.click()
+    settle(spawners, qtbot)
+    slow_species(monkeypatch, 0.4)
+    panel.list.setCurrentRow(0)
+    panel.density_box.setValue(3.0)
+    panel.list.setCurrentRow(1)
+    panel.density_box.setValue(2.0)
+    stack.undo()  # the firs' edit, before its re-run began
+    settle(spawners, qtbot)
+    pines_only = volume_bytes(scene)
+    assert [sp.species[0].density for sp in spawners_of(scene).spawners] == [3.0, 1.0]
+    assert "placed" in panel.summary.text() and stack.index() == stack.count() - 1
+    stack.redo()  # the firs' edit runs now
+    assert spawners.running
+    settle(spawners, qtbot)
+    both = volume_bytes(scene)
+    assert both != pines_only
+    stack.undo()
+    assert volume_bytes(scene) == pines_only
+    stack.redo()
+    assert volume_bytes(scene) == both
