@@ -10,10 +10,11 @@ before anything is rounded, allocated or written.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 
-from model.errors import is_finite_number
+from model.errors import FormatError, is_finite_number
 
 MAX_EXTENT = 1.0e7  # metres: no terrain (nor its origin) reaches 10,000 km; beyond it float32 breaks down
 MIN_SPACING = 1.0e-3  # metres: a millimetre; below it slopes and normals are noise
@@ -72,6 +73,22 @@ def height_grid_faults(heights: np.ndarray) -> tuple[tuple[int, int] | None, int
     row, column = np.unravel_index(int(np.argmax(bad)), bad.shape)
     not_finite = int(np.count_nonzero(~np.isfinite(heights)))
     return (int(row), int(column)), not_finite, int(np.count_nonzero(bad)) - not_finite
+
+
+def check_heights(path: str | Path, heights: np.ndarray, row0: int = 0,
+                  column0: int = 0) -> tuple[float, float]:
+    """The (lowest, highest) height of a grid (or of a block of one starting at `row0`, `column0`);
+    a NaN, an infinity or a value past ±MAX_EXTENT is one FormatError naming the file, the first such
+    sample's row and column in the whole grid and how many there are. Allocates nothing when every
+    value holds."""
+    if heights.size == 0:
+        return math.inf, -math.inf
+    low, high = float(heights.min()), float(heights.max())  # NaN wins both
+    if -MAX_EXTENT <= low and high <= MAX_EXTENT:
+        return low, high
+    (row, column), not_finite, beyond = height_grid_faults(heights)
+    raise FormatError(path, f"row {row0 + row}, column {column0 + column}",
+                      height_grid_reason(float(heights[row, column]), not_finite, beyond))
 
 
 def height_grid_reason(value: float, not_finite: int, beyond: int) -> str:

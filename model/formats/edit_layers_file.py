@@ -27,6 +27,7 @@ import numpy as np
 from model.checksum import crc32
 from model.edit_layers import KINDS, MAX_EDIT_LAYERS, EditLayer, EditStack
 from model.errors import FormatError, is_finite_number
+from model.extent import check_heights
 from model.formats import scene_file
 from model.formats import tiles as tiling
 from model.paged import PagedGrid, PagedPlane, file_identity
@@ -133,7 +134,7 @@ def _read_tiles(manifest: Path, names: object, kind: str, where: str, shape: tup
         if len(data) != expected or crc32(data) != int(m.group(3), 16):
             raise FormatError(side, None, "edit layer tile checksum mismatch (file damaged)")
         values = np.frombuffer(data, "<f4").reshape(rs.stop - rs.start, cs.stop - cs.start)
-        scene_file.check_heights(side, values, rs.start, cs.start)
+        check_heights(side, values, rs.start, cs.start)
         files[key], identities[key] = side, identity
     return files, identities
 

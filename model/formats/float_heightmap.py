@@ -34,7 +34,7 @@ import numpy as np
 
 from model.atomic import atomic_write
 from model.errors import FormatError
-from model.extent import height_grid_faults, height_grid_reason
+from model.extent import check_heights, height_grid_faults, height_grid_reason
 from model.formats.raw_grid import MAX_CELLS, file_size, raw_grid_shape
 from model.json_doc import parse_json
 
@@ -78,16 +78,6 @@ def read_float_heightmap(path: str | Path, fmt: str,
         raise ValueError(f"not a float heightmap format: {fmt!r}")
     check_heights(path, heights)
     return heights, spacing
-
-
-def check_heights(path: str | Path, heights: np.ndarray) -> None:
-    """Refuse NaN, infinite and out-of-range heights (`extent.height_problem`), naming the first one
-    (row, column) and how many there are."""
-    first, not_finite, beyond = height_grid_faults(heights)
-    if first is not None:
-        row, column = first
-        raise FormatError(path, f"row {row}, column {column}",
-                          height_grid_reason(float(heights[row, column]), not_finite, beyond))
 
 
 # ---- RAW R32 -------------------------------------------------------------------------------

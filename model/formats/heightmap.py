@@ -26,11 +26,10 @@ import numpy as np
 
 from model.atomic import atomic_write
 from model.errors import FormatError
-from model.extent import grid_problem, height_mapping_problem
+from model.extent import check_heights, grid_problem, height_mapping_problem
 from model.formats.float_heightmap import (
     FLOAT_FORMATS,
     FLOAT_SUFFIXES,
-    check_heights,
     checked_bands,
     float_heightmap_bands,
     read_float_heightmap,

@@ -533,7 +533,7 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
                      "heights", "terrain.heights", tracker)
     # The arrays are views of the buffers just read (writable, owned by nobody else): no copies.
     heights = raw.view("<f4").reshape(rows, cols).astype(np.float32, copy=False)
-    check_heights(manifest.with_name(heights_name), heights)
+    extent.check_heights(manifest.with_name(heights_name), heights)
     weights = None
     if entries:
         raw = _read_side(manifest, layers_name, len(entries) * rows * cols,
@@ -541,18 +541,6 @@ def load_scene(path: str | Path, progress: Callable[[int, int], bool] | None = N
         weights = raw.reshape(len(entries), rows, cols)
     return _finish_load(manifest, doc, name, heights, weights, entries, blends, materials, spacing,
                             origin)
-
-
-def check_heights(path: Path, heights: np.ndarray, row0: int = 0, column0: int = 0) -> None:
-    """Refuse a stored grid of heights (or height deltas) with a NaN, an infinity or a value past
-    ±10,000 km, as every import refuses them: the file, the first such sample's row and column in
-    the whole grid (the block starts at `row0`, `column0`) and the counts. Allocates nothing when
-    every value holds."""
-    first, not_finite, beyond = extent.height_grid_faults(heights)
-    if first is not None:
-        row, column = first
-        raise FormatError(path, f"row {row0 + row}, column {column0 + column}",
-                          extent.height_grid_reason(float(heights[row, column]), not_finite, beyond))
 
 
 def _finish_load(manifest: Path, doc: dict, name: str, heights: np.ndarray, weights, entries: list,
@@ -628,8 +616,8 @@ def _verify_tiles(sides: list[list[tuple[Path, int]]], what: str, dtype: np.dtyp
             raise FormatError(side, None, f"{what} checksum mismatch (file damaged)")
         if ranges is not None:
             values = view.view(dtype)
-            check_heights(side, values.reshape(rs.stop - rs.start, cs.stop - cs.start), rs.start, cs.start)
-            ranges[(i, j)] = [(float(values.min()), float(values.max()))]
+            block = values.reshape(rs.stop - rs.start, cs.stop - cs.start)
+            ranges[(i, j)] = [extent.check_heights(side, block, rs.start, cs.start)]
         if weights is not None:  # the tile is in the cache still: a pass over it costs little
             per_plane = view.view(dtype).reshape(planes, -1)
             weights[0][(i, j)] = [int_sum(p) for p in per_plane]
