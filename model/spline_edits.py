@@ -236,7 +236,7 @@ def _clear_foliage(scene: Scene, path: Path, box: Box):
     foliage = scene.sections.get("foliage")
     if foliage is None:
         return None
-    from model.foliage.spawner_section import KEY, member, position_keys
+    from model.foliage.spawner_section import KEY, owned_mask
 
     spawners = scene.sections.get(KEY)
     owners = list(spawners.owned.values()) if spawners is not None else []
@@ -246,10 +246,8 @@ def _clear_foliage(scene: Scene, path: Path, box: Box):
     for key, idx in selection.items():
         rec = volume.records(*key)[idx]
         hit = inside(path, rec[:, 0].astype(np.float64), rec[:, 2].astype(np.float64), CLEARANCE)
-        for owned in owners:
-            keys = owned.get(key[1])
-            if hit.any() and keys is not None and len(keys):
-                hit &= ~member(position_keys(rec), keys)
+        if hit.any():
+            hit &= ~owned_mask(rec, key[1], owners)
         if hit.any():
             doomed[key] = idx[hit]
     return volume.remove(doomed) if doomed else None

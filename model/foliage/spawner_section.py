@@ -91,15 +91,22 @@ def stored_positions(volume: FoliageVolume, exclude: dict[str, Owned]):
         parts = []
         for type_name, chunks in by_type.items():  # one key lookup per type, not per chunk
             rec = np.concatenate(chunks)
-            mine = np.zeros(len(rec), bool)
-            for owned in exclude.values():
-                keys = owned.get(type_name)
-                if keys is not None and len(keys):
-                    mine |= member(position_keys(rec), keys)
-            parts.append(rec[~mine][:, (0, 2)].astype(np.float64))
+            parts.append(rec[~owned_mask(rec, type_name, exclude.values())][:, (0, 2)].astype(np.float64))
         return np.concatenate(parts) if parts else np.empty((0, 2))
 
     return stored
+
+
+def owned_mask(records: np.ndarray, type_name: str, owners) -> np.ndarray:
+    """Which of a type's records some spawner in `owners` (their `Owned` keys) placed."""
+    mine = np.zeros(len(records), bool)
+    found = None
+    for owned in owners:
+        keys = owned.get(type_name)
+        if keys is not None and len(keys):
+            found = position_keys(records) if found is None else found
+            mine |= member(found, keys)
+    return mine
 
 
 @dataclass
