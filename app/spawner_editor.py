@@ -128,9 +128,21 @@ class SpawnerEditor(QObject):
         stack = self.document.undo_stack
         return stack.index() == queue.index and stack.count() == queue.count and self._top() is queue.top
 
+    def _push(self, command) -> None:
+        """Push a step the editor already applied (`_on_index_changed` leaves the work as it is)."""
+        self._pushing = True
+        try:
+            self.document.undo_stack.push(command)
+        finally:
+            self._pushing = False
+
     def _start_queued(self, queue: _RunQueue) -> None:
-        spawner = queue.spawners[len(queue.results)]
-        self.job = BackgroundRun(self.scene, spawner, queue, None, self)
+        self._run_job(queue.spawners[len(queue.results)], queue, None)
+
+    def _run_job(self, spawner: Spawner, owner: SetSpawnersCommand | _RunQueue,
+                 earlier: SpawnResult | None) -> None:
+        """Start the helper thread's run of `spawner` for `owner` (an edit's step or a Run)."""
+        self.job = BackgroundRun(self.scene, spawner, owner, earlier, self)
         self.job.progressed.connect(lambda _: self._show_running())
         self.job.finished.connect(self._on_finished)
         self.job.start()
@@ -156,11 +168,7 @@ class SpawnerEditor(QObject):
         queue.results.append(job.result)
         if queue.command is None:
             queue.command = RunSpawnersCommand(self.scene, queue.text, job.result, change)
-            self._pushing = True
-            try:
-                self.document.undo_stack.push(queue.command)
-            finally:
-                self._pushing = False
+            self._push(queue.command)
             stack = self.document.undo_stack
             queue.index, queue.count, queue.top = stack.index(), stack.count(), queue.command
         else:
@@ -198,14 +206,9 @@ class SpawnerEditor(QObject):
             move_ownership(section, *renamed)
         command = SetSpawnersCommand(self.scene, old, new, text, [], renamed)
         command.pending = spawner if self.auto_run else None
-        stack = self.document.undo_stack
-        self._pushing = True
-        try:
-            stack.push(command)
-        finally:
-            self._pushing = False
+        self._push(command)
         # an edit of the spawner whose re-run has not landed joins that step (`mergeWith`)
-        command = stack.command(stack.index() - 1)
+        command = self._top()
         self.panel.set_spawners(new, select=index)
         if command.pending is not None:
             self._start(command)
@@ -268,11 +271,7 @@ class SpawnerEditor(QObject):
     def _launch(self, command: SetSpawnersCommand) -> None:
         spawner = command.pending
         earlier = self._earlier(command.renamed[0] if command.renamed else spawner.name)
-        self.job = BackgroundRun(self.scene, spawner, command, earlier, self)
-        self.job.progressed.connect(lambda _: self._show_running())
-        self.job.finished.connect(self._on_finished)
-        self.job.start()
-        self._show_running()
+        self._run_job(spawner, command, earlier)
 
     def _show_running(self) -> None:
         job = self.job
@@ -377,18 +376,16 @@ class SpawnerEditor(QObject):
             queued = isinstance(command, _RunQueue)
             if not (self._queue_current(command) if queued else self._landable(command)):
                 self.job.cancel()  # its step was undone (or another came after it): its result is not wanted
-        stack = self.document.undo_stack
-        top = stack.command(stack.index() - 1) if stack.index() > 0 else None
+        top = self._top()
         # an edit whose re-run was cancelled by an undo runs again when it is redone
-        if isinstance(top, SetSpawnersCommand) and getattr(top, "pending", None) is not None \
+        if isinstance(top, SetSpawnersCommand) and top.pending is not None \
                 and not top.changes and self._landable(top) and top not in self._waiting \
                 and (self.job is None or self.job.command is not top or self.job.cancelled):
             self._start(top)
         self._show_running()
 
     def _remember(self, result: SpawnResult) -> None:
-        stack = self.document.undo_stack
-        self._last_runs = {result.spawner: (result, stack.index(), stack.command(stack.index() - 1))}
+        self._last_runs = {result.spawner: (result, self.document.undo_stack.index(), self._top())}
 
     def _earlier(self, name: str) -> SpawnResult | None:
         """The last whole run of spawner `name`, if nothing changed the scene since (no undo, and no
