@@ -383,17 +383,23 @@ class OutputPlane:
             values = self._block(key)
             yield values[values > 0].view(np.uint32)
 
-    def _ranked(self, k: int, high: np.ndarray) -> float:
-        """The k-th smallest positive value (0-based), exactly: the high 16 bits from `high` (their
-        histogram), then the low 16 bits from a histogram of that bucket's values."""
+    def _ranked(self, ks: list[int], high: np.ndarray) -> list[float]:
+        """The k-th smallest positive values (0-based) for each k of `ks`, exactly: the high 16 bits
+        from `high` (their histogram), then the low 16 bits from histograms of those buckets' values,
+        built in one pass over the blocks (spilled ones are read back once)."""
         cum = np.cumsum(high)
-        top = int(np.searchsorted(cum, k, side="right"))
-        k -= int(cum[top - 1]) if top else 0
-        low = np.zeros(1 << 16, np.int64)
+        buckets = [int(np.searchsorted(cum, k, side="right")) for k in ks]
+        lows = {bucket: np.zeros(1 << 16, np.int64) for bucket in buckets}
         for bits in self._bits():
-            low += np.bincount(bits[(bits >> 16) == top] & 0xFFFF, minlength=1 << 16)
-        bit = (top << 16) | int(np.searchsorted(np.cumsum(low), k, side="right"))
-        return float(np.array([bit], np.uint32).view(np.float32)[0])
+            upper = bits >> 16
+            for bucket, low in lows.items():
+                low += np.bincount(bits[upper == bucket] & 0xFFFF, minlength=1 << 16)
+        values = []
+        for k, bucket in zip(ks, buckets, strict=True):
+            k -= int(cum[bucket - 1]) if bucket else 0
+            bit = (bucket << 16) | int(np.searchsorted(np.cumsum(lows[bucket]), k, side="right"))
+            values.append(float(np.array([bit], np.uint32).view(np.float32)[0]))
+        return values
 
     def top(self) -> float:
         """The value given full weight: np.percentile's (linear) 99th of the non-zero values (all
@@ -409,10 +415,10 @@ class OutputPlane:
             q = PERCENTILE / 100.0
             at = (n - 1) * q  # numpy's virtual index for its linear method
             below = min(max(int(math.floor(at)), 0), n - 1)
-            a, b = self._ranked(below, high), self._ranked(min(below + 1, n - 1), high)
+            a, b = self._ranked([below, min(below + 1, n - 1)], high)
             t, d = at - below, b - a
             top = b - d * (1.0 - t) if t >= 0.5 else a + d * t  # numpy's lerp
-            self._top = top if top > 0 else self._ranked(n - 1, high)
+            self._top = top if top > 0 else self._ranked([n - 1], high)[0]
         return self._top
 
     def weights(self):
