@@ -127,15 +127,12 @@ def test_a_hole_removes_the_stored_foliage_standing_in_it(demo: Path) -> None:
 
 def test_a_road_moved_on_the_command_line_lets_the_spawned_forest_regrow(demo: Path, tmp_path: Path) -> None:
     from model.foliage.section import foliage_of
-    from model.foliage.spawner import Spawner, Species
-    from model.foliage.spawner_section import run_and_apply, spawners_of
+    from model.foliage.spawner_section import spawners_of
     from model.formats.scene_file import load_scene, save_scene
     from model.splines import Spline, centreline
+    from tests.app.test_edit_layers_foliage import grow_woods
 
-    scene = load_scene(demo)
-    spawner = Spawner("woods", seed=7, species=(Species("broadleaf", density=40.0),))
-    spawners_of(scene).spawners.append(spawner)
-    run_and_apply(scene, spawner)
+    scene = grow_woods(load_scene(demo), 40.0)
     save_scene(scene, demo)
     laid = [[-200, -100], [0, -90], [200, -100]]
     away = [[x, z + 70] for x, z in laid]
@@ -161,14 +158,10 @@ def test_a_road_moved_on_the_command_line_lets_the_spawned_forest_regrow(demo: P
 
 def _spawned_demo(demo: Path):
     """The demo with a seeded broadleaf wood spawned over it, saved; (scene, the wood's records sorted)."""
-    from model.foliage.spawner import Spawner, Species
-    from model.foliage.spawner_section import run_and_apply, spawners_of
     from model.formats.scene_file import load_scene, save_scene
+    from tests.app.test_edit_layers_foliage import grow_woods
 
-    scene = load_scene(demo)
-    spawner = Spawner("woods", seed=7, species=(Species("broadleaf", density=40.0),))
-    spawners_of(scene).spawners.append(spawner)
-    run_and_apply(scene, spawner)
+    scene = grow_woods(load_scene(demo), 40.0)
     save_scene(scene, demo)
     return load_scene(demo)
 

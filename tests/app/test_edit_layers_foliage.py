@@ -21,6 +21,14 @@ from model.foliage.spawner_section import run_and_apply, spawners_of
 ROWS, COLS = slice(100, 300), slice(150, 350)
 
 
+def grow_woods(scene, density: float = 20.0):
+    """`scene` with the spawner 'woods' (broadleaves at `density` per 100 m²) added and run."""
+    spawner = Spawner("woods", seed=7, species=(Species("broadleaf", density=density),))
+    spawners_of(scene).spawners.append(spawner)
+    run_and_apply(scene, spawner)
+    return scene
+
+
 def exact(scene) -> dict:
     vol = foliage_of(scene).volume
     return {key: vol.records(*key).tobytes() for key, _ in vol.chunks()}
@@ -32,10 +40,7 @@ def above_ground(scene, name: str) -> np.ndarray:
 
 
 def test_layer_changes_carry_the_foliage_and_undo_exactly(qapp) -> None:
-    scene = build_demo_scene(foliage=True)
-    spawner = Spawner("woods", seed=7, species=(Species("broadleaf", density=20.0),))
-    spawners_of(scene).spawners.append(spawner)
-    run_and_apply(scene, spawner)
+    scene = grow_woods(build_demo_scene(foliage=True))
     t = scene.terrain
     offsets = above_ground(scene, "conifer")
     bump = np.full((ROWS.stop - ROWS.start, COLS.stop - COLS.start), 15.0, np.float32)
@@ -113,10 +118,7 @@ def _rerun_changes(scene) -> bool:
 def test_collapsing_a_layer_is_one_exact_step_its_foliage_what_the_spawners_grow(qapp) -> None:
     from app.edit_layer_commands import CollapseEditLayerCommand
 
-    scene = build_demo_scene(foliage=True)
-    spawner = Spawner("woods", seed=7, species=(Species("broadleaf", density=20.0),))
-    spawners_of(scene).spawners.append(spawner)
-    run_and_apply(scene, spawner)
+    scene = grow_woods(build_demo_scene(foliage=True))
     t = scene.terrain
     rng = np.random.default_rng(3)
     bump = rng.uniform(0.0, 9.0, (ROWS.stop - ROWS.start, COLS.stop - COLS.start)).astype(np.float32)
@@ -145,10 +147,7 @@ def test_a_collapsed_road_stops_keeping_the_spawners_off_and_its_cleared_foliage
     from model.spline_edits import apply_spline
     from model.splines import Spline, centreline
 
-    scene = build_demo_scene(foliage=True)
-    spawner = Spawner("woods", seed=7, species=(Species("broadleaf", density=40.0),))
-    spawners_of(scene).spawners.append(spawner)
-    run_and_apply(scene, spawner)
+    scene = grow_woods(build_demo_scene(foliage=True), 40.0)
     road = Spline(np.array([(-200.0, np.nan, -100.0), (0.0, np.nan, -90.0), (200.0, np.nan, -100.0)]),
                   8.0, 4.0, "road", clear_foliage=True)
     apply_spline(scene, "road", road, full=True)

@@ -19,6 +19,7 @@ from model.foliage.spawner import Spawner, Species
 from model.foliage.spawner_section import run_and_apply, spawners_of
 from model.formats.scene_file import load_scene, save_scene
 from model.sculpt import HEIGHTS
+from tests.app.test_edit_layers_foliage import grow_woods
 
 BUMP = (slice(100, 160), slice(200, 280))
 
@@ -40,10 +41,7 @@ def _heights(scene) -> bytes:
 
 def _made():
     """The demo in memory with a spawned wood and a stamp layer (+5 m over BUMP), selected."""
-    scene = build_demo_scene(foliage=True)
-    spawner = Spawner("woods", seed=7, species=(Species("broadleaf", density=20.0),))
-    spawners_of(scene).spawners.append(spawner)
-    run_and_apply(scene, spawner)
+    scene = grow_woods(build_demo_scene(foliage=True))
     t = scene.terrain
     stack = stack_of(t, create=True)
     layer = stack.new_layer("bump", "stamp")

@@ -237,6 +237,14 @@ def slow_species(monkeypatch, seconds: float = 0.6) -> None:
     monkeypatch.setattr(spawn_run, "_run_species", slow)
 
 
+def slow_rerun(main_window, spawners, qtbot, monkeypatch, seconds: float = 0.4) -> None:
+    """The two-species spawner, run; then an edit whose re-run goes slowly (a busy machine)."""
+    two_species_spawner(main_window, spawners, qtbot)
+    slow_species(monkeypatch, seconds)
+    spawners.panel.density_box.setValue(3.0)
+    assert spawners.running
+
+
 def modal_dialogs() -> list:
     from PySide6.QtWidgets import QApplication, QProgressDialog
 
@@ -306,13 +314,10 @@ def test_an_edit_reruns_in_the_background_and_a_second_edit_supersedes_it(shown,
 
 
 def test_undo_during_a_rerun_stops_it_and_redo_runs_it_again(main_window, spawners, qtbot, monkeypatch):
-    two_species_spawner(main_window, spawners, qtbot)
+    slow_rerun(main_window, spawners, qtbot, monkeypatch)
     scene = main_window.document.scene
     stack = main_window.document.undo_stack
-    before = volume_bytes(scene)
-    slow_species(monkeypatch, 0.4)
-    spawners.panel.density_box.setValue(3.0)
-    assert spawners.running
+    before = volume_bytes(scene)  # the re-run has not landed
     stack.undo()
     settle(spawners, qtbot)
     assert spawners_of(scene).spawners[0].species[0].density == 2.0 and volume_bytes(scene) == before
@@ -364,10 +369,7 @@ def test_painting_during_a_rerun_is_refused_with_a_sentence(main_window, spawner
 def test_closing_the_window_during_a_rerun_waits_for_it(main_window, spawners, qtbot, monkeypatch):
     import threading
 
-    two_species_spawner(main_window, spawners, qtbot)
-    slow_species(monkeypatch, 0.4)
-    spawners.panel.density_box.setValue(3.0)
-    assert spawners.running
+    slow_rerun(main_window, spawners, qtbot, monkeypatch)
     main_window.document.undo_stack.setClean()
     main_window.close()
     assert not spawners.running
@@ -378,11 +380,8 @@ def test_saving_during_a_rerun_saves_the_forest_the_recipe_makes(main_window, sp
                                                                   tmp_path):
     from model.formats.scene_file import load_scene
 
-    two_species_spawner(main_window, spawners, qtbot)
+    slow_rerun(main_window, spawners, qtbot, monkeypatch, 0.3)
     scene = main_window.document.scene
-    slow_species(monkeypatch, 0.3)
-    spawners.panel.density_box.setValue(3.0)
-    assert spawners.running
     assert main_window._save_to(tmp_path / "saved.boscage")
     assert not spawners.running
     assert volume_bytes(load_scene(tmp_path / "saved.boscage")) == volume_bytes(scene)
@@ -392,10 +391,7 @@ def test_saving_during_a_rerun_saves_the_forest_the_recipe_makes(main_window, sp
 def test_opening_another_scene_during_a_rerun_stops_it(main_window, spawners, qtbot, monkeypatch):
     from app.document import new_scene
 
-    two_species_spawner(main_window, spawners, qtbot)
-    slow_species(monkeypatch, 0.4)
-    spawners.panel.density_box.setValue(3.0)
-    assert spawners.running
+    slow_rerun(main_window, spawners, qtbot, monkeypatch)
     main_window.document.undo_stack.setClean()
     main_window.open_scene(new_scene(33))
     assert not spawners.running and not spawners.panel.run_progress.isVisibleTo(spawners.panel)
@@ -514,19 +510,27 @@ def test_undo_during_a_run_stops_it_and_a_cancelled_first_run_leaves_no_step(mai
     assert "Nothing changed" in panel.summary.text()
 
 
+def edit_both_slowly(main_window, spawners, qtbot, monkeypatch) -> tuple[bytes, int]:
+    """Both spawners run; then the pines' edit re-runs slowly and the firs' edit comes meanwhile.
+    (The forest's bytes and the undo index before the edits.)"""
+    scene, panel = main_window.document.scene, spawners.panel
+    panel.run_all_button.click()
+    settle(spawners, qtbot)
+    before = volume_bytes(scene), main_window.document.undo_stack.index()
+    slow_species(monkeypatch, 0.4)
+    panel.list.setCurrentRow(0)
+    panel.density_box.setValue(3.0)  # the pines re-run…
+    panel.list.setCurrentRow(1)
+    panel.density_box.setValue(2.0)  # …and the firs' edit waits for it
+    return before
+
+
 def test_an_edit_of_another_spawner_waits_for_the_rerun_going_and_both_land(main_window, spawners, qtbot,
                                                                             monkeypatch):
     recipes = two_spawners(main_window, spawners)
     scene = main_window.document.scene
     panel, stack = spawners.panel, main_window.document.undo_stack
-    panel.run_all_button.click()
-    settle(spawners, qtbot)
-    before, start = volume_bytes(scene), stack.index()
-    slow_species(monkeypatch, 0.4)
-    panel.list.setCurrentRow(0)
-    panel.density_box.setValue(3.0)  # the pines re-run…
-    panel.list.setCurrentRow(1)
-    panel.density_box.setValue(2.0)  # …and the firs' edit waits for it: both forests follow
+    before, start = edit_both_slowly(main_window, spawners, qtbot, monkeypatch)  # both forests follow
     assert stack.index() == start + 2 and spawners.running
     assert "Re-running 'pines', 1 more waiting" in panel.run_label.text()
     settle(spawners, qtbot)
@@ -551,13 +555,7 @@ def test_undoing_the_waiting_edit_lets_the_rerun_going_land_and_redo_runs_it(mai
     two_spawners(main_window, spawners)
     scene = main_window.document.scene
     panel, stack = spawners.panel, main_window.document.undo_stack
-    panel.run_all_button.click()
-    settle(spawners, qtbot)
-    slow_species(monkeypatch, 0.4)
-    panel.list.setCurrentRow(0)
-    panel.density_box.setValue(3.0)
-    panel.list.setCurrentRow(1)
-    panel.density_box.setValue(2.0)
+    edit_both_slowly(main_window, spawners, qtbot, monkeypatch)
     stack.undo()  # the firs' edit, before its re-run began
     settle(spawners, qtbot)
     pines_only = volume_bytes(scene)

@@ -92,6 +92,14 @@ def inputs(tmp_path_factory) -> tuple[Path, dict[str, dict]]:
     return folder, _inputs(folder)
 
 
+def write_grid(path, grid: np.ndarray) -> None:
+    """`grid` as a float heightmap file of the format its name says (NumPy's own for .npy)."""
+    if path.suffix == ".npy":
+        np.save(path, grid)
+    else:
+        float_heightmap.write_float_heightmap(path, grid, path.suffix[1:])
+
+
 NAMES = ["h.png", "h8.png", "rgb.png", "h.r16", "h.r32", "c.npy", "f.npy", "i.npy", "h.tif", "tiled.tif",
          "one_strip.tif", "two.tif", "h.exr", "half.exr", "tiled.exr"]
 
@@ -141,10 +149,7 @@ def test_a_bad_sample_late_in_the_file_is_the_same_refusal_and_leaves_nothing(tm
     grid[40, 3] = np.nan
     grid[44, 0] = np.inf
     for name in ("h.r32", "h.tif", "h.exr", "h.npy"):
-        if name.endswith(".npy"):
-            np.save(tmp_path / name, grid)
-        else:
-            float_heightmap.write_float_heightmap(tmp_path / name, grid, name.split(".")[1])
+        write_grid(tmp_path / name, grid)
         with pytest.raises(FormatError) as whole:
             read_heightmap(tmp_path / name, size=(COLS, ROWS))
         with pytest.raises(FormatError) as streamed:
@@ -161,10 +166,7 @@ def test_heights_beyond_the_terrain_range_are_refused_like_holes(tmp_path, name:
     grid[41, 6] = np.float32(2.5e7)  # 25,000 km: past what float32 positions resolve
     grid[44, 2] = -np.finfo(np.float32).max
     grid[43, 1] = np.nan
-    if name.endswith(".npy"):
-        np.save(tmp_path / name, grid)
-    else:
-        float_heightmap.write_float_heightmap(tmp_path / name, grid, name.split(".")[1])
+    write_grid(tmp_path / name, grid)
     with pytest.raises(FormatError) as whole:
         read_heightmap(tmp_path / name, size=(COLS, ROWS))
     assert whole.value.path == str(tmp_path / name)
@@ -176,10 +178,7 @@ def test_heights_beyond_the_terrain_range_are_refused_like_holes(tmp_path, name:
     assert (streamed.value.place, streamed.value.reason) == (whole.value.place, whole.value.reason)
     assert list((tmp_path / "out").iterdir()) == []
     grid[40:, :] = 7.0  # the same file within range reads, edges included
-    if name.endswith(".npy"):
-        np.save(tmp_path / name, grid)
-    else:
-        float_heightmap.write_float_heightmap(tmp_path / name, grid, name.split(".")[1])
+    write_grid(tmp_path / name, grid)
     heights = read_heightmap(tmp_path / name, size=(COLS, ROWS)).heights
     assert heights[0].max() == MAX_EXTENT and heights[1].min() == -MAX_EXTENT
 
