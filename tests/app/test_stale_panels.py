@@ -38,7 +38,9 @@ def test_the_inspector_follows_gizmo_moves_shown_or_behind_its_tab(shown, qtbot)
         assert inspector.value("Cell") == f"{cell[0]}, {cell[1]}"
 
 
-def test_counts_follow_a_stroke_at_once_and_its_markers_go_with_its_undo(shown) -> None:
+def shrubs_chosen(shown):
+    """(the foliage editor, the scene's foliage) with a shrub type added, picked in the palette and
+    active for the tools."""
     from model.foliage import FoliageType
 
     editor = shown.foliage_editor
@@ -47,6 +49,11 @@ def test_counts_follow_a_stroke_at_once_and_its_markers_go_with_its_undo(shown) 
     editor.palette_panel.select(["shrub"])
     settle()
     editor.toolset.set_active_types(["shrub"])
+    return editor, foliage
+
+
+def test_counts_follow_a_stroke_at_once_and_its_markers_go_with_its_undo(shown) -> None:
+    editor, foliage = shrubs_chosen(shown)
     markers = shown.viewport.overlays.refusals
     result = editor.toolset.fill_polygon([(-30.0, -25.0), (30.0, -25.0), (30.0, 25.0), (-30.0, 25.0)])
     placed = foliage.volume.count("shrub")
@@ -123,15 +130,9 @@ def test_the_inspector_shows_a_move_of_several_instances_at_once(shown) -> None:
 
 def test_palette_counts_follow_a_paint_stroke_and_its_undo_at_once(shown) -> None:
     from model.brush import Brush
-    from model.foliage import FoliageType
 
-    editor = shown.foliage_editor
-    foliage = foliage_of(shown.document.scene)
-    foliage.palette.add(FoliageType("shrub", mesh="builtin:bush", density=40.0, spacing=2.5))
-    editor.palette_panel.select(["shrub"])
-    settle()
+    editor, foliage = shrubs_chosen(shown)
     toolset = editor.toolset
-    toolset.set_active_types(["shrub"])
     toolset.host.set_brush(Brush(radius=8.0, strength=1.0, falloff=0.3))
     toolset.activate("paint")
     toolset.host.drag([(-10.0, 0.0), (-4.0, 0.0), (2.0, 0.0)])
